@@ -1,0 +1,335 @@
+/* doradma — public API of libdoradma, the shared-memory frame ring.
+ *
+ * One writer process creates a channel with doradma_writer_create(): a data
+ * object (header, JSON, slots, ring control block) and a control object
+ * (leases, reader entries, eventcounts), both complete before their names
+ * exist, the writer holding an OFD lock on byte 0 of the data object for as
+ * long as it lives.
+ *
+ * The writer loop is:
+ *   doradma_writer_acquire()  choose a free slot and mark it WRITING (odd gen),
+ *                             waiting for space in lossless mode;
+ *   fill doradma_writer_slot_data() in place;
+ *   doradma_writer_publish()  record geometry + timestamps, even gen, newest,
+ *                             wake sleeping readers (no system call when none
+ *                             sleeps), or doradma_writer_abandon() when the
+ *                             frame will never be published;
+ *   doradma_writer_eos()      at the end; doradma_writer_close() unlinks.
+ *
+ * Any number of reader processes (up to 64 per channel) open the channel with
+ * doradma_reader_open(): it maps the data object read-only, validates every
+ * byte once, joins by taking a reader entry's OFD lock, then loops:
+ *   doradma_reader_next()     wait for and lease the next (or newest) frame;
+ *                             the slot cannot be rewritten while leased;
+ *   ... use frame.data ...
+ *   doradma_reader_release()  from any thread, when the frame is done with.
+ * or doradma_reader_copy_next(), which copies under the seqlock and takes no
+ * lease. Dead readers are reclaimed by the writer; a dead writer is reported
+ * to readers as -EOWNERDEAD within their wait slice.
+ *
+ * Every function returns 0 (or a count) on success and -errno on failure;
+ * cold paths also fill an optional struct doradma_diag with a message naming
+ * the object and the field at fault. No function logs or touches errno
+ * state of the caller beyond the return value.
+ */
+#ifndef DORADMA_RING_H
+#define DORADMA_RING_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include <sys/types.h>
+
+#include <doradma/layout.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* Error detail for cold paths, caller-owned, filled without allocation.
+ * `field` is a static string naming the field at fault ("rcb.slot_count",
+ * "name", "json.doradma.caps"...), NULL when no single field is at fault. */
+struct doradma_diag {
+  const char *field;
+  char msg[200];
+};
+
+#define DORADMA_NAME_MAX 200u
+
+/* Validates a channel name: 1..200 bytes of [A-Za-z0-9_.-], not starting with
+ * '.', no "..". Makes no system call.
+ * Returns 0, or -EINVAL (diag.field = "name"). */
+int doradma_name_validate (const char *channel, struct doradma_diag *diag);
+
+/* The shm directory: `dir` if not NULL, else $DORADMA_SHM_DIR if set and not
+ * empty, else "/dev/shm". Never NULL. */
+const char *doradma_shm_dir (const char *dir);
+
+/* ------------------------------------------------------------------------ */
+/* Frames                                                                   */
+/* ------------------------------------------------------------------------ */
+
+/* What a writer publishes with a frame and a reader gets back (validated). */
+struct doradma_frame_info {
+  uint64_t seq;             /* set by publish; >= 1 */
+  uint32_t caps_epoch;      /* set by publish from the writer's current caps */
+  uint32_t n_planes;
+  uint32_t width, height;
+  struct doradma_shm_plane planes[DORADMA_MAX_PLANES];
+  uint32_t crop_x, crop_y, crop_width, crop_height;   /* crop_width 0 = none */
+  uint64_t pts, dts, duration, offset, offset_end;    /* DORADMA_TIME_NONE */
+  uint32_t flags;
+  uint32_t video_flags;
+  uint64_t payload_bytes;
+  uint64_t publish_time;    /* set by publish (CLOCK_MONOTONIC ns) */
+  uint64_t mono_pts;        /* PTS as CLOCK_MONOTONIC ns, or DORADMA_TIME_NONE */
+};
+
+/* A frame handed to a reader. */
+struct doradma_frame {
+  uint32_t slot;
+  const uint8_t *data;      /* host pointer to the slot (NULL for device slots) */
+  uint64_t data_offset;     /* offset of the slot from the data object's base */
+  uint64_t skipped;         /* frames between the previous delivery and this one */
+  struct doradma_frame_info info;
+};
+
+/* ------------------------------------------------------------------------ */
+/* Writer                                                                   */
+/* ------------------------------------------------------------------------ */
+
+struct doradma_writer;
+
+enum doradma_slot_policy {
+  DORADMA_POLICY_LATEST = 0,   /* never wait for readers */
+  DORADMA_POLICY_LOSSLESS = 1, /* wait until every back-pressure reader consumed */
+};
+
+struct doradma_writer_config {
+  const char *channel;
+  const char *shm_dir;      /* NULL: doradma_shm_dir (NULL) */
+  uint32_t slots;           /* 1..64 */
+  uint64_t slot_size;       /* bytes a frame needs; rounded up to the page size */
+  uint32_t mode;            /* file mode of both objects; 0 means 0600 */
+  const char *caps;         /* initial caps, video/x-raw without caps features */
+  const char *transport;    /* "shmem" (default), "unified" or "ipc": JSON only */
+  const uint8_t *ipc_handle;/* 64 bytes: slots in device memory (ipc_flag 1), else NULL */
+  uint64_t first_seq;       /* first frame sequence; 0 means 1 */
+};
+
+/* Creates the channel. A stale channel (no live writer) is replaced; a live
+ * writer's channel is refused.
+ * Returns 0 and *out, or -EINVAL (bad name or config), -EBUSY (a live writer:
+ * diag.msg names its pid), -EPERM (name owned by another user: diag names the
+ * owner), -ENOSPC (shm directory too small: diag names its free space),
+ * -errno of a failed system call. */
+int doradma_writer_create (const struct doradma_writer_config *cfg,
+    struct doradma_writer **out, struct doradma_diag *diag);
+
+/* Replaces `old`'s segment by a new one built from `cfg` (same channel):
+ * sequence numbers continue, back-pressure readers of `old` are carried over
+ * as RESERVED entries, `old` gets final_seq and SUPERSEDED and its readers are
+ * woken. `old` stays valid (its slots still mapped) until closed; closing it
+ * then never unlinks the new segment. Errors as doradma_writer_create. */
+int doradma_writer_replace (struct doradma_writer *old,
+    const struct doradma_writer_config *cfg, struct doradma_writer **out,
+    struct doradma_diag *diag);
+
+/* Clean stop: unlinks both names if they still resolve to this writer's
+ * objects and were not superseded, releases the lock, unmaps. NULL is a no-op. */
+void doradma_writer_close (struct doradma_writer *w);
+
+/* Chooses a slot for the next frame and marks it WRITING: not the newest, not
+ * already WRITING, no lease, and (LOSSLESS) consumed by every back-pressure
+ * reader. Dead readers are reclaimed on the way. Waits for space up to
+ * `timeout_ns` (0: do not wait, < 0: forever).
+ * Returns 0 and *slot, -EAGAIN (none free, timeout 0), -ETIMEDOUT,
+ * -EINTR (doradma_writer_interrupt). */
+int doradma_writer_acquire (struct doradma_writer *w,
+    enum doradma_slot_policy policy, int64_t timeout_ns, uint32_t *slot);
+
+/* Marks a specific slot WRITING, if it is free (e.g. the slot a pooled buffer
+ * owns). Returns 0, -EBUSY (leased, newest, unconsumed or already WRITING),
+ * -EINVAL (slot out of range). */
+int doradma_writer_acquire_slot (struct doradma_writer *w,
+    enum doradma_slot_policy policy, uint32_t slot);
+
+/* Host pointer to slot `slot` (writable), NULL when slots live in device memory. */
+uint8_t *doradma_writer_slot_data (struct doradma_writer *w, uint32_t slot);
+uint64_t doradma_writer_slot_stride (const struct doradma_writer *w);
+uint32_t doradma_writer_slot_count (const struct doradma_writer *w);
+
+/* Publishes the WRITING slot `slot` with `info` (geometry checked against the
+ * slot stride: -EOVERFLOW; info->seq, caps_epoch and publish_time are set
+ * here). Returns 0, -EINVAL (slot not WRITING), -EOVERFLOW. */
+int doradma_writer_publish (struct doradma_writer *w, uint32_t slot,
+    struct doradma_frame_info *info);
+
+/* Gives up a WRITING slot: it becomes empty (seq 0), never readable as a
+ * frame. Returns 0 or -EINVAL (slot not WRITING). */
+int doradma_writer_abandon (struct doradma_writer *w, uint32_t slot);
+
+/* Sets the caps of frames published from now on (a new caps epoch, in band).
+ * The string must be video/x-raw without caps features, < 960 bytes.
+ * Returns 0 and *epoch, or -EINVAL, -E2BIG. */
+int doradma_writer_set_caps (struct doradma_writer *w, const char *caps,
+    uint32_t *epoch);
+
+/* Producer latency in ns, published for doradmasrc's LATENCY answer. */
+void doradma_writer_set_latency (struct doradma_writer *w, uint64_t latency_ns);
+
+/* End of stream: final_seq = last published sequence, state EOS, readers woken. */
+int doradma_writer_eos (struct doradma_writer *w);
+
+/* Reclaims entries of dead readers (their OFD lock is free): clears their
+ * lease bits, frees the entry. Returns the number reclaimed. */
+int doradma_writer_sweep (struct doradma_writer *w);
+
+/* Evicts live back-pressure readers that have not consumed the oldest frame
+ * the writer needs: they stop holding the writer back (their leases stay
+ * honoured). Returns the number evicted; the pids go to diag->msg. */
+int doradma_writer_evict_stalled (struct doradma_writer *w, struct doradma_diag *diag);
+
+/* Interrupts (on = 1) a blocking doradma_writer_acquire and makes later ones
+ * return -EINTR until called with on = 0. Safe from any thread. */
+void doradma_writer_interrupt (struct doradma_writer *w, int on);
+
+struct doradma_writer_stats {
+  uint64_t published;       /* frames published */
+  uint64_t abandoned;       /* slots abandoned */
+  uint64_t full_waits;      /* acquires that had to wait for space */
+  uint64_t reclaimed;       /* dead reader entries reclaimed */
+  uint64_t evicted;         /* stalled readers evicted */
+  uint32_t readers;         /* reader entries ACTIVE now */
+  uint64_t last_seq;        /* last published sequence, 0 if none */
+};
+void doradma_writer_get_stats (struct doradma_writer *w, struct doradma_writer_stats *st);
+
+/* The data object's fd (for CUDA registration etc.) and its path. */
+int doradma_writer_fd (const struct doradma_writer *w);
+
+/* ------------------------------------------------------------------------ */
+/* Reader                                                                   */
+/* ------------------------------------------------------------------------ */
+
+struct doradma_reader;
+
+enum doradma_read_mode {
+  DORADMA_READ_NEXT = 0,    /* every frame in order (skips counted when lapped) */
+  DORADMA_READ_LATEST = 1,  /* the newest frame, skipping older ones */
+};
+
+struct doradma_reader_config {
+  const char *channel;
+  const char *shm_dir;      /* NULL: doradma_shm_dir (NULL) */
+  int backpressure;         /* 1: a lossless writer waits for this reader */
+  int64_t allowed_uid;      /* < 0: only objects owned by our uid */
+  uint64_t token;           /* adopt a RESERVED entry with this token (0: none) */
+};
+
+/* Opens and validates the channel, maps the data object read-only, joins a
+ * reader entry. A late joiner starts after the newest frame minus one (it gets
+ * the newest frame first).
+ * Returns 0 and *out, or -EINVAL (name), -ENOENT (no channel yet),
+ * -EACCES / -EPERM (owner or mode: diag names the owner), -EBADMSG (malformed
+ * segment: diag names the field), -EPROTONOSUPPORT (layout version or
+ * incompat bit), -EUSERS (64 readers: diag names their pids), -ESTALE (the
+ * segment is superseded and its successor not yet there), -errno. */
+int doradma_reader_open (const struct doradma_reader_config *cfg,
+    struct doradma_reader **out, struct doradma_diag *diag);
+
+/* Validates a data object image of `len` bytes (the fuzz entry point; the
+ * control object is validated by doradma_ctl_validate). Returns 0 or
+ * -EBADMSG / -EPROTONOSUPPORT with diag. */
+int doradma_segment_validate (const uint8_t *image, size_t len,
+    struct doradma_diag *diag);
+int doradma_ctl_validate (const uint8_t *image, size_t len, uint64_t token,
+    struct doradma_diag *diag);
+
+/* Leaves the entry (clears every lease this reader still holds), unmaps,
+ * closes. Frames still leased become invalid: keep the reader open until
+ * they are released. NULL is a no-op. */
+void doradma_reader_close (struct doradma_reader *r);
+
+/* Waits up to timeout_ns (< 0 forever, 0 no wait) for a frame and leases it.
+ * Returns 0 and *frame, or -EAGAIN (none yet, timeout 0), -ETIMEDOUT,
+ * -EINTR (doradma_reader_interrupt), -EPIPE (EOS: every frame up to final_seq
+ * was delivered), -ESTALE (superseded and drained: reopen the channel),
+ * -EOWNERDEAD (writer died), -EBADMSG (a frame record failed validation:
+ * diag names the field; the frame was skipped). */
+int doradma_reader_next (struct doradma_reader *r, enum doradma_read_mode mode,
+    int64_t timeout_ns, struct doradma_frame *frame, struct doradma_diag *diag);
+
+/* Same, but copies the payload into dst (cap bytes) under the seqlock and
+ * holds no lease. A copy torn by the writer is discarded and counted, and
+ * the next frame is tried. -ENOBUFS when the frame is larger than cap. */
+int doradma_reader_copy_next (struct doradma_reader *r,
+    enum doradma_read_mode mode, int64_t timeout_ns, void *dst, size_t cap,
+    struct doradma_frame *frame, struct doradma_diag *diag);
+
+/* Takes one more reference on a leased slot (for another wrapper), or
+ * releases one; the lease word bit is cleared when the last goes. Any thread. */
+void doradma_reader_ref_slot (struct doradma_reader *r, uint32_t slot);
+void doradma_reader_release (struct doradma_reader *r, uint32_t slot);
+
+/* Leases held by this reader now. */
+uint32_t doradma_reader_leases (struct doradma_reader *r);
+
+/* Marks frames up to `seq` as consumed (lossless back-pressure). Monotonic. */
+void doradma_reader_consume (struct doradma_reader *r, uint64_t seq);
+
+/* Copies caps of `epoch` into buf (NUL-terminated). Returns 0, -ENOENT (epoch
+ * no longer in the table), -EBADMSG (not video/x-raw or has caps features),
+ * -ENOBUFS. */
+int doradma_reader_caps (struct doradma_reader *r, uint32_t epoch, char *buf,
+    size_t len, struct doradma_diag *diag);
+
+uint64_t doradma_reader_latency (struct doradma_reader *r);
+
+/* Interrupts a blocking doradma_reader_next (on = 1) until on = 0. Any thread. */
+void doradma_reader_interrupt (struct doradma_reader *r, int on);
+
+struct doradma_reader_stats {
+  uint64_t frames;          /* frames delivered */
+  uint64_t skipped;         /* frames never delivered (lapped or latest mode) */
+  uint64_t torn;            /* copy reads discarded as torn */
+  uint64_t lease_retries;   /* lease handshakes lost to the writer */
+  uint32_t entry;           /* our reader entry index */
+  int evicted;              /* the writer evicted us (cleared when we resume) */
+};
+void doradma_reader_get_stats (struct doradma_reader *r, struct doradma_reader_stats *st);
+
+/* Read-only facts of the open segment. */
+struct doradma_segment_info {
+  uint32_t slot_count;
+  uint64_t slot_stride;
+  uint64_t slots_offset;
+  uint64_t map_size;        /* bytes of the data object */
+  const uint8_t *map_base;  /* base of the read-only mapping */
+  int ipc;                  /* slots live in device memory */
+  uint8_t ipc_handle[DORADMA_IPC_HANDLE_LEN];
+  char transport[16];
+  uint64_t ino, dev;        /* identity of the data object */
+  uint32_t writer_pid;
+};
+void doradma_reader_segment_info (struct doradma_reader *r, struct doradma_segment_info *info);
+int doradma_reader_fd (const struct doradma_reader *r);
+
+/* The token of our entry: pass it as cfg.token when reopening after a
+ * supersede to adopt the RESERVED entry the writer carried over. */
+uint64_t doradma_reader_token (const struct doradma_reader *r);
+/* Sequence of the last frame delivered (0 if none). */
+uint64_t doradma_reader_last_seq (const struct doradma_reader *r);
+/* Makes the next doradma_reader_next deliver frames after `seq` (used after
+ * a supersede so sequence numbers continue). */
+void doradma_reader_set_last_seq (struct doradma_reader *r, uint64_t seq);
+
+/* Waits until the channel's data object exists (inotify on the shm directory,
+ * no polling), up to timeout_ns (< 0 forever). `cancel_fd` (or -1) is an fd
+ * that becomes readable to interrupt. Returns 0, -ETIMEDOUT, -EINTR, -EINVAL. */
+int doradma_channel_wait (const char *shm_dir, const char *channel,
+    int64_t timeout_ns, int cancel_fd);
+
+#ifdef __cplusplus
+}
+#endif
+#endif /* DORADMA_RING_H */
