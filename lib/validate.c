@@ -80,11 +80,6 @@ segment_parse (const uint8_t *image, size_t len,
   if (ipc_flag > 1)
     return diag_set (diag, -EBADMSG, "header.ipc_flag",
         "header.ipc_flag: %" PRIu64 ", expected 0 or 1", ipc_flag);
-  /* Kept odd so dora's whole-payload seqlock fails closed (format.md). */
-  if ((dora_gen & 1) == 0)
-    return diag_set (diag, -EBADMSG, "header.dora_gen",
-        "header.dora_gen: %" PRIu64 " is even; a doradma ring keeps it odd",
-        dora_gen);
   /* Cap before anything is parsed; this also rules out 256 + json_len
    * overflowing. */
   if (json_len > DORADMA_JSON_MAX)
@@ -116,6 +111,13 @@ segment_parse (const uint8_t *image, size_t len,
   if (ret < 0)
     return ret;
 
+  /* Kept odd so dora's whole-payload seqlock fails closed (format.md).
+   * Checked after the JSON so that a plain dora pool (even word) is named
+   * for what it is: no "doradma" object. */
+  if ((dora_gen & 1) == 0)
+    return diag_set (diag, -EBADMSG, "header.dora_gen",
+        "header.dora_gen: %" PRIu64 " is even; a doradma ring keeps it odd",
+        dora_gen);
   if (!page_size_ok (d.page_size))
     return diag_set (diag, -EBADMSG, "json.doradma.page_size",
         "json.doradma.page_size: %u is not a power of two in 4 KiB..1 MiB",

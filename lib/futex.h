@@ -1,0 +1,33 @@
+/* Private: shared futex eventcounts (never FUTEX_PRIVATE_FLAG: the words live
+ * in memory shared between processes).
+ *
+ * An eventcount is a u32 whose bit 0 means "someone may be asleep" and whose
+ * bits 1..31 count events. Keeping the sleeper flag inside the futex word
+ * means no cross-word ordering is needed, and a sleeper that dies leaves at
+ * most one spurious wake behind (the next bump clears the bit). */
+#ifndef DORADMA_FUTEX_H
+#define DORADMA_FUTEX_H
+
+#include <stdint.h>
+
+/* Bumps the count and wakes every sleeper iff bit 0 was set: zero system
+ * calls when nobody sleeps. RELEASE: what was stored before is visible to a
+ * sleeper that wakes and re-checks. */
+void eventcount_bump (uint32_t *shm_word);
+
+/* Snapshot to take BEFORE checking the condition (ACQUIRE, pairs with the
+ * RELEASE CAS in eventcount_bump). */
+uint32_t eventcount_snapshot (const uint32_t *shm_word);
+
+/* Sleeps until the word moves past `snapshot`, or timeout_ns passes (< 0:
+ * no limit). Sets bit 0 first. Returns 0 when woken or the word already
+ * moved, -ETIMEDOUT, or -EINTR on a signal. */
+int eventcount_wait (uint32_t *shm_word, uint32_t snapshot, int64_t timeout_ns);
+
+/* Wakes every sleeper unconditionally (interrupting our own waits). */
+void eventcount_wake_all (uint32_t *shm_word);
+
+/* CLOCK_MONOTONIC in ns. */
+uint64_t monotonic_ns (void);
+
+#endif

@@ -1,0 +1,684 @@
+/* The reader: open and validate a channel, join a reader entry (its OFD lock
+ * is our liveness), lease or copy frames, wait on the notify eventcount. */
+#include <errno.h>
+#include <fcntl.h>
+#include <glib.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "atomic.h"
+#include "futex.h"
+#include "liveness.h"
+#include "seqlock.h"
+#include "segment.h"
+
+#define WAIT_SLICE_NS 100000000ll
+#define LEASE_ATTEMPTS 64
+#define CTL_OPEN_ATTEMPTS 200
+
+struct doradma_reader
+{
+  struct segment_paths paths;
+  int data_fd;
+  int ctl_fd;
+  const uint8_t *map;
+  uint64_t map_size;
+  struct doradma_shm_ctl *ctl;
+  uint64_t ctl_size;
+  const struct doradma_shm_rcb *rcb;
+  struct doradma_segment_desc desc;
+  struct stat data_st;
+  pid_t pid;                    /* releases in a forked child are no-ops */
+
+  uint32_t entry;
+  uint64_t bit;
+  uint64_t token;
+  int backpressure;
+
+  GMutex lock;                  /* refs[] and the lease handshake */
+  uint32_t refs[DORADMA_MAX_SLOTS];
+  uint32_t n_leases;
+
+  uint64_t last_seq;
+  int interrupted;              /* atomic */
+  struct doradma_reader_stats stats;
+};
+
+/* ------------------------------------------------------------------------ */
+/* open / close                                                             */
+/* ------------------------------------------------------------------------ */
+
+static void
+reader_free (struct doradma_reader *r)
+{
+  if (r->map != NULL)
+    munmap ((void *) r->map, r->map_size);
+  if (r->ctl != NULL)
+    munmap (r->ctl, r->ctl_size);
+  if (r->data_fd >= 0)
+    close (r->data_fd);
+  if (r->ctl_fd >= 0)
+    close (r->ctl_fd);          /* drops the entry lock */
+  g_mutex_clear (&r->lock);
+  g_free (r);
+}
+
+/* Opens the ctl object that belongs to our data object. Right after a
+ * create or replace the writer publishes the data name first, so for a
+ * moment the ctl name may be missing or still the predecessor's. */
+static int
+open_ctl (struct doradma_reader *r, int64_t allowed_uid,
+    struct doradma_diag *diag)
+{
+  struct stat st;
+  int attempt, ret = -ENOENT;
+  void *map;
+
+  for (attempt = 0; attempt < CTL_OPEN_ATTEMPTS; attempt++) {
+    struct timespec ms = { 0, 1000000 };
+    int fd = open (r->paths.ctl, O_RDWR | O_CLOEXEC | O_NOFOLLOW);
+
+    if (fd < 0) {
+      ret = diag_set (diag, -errno, "ctl", "%s~ctl: open: %s", r->paths.label,
+          strerror (errno));
+      if (errno != ENOENT)
+        return ret;
+      nanosleep (&ms, NULL);
+      continue;
+    }
+    ret = segment_object_check (fd, r->paths.label, allowed_uid,
+        sizeof (struct doradma_shm_ctl), &st, diag);
+    if (ret < 0) {
+      close (fd);
+      return ret;
+    }
+    map = mmap (NULL, sizeof (struct doradma_shm_ctl),
+        PROT_READ | PROT_WRITE, MAP_SHARED | MAP_POPULATE, fd, 0);
+    if (map == MAP_FAILED) {
+      ret = diag_set (diag, -errno, "ctl", "%s~ctl: mmap: %s", r->paths.label,
+          strerror (errno));
+      close (fd);
+      return ret;
+    }
+    ret = ctl_parse (map, sizeof (struct doradma_shm_ctl), r->desc.ctl_token,
+        diag);
+    if (ret == 0) {
+      r->ctl_fd = fd;
+      r->ctl = map;
+      r->ctl_size = sizeof (struct doradma_shm_ctl);
+      return 0;
+    }
+    munmap (map, sizeof (struct doradma_shm_ctl));
+    close (fd);
+    nanosleep (&ms, NULL);
+  }
+  return ret == -EBADMSG ? diag_set (diag, -ESTALE, "ctl.token",
+      "%s~ctl belongs to another segment (the writer is switching)",
+      r->paths.label) : ret;
+}
+
+static void
+clear_our_bit_everywhere (struct doradma_reader *r)
+{
+  uint32_t s;
+
+  for (s = 0; s < DORADMA_MAX_SLOTS; s++)
+    dr_fetch_and_release (&r->ctl->lease[s].readers, ~r->bit);
+}
+
+/* Joins a reader entry: the entry is ours once we hold its byte lock. */
+static int
+join (struct doradma_reader *r, const struct doradma_reader_config *cfg,
+    struct doradma_diag *diag)
+{
+  uint64_t newest_seq;
+  int e, chosen = -1, adopted = 0;
+  size_t off;
+
+  if (cfg->token != 0) {
+    for (e = 0; e < (int) DORADMA_MAX_READERS && chosen < 0; e++) {
+      struct doradma_shm_reader *ent = &r->ctl->readers[e];
+      if (dr_load_relaxed (&ent->state) == DORADMA_READER_RESERVED &&
+          dr_load_relaxed (&ent->token) == cfg->token &&
+          ofd_trylock (r->ctl_fd, e) == 0) {
+        chosen = e;
+        adopted = 1;
+      }
+    }
+  }
+  for (e = 0; e < (int) DORADMA_MAX_READERS && chosen < 0; e++) {
+    if (ofd_trylock (r->ctl_fd, e) != 0)
+      continue;
+    /* Unlocked RESERVED entries wait for their own reader. */
+    if (dr_load_relaxed (&r->ctl->readers[e].state) == DORADMA_READER_RESERVED) {
+      ofd_unlock (r->ctl_fd, e);
+      continue;
+    }
+    chosen = e;
+  }
+  if (chosen < 0) {
+    if (diag) {
+      diag->field = "readers";
+      off = snprintf (diag->msg, sizeof diag->msg,
+          "%s: all %u reader entries are taken, pids:", r->paths.label,
+          DORADMA_MAX_READERS);
+      for (e = 0; e < (int) DORADMA_MAX_READERS && off < sizeof diag->msg; e++)
+        off += snprintf (diag->msg + off, sizeof diag->msg - off, " %u",
+            dr_load_relaxed (&r->ctl->readers[e].pid));
+    }
+    return -EUSERS;
+  }
+
+  r->entry = (uint32_t) chosen;
+  r->bit = 1ull << chosen;
+  /* Bits a dead predecessor left under this index would read as ours. */
+  clear_our_bit_everywhere (r);
+
+  {
+    struct doradma_shm_reader *ent = &r->ctl->readers[chosen];
+    r->token = adopted ? cfg->token : random_token ();
+    dr_store_relaxed (&ent->token, r->token);
+    dr_store_relaxed (&ent->pid, (uint32_t) getpid ());
+    dr_store_relaxed (&ent->flags,
+        r->backpressure ? DORADMA_READER_BACKPRESSURE : 0);
+    newest_seq = DORADMA_NEWEST_SEQ (dr_load_acquire (&r->rcb->newest));
+    if (!adopted) {
+      /* A late joiner starts with the newest frame; the writer never waits
+       * for older ones. */
+      uint64_t c = newest_seq ? newest_seq - 1 : 0;
+      dr_store_release (&ent->consumed_seq, c);
+    }
+    dr_store_release (&ent->state, DORADMA_READER_ACTIVE);
+    /* RELEASE: the writer that sees our active bit sees the entry. */
+    __atomic_fetch_or (&r->ctl->active, r->bit, __ATOMIC_RELEASE);
+    r->last_seq = newest_seq ? newest_seq - 1 : 0;
+    if (adopted)
+      r->last_seq = dr_load_relaxed (&ent->consumed_seq);
+  }
+  r->stats.entry = r->entry;
+  return 0;
+}
+
+DORADMA_API int
+doradma_reader_open (const struct doradma_reader_config *cfg,
+    struct doradma_reader **out, struct doradma_diag *diag)
+{
+  struct doradma_reader *r;
+  void *map;
+  int ret;
+
+  if (cfg == NULL)
+    return diag_set (diag, -EINVAL, NULL, "no reader configuration");
+  r = g_new0 (struct doradma_reader, 1);
+  r->data_fd = r->ctl_fd = -1;
+  g_mutex_init (&r->lock);
+  r->pid = getpid ();
+  r->backpressure = cfg->backpressure;
+  ret = segment_paths_init (&r->paths, cfg->shm_dir, cfg->channel, diag);
+  if (ret < 0)
+    goto fail;
+
+  r->data_fd = open (r->paths.data, O_RDONLY | O_CLOEXEC | O_NOFOLLOW);
+  if (r->data_fd < 0) {
+    ret = diag_set (diag, -errno, errno == ENOENT ? "channel" : NULL,
+        "%s: %s", r->paths.label, errno == ENOENT ?
+        "no such channel (no writer has created it yet)" : strerror (errno));
+    goto fail;
+  }
+  ret = segment_object_check (r->data_fd, r->paths.label, cfg->allowed_uid,
+      DORADMA_HEADER_SIZE, &r->data_st, diag);
+  if (ret < 0)
+    goto fail;
+  r->map_size = (uint64_t) r->data_st.st_size;
+  /* PROT_READ: a reader can neither corrupt other readers' frames nor the
+   * RCB. Prefault so the first lap costs no page faults. */
+  map = mmap (NULL, r->map_size, PROT_READ, MAP_SHARED | MAP_POPULATE,
+      r->data_fd, 0);
+  if (map == MAP_FAILED) {
+    ret = diag_set (diag, -errno, NULL, "%s: mmap: %s", r->paths.label,
+        strerror (errno));
+    goto fail;
+  }
+  r->map = map;
+  ret = segment_parse (r->map, r->map_size, &r->desc, diag);
+  if (ret < 0)
+    goto fail;
+  r->rcb = (const struct doradma_shm_rcb *) (r->map + r->desc.rcb_offset);
+
+  ret = open_ctl (r, cfg->allowed_uid, diag);
+  if (ret < 0)
+    goto fail;
+  ret = join (r, cfg, diag);
+  if (ret < 0)
+    goto fail;
+  *out = r;
+  return 0;
+
+fail:
+  reader_free (r);
+  return ret;
+}
+
+DORADMA_API void
+doradma_reader_close (struct doradma_reader *r)
+{
+  struct doradma_shm_reader *ent;
+
+  if (r == NULL)
+    return;
+  if (r->ctl != NULL && r->bit != 0 && getpid () == r->pid) {
+    ent = &r->ctl->readers[r->entry];
+    clear_our_bit_everywhere (r);
+    dr_fetch_and_release (&r->ctl->active, ~r->bit);
+    dr_store_relaxed (&ent->flags, 0);
+    dr_store_relaxed (&ent->token, 0);
+    dr_store_release (&ent->state, DORADMA_READER_FREE);
+    /* A lossless writer may be waiting for us. */
+    eventcount_bump (&r->ctl->space);
+  }
+  reader_free (r);
+}
+
+/* ------------------------------------------------------------------------ */
+/* frames                                                                   */
+/* ------------------------------------------------------------------------ */
+
+/* Copies a slot record word by word (RELAXED: the writer stores it the same
+ * way; the copy is trusted only after the seqlock or lease check). */
+static void
+load_record (const struct doradma_shm_slot *shm, struct doradma_shm_slot *rec)
+{
+  const uint64_t *src = (const uint64_t *) shm;
+  uint64_t *dst = (uint64_t *) rec;
+  size_t i;
+
+  for (i = 0; i < sizeof *rec / 8; i++)
+    dst[i] = dr_load_relaxed (&src[i]);
+}
+
+/* Finds the slot of the frame to deliver next; returns 0 with *slot and
+ * *seq, or -EAGAIN. */
+static int
+find_frame (struct doradma_reader *r, enum doradma_read_mode mode,
+    uint32_t *slot, uint64_t *seq)
+{
+  /* ACQUIRE pairs with the writer's RELEASE of newest: the slot's gen and
+   * record of that frame are visible. */
+  uint64_t newest = dr_load_acquire (&r->rcb->newest);
+  uint64_t nseq = DORADMA_NEWEST_SEQ (newest), best_seq = 0;
+  uint32_t nslot = DORADMA_NEWEST_SLOT (newest), s, best = UINT32_MAX;
+
+  if (nseq == 0 || nseq <= r->last_seq)
+    return -EAGAIN;
+  if (mode == DORADMA_READ_LATEST) {
+    if (nslot >= r->desc.slot_count)
+      return -EAGAIN;
+    *slot = nslot;
+    *seq = nseq;
+    return 0;
+  }
+  for (s = 0; s < r->desc.slot_count; s++) {
+    uint64_t q = dr_load_acquire (&r->rcb->slot_seq[s]);
+    if (q > r->last_seq && q <= nseq && (best == UINT32_MAX || q < best_seq)) {
+      best = s;
+      best_seq = q;
+    }
+  }
+  if (best == UINT32_MAX)
+    return -EAGAIN;
+  *slot = best;
+  *seq = best_seq;
+  return 0;
+}
+
+/* Takes a lease on `slot` holding frame `seq` and copies its record.
+ * Returns 1 leased, 0 lost (rescan). */
+static int
+lease_slot (struct doradma_reader *r, uint32_t slot, uint64_t seq,
+    struct doradma_shm_slot *rec)
+{
+  const struct doradma_shm_slot *shm = &r->rcb->slots[slot];
+  uint64_t *lease = &r->ctl->lease[slot].readers;
+  int ok = 0;
+
+  g_mutex_lock (&r->lock);
+  if (r->refs[slot] > 0) {
+    /* Already ours: the slot cannot change under our lease. */
+    load_record (shm, rec);
+    if (rec->seq == seq) {
+      r->refs[slot]++;
+      ok = 1;
+    }
+  } else {
+    uint64_t g = dr_load_acquire (&shm->gen);
+    if (!(g & 1) && lease_try (lease, &shm->gen, g, r->bit)) {
+      load_record (shm, rec);
+      if (rec->seq == seq) {
+        r->refs[slot] = 1;
+        r->n_leases++;
+        ok = 1;
+      } else {
+        lease_release (lease, r->bit);
+      }
+    }
+  }
+  g_mutex_unlock (&r->lock);
+  if (!ok)
+    r->stats.lease_retries++;
+  return ok;
+}
+
+DORADMA_API void
+doradma_reader_ref_slot (struct doradma_reader *r, uint32_t slot)
+{
+  if (slot >= r->desc.slot_count)
+    return;
+  g_mutex_lock (&r->lock);
+  if (r->refs[slot] > 0)
+    r->refs[slot]++;
+  g_mutex_unlock (&r->lock);
+}
+
+DORADMA_API void
+doradma_reader_release (struct doradma_reader *r, uint32_t slot)
+{
+  int cleared = 0;
+
+  if (slot >= r->desc.slot_count || getpid () != r->pid)
+    return;
+  g_mutex_lock (&r->lock);
+  if (r->refs[slot] > 0 && --r->refs[slot] == 0) {
+    /* RELEASE: our payload reads happen before the writer's next mark. */
+    lease_release (&r->ctl->lease[slot].readers, r->bit);
+    r->n_leases--;
+    cleared = 1;
+  }
+  g_mutex_unlock (&r->lock);
+  if (cleared)
+    eventcount_bump (&r->ctl->space);
+}
+
+DORADMA_API uint32_t
+doradma_reader_leases (struct doradma_reader *r)
+{
+  uint32_t n;
+
+  g_mutex_lock (&r->lock);
+  n = r->n_leases;
+  g_mutex_unlock (&r->lock);
+  return n;
+}
+
+DORADMA_API void
+doradma_reader_consume (struct doradma_reader *r, uint64_t seq)
+{
+  uint64_t *c = &r->ctl->readers[r->entry].consumed_seq;
+
+  /* Monotonic: a stale value is low, hence conservative for the writer. */
+  if (seq > dr_load_relaxed (c)) {
+    dr_store_release (c, seq);
+    eventcount_bump (&r->ctl->space);
+  }
+}
+
+/* The writer evicted us (a stalled lossless reader): resume at the newest
+ * frame, which the caller sees as a gap. */
+static void
+check_evicted (struct doradma_reader *r)
+{
+  struct doradma_shm_reader *ent = &r->ctl->readers[r->entry];
+  uint64_t newest;
+
+  if (dr_load_acquire (&ent->state) != DORADMA_READER_EVICTED)
+    return;
+  newest = DORADMA_NEWEST_SEQ (dr_load_acquire (&r->rcb->newest));
+  r->stats.evicted = 1;
+  if (newest > r->last_seq + 1)
+    r->last_seq = newest - 1;
+  dr_store_release (&ent->consumed_seq, r->last_seq);
+  dr_store_release (&ent->state, DORADMA_READER_ACTIVE);
+}
+
+static void
+deliver (struct doradma_reader *r, uint32_t slot, uint64_t seq,
+    struct doradma_frame *frame)
+{
+  frame->slot = slot;
+  frame->data_offset = r->desc.slots_offset + (uint64_t) slot * r->desc.slot_stride;
+  frame->data = r->desc.ipc ? NULL : r->map + frame->data_offset;
+  frame->skipped = seq > r->last_seq + 1 ? seq - r->last_seq - 1 : 0;
+  r->stats.skipped += frame->skipped;
+  r->stats.frames++;
+  r->last_seq = seq;
+}
+
+/* One attempt at a frame without waiting. Returns 0, -EAGAIN, -EBADMSG. */
+static int
+try_next (struct doradma_reader *r, enum doradma_read_mode mode, void *dst,
+    size_t cap, struct doradma_frame *frame, struct doradma_diag *diag)
+{
+  struct doradma_shm_slot rec;
+  int attempt, ret;
+
+  for (attempt = 0; attempt < LEASE_ATTEMPTS; attempt++) {
+    uint32_t slot;
+    uint64_t seq;
+
+    if (find_frame (r, mode, &slot, &seq) < 0)
+      return -EAGAIN;
+
+    if (dst == NULL) {
+      if (!lease_slot (r, slot, seq, &rec))
+        continue;
+      ret = slot_record_validate (&rec, &r->desc, &frame->info, diag);
+      if (ret < 0) {
+        doradma_reader_release (r, slot);
+        r->last_seq = seq;      /* skip the bad frame, never retry it */
+        return ret;
+      }
+      deliver (r, slot, seq, frame);
+      if (r->backpressure)
+        doradma_reader_consume (r, seq);
+      return 0;
+    } else {
+      const struct doradma_shm_slot *shm = &r->rcb->slots[slot];
+      uint64_t g = seqlock_read_begin (&shm->gen);
+
+      if (g & 1)
+        continue;
+      load_record (shm, &rec);
+      if (rec.seq != seq || !seqlock_read_ok (&shm->gen, g))
+        continue;
+      ret = slot_record_validate (&rec, &r->desc, &frame->info, diag);
+      if (ret < 0) {
+        r->last_seq = seq;
+        return ret;
+      }
+      if (frame->info.payload_bytes > cap)
+        return -ENOBUFS;
+      if (r->desc.ipc)
+        return -ENOTSUP;
+      /* The deliberate race of a seqlock: the copy may tear, the re-check
+       * below detects it and the copy is discarded. */
+      memcpy (dst, r->map + r->desc.slots_offset +
+          (uint64_t) slot * r->desc.slot_stride, frame->info.payload_bytes);
+      if (!seqlock_read_ok (&shm->gen, g)) {
+        r->stats.torn++;
+        continue;
+      }
+      deliver (r, slot, seq, frame);
+      /* Copy mode: consumed only after the copy is done (RELEASE). */
+      if (r->backpressure)
+        doradma_reader_consume (r, seq);
+      return 0;
+    }
+  }
+  return -EAGAIN;
+}
+
+static int
+next_common (struct doradma_reader *r, enum doradma_read_mode mode,
+    int64_t timeout_ns, void *dst, size_t cap, struct doradma_frame *frame,
+    struct doradma_diag *diag)
+{
+  uint64_t start = monotonic_ns ();
+  int ret;
+
+  for (;;) {
+    /* Snapshot BEFORE looking for a frame: a publish after this point
+     * moves the word and the wait returns at once (no lost wakeup). */
+    uint32_t v = eventcount_snapshot (&r->ctl->notify);
+    /* ACQUIRE: if we see EOS/SUPERSEDED, every frame up to final_seq is
+     * visible to the search below. */
+    uint32_t state = dr_load_acquire (&r->rcb->state);
+    int64_t slice;
+    uint64_t now;
+
+    check_evicted (r);
+    ret = try_next (r, mode, dst, cap, frame, diag);
+    if (ret != -EAGAIN)
+      return ret;
+    if (state == DORADMA_STATE_EOS)
+      return -EPIPE;
+    if (state == DORADMA_STATE_SUPERSEDED)
+      return -ESTALE;
+    if (g_atomic_int_get (&r->interrupted))
+      return -EINTR;
+    if (timeout_ns == 0)
+      return -EAGAIN;
+    now = monotonic_ns ();
+    if (timeout_ns > 0 && now - start >= (uint64_t) timeout_ns)
+      return -ETIMEDOUT;
+    slice = WAIT_SLICE_NS;
+    if (timeout_ns > 0 && (int64_t) (timeout_ns - (now - start)) < slice)
+      slice = timeout_ns - (now - start);
+    if (eventcount_wait (&r->ctl->notify, v, slice) == -ETIMEDOUT &&
+        dr_load_acquire (&r->rcb->state) == DORADMA_STATE_LIVE &&
+        ofd_is_locked (r->data_fd, 0) == 0 &&
+        DORADMA_NEWEST_SEQ (dr_load_acquire (&r->rcb->newest)) <= r->last_seq)
+      return diag_set (diag, -EOWNERDEAD, "writer",
+          "%s: the writer (pid %u) is gone", r->paths.label,
+          r->desc.writer_pid);
+  }
+}
+
+DORADMA_API int
+doradma_reader_next (struct doradma_reader *r, enum doradma_read_mode mode,
+    int64_t timeout_ns, struct doradma_frame *frame, struct doradma_diag *diag)
+{
+  return next_common (r, mode, timeout_ns, NULL, 0, frame, diag);
+}
+
+DORADMA_API int
+doradma_reader_copy_next (struct doradma_reader *r,
+    enum doradma_read_mode mode, int64_t timeout_ns, void *dst, size_t cap,
+    struct doradma_frame *frame, struct doradma_diag *diag)
+{
+  if (dst == NULL)
+    return -EINVAL;
+  return next_common (r, mode, timeout_ns, dst, cap, frame, diag);
+}
+
+DORADMA_API int
+doradma_reader_caps (struct doradma_reader *r, uint32_t epoch, char *buf,
+    size_t len, struct doradma_diag *diag)
+{
+  const struct doradma_shm_caps *c = &r->rcb->caps[epoch % DORADMA_CAPS_ENTRIES];
+  char local[DORADMA_CAPS_MAX];
+  int attempt;
+
+  for (attempt = 0; attempt < LEASE_ATTEMPTS; attempt++) {
+    uint64_t g = seqlock_read_begin (&c->gen);
+    uint32_t e, i;
+
+    if (g & 1)
+      continue;
+    e = dr_load_relaxed (&c->epoch);
+    for (i = 0; i < DORADMA_CAPS_MAX; i++)
+      local[i] = dr_load_relaxed (&c->caps[i]);
+    if (!seqlock_read_ok (&c->gen, g))
+      continue;
+    if (e != epoch || g == 0)
+      return diag_set (diag, -ENOENT, "rcb.caps",
+          "%s: caps epoch %u is no longer in the caps table", r->paths.label,
+          epoch);
+    {
+      int ret = caps_string_validate (local, sizeof local, diag);
+      if (ret < 0)
+        return ret;
+    }
+    if (strlen (local) + 1 > len)
+      return -ENOBUFS;
+    memcpy (buf, local, strlen (local) + 1);
+    return 0;
+  }
+  return diag_set (diag, -EAGAIN, "rcb.caps",
+      "%s: caps entry kept changing while read", r->paths.label);
+}
+
+DORADMA_API uint64_t
+doradma_reader_latency (struct doradma_reader *r)
+{
+  return dr_load_relaxed (&r->rcb->latency);
+}
+
+DORADMA_API void
+doradma_reader_interrupt (struct doradma_reader *r, int on)
+{
+  g_atomic_int_set (&r->interrupted, on ? 1 : 0);
+  if (on)
+    eventcount_wake_all (&r->ctl->notify);
+}
+
+DORADMA_API void
+doradma_reader_get_stats (struct doradma_reader *r,
+    struct doradma_reader_stats *st)
+{
+  *st = r->stats;
+}
+
+DORADMA_API void
+doradma_reader_segment_info (struct doradma_reader *r,
+    struct doradma_segment_info *info)
+{
+  memset (info, 0, sizeof *info);
+  info->slot_count = r->desc.slot_count;
+  info->slot_stride = r->desc.slot_stride;
+  info->slots_offset = r->desc.slots_offset;
+  info->map_size = r->map_size;
+  info->map_base = r->map;
+  info->ipc = r->desc.ipc;
+  memcpy (info->ipc_handle, r->desc.ipc_handle, sizeof info->ipc_handle);
+  snprintf (info->transport, sizeof info->transport, "%s", r->desc.transport);
+  info->ino = r->data_st.st_ino;
+  info->dev = r->data_st.st_dev;
+  info->writer_pid = r->desc.writer_pid;
+}
+
+DORADMA_API int
+doradma_reader_fd (const struct doradma_reader *r)
+{
+  return r->data_fd;
+}
+
+DORADMA_API uint64_t
+doradma_reader_token (const struct doradma_reader *r)
+{
+  return r->token;
+}
+
+DORADMA_API uint64_t
+doradma_reader_last_seq (const struct doradma_reader *r)
+{
+  return r->last_seq;
+}
+
+DORADMA_API void
+doradma_reader_set_last_seq (struct doradma_reader *r, uint64_t seq)
+{
+  r->last_seq = seq;
+}

@@ -1,0 +1,166 @@
+/* The channel's shm objects: names, creation and checks; see segment.h. */
+#include "segment.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <pwd.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/statvfs.h>
+#include <unistd.h>
+
+#include "liveness.h"
+
+uint64_t
+page_size (void)
+{
+  long p = sysconf (_SC_PAGESIZE);
+
+  return p > 0 ? (uint64_t) p : 4096;
+}
+
+int
+segment_paths_init (struct segment_paths *p, const char *shm_dir,
+    const char *channel, struct doradma_diag *diag)
+{
+  int ret = doradma_name_validate (channel, diag);
+  const char *dir;
+
+  if (ret < 0)
+    return ret;
+  dir = doradma_shm_dir (shm_dir);
+  if (strlen (dir) + strlen (channel) + 32 >= PATH_MAX)
+    return diag_set (diag, -ENAMETOOLONG, "shm_dir",
+        "shm directory path \"%s\" is too long", dir);
+  snprintf (p->dir, sizeof p->dir, "%s", dir);
+  snprintf (p->label, sizeof p->label, "doradma.%s", channel);
+  snprintf (p->data, sizeof p->data, "%s/doradma.%s", dir, channel);
+  snprintf (p->ctl, sizeof p->ctl, "%s/doradma.%s~ctl", dir, channel);
+  return 0;
+}
+
+static void
+format_bytes (char *buf, size_t len, uint64_t bytes)
+{
+  if (bytes >= (1ull << 20))
+    snprintf (buf, len, "%.1f MiB", bytes / 1048576.0);
+  else
+    snprintf (buf, len, "%.1f KiB", bytes / 1024.0);
+}
+
+int
+segment_object_create (const char *dir, const char *label, uint64_t size,
+    uint32_t mode, int *fd_out, void **map_out, struct doradma_diag *diag)
+{
+  int fd, err;
+  void *map;
+
+  fd = open (dir, O_TMPFILE | O_RDWR | O_CLOEXEC, 0600);
+  if (fd < 0)
+    return diag_set (diag, -errno, "shm_dir",
+        "%s: cannot create an object in %s: %s", label, dir,
+        strerror (errno));
+  err = posix_fallocate (fd, 0, (off_t) size);
+  if (err == ENOSPC || err == EFBIG) {
+    struct statvfs vfs;
+    char need[32], avail[32] = "unknown";
+
+    format_bytes (need, sizeof need, size);
+    if (fstatvfs (fd, &vfs) == 0)
+      format_bytes (avail, sizeof avail, (uint64_t) vfs.f_bavail * vfs.f_frsize);
+    close (fd);
+    return diag_set (diag, -ENOSPC, "shm_dir",
+        "%s: %s has %s free but the channel needs %s; enlarge it "
+        "(docker --shm-size, a larger tmpfs) or use fewer or smaller slots",
+        label, dir, avail, need);
+  } else if (err != 0) {
+    close (fd);
+    return diag_set (diag, -err, "shm_dir", "%s: posix_fallocate in %s: %s",
+        label, dir, strerror (err));
+  }
+  if (fchmod (fd, mode) != 0) {
+    err = -errno;
+    close (fd);
+    return diag_set (diag, err, "permissions", "%s: fchmod %04o: %s", label,
+        mode, strerror (-err));
+  }
+  map = mmap (NULL, size, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_POPULATE,
+      fd, 0);
+  if (map == MAP_FAILED) {
+    err = -errno;
+    close (fd);
+    return diag_set (diag, err, NULL, "%s: mmap of %llu bytes: %s", label,
+        (unsigned long long) size, strerror (-err));
+  }
+  *fd_out = fd;
+  *map_out = map;
+  return 0;
+}
+
+int
+segment_object_link (int fd, const char *path)
+{
+  char proc[64];
+
+  snprintf (proc, sizeof proc, "/proc/self/fd/%d", fd);
+  if (linkat (AT_FDCWD, proc, AT_FDCWD, path, AT_SYMLINK_FOLLOW) != 0)
+    return -errno;
+  return 0;
+}
+
+int
+segment_object_link_replace (int fd, const char *path)
+{
+  char tmp[PATH_MAX + 48];
+  int ret;
+
+  /* '~' cannot occur in a channel name, so the temporary name never
+   * collides with another channel. */
+  snprintf (tmp, sizeof tmp, "%s~new.%d.%llx", path, (int) getpid (),
+      (unsigned long long) random_token ());
+  ret = segment_object_link (fd, tmp);
+  if (ret < 0)
+    return ret;
+  if (rename (tmp, path) != 0) {
+    ret = -errno;
+    unlink (tmp);
+    return ret;
+  }
+  return 0;
+}
+
+int
+segment_object_check (int fd, const char *label, int64_t allowed_uid,
+    uint64_t min_size, struct stat *st, struct doradma_diag *diag)
+{
+  if (fstat (fd, st) != 0)
+    return diag_set (diag, -errno, NULL, "%s: fstat: %s", label,
+        strerror (errno));
+  if (st->st_uid != getuid () &&
+      (allowed_uid < 0 || st->st_uid != (uid_t) allowed_uid)) {
+    struct passwd *pw = getpwuid (st->st_uid);
+    return diag_set (diag, -EPERM, "owner",
+        "%s is owned by user %s (uid %u), not by us (uid %u): refusing to use it",
+        label, pw ? pw->pw_name : "?", (unsigned) st->st_uid,
+        (unsigned) getuid ());
+  }
+  if (st->st_mode & S_IWOTH)
+    return diag_set (diag, -EACCES, "mode",
+        "%s is writable by others (mode %04o): refusing to use it", label,
+        (unsigned) (st->st_mode & 07777));
+  if (!S_ISREG (st->st_mode) || (uint64_t) st->st_size < min_size)
+    return diag_set (diag, -EBADMSG, "object.size",
+        "%s is truncated: %llu bytes, at least %llu expected", label,
+        (unsigned long long) st->st_size, (unsigned long long) min_size);
+  return 0;
+}
+
+int
+segment_path_is (const char *path, const struct stat *st)
+{
+  struct stat now;
+
+  return stat (path, &now) == 0 && now.st_ino == st->st_ino &&
+      now.st_dev == st->st_dev;
+}

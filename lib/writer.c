@@ -1,0 +1,992 @@
+/* The writer: channel creation and replacement, slot choice with the lease
+ * handshake, publish, abandon, caps epochs, EOS, dead-reader reclaim.
+ *
+ * The writer never reads its own state back from shared memory (gen, newest,
+ * state live in private copies) and distrusts every reader-written word:
+ * only lease words of slots in use are read, consumed_seq is clamped. */
+#include <errno.h>
+#include <fcntl.h>
+#include <glib.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "atomic.h"
+#include "futex.h"
+#include "liveness.h"
+#include "seqlock.h"
+#include "segment.h"
+
+#define SLOT_FREE 0
+#define SLOT_WRITING 1
+
+#define SWEEP_INTERVAL_NS 1000000000ull
+#define WAIT_SLICE_NS 50000000ll
+/* A RESERVED entry not adopted this long after its old lock went away is
+ * freed: its reader died during the switch. */
+#define RESERVED_GRACE_NS 2000000000ull
+
+struct doradma_writer
+{
+  struct segment_paths paths;
+  int data_fd;
+  int ctl_fd;
+  uint8_t *map;
+  uint64_t map_size;
+  struct doradma_shm_ctl *ctl;
+  uint64_t ctl_size;
+  struct doradma_shm_rcb *rcb;
+  struct doradma_segment_desc desc;
+  struct stat data_st, ctl_st;
+
+  GMutex lock;                  /* slot choice + mark: one marker at a time */
+  uint64_t gen[DORADMA_MAX_SLOTS];      /* private copies of the gen words */
+  uint64_t seq[DORADMA_MAX_SLOTS];      /* private copies of published seqs */
+  uint8_t state[DORADMA_MAX_SLOTS];
+  uint64_t caps_gen[DORADMA_CAPS_ENTRIES];
+  uint32_t caps_epoch;
+  uint32_t newest_slot;         /* UINT32_MAX: none */
+  uint64_t next_seq;
+  uint64_t last_seq;
+  int superseded;               /* a successor owns the names now */
+  int interrupted;              /* atomic */
+
+  int old_ctl_fd;               /* predecessor's ctl: RESERVED entries' liveness */
+  uint64_t reserved_since;
+
+  uint64_t last_sweep;
+  struct doradma_writer_stats stats;
+};
+
+/* ------------------------------------------------------------------------ */
+/* creation                                                                 */
+/* ------------------------------------------------------------------------ */
+
+static int
+check_config (const struct doradma_writer_config *cfg, struct doradma_diag *diag)
+{
+  int ret;
+
+  if (cfg == NULL)
+    return diag_set (diag, -EINVAL, NULL, "no writer configuration");
+  if (cfg->slots < 1 || cfg->slots > DORADMA_MAX_SLOTS)
+    return diag_set (diag, -EINVAL, "slots",
+        "slots=%u is outside 1..%u", cfg->slots, DORADMA_MAX_SLOTS);
+  if (cfg->slot_size == 0 || cfg->slot_size > (1ull << 40))
+    return diag_set (diag, -EINVAL, "slot_size",
+        "slot size %llu bytes is outside 1..2^40",
+        (unsigned long long) cfg->slot_size);
+  if (cfg->caps == NULL)
+    return diag_set (diag, -EINVAL, "caps", "no caps given");
+  ret = caps_string_validate (cfg->caps, strlen (cfg->caps) + 1, diag);
+  if (ret < 0)
+    return ret;
+  if (cfg->transport != NULL && strcmp (cfg->transport, "shmem") != 0 &&
+      strcmp (cfg->transport, "unified") != 0 &&
+      strcmp (cfg->transport, "ipc") != 0)
+    return diag_set (diag, -EINVAL, "transport",
+        "transport \"%s\" is not one of shmem, unified, ipc", cfg->transport);
+  if ((cfg->ipc_handle != NULL) !=
+      (cfg->transport != NULL && strcmp (cfg->transport, "ipc") == 0))
+    return diag_set (diag, -EINVAL, "transport",
+        "transport ipc needs an IPC handle and only ipc takes one");
+  return 0;
+}
+
+/* Lays out the data object: the JSON length decides data_offset, which the
+ * JSON itself records, so iterate until it is stable (2 rounds at most in
+ * practice: meta_build pads to a page multiple). */
+static char *
+layout_segment (struct doradma_segment_desc *d, uint64_t *json_len)
+{
+  uint64_t data_offset = d->page_size;
+  char *json = NULL;
+  int i;
+
+  for (i = 0; i < 8; i++) {
+    d->data_offset = data_offset;
+    d->slots_offset = data_offset;
+    d->rcb_offset = data_offset + (d->ipc ? 0 : d->slot_count * d->slot_stride);
+    g_free (json);
+    json = meta_build (d, json_len);
+    if (json == NULL)
+      return NULL;
+    if (DORADMA_HEADER_SIZE + *json_len == data_offset)
+      break;
+    data_offset = DORADMA_HEADER_SIZE + *json_len;
+  }
+  d->json_len = *json_len;
+  d->map_size = d->rcb_offset + round_up (sizeof (struct doradma_shm_rcb),
+      d->page_size);
+  return json;
+}
+
+static void
+write_caps_entry (struct doradma_writer *w, uint32_t epoch, const char *caps)
+{
+  uint32_t e = epoch % DORADMA_CAPS_ENTRIES;
+  struct doradma_shm_caps *c = &w->rcb->caps[e];
+  size_t len = strlen (caps), i;
+  uint64_t g = w->caps_gen[e];
+
+  dr_store_relaxed (&c->gen, g + 1);
+  /* Orders the odd gen before the entry's stores (copy readers see odd or
+   * detect the change at their re-check). */
+  dr_fence_release ();
+  dr_store_relaxed (&c->epoch, epoch);
+  dr_store_relaxed (&c->length, (uint32_t) len);
+  for (i = 0; i < DORADMA_CAPS_MAX; i++)
+    dr_store_relaxed (&c->caps[i], i < len ? caps[i] : '\0');
+  /* RELEASE pairs with the reader's ACQUIRE of gen. */
+  dr_store_release (&c->gen, g + 2);
+  w->caps_gen[e] = g + 2;
+}
+
+static void
+fill_objects (struct doradma_writer *w, const struct doradma_writer_config *cfg,
+    const char *json)
+{
+  struct doradma_shm_header *h = (struct doradma_shm_header *) w->map;
+  struct doradma_shm_rcb *rcb = w->rcb;
+  struct doradma_shm_ctl *ctl = w->ctl;
+  const struct doradma_segment_desc *d = &w->desc;
+
+  /* Fresh tmpfs pages are zero: only non-zero fields are written. */
+  memcpy (h->magic, DORADMA_MAGIC, 8);
+  h->json_len = d->json_len;
+  h->data_offset = d->data_offset;
+  h->ipc_flag = d->ipc ? 1 : 0;
+  if (d->ipc)
+    memcpy (h->ipc_handle, cfg->ipc_handle, DORADMA_IPC_HANDLE_LEN);
+  h->dora_gen = DORADMA_DORA_GEN_ODD;
+  memcpy (w->map + DORADMA_HEADER_SIZE, json, d->json_len);
+
+  rcb->magic = DORADMA_RCB_MAGIC;
+  rcb->layout_version = DORADMA_LAYOUT_VERSION;
+  rcb->page_size = d->page_size;
+  rcb->compat_flags = d->compat_flags;
+  rcb->incompat_flags = d->incompat_flags;
+  rcb->slot_count = d->slot_count;
+  rcb->writer_pid = (uint32_t) getpid ();
+  rcb->slot_stride = d->slot_stride;
+  rcb->slots_offset = d->slots_offset;
+  rcb->ctl_token = d->ctl_token;
+  rcb->state = DORADMA_STATE_LIVE;
+  rcb->writer_start = process_start_time ();
+  rcb->first_seq = w->next_seq;
+
+  ctl->magic = DORADMA_CTL_MAGIC;
+  ctl->layout_version = DORADMA_LAYOUT_VERSION;
+  ctl->slot_count = d->slot_count;
+  ctl->token = d->ctl_token;
+
+  w->caps_epoch = 1;
+  write_caps_entry (w, 1, cfg->caps);
+  rcb->caps_epoch = 1;
+}
+
+static void
+writer_free (struct doradma_writer *w)
+{
+  if (w->map != NULL)
+    munmap (w->map, w->map_size);
+  if (w->ctl != NULL)
+    munmap (w->ctl, w->ctl_size);
+  if (w->data_fd >= 0)
+    close (w->data_fd);         /* drops the writer lock */
+  if (w->ctl_fd >= 0)
+    close (w->ctl_fd);
+  if (w->old_ctl_fd >= 0)
+    close (w->old_ctl_fd);
+  g_mutex_clear (&w->lock);
+  g_free (w);
+}
+
+static int
+writer_build (const struct doradma_writer_config *cfg,
+    struct doradma_writer **out, struct doradma_diag *diag)
+{
+  struct doradma_writer *w;
+  uint64_t json_len = 0;
+  char *json;
+  void *map;
+  uint32_t mode = cfg->mode ? cfg->mode : 0600;
+  int ret, i;
+
+  w = g_new0 (struct doradma_writer, 1);
+  w->data_fd = w->ctl_fd = w->old_ctl_fd = -1;
+  g_mutex_init (&w->lock);
+  w->newest_slot = UINT32_MAX;
+  w->next_seq = cfg->first_seq ? cfg->first_seq : 1;
+  for (i = 0; i < (int) DORADMA_MAX_SLOTS; i++)
+    w->gen[i] = 0;
+
+  ret = segment_paths_init (&w->paths, cfg->shm_dir, cfg->channel, diag);
+  if (ret < 0)
+    goto fail;
+
+  w->desc.page_size = (uint32_t) page_size ();
+  w->desc.slot_count = cfg->slots;
+  w->desc.slot_stride = round_up (cfg->slot_size, w->desc.page_size);
+  w->desc.ipc = cfg->ipc_handle != NULL;
+  w->desc.incompat_flags = w->desc.ipc ? DORADMA_INCOMPAT_DEVICE_SLOTS : 0;
+  w->desc.ctl_token = random_token ();
+  w->desc.writer_pid = (uint32_t) getpid ();
+  snprintf (w->desc.transport, sizeof w->desc.transport, "%s",
+      cfg->transport ? cfg->transport : "shmem");
+  snprintf (w->desc.caps, sizeof w->desc.caps, "%s", cfg->caps);
+
+  json = layout_segment (&w->desc, &json_len);
+  if (json == NULL) {
+    ret = diag_set (diag, -EINVAL, "json", "%s: cannot build the JSON metadata",
+        w->paths.label);
+    goto fail;
+  }
+  w->map_size = w->desc.map_size;
+  ret = segment_object_create (w->paths.dir, w->paths.label, w->map_size,
+      mode, &w->data_fd, &map, diag);
+  if (ret < 0) {
+    g_free (json);
+    goto fail;
+  }
+  w->map = map;
+  w->rcb = (struct doradma_shm_rcb *) (w->map + w->desc.rcb_offset);
+
+  w->ctl_size = round_up (sizeof (struct doradma_shm_ctl), w->desc.page_size);
+  ret = segment_object_create (w->paths.dir, w->paths.label, w->ctl_size,
+      mode, &w->ctl_fd, &map, diag);
+  if (ret < 0) {
+    g_free (json);
+    goto fail;
+  }
+  w->ctl = map;
+  fill_objects (w, cfg, json);
+  g_free (json);
+
+  /* The writer lock is held before the object gets a name. */
+  ret = ofd_trylock (w->data_fd, 0);
+  if (ret < 0) {
+    ret = diag_set (diag, ret, NULL, "%s: cannot lock the new object: %s",
+        w->paths.label, strerror (-ret));
+    goto fail;
+  }
+  fstat (w->data_fd, &w->data_st);
+  fstat (w->ctl_fd, &w->ctl_st);
+  *out = w;
+  return 0;
+
+fail:
+  writer_free (w);
+  return ret;
+}
+
+/* Marks a stale (lock taken by us) or replaced segment SUPERSEDED and wakes
+ * its readers, who then drain it and reopen the name. The old object is
+ * validated first: it is untrusted like any other. */
+static void
+supersede_old (int old_fd, const struct segment_paths *paths, uint64_t final_seq,
+    int have_final)
+{
+  struct stat st;
+  uint8_t *map;
+  struct doradma_segment_desc d;
+  struct doradma_shm_rcb *rcb;
+  int ctl_fd;
+
+  if (fstat (old_fd, &st) != 0 || st.st_size < (off_t) DORADMA_HEADER_SIZE)
+    return;
+  map = mmap (NULL, st.st_size, PROT_READ | PROT_WRITE, MAP_SHARED, old_fd, 0);
+  if (map == MAP_FAILED)
+    return;
+  if (segment_parse (map, st.st_size, &d, NULL) == 0) {
+    rcb = (struct doradma_shm_rcb *) (map + d.rcb_offset);
+    if (!have_final)
+      final_seq = DORADMA_NEWEST_SEQ (dr_load_relaxed (&rcb->newest));
+    dr_store_relaxed (&rcb->final_seq, final_seq);
+    /* RELEASE: final_seq is visible to whoever sees SUPERSEDED. */
+    dr_store_release (&rcb->state, DORADMA_STATE_SUPERSEDED);
+    ctl_fd = open (paths->ctl, O_RDWR | O_CLOEXEC);
+    if (ctl_fd >= 0) {
+      struct doradma_shm_ctl *ctl = mmap (NULL, sizeof *ctl,
+          PROT_READ | PROT_WRITE, MAP_SHARED, ctl_fd, 0);
+      if (ctl != MAP_FAILED) {
+        if (ctl_parse ((const uint8_t *) ctl, sizeof *ctl, d.ctl_token, NULL) == 0)
+          eventcount_bump (&ctl->notify);
+        munmap (ctl, sizeof *ctl);
+      }
+      close (ctl_fd);
+    }
+  }
+  munmap (map, st.st_size);
+}
+
+/* Reads the pid a live writer recorded, for the error message only. */
+static uint32_t
+live_writer_pid (int fd)
+{
+  struct stat st;
+  uint8_t *map;
+  struct doradma_segment_desc d;
+  uint32_t pid = 0;
+
+  if (fstat (fd, &st) != 0 || st.st_size < (off_t) DORADMA_HEADER_SIZE)
+    return 0;
+  map = mmap (NULL, st.st_size, PROT_READ, MAP_SHARED, fd, 0);
+  if (map == MAP_FAILED)
+    return 0;
+  if (segment_parse (map, st.st_size, &d, NULL) == 0)
+    pid = d.writer_pid;
+  munmap (map, st.st_size);
+  return pid;
+}
+
+DORADMA_API int
+doradma_writer_create (const struct doradma_writer_config *cfg,
+    struct doradma_writer **out, struct doradma_diag *diag)
+{
+  struct segment_paths paths;
+  struct doradma_writer *w = NULL;
+  int ret, attempt;
+
+  ret = check_config (cfg, diag);
+  if (ret < 0)
+    return ret;
+  ret = segment_paths_init (&paths, cfg->shm_dir, cfg->channel, diag);
+  if (ret < 0)
+    return ret;
+
+  for (attempt = 0; attempt < 16; attempt++) {
+    struct stat st;
+    int old_fd = open (paths.data, O_RDWR | O_CLOEXEC | O_NOFOLLOW);
+
+    if (old_fd < 0 && errno != ENOENT) {
+      if (errno == EACCES || errno == EPERM) {
+        struct stat lst;
+        if (stat (paths.data, &lst) == 0 && lst.st_uid != getuid ())
+          return diag_set (diag, -EPERM, "owner",
+              "%s already exists and is owned by uid %u: another user holds "
+              "this channel name", paths.label, (unsigned) lst.st_uid);
+      }
+      return diag_set (diag, -errno, NULL, "%s: open: %s", paths.label,
+          strerror (errno));
+    }
+    if (old_fd >= 0) {
+      ret = segment_object_check (old_fd, paths.label, -1, 0, &st, diag);
+      if (ret == -EPERM || ret == -EACCES) {
+        close (old_fd);
+        return ret;
+      }
+      ret = ofd_trylock (old_fd, 0);
+      if (ret == -EAGAIN) {
+        uint32_t pid = live_writer_pid (old_fd);
+        close (old_fd);
+        return diag_set (diag, -EBUSY, "writer",
+            "%s has a live writer (pid %u): one writer per channel",
+            paths.label, pid);
+      }
+      if (ret < 0 || !segment_path_is (paths.data, &st)) {
+        /* Replaced under us: look again. */
+        close (old_fd);
+        continue;
+      }
+    }
+
+    if (w == NULL) {
+      ret = writer_build (cfg, &w, diag);
+      if (ret < 0) {
+        if (old_fd >= 0)
+          close (old_fd);
+        return ret;
+      }
+    }
+
+    if (old_fd < 0) {
+      ret = segment_object_link (w->data_fd, paths.data);
+      if (ret == -EEXIST)
+        continue;               /* another writer won the name: re-check it */
+    } else {
+      /* Stale channel: we hold its writer lock, so we may replace it. */
+      ret = segment_object_link_replace (w->data_fd, paths.data);
+      if (ret == 0)
+        supersede_old (old_fd, &paths, 0, 0);
+      close (old_fd);
+    }
+    if (ret < 0) {
+      writer_free (w);
+      return diag_set (diag, ret, NULL, "%s: cannot publish the name: %s",
+          paths.label, strerror (-ret));
+    }
+    /* The data name is ours; a ctl name left by a dead writer is replaced. */
+    ret = segment_object_link_replace (w->ctl_fd, paths.ctl);
+    if (ret < 0) {
+      unlink (paths.data);
+      writer_free (w);
+      return diag_set (diag, ret, NULL, "%s~ctl: cannot publish the name: %s",
+          paths.label, strerror (-ret));
+    }
+    *out = w;
+    return 0;
+  }
+  if (w != NULL)
+    writer_free (w);
+  return diag_set (diag, -EBUSY, "writer",
+      "%s: the name kept changing while we tried to create it", paths.label);
+}
+
+DORADMA_API int
+doradma_writer_replace (struct doradma_writer *old,
+    const struct doradma_writer_config *cfg, struct doradma_writer **out,
+    struct doradma_diag *diag)
+{
+  struct doradma_writer_config c;
+  struct doradma_writer *w;
+  uint64_t final_seq, active;
+  int ret, r;
+
+  ret = check_config (cfg, diag);
+  if (ret < 0)
+    return ret;
+  if (old->superseded || !segment_path_is (old->paths.data, &old->data_st))
+    return diag_set (diag, -ESTALE, "writer",
+        "%s: this writer no longer owns the name", old->paths.label);
+  if (strcmp (cfg->channel, old->paths.label + strlen ("doradma.")) != 0)
+    return diag_set (diag, -EINVAL, "channel",
+        "replace must keep the channel name");
+
+  g_mutex_lock (&old->lock);
+  final_seq = old->last_seq;
+  c = *cfg;
+  c.first_seq = final_seq + 1;
+  ret = writer_build (&c, &w, diag);
+  if (ret < 0) {
+    g_mutex_unlock (&old->lock);
+    return ret;
+  }
+
+  /* Back-pressure readers are carried over as RESERVED entries with their
+   * tokens: the writer keeps waiting for them until they adopt the entry in
+   * the new segment or die. Same index, so their old lock tells liveness. */
+  active = dr_load_acquire (&old->ctl->active);
+  for (r = 0; r < (int) DORADMA_MAX_READERS; r++) {
+    struct doradma_shm_reader *o = &old->ctl->readers[r];
+    struct doradma_shm_reader *n = &w->ctl->readers[r];
+    if (!(active & (1ull << r)) ||
+        dr_load_relaxed (&o->state) != DORADMA_READER_ACTIVE ||
+        !(dr_load_relaxed (&o->flags) & DORADMA_READER_BACKPRESSURE))
+      continue;
+    n->token = dr_load_relaxed (&o->token);
+    n->flags = DORADMA_READER_BACKPRESSURE;
+    n->consumed_seq = final_seq;
+    n->state = DORADMA_READER_RESERVED;
+    w->ctl->active |= 1ull << r;
+  }
+  w->old_ctl_fd = dup (old->ctl_fd);
+  w->reserved_since = monotonic_ns ();
+
+  /* Only the holder of the current inode's lock renames over the names. */
+  ret = segment_object_link_replace (w->data_fd, old->paths.data);
+  if (ret == 0)
+    ret = segment_object_link_replace (w->ctl_fd, old->paths.ctl);
+  if (ret < 0) {
+    g_mutex_unlock (&old->lock);
+    writer_free (w);
+    return diag_set (diag, ret, NULL, "%s: cannot publish the new segment: %s",
+        old->paths.label, strerror (-ret));
+  }
+  old->superseded = 1;
+  dr_store_relaxed (&old->rcb->final_seq, final_seq);
+  /* RELEASE: readers that see SUPERSEDED see final_seq. */
+  dr_store_release (&old->rcb->state, DORADMA_STATE_SUPERSEDED);
+  g_mutex_unlock (&old->lock);
+  eventcount_bump (&old->ctl->notify);
+  *out = w;
+  return 0;
+}
+
+DORADMA_API void
+doradma_writer_close (struct doradma_writer *w)
+{
+  if (w == NULL)
+    return;
+  /* Unlink only names that still resolve to our inodes, while our lock is
+   * held: nobody else can rename over them meanwhile. */
+  if (!w->superseded) {
+    if (segment_path_is (w->paths.data, &w->data_st))
+      unlink (w->paths.data);
+    if (segment_path_is (w->paths.ctl, &w->ctl_st))
+      unlink (w->paths.ctl);
+  }
+  /* Readers asleep notice the writer is gone at their next slice. */
+  eventcount_wake_all (&w->ctl->notify);
+  writer_free (w);
+}
+
+/* ------------------------------------------------------------------------ */
+/* readers seen by the writer                                               */
+/* ------------------------------------------------------------------------ */
+
+static int
+reserved_expired (struct doradma_writer *w, int r)
+{
+  if (w->old_ctl_fd >= 0 && ofd_is_locked (w->old_ctl_fd, r) == 1)
+    return 0;
+  return monotonic_ns () - w->reserved_since > RESERVED_GRACE_NS;
+}
+
+static int
+sweep_locked (struct doradma_writer *w)
+{
+  uint64_t candidates = 0, bit;
+  uint32_t s, n = w->desc.slot_count;
+  int r, reclaimed = 0;
+
+  w->last_sweep = monotonic_ns ();
+  for (s = 0; s < n; s++)
+    candidates |= dr_load_relaxed (&w->ctl->lease[s].readers);
+  candidates |= dr_load_relaxed (&w->ctl->active);
+  for (r = 0; r < (int) DORADMA_MAX_READERS; r++)
+    if (dr_load_relaxed (&w->ctl->readers[r].state) != DORADMA_READER_FREE)
+      candidates |= 1ull << r;
+
+  for (r = 0; r < (int) DORADMA_MAX_READERS; r++) {
+    struct doradma_shm_reader *e = &w->ctl->readers[r];
+    bit = 1ull << r;
+    if (!(candidates & bit))
+      continue;
+    /* Taking the entry's lock proves its owner is gone, and keeps a new
+     * reader from claiming the entry while we clear it. */
+    if (ofd_trylock (w->ctl_fd, r) != 0)
+      continue;
+    if (dr_load_relaxed (&e->state) == DORADMA_READER_RESERVED &&
+        !reserved_expired (w, r)) {
+      ofd_unlock (w->ctl_fd, r);
+      continue;
+    }
+    for (s = 0; s < DORADMA_MAX_SLOTS; s++)
+      dr_fetch_and_relaxed (&w->ctl->lease[s].readers, ~bit);
+    dr_fetch_and_relaxed (&w->ctl->active, ~bit);
+    dr_store_relaxed (&e->flags, 0);
+    dr_store_relaxed (&e->consumed_seq, 0);
+    dr_store_relaxed (&e->token, 0);
+    dr_store_release (&e->state, DORADMA_READER_FREE);
+    ofd_unlock (w->ctl_fd, r);
+    reclaimed++;
+  }
+  w->stats.reclaimed += reclaimed;
+  return reclaimed;
+}
+
+DORADMA_API int
+doradma_writer_sweep (struct doradma_writer *w)
+{
+  int n;
+
+  g_mutex_lock (&w->lock);
+  n = sweep_locked (w);
+  g_mutex_unlock (&w->lock);
+  return n;
+}
+
+/* Lowest consumed_seq of the readers a lossless writer waits for, clamped
+ * to what was published (a reader can write anything there). */
+static uint64_t
+min_consumed_locked (struct doradma_writer *w)
+{
+  uint64_t active = dr_load_acquire (&w->ctl->active);
+  uint64_t min = w->last_seq;
+  int r;
+
+  for (r = 0; r < (int) DORADMA_MAX_READERS; r++) {
+    struct doradma_shm_reader *e = &w->ctl->readers[r];
+    uint32_t st;
+    uint64_t c;
+    if (!(active & (1ull << r)))
+      continue;
+    st = dr_load_relaxed (&e->state);
+    if ((st != DORADMA_READER_ACTIVE && st != DORADMA_READER_RESERVED) ||
+        !(dr_load_relaxed (&e->flags) & DORADMA_READER_BACKPRESSURE))
+      continue;
+    /* ACQUIRE pairs with the reader's RELEASE after it is done with the
+     * frame (copy mode: after the copy). */
+    c = dr_load_acquire (&e->consumed_seq);
+    if (c < min)
+      min = c;
+  }
+  return min;
+}
+
+/* Can slot s take a new frame? (lease words are checked by the mark) */
+static int
+slot_eligible_locked (struct doradma_writer *w, uint32_t s,
+    enum doradma_slot_policy policy, uint64_t min_consumed)
+{
+  if (w->state[s] != SLOT_FREE || s == w->newest_slot)
+    return 0;
+  if (policy == DORADMA_POLICY_LOSSLESS && w->seq[s] > min_consumed)
+    return 0;
+  return 1;
+}
+
+static int
+mark_locked (struct doradma_writer *w, uint32_t s)
+{
+  if (!seqlock_mark (&w->rcb->slots[s].gen, &w->ctl->lease[s].readers,
+          w->gen[s], UINT64_MAX))
+    return 0;
+  w->gen[s] += 1;
+  w->state[s] = SLOT_WRITING;
+  return 1;
+}
+
+static int
+try_choose_locked (struct doradma_writer *w, enum doradma_slot_policy policy,
+    uint32_t *slot)
+{
+  uint64_t min_consumed = policy == DORADMA_POLICY_LOSSLESS ?
+      min_consumed_locked (w) : 0;
+  uint64_t tried = 0;
+  uint32_t n = w->desc.slot_count;
+
+  /* Oldest eligible slot first (empty slots have seq 0). */
+  for (;;) {
+    uint32_t s, best = UINT32_MAX;
+    for (s = 0; s < n; s++) {
+      if ((tried & (1ull << s)) ||
+          !slot_eligible_locked (w, s, policy, min_consumed))
+        continue;
+      if (best == UINT32_MAX || w->seq[s] < w->seq[best])
+        best = s;
+    }
+    if (best == UINT32_MAX)
+      return -EAGAIN;
+    tried |= 1ull << best;
+    if (mark_locked (w, best)) {
+      *slot = best;
+      return 0;
+    }
+  }
+}
+
+DORADMA_API int
+doradma_writer_acquire (struct doradma_writer *w,
+    enum doradma_slot_policy policy, int64_t timeout_ns, uint32_t *slot)
+{
+  uint64_t start = 0;
+  int waited = 0, ret;
+
+  for (;;) {
+    /* Snapshot BEFORE looking for space: a release after this point
+     * changes the word and our wait returns at once. */
+    uint32_t v = eventcount_snapshot (&w->ctl->space);
+    uint64_t now;
+
+    if (g_atomic_int_get (&w->interrupted))
+      return -EINTR;
+    g_mutex_lock (&w->lock);
+    ret = try_choose_locked (w, policy, slot);
+    if (ret == -EAGAIN &&
+        monotonic_ns () - w->last_sweep > (waited ? 0 : SWEEP_INTERVAL_NS) &&
+        sweep_locked (w) > 0)
+      ret = try_choose_locked (w, policy, slot);
+    g_mutex_unlock (&w->lock);
+    if (ret == 0)
+      return 0;
+    if (timeout_ns == 0)
+      return -EAGAIN;
+    now = monotonic_ns ();
+    if (!waited) {
+      waited = 1;
+      start = now;
+      w->stats.full_waits++;
+    }
+    if (timeout_ns > 0 && now - start >= (uint64_t) timeout_ns)
+      return -ETIMEDOUT;
+    {
+      int64_t slice = WAIT_SLICE_NS;
+      if (timeout_ns > 0 && (int64_t) (timeout_ns - (now - start)) < slice)
+        slice = timeout_ns - (now - start);
+      eventcount_wait (&w->ctl->space, v, slice);
+    }
+  }
+}
+
+DORADMA_API int
+doradma_writer_acquire_slot (struct doradma_writer *w,
+    enum doradma_slot_policy policy, uint32_t slot)
+{
+  int ret = -EBUSY;
+
+  if (slot >= w->desc.slot_count)
+    return -EINVAL;
+  g_mutex_lock (&w->lock);
+  if (slot_eligible_locked (w, slot, policy,
+          policy == DORADMA_POLICY_LOSSLESS ? min_consumed_locked (w) : 0) &&
+      mark_locked (w, slot))
+    ret = 0;
+  g_mutex_unlock (&w->lock);
+  return ret;
+}
+
+DORADMA_API uint8_t *
+doradma_writer_slot_data (struct doradma_writer *w, uint32_t slot)
+{
+  if (w->desc.ipc || slot >= w->desc.slot_count)
+    return NULL;
+  return w->map + w->desc.slots_offset + (uint64_t) slot * w->desc.slot_stride;
+}
+
+DORADMA_API uint64_t
+doradma_writer_slot_stride (const struct doradma_writer *w)
+{
+  return w->desc.slot_stride;
+}
+
+DORADMA_API uint32_t
+doradma_writer_slot_count (const struct doradma_writer *w)
+{
+  return w->desc.slot_count;
+}
+
+DORADMA_API int
+doradma_writer_fd (const struct doradma_writer *w)
+{
+  return w->data_fd;
+}
+
+/* ------------------------------------------------------------------------ */
+/* publish                                                                  */
+/* ------------------------------------------------------------------------ */
+
+static int
+check_geometry (const struct doradma_frame_info *info, uint64_t slot_stride)
+{
+  uint32_t p;
+
+  if (info->payload_bytes > slot_stride)
+    return -EOVERFLOW;
+  if (info->n_planes < 1 || info->n_planes > DORADMA_MAX_PLANES)
+    return -EINVAL;
+  for (p = 0; p < info->n_planes; p++) {
+    const struct doradma_shm_plane *pl = &info->planes[p];
+    if (pl->stride == 0 || pl->rows == 0 || pl->row_bytes > pl->stride)
+      return -EINVAL;
+    if (pl->offset > info->payload_bytes ||
+        (uint64_t) pl->stride * (pl->rows - 1) + pl->row_bytes >
+        info->payload_bytes - pl->offset)
+      return -EOVERFLOW;
+  }
+  return 0;
+}
+
+/* Stores the record word by word (RELAXED atomics: readers copy it under the
+ * slot's seqlock or a lease), everything but gen. */
+static void
+store_record (struct doradma_shm_slot *shm, const struct doradma_shm_slot *rec)
+{
+  const uint64_t *src = (const uint64_t *) rec;
+  uint64_t *dst = (uint64_t *) shm;
+  size_t i;
+
+  for (i = 1; i < sizeof *rec / 8; i++)
+    dr_store_relaxed (&dst[i], src[i]);
+}
+
+DORADMA_API int
+doradma_writer_publish (struct doradma_writer *w, uint32_t slot,
+    struct doradma_frame_info *info)
+{
+  struct doradma_shm_slot rec;
+  uint64_t seq;
+  int ret;
+
+  if (slot >= w->desc.slot_count)
+    return -EINVAL;
+  ret = check_geometry (info, w->desc.slot_stride);
+  if (ret < 0)
+    return ret;
+  g_mutex_lock (&w->lock);
+  if (w->state[slot] != SLOT_WRITING) {
+    g_mutex_unlock (&w->lock);
+    return -EINVAL;
+  }
+  seq = w->next_seq++;
+  info->seq = seq;
+  info->caps_epoch = w->caps_epoch;
+  info->publish_time = monotonic_ns ();
+
+  memset (&rec, 0, sizeof rec);
+  rec.seq = seq;
+  rec.caps_epoch = info->caps_epoch;
+  rec.n_planes = info->n_planes;
+  rec.width = info->width;
+  rec.height = info->height;
+  memcpy (rec.planes, info->planes, sizeof rec.planes);
+  rec.crop_x = info->crop_x;
+  rec.crop_y = info->crop_y;
+  rec.crop_width = info->crop_width;
+  rec.crop_height = info->crop_height;
+  rec.pts = info->pts;
+  rec.dts = info->dts;
+  rec.duration = info->duration;
+  rec.offset = info->offset;
+  rec.offset_end = info->offset_end;
+  rec.flags = info->flags;
+  rec.video_flags = info->video_flags;
+  rec.payload_bytes = info->payload_bytes;
+  rec.publish_time = info->publish_time;
+  rec.mono_pts = info->mono_pts;
+  store_record (&w->rcb->slots[slot], &rec);
+
+  /* Record and payload before the even gen (RELEASE; full fence first for
+   * non-temporal stores). Pairs with the reader's ACQUIRE gen load. */
+  seqlock_publish (&w->rcb->slots[slot].gen, w->gen[slot]);
+  w->gen[slot] += 1;
+  dr_store_release (&w->rcb->slot_seq[slot], seq);
+  /* RELEASE pairs with the reader's ACQUIRE of newest. */
+  dr_store_release (&w->rcb->newest, DORADMA_NEWEST_PACK (seq, slot));
+  w->state[slot] = SLOT_FREE;
+  w->seq[slot] = seq;
+  w->newest_slot = slot;
+  w->last_seq = seq;
+  w->stats.published++;
+  w->stats.last_seq = seq;
+  g_mutex_unlock (&w->lock);
+  /* Wakes sleepers only if one announced itself: no system call otherwise. */
+  eventcount_bump (&w->ctl->notify);
+  return 0;
+}
+
+DORADMA_API int
+doradma_writer_abandon (struct doradma_writer *w, uint32_t slot)
+{
+  if (slot >= w->desc.slot_count)
+    return -EINVAL;
+  g_mutex_lock (&w->lock);
+  if (w->state[slot] != SLOT_WRITING) {
+    g_mutex_unlock (&w->lock);
+    return -EINVAL;
+  }
+  /* The payload may be half written: the slot becomes empty (seq 0), never
+   * the old frame again. */
+  dr_store_relaxed (&w->rcb->slots[slot].seq, 0);
+  seqlock_publish (&w->rcb->slots[slot].gen, w->gen[slot]);
+  w->gen[slot] += 1;
+  dr_store_release (&w->rcb->slot_seq[slot], 0);
+  w->state[slot] = SLOT_FREE;
+  w->seq[slot] = 0;
+  w->stats.abandoned++;
+  g_mutex_unlock (&w->lock);
+  return 0;
+}
+
+DORADMA_API int
+doradma_writer_set_caps (struct doradma_writer *w, const char *caps,
+    uint32_t *epoch)
+{
+  int ret;
+
+  if (caps == NULL)
+    return -EINVAL;
+  if (strlen (caps) >= DORADMA_CAPS_MAX)
+    return -E2BIG;
+  ret = caps_string_validate (caps, strlen (caps) + 1, NULL);
+  if (ret < 0)
+    return ret;
+  g_mutex_lock (&w->lock);
+  w->caps_epoch++;
+  write_caps_entry (w, w->caps_epoch, caps);
+  dr_store_release (&w->rcb->caps_epoch, w->caps_epoch);
+  if (epoch)
+    *epoch = w->caps_epoch;
+  g_mutex_unlock (&w->lock);
+  return 0;
+}
+
+DORADMA_API void
+doradma_writer_set_latency (struct doradma_writer *w, uint64_t latency_ns)
+{
+  dr_store_relaxed (&w->rcb->latency, latency_ns);
+  eventcount_bump (&w->ctl->notify);
+}
+
+DORADMA_API int
+doradma_writer_eos (struct doradma_writer *w)
+{
+  g_mutex_lock (&w->lock);
+  dr_store_relaxed (&w->rcb->final_seq, w->last_seq);
+  /* RELEASE: a reader that sees EOS sees final_seq and every frame. */
+  dr_store_release (&w->rcb->state, DORADMA_STATE_EOS);
+  g_mutex_unlock (&w->lock);
+  eventcount_bump (&w->ctl->notify);
+  return 0;
+}
+
+DORADMA_API int
+doradma_writer_evict_stalled (struct doradma_writer *w,
+    struct doradma_diag *diag)
+{
+  uint64_t active, min;
+  int r, n = 0;
+  size_t off = 0;
+
+  if (diag) {
+    diag->field = "readers";
+    diag->msg[0] = '\0';
+  }
+  g_mutex_lock (&w->lock);
+  min = min_consumed_locked (w);
+  active = dr_load_acquire (&w->ctl->active);
+  for (r = 0; r < (int) DORADMA_MAX_READERS; r++) {
+    struct doradma_shm_reader *e = &w->ctl->readers[r];
+    uint32_t st;
+    if (!(active & (1ull << r)) ||
+        !(dr_load_relaxed (&e->flags) & DORADMA_READER_BACKPRESSURE))
+      continue;
+    st = dr_load_relaxed (&e->state);
+    if (st != DORADMA_READER_ACTIVE && st != DORADMA_READER_RESERVED)
+      continue;
+    if (dr_load_acquire (&e->consumed_seq) > min || min >= w->last_seq)
+      continue;
+    /* Its leases stay honoured: only back-pressure stops. */
+    dr_store_release (&e->state, DORADMA_READER_EVICTED);
+    if (diag && off < sizeof diag->msg)
+      off += snprintf (diag->msg + off, sizeof diag->msg - off,
+          "%sreader %d (pid %u)", n ? ", " : "evicted ", r,
+          dr_load_relaxed (&e->pid));
+    n++;
+  }
+  w->stats.evicted += n;
+  g_mutex_unlock (&w->lock);
+  if (n)
+    eventcount_bump (&w->ctl->notify);
+  return n;
+}
+
+DORADMA_API void
+doradma_writer_interrupt (struct doradma_writer *w, int on)
+{
+  g_atomic_int_set (&w->interrupted, on ? 1 : 0);
+  if (on)
+    eventcount_wake_all (&w->ctl->space);
+}
+
+DORADMA_API void
+doradma_writer_get_stats (struct doradma_writer *w,
+    struct doradma_writer_stats *st)
+{
+  uint64_t active;
+  int r;
+
+  g_mutex_lock (&w->lock);
+  *st = w->stats;
+  g_mutex_unlock (&w->lock);
+  active = dr_load_acquire (&w->ctl->active);
+  st->readers = 0;
+  for (r = 0; r < (int) DORADMA_MAX_READERS; r++)
+    if ((active & (1ull << r)) &&
+        dr_load_relaxed (&w->ctl->readers[r].state) == DORADMA_READER_ACTIVE)
+      st->readers++;
+}
