@@ -17,6 +17,8 @@
 #include "segment.h"
 
 #define WAIT_SLICE_NS 100000000ll
+#define STAT_ADD(f, n) __atomic_fetch_add (&(f), (n), __ATOMIC_RELAXED)
+#define STAT_GET(f) __atomic_load_n (&(f), __ATOMIC_RELAXED)
 #define LEASE_ATTEMPTS 64
 #define CTL_OPEN_ATTEMPTS 200
 
@@ -368,7 +370,7 @@ lease_slot (struct doradma_reader *r, uint32_t slot, uint64_t seq,
   }
   g_mutex_unlock (&r->lock);
   if (!ok)
-    r->stats.lease_retries++;
+    STAT_ADD (r->stats.lease_retries, 1);
   return ok;
 }
 
@@ -436,7 +438,7 @@ check_evicted (struct doradma_reader *r)
   if (dr_load_acquire (&ent->state) != DORADMA_READER_EVICTED)
     return;
   newest = DORADMA_NEWEST_SEQ (dr_load_acquire (&r->rcb->newest));
-  r->stats.evicted = 1;
+  __atomic_store_n (&r->stats.evicted, 1, __ATOMIC_RELAXED);
   if (newest > r->last_seq + 1)
     r->last_seq = newest - 1;
   dr_store_release (&ent->consumed_seq, r->last_seq);
@@ -451,8 +453,8 @@ deliver (struct doradma_reader *r, uint32_t slot, uint64_t seq,
   frame->data_offset = r->desc.slots_offset + (uint64_t) slot * r->desc.slot_stride;
   frame->data = r->desc.ipc ? NULL : r->map + frame->data_offset;
   frame->skipped = seq > r->last_seq + 1 ? seq - r->last_seq - 1 : 0;
-  r->stats.skipped += frame->skipped;
-  r->stats.frames++;
+  STAT_ADD (r->stats.skipped, frame->skipped);
+  STAT_ADD (r->stats.frames, 1);
   r->last_seq = seq;
 }
 
@@ -507,7 +509,7 @@ try_next (struct doradma_reader *r, enum doradma_read_mode mode, void *dst,
       memcpy (dst, r->map + r->desc.slots_offset +
           (uint64_t) slot * r->desc.slot_stride, frame->info.payload_bytes);
       if (!seqlock_read_ok (&shm->gen, g)) {
-        r->stats.torn++;
+        STAT_ADD (r->stats.torn, 1);
         continue;
       }
       deliver (r, slot, seq, frame);
@@ -638,7 +640,13 @@ DORADMA_API void
 doradma_reader_get_stats (struct doradma_reader *r,
     struct doradma_reader_stats *st)
 {
-  *st = r->stats;
+  /* Counters are bumped by the streaming thread and read from any thread. */
+  st->frames = STAT_GET (r->stats.frames);
+  st->skipped = STAT_GET (r->stats.skipped);
+  st->torn = STAT_GET (r->stats.torn);
+  st->lease_retries = STAT_GET (r->stats.lease_retries);
+  st->entry = r->stats.entry;
+  st->evicted = STAT_GET (r->stats.evicted);
 }
 
 DORADMA_API void

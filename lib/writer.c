@@ -700,7 +700,9 @@ doradma_writer_acquire (struct doradma_writer *w,
     if (!waited) {
       waited = 1;
       start = now;
+      g_mutex_lock (&w->lock);
       w->stats.full_waits++;
+      g_mutex_unlock (&w->lock);
     }
     if (timeout_ns > 0 && now - start >= (uint64_t) timeout_ns)
       return -ETIMEDOUT;
