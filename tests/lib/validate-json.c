@@ -1,0 +1,234 @@
+/* Description: the metadata JSON at byte 256: dora's key type rules
+ * (doradma-spec §6, items 10-18), the "doradma" object's members and types,
+ * the caps it carries, and hostile text (invalid UTF-8, NUL, nesting,
+ * numbers json-glib would wrap). Each case mutates one thing in a valid
+ * image built as the writer builds it. */
+#include <errno.h>
+#include <string.h>
+
+#include <glib.h>
+
+#include "image-helper.h"
+
+struct json_case {
+  const char *what;
+  const char *from, *to;
+  int err;
+  const char *field;
+};
+
+/* The default image's JSON holds these exact fragments (meta_build). */
+static const struct json_case cases[] = {
+  {"size a string", "\"size\":8192", "\"size\":\"8192\"", -EBADMSG, "json.size"},
+  {"size negative", "\"size\":8192", "\"size\":-8192", -EBADMSG, "json.size"},
+  {"size a float", "\"size\":8192", "\"size\":8192.0", -EBADMSG, "json.size"},
+  {"size missing", "\"size\":8192,", "", -EBADMSG, "json.size"},
+  {"size != slots x slot_stride", "\"size\":8192", "\"size\":4096", -EBADMSG,
+      "json.size"},
+  {"dtype not a string", "\"dtype\":\"uint8\"", "\"dtype\":8", -EBADMSG,
+      "json.dtype"},
+  {"dtype missing", "\"dtype\":\"uint8\",", "", -EBADMSG, "json.dtype"},
+  {"dtype float32", "\"dtype\":\"uint8\"", "\"dtype\":\"float32\"", -EBADMSG,
+      "json.dtype"},
+  {"shape not an array", "\"shape\":[2,4096]", "\"shape\":\"2x4096\"",
+      -EBADMSG, "json.shape"},
+  {"shape element a string", "\"shape\":[2,4096]", "\"shape\":[2,\"x\"]",
+      -EBADMSG, "json.shape"},
+  {"shape element negative", "\"shape\":[2,4096]", "\"shape\":[2,-4096]",
+      -EBADMSG, "json.shape"},
+  {"shape not [slots, slot_stride]", "\"shape\":[2,4096]", "\"shape\":[8192]",
+      -EBADMSG, "json.shape"},
+  {"shape missing", "\"shape\":[2,4096],", "", -EBADMSG, "json.shape"},
+  {"pinned_type a number", "\"pinned_type\":\"cpu\"", "\"pinned_type\":42",
+      -EBADMSG, "json.pinned_type"},
+  {"pinned_type absent is fine", "\"pinned_type\":\"cpu\",", "", 0, NULL},
+  {"transport unknown", "\"transport\":\"shmem\"", "\"transport\":\"rdma\"",
+      -EBADMSG, "json.transport"},
+  {"transport ipc without ipc_flag", "\"transport\":\"shmem\"",
+      "\"transport\":\"ipc\"", -EBADMSG, "json.transport"},
+  {"transport unified without ipc_flag is fine", "\"transport\":\"shmem\"",
+      "\"transport\":\"unified\"", 0, NULL},
+  {"transport non-string counts as absent (dora)", "\"transport\":\"shmem\"",
+      "\"transport\":5", 0, NULL},
+  {"transport absent resolves from ipc_flag", "\"transport\":\"shmem\",", "", 0,
+      NULL},
+  {"doradma missing", "\"doradma\":", "\"other\":", -EBADMSG, "json.doradma"},
+  {"doradma not an object", "\"doradma\":{", "\"doradma\":[],\"x\":{",
+      -EBADMSG, "json.doradma"},
+  {"layout a string", "\"layout\":1", "\"layout\":\"1\"", -EBADMSG,
+      "json.doradma.layout"},
+  {"layout 2", "\"layout\":1", "\"layout\":2", -EPROTONOSUPPORT,
+      "json.doradma.layout"},
+  {"layout missing", "\"layout\":1,", "", -EBADMSG, "json.doradma.layout"},
+  {"page_size a string", "\"page_size\":4096", "\"page_size\":\"4096\"",
+      -EBADMSG, "json.doradma.page_size"},
+  {"page_size not a power of two", "\"page_size\":4096",
+      "\"page_size\":4097", -EBADMSG, "json.doradma.page_size"},
+  {"page_size 2048", "\"page_size\":4096", "\"page_size\":2048", -EBADMSG,
+      "json.doradma.page_size"},
+  {"page_size 2 MiB", "\"page_size\":4096", "\"page_size\":2097152", -EBADMSG,
+      "json.doradma.page_size"},
+  {"page_size over u32", "\"page_size\":4096", "\"page_size\":4294971392",
+      -EBADMSG, "json.doradma.page_size"},
+  {"slots a string", "\"slots\":2", "\"slots\":\"2\"", -EBADMSG,
+      "json.doradma.slots"},
+  {"slots null", "\"slots\":2", "\"slots\":null", -EBADMSG,
+      "json.doradma.slots"},
+  {"slots missing", "\"slots\":2,", "", -EBADMSG, "json.doradma.slots"},
+  {"slot_stride a string", "\"slot_stride\":4096",
+      "\"slot_stride\":\"4096\"", -EBADMSG, "json.doradma.slot_stride"},
+  {"slots_offset missing", "\"slots_offset\":4096,", "", -EBADMSG,
+      "json.doradma.slots_offset"},
+  {"slots_offset != rcb.slots_offset", "\"slots_offset\":4096",
+      "\"slots_offset\":0", -EBADMSG, "json.doradma.slots_offset"},
+  {"rcb_offset negative", "\"rcb_offset\":12288", "\"rcb_offset\":-1",
+      -EBADMSG, "json.doradma.rcb_offset"},
+  {"rcb_offset not page aligned", "\"rcb_offset\":12288",
+      "\"rcb_offset\":12289", -EBADMSG, "json.doradma.rcb_offset"},
+  {"rcb_offset before data_offset", "\"rcb_offset\":12288",
+      "\"rcb_offset\":0", -EBADMSG, "json.doradma.rcb_offset"},
+  /* No RCB magic where it points. */
+  {"rcb_offset inside the slots", "\"rcb_offset\":12288",
+      "\"rcb_offset\":8192", -EBADMSG, "rcb.magic"},
+  {"RCB past the mapping", "\"rcb_offset\":12288", "\"rcb_offset\":16384",
+      -EBADMSG, "rcb"},
+  {"RCB far past the mapping (largest JSON integer)", "\"rcb_offset\":12288",
+      "\"rcb_offset\":9223372036854771712", -EBADMSG, "rcb"},
+  {"caps missing", "\"caps\":", "\"kaps\":", -EBADMSG, "json.doradma.caps"},
+  {"caps a number", "\"caps\":\"", "\"caps\":5,\"x\":\"", -EBADMSG,
+      "json.doradma.caps"},
+  {"caps with a memory feature", "\"caps\":\"video/x-raw",
+      "\"caps\":\"video/x-raw(memory:NVMM)", -EBADMSG, "caps.features"},
+  {"caps not video/x-raw", "\"caps\":\"video/x-raw",
+      "\"caps\":\"audio/x-raw", -EBADMSG, "caps.media_type"},
+  {"caps unparsable (control character)", "\"caps\":\"video/x-raw",
+      "\"caps\":\"video/x-raw\\u0001", -EBADMSG, "caps"},
+  {"caps cut by an escaped NUL", "\"caps\":\"video/x-raw",
+      "\"caps\":\"video/x-r\\u0000aw", -EBADMSG, "caps.media_type"},
+  {"extra keys are ignored", "\"size\":", "\"extra\":{\"a\":[1,2]},\"size\":",
+      0, NULL},
+  {"not an object", "{\"size\"", "[{\"size\"", -EBADMSG, "json"},
+  {"unparsable", "\"size\":8192", "\"size\":8192,,", -EBADMSG, "json"},
+  {"number json-glib would wrap", "\"size\":8192",
+      "\"x\":18446744073709551616,\"size\":8192", -EBADMSG, "json"},
+  {"u64 max as size (20 digits)", "\"size\":8192",
+      "\"size\":18446744073709551615", -EBADMSG, "json"},
+  {"19-digit size over i64", "\"size\":8192", "\"size\":9999999999999999999",
+      -EBADMSG, "json.size"},
+};
+
+static void
+test_table (void)
+{
+  guint i;
+
+  for (i = 0; i < G_N_ELEMENTS (cases); i++) {
+    struct image img;
+
+    image_build_default (&img);
+    image_replace_json (&img, cases[i].from, cases[i].to);
+    t_expect_image (cases[i].what, &img, cases[i].err, cases[i].field);
+    image_free (&img);
+  }
+}
+
+static void
+test_keys_in_any_order_and_whitespace (void)
+{
+  struct image img;
+  char *json;
+
+  image_build_default (&img);
+  json = g_strdup_printf ("\n{ \"doradma\" : { \"caps\": \"%s\", "
+      "\"rcb_offset\": 12288, \"slots_offset\": 4096, \"slot_stride\": 4096, "
+      "\"slots\": 2, \"page_size\": 4096, \"layout\": 1 },\n"
+      "  \"transport\": \"shmem\", \"pinned_type\": \"cpu\", "
+      "\"shape\": [2, 4096], \"dtype\": \"uint8\", \"size\": 8192 }\n",
+      IMAGE_DEFAULT_CAPS);
+  image_set_json (&img, json);
+  t_expect_image ("keys reordered, whitespace", &img, 0, NULL);
+  g_free (json);
+  image_free (&img);
+}
+
+static void
+test_hostile_bytes (void)
+{
+  struct image img;
+  uint8_t *json;
+  guint i;
+  GString *deep;
+
+  image_build_default (&img);
+  json = img.data + DORADMA_HEADER_SIZE;
+  json[0] = 0xff;
+  t_expect_image ("invalid UTF-8 (byte 256 = 0xff)", &img, -EBADMSG, "json");
+  image_free (&img);
+
+  image_build_default (&img);
+  json = img.data + DORADMA_HEADER_SIZE;
+  json[img.json_len - 1] = '\0';
+  t_expect_image ("NUL byte in the padding", &img, -EBADMSG, "json");
+  image_free (&img);
+
+  /* A nesting bomb would recurse json-glib's parser off the stack. */
+  image_build_default (&img);
+  deep = g_string_new ("\"deep\":");
+  for (i = 0; i < 1000; i++)
+    g_string_append_c (deep, '[');
+  for (i = 0; i < 1000; i++)
+    g_string_append_c (deep, ']');
+  g_string_append (deep, ",\"size\":");
+  image_replace_json (&img, "\"size\":", deep->str);
+  t_expect_image ("nesting 1000 deep", &img, -EBADMSG, "json");
+  g_string_free (deep, TRUE);
+  image_free (&img);
+
+  /* Moderate nesting in extra keys is fine. */
+  image_build_default (&img);
+  image_replace_json (&img, "\"size\":", "\"n\":[[[[[[[[{}]]]]]]]],\"size\":");
+  t_expect_image ("nesting 9 deep", &img, 0, NULL);
+  image_free (&img);
+}
+
+static void
+test_caps_too_long (void)
+{
+  struct image img;
+  GString *caps = g_string_new ("\"caps\":\"video/x-raw, x=(string)");
+  char *to;
+
+  image_build_default (&img);
+  while (caps->len < 8 + DORADMA_CAPS_MAX)
+    g_string_append_c (caps, 'a');
+  to = g_strdup (caps->str);
+  image_replace_json (&img, "\"caps\":\"video/x-raw", to);
+  t_expect_image ("caps of 960 bytes or more", &img, -EBADMSG,
+      "json.doradma.caps");
+  g_free (to);
+  g_string_free (caps, TRUE);
+  image_free (&img);
+}
+
+/* meta_parse itself refuses over-long input without reading it. */
+static void
+test_meta_parse_caps_len (void)
+{
+  struct doradma_segment_desc desc;
+  struct doradma_diag diag;
+
+  memset (&desc, 0, sizeof (desc));
+  t_expect ("meta_parse over the cap", meta_parse ("{}", DORADMA_JSON_MAX + 1,
+          &desc, &diag), -EBADMSG, &diag, "header.json_len");
+}
+
+int
+main (void)
+{
+  test_table ();
+  test_keys_in_any_order_and_whitespace ();
+  test_hostile_bytes ();
+  test_caps_too_long ();
+  test_meta_parse_caps_len ();
+  return t_result ();
+}
