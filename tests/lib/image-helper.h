@@ -56,7 +56,7 @@ void image_replace_json (struct image *img, const char *from, const char *to);
 /* A control object image of sizeof (struct doradma_shm_ctl) bytes. */
 uint8_t *image_build_ctl (uint64_t token, uint32_t slots, size_t *len);
 
-/* A valid I420 64x48 record in a slot of `slot_stride` bytes. */
+/* A valid I420 64x48 record: 4608 payload bytes (slots of 8192 hold it). */
 void image_valid_record (struct doradma_shm_slot *rec);
 
 /* Checks that ret == want and, when want < 0, that diag->field == field.

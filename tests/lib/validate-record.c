@@ -1,0 +1,166 @@
+/* Description: a slot record (a local copy, as readers take it) against the
+ * segment: geometry inside the slot (offset + stride * (rows - 1) +
+ * row_bytes <= payload_bytes <= slot_stride), overflow in u64, plane count,
+ * crop inside the frame, empty slots. A valid record comes back unchanged. */
+#include <errno.h>
+#include <string.h>
+
+#include "image-helper.h"
+
+static struct doradma_segment_desc desc;
+
+static void
+expect_rec (const char *what, const struct doradma_shm_slot *rec, int want,
+    const char *field)
+{
+  struct doradma_diag diag;
+  struct doradma_frame_info info;
+
+  memset (&diag, 0, sizeof (diag));
+  t_expect (what, slot_record_validate (rec, &desc, &info, &diag), want,
+      &diag, field);
+}
+
+static void
+test_valid (void)
+{
+  struct doradma_shm_slot rec;
+  struct doradma_frame_info info;
+  struct doradma_diag diag;
+
+  image_valid_record (&rec);
+  /* Planes past n_planes are not looked at, and not returned. */
+  rec.n_planes = 3;
+  rec.planes[3] = (struct doradma_shm_plane) {UINT64_MAX, 0, 0, 99, 7};
+  memset (&info, 0xee, sizeof (info));
+  t_expect ("valid I420", slot_record_validate (&rec, &desc, &info, &diag), 0,
+      &diag, NULL);
+  t_check (info.seq == 7);
+  t_check (info.n_planes == 3);
+  t_check (info.width == 64 && info.height == 48);
+  t_check (info.planes[1].offset == 3072 && info.planes[1].stride == 32);
+  t_check (info.planes[2].rows == 24 && info.planes[2].row_bytes == 32);
+  t_check (info.planes[3].offset == 0 && info.planes[3].row_bytes == 0);
+  t_check (info.payload_bytes == 4608);
+  t_check (info.pts == 1000 && info.dts == DORADMA_TIME_NONE);
+  t_check (info.duration == 33333333);
+  t_check (info.offset == 7 && info.offset_end == 8);
+  t_check (info.publish_time == 123456789);
+  t_check (info.mono_pts == DORADMA_TIME_NONE);
+  t_check (info.crop_width == 0);
+
+  /* The geometry may end exactly at payload_bytes == slot_stride. */
+  rec.payload_bytes = desc.slot_stride;
+  rec.planes[2].offset = desc.slot_stride - 32 * 23 - 32;
+  expect_rec ("plane ending at the slot end", &rec, 0, NULL);
+}
+
+static void
+test_rejections (void)
+{
+  struct doradma_shm_slot rec;
+
+  image_valid_record (&rec);
+  rec.seq = 0;
+  expect_rec ("empty slot (seq 0)", &rec, -EBADMSG, "slot.seq");
+
+  image_valid_record (&rec);
+  rec.n_planes = 0;
+  expect_rec ("0 planes", &rec, -EBADMSG, "slot.n_planes");
+  rec.n_planes = 5;
+  expect_rec ("5 planes", &rec, -EBADMSG, "slot.n_planes");
+
+  image_valid_record (&rec);
+  rec.width = 0;
+  expect_rec ("width 0", &rec, -EBADMSG, "slot.width");
+  image_valid_record (&rec);
+  rec.height = 0;
+  expect_rec ("height 0", &rec, -EBADMSG, "slot.height");
+
+  image_valid_record (&rec);
+  rec.payload_bytes = desc.slot_stride + 1;
+  expect_rec ("payload larger than the slot", &rec, -EBADMSG,
+      "slot.payload_bytes");
+  rec.payload_bytes = UINT64_MAX;
+  expect_rec ("payload u64 max", &rec, -EBADMSG, "slot.payload_bytes");
+
+  image_valid_record (&rec);
+  rec.planes[1].stride = 0;
+  expect_rec ("plane stride 0", &rec, -EBADMSG, "slot.planes.stride");
+  image_valid_record (&rec);
+  rec.planes[2].rows = 0;
+  expect_rec ("plane rows 0", &rec, -EBADMSG, "slot.planes.rows");
+  image_valid_record (&rec);
+  rec.planes[0].row_bytes = 65;
+  expect_rec ("row_bytes > stride", &rec, -EBADMSG, "slot.planes.row_bytes");
+
+  /* Geometry one byte past the payload. */
+  image_valid_record (&rec);
+  rec.planes[2].offset += 1;
+  expect_rec ("plane 1 byte past payload", &rec, -EBADMSG,
+      "slot.planes.offset");
+  image_valid_record (&rec);
+  rec.planes[2].rows = 25;
+  expect_rec ("last plane one row too many", &rec, -EBADMSG, "slot.planes.offset");
+  image_valid_record (&rec);
+  rec.planes[0].offset = UINT64_MAX;
+  expect_rec ("offset u64 max (overflows)", &rec, -EBADMSG,
+      "slot.planes.offset");
+  image_valid_record (&rec);
+  rec.planes[0].offset = UINT64_MAX - 64 * 47;
+  expect_rec ("offset wrapping to a small end", &rec, -EBADMSG,
+      "slot.planes.offset");
+  image_valid_record (&rec);
+  rec.planes[0].stride = UINT32_MAX;
+  rec.planes[0].rows = UINT32_MAX;
+  rec.planes[0].row_bytes = UINT32_MAX;
+  expect_rec ("stride x rows huge", &rec, -EBADMSG, "slot.planes.offset");
+}
+
+static void
+test_crop (void)
+{
+  struct doradma_shm_slot rec;
+
+  image_valid_record (&rec);
+  rec.crop_x = 8;
+  rec.crop_y = 4;
+  rec.crop_width = 56;
+  rec.crop_height = 44;
+  expect_rec ("crop inside", &rec, 0, NULL);
+  rec.crop_width = 57;
+  expect_rec ("crop past the right edge", &rec, -EBADMSG, "slot.crop");
+  rec.crop_width = 56;
+  rec.crop_height = 45;
+  expect_rec ("crop past the bottom edge", &rec, -EBADMSG, "slot.crop");
+  rec.crop_height = 0;
+  expect_rec ("crop with height 0", &rec, -EBADMSG, "slot.crop");
+  rec.crop_height = 44;
+  rec.crop_x = UINT32_MAX;
+  expect_rec ("crop_x + crop_width wrapping u32", &rec, -EBADMSG,
+      "slot.crop");
+  /* crop_width 0 means no crop: the other fields are not looked at. */
+  rec.crop_width = 0;
+  expect_rec ("no crop", &rec, 0, NULL);
+}
+
+int
+main (void)
+{
+  struct image_params p;
+  struct image img;
+  struct doradma_diag diag;
+
+  /* Slots of 8192 bytes hold the 4608-byte I420 64x48 frame. */
+  image_params_default (&p);
+  p.stride = 8192;
+  image_build (&img, &p);
+  if (segment_parse (img.data, img.len, &desc, &diag) < 0)
+    return T_EXIT_FAIL;
+  image_free (&img);
+
+  test_valid ();
+  test_rejections ();
+  test_crop ();
+  return t_result ();
+}
