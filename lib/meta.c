@@ -126,13 +126,16 @@ meta_build (const struct doradma_segment_desc *desc, uint64_t *json_len)
   slot_area = desc->ipc ? 0 : size;
 
   if (desc->slots_offset != 0) {
-    /* The caller chose the layout: pad up to its slot area. */
+    /* The caller chose the layout: pad up to its slot area. If the text
+     * does not fit before it, pad to the next page multiple instead; the
+     * caller sees 256 + json_len != slots_offset and lays out again with
+     * that (lib/writer.c does). */
     data_offset = desc->slots_offset;
     if (data_offset % page != 0 || data_offset > INT64_MAX / 2)
       return NULL;
     raw = build_raw (desc, size, data_offset, desc->rcb_offset, &raw_len);
     if (256 + (uint64_t) raw_len > data_offset)
-      goto fail;
+      data_offset = round_up (256 + (uint64_t) raw_len, page);
   } else {
     /* Fixed point: the offsets are printed in the JSON whose length decides
      * them. They only grow, so this ends after a step or two. */
