@@ -30,6 +30,23 @@ void t_log_at (const char *file, int line, const char *fmt, ...)
     } \
   } while (0)
 
+/* Like T_CHECK / T_RC but records the failure in `failed` and goes on. */
+#define T_EXPECT(failed, cond, ...) do { \
+    if (!(cond)) { \
+      t_log ("CHECK FAILED: %s", #cond); \
+      t_log (__VA_ARGS__); \
+      (failed)++; \
+    } \
+  } while (0)
+#define T_EXPECT_RC(failed, rc, want, what) do { \
+    int t_rc_ = (rc), t_want_ = (want); \
+    if (t_rc_ != t_want_) { \
+      t_log ("%s: got %d (%s), want %d (%s)", (what), t_rc_, t_errname (t_rc_), \
+          t_want_, t_errname (t_want_)); \
+      (failed)++; \
+    } \
+  } while (0)
+
 /* Fails unless `rc` == `want` (both ints, typically 0 / -errno). */
 #define T_RC(rc, want, what) do { \
     int t_rc_ = (rc), t_want_ = (want); \
