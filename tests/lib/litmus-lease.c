@@ -8,6 +8,10 @@
  * legal; the test also requires the first two to occur, so that it really
  * raced. Per round: W publishes frame k in slot A and k+1 elsewhere (A is
  * not the newest), R aims at k with doradma_reader_set_last_seq(k - 1).
+ *
+ * Checked by hand: with lease_try() in a scratch copy of lib/seqlock.h
+ * reduced to the fetch_or (no fence, no re-check), a run reported BOTH 94
+ * times in 200k rounds (and 94 leased payloads overwritten); lib as is: 0.
  */
 #include <errno.h>
 #include <pthread.h>
@@ -123,10 +127,10 @@ reader_thread (void *arg)
     t_barrier_wait (s->bar);        /* C */
     if (s->reader_leased) {
       uint64_t bad = 0;
-      if (t_check_stamps (f.data, BYTES, s->seq_k, &bad) != 0) {
+      if (t_check_stamps (f.data, BYTES, s->seq_k, &bad) != 0 &&
+          s->content_changed++ < 5) {
         t_log ("leased frame %llu changed under the lease (now %llx)",
             (unsigned long long) s->seq_k, (unsigned long long) bad);
-        s->content_changed++;
       }
     }
     if (rc == 0)
