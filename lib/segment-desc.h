@@ -49,15 +49,17 @@ int ctl_parse (const uint8_t *image, size_t len, uint64_t token,
     struct doradma_diag *diag);
 
 /* meta.c: the JSON metadata (json-glib). meta_build returns a newly
- * allocated (g_free) JSON text padded with spaces so that
- * 256 + *json_len is a multiple of page_size; desc fields used: slot_count,
- * slot_stride, slots_offset, rcb_offset, page_size, transport, caps, ipc. */
+ * allocated (g_free) JSON text padded with spaces so that 256 + *json_len is
+ * a multiple of page_size (pages up to 64 KiB); desc fields used:
+ * slot_count, slot_stride, page_size, transport, caps, ipc, and
+ * slots_offset/rcb_offset when non-zero (0: it finds the layout itself). */
 char *meta_build (const struct doradma_segment_desc *desc, uint64_t *json_len);
 
 /* meta.c: parses `len` bytes of JSON (len <= DORADMA_JSON_MAX checked by the
- * caller) and fills desc->transport, desc->caps; checks the dora keys' types
- * (size, dtype, shape, pinned_type, transport) and the "doradma" object's
- * values against desc (slots, slot_stride, rcb_offset, page_size, layout).
+ * caller; desc->ipc set before the call); checks the dora keys' types (size,
+ * dtype, shape, pinned_type, transport) and fills desc's page_size,
+ * slot_count, slot_stride, slots_offset, rcb_offset, transport and caps from
+ * the "doradma" object; segment_parse then cross-checks them with the RCB.
  * Returns 0 or -EBADMSG with diag.field like "json.doradma.slots". */
 int meta_parse (const char *json, size_t len, struct doradma_segment_desc *desc,
     struct doradma_diag *diag);

@@ -96,29 +96,24 @@ check_config (const struct doradma_writer_config *cfg, struct doradma_diag *diag
   return 0;
 }
 
-/* Lays out the data object: the JSON length decides data_offset, which the
- * JSON itself records, so iterate until it is stable (2 rounds at most in
- * practice: meta_build pads to a page multiple). */
+/* Lays out the data object. meta_build finds the fixed point itself (the
+ * JSON records data_offset, which its own length decides) when given
+ * slots_offset 0; data_offset is then the next page multiple after it. With
+ * pages over 64 KiB the JSON cap leaves zero bytes before data_offset. */
 static char *
 layout_segment (struct doradma_segment_desc *d, uint64_t *json_len)
 {
-  uint64_t data_offset = d->page_size;
-  char *json = NULL;
-  int i;
+  char *json;
 
-  for (i = 0; i < 8; i++) {
-    d->data_offset = data_offset;
-    d->slots_offset = data_offset;
-    d->rcb_offset = data_offset + (d->ipc ? 0 : d->slot_count * d->slot_stride);
-    g_free (json);
-    json = meta_build (d, json_len);
-    if (json == NULL)
-      return NULL;
-    if (DORADMA_HEADER_SIZE + *json_len == data_offset)
-      break;
-    data_offset = DORADMA_HEADER_SIZE + *json_len;
-  }
+  d->slots_offset = 0;
+  d->rcb_offset = 0;
+  json = meta_build (d, json_len);
+  if (json == NULL)
+    return NULL;
   d->json_len = *json_len;
+  d->data_offset = round_up (DORADMA_HEADER_SIZE + *json_len, d->page_size);
+  d->slots_offset = d->data_offset;
+  d->rcb_offset = d->data_offset + (d->ipc ? 0 : d->slot_count * d->slot_stride);
   d->map_size = d->rcb_offset + round_up (sizeof (struct doradma_shm_rcb),
       d->page_size);
   return json;

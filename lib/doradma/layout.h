@@ -74,7 +74,7 @@ struct doradma_shm_header {
 /* locals; everything else is read with the orderings given per field.      */
 /* ------------------------------------------------------------------------ */
 
-#define DORADMA_RCB_MAGIC 0x31424352414d4452ull   /* "DRMARCB1" little-endian */
+#define DORADMA_RCB_MAGIC 0x31424352414d4452ull   /* bytes "RDMARCB1" in memory */
 #define DORADMA_MAX_SLOTS 64u
 #define DORADMA_MAX_READERS 64u
 #define DORADMA_MAX_PLANES 4u
@@ -187,7 +187,7 @@ struct doradma_shm_rcb {
 /* Liveness: reader entry r holds an OFD write lock on byte r of this object. */
 /* ------------------------------------------------------------------------ */
 
-#define DORADMA_CTL_MAGIC 0x314c5443414d4452ull   /* "DRMACTL1" little-endian */
+#define DORADMA_CTL_MAGIC 0x314c5443414d4452ull   /* bytes "RDMACTL1" in memory */
 
 /* reader entry state */
 #define DORADMA_READER_FREE 0u
