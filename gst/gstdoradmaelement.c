@@ -1,0 +1,187 @@
+/* doradma GStreamer plugin — shared debug category, enum types and helpers.
+ *
+ * Copyright (C) 2025 the doradma authors
+ * SPDX-License-Identifier: LGPL-2.1-or-later
+ */
+#ifdef HAVE_CONFIG_H
+#include "config.h"
+#endif
+
+#include <string.h>
+#include <time.h>
+
+#include "gstdoradmaelements.h"
+
+GST_DEBUG_CATEGORY (gst_doradma_debug);
+
+void
+doradma_element_init (GstPlugin * plugin)
+{
+  static gsize res = FALSE;
+
+  if (g_once_init_enter (&res)) {
+    GST_DEBUG_CATEGORY_INIT (gst_doradma_debug, "doradma", 0,
+        "doradma shared-memory video ring");
+    gst_type_mark_as_plugin_api (GST_TYPE_DORADMA_TRANSPORT, 0);
+    gst_type_mark_as_plugin_api (GST_TYPE_DORADMA_MODE, 0);
+    gst_type_mark_as_plugin_api (GST_TYPE_DORADMA_READ_MODE, 0);
+    gst_type_mark_as_plugin_api (GST_TYPE_DORADMA_STALL_POLICY, 0);
+    gst_type_mark_as_plugin_api (GST_TYPE_DORADMA_WRITER_LOST, 0);
+    g_once_init_leave (&res, TRUE);
+  }
+}
+
+/* *INDENT-OFF* */
+#define DEFINE_ENUM(func, Name, values)                                  \
+GType                                                                    \
+func (void)                                                              \
+{                                                                        \
+  static gsize id = 0;                                                   \
+  if (g_once_init_enter (&id)) {                                         \
+    GType t = g_enum_register_static (Name, values);                     \
+    g_once_init_leave (&id, t);                                          \
+  }                                                                      \
+  return (GType) id;                                                     \
+}
+
+static const GEnumValue transport_values[] = {
+  {GST_DORADMA_TRANSPORT_AUTO, "shmem, or $DORADMA_TRANSPORT when set", "auto"},
+  {GST_DORADMA_TRANSPORT_SHMEM, "Slots in POSIX shared memory", "shmem"},
+  {GST_DORADMA_TRANSPORT_UNIFIED, "Shared memory registered with CUDA (needs CUDA)", "unified"},
+  {GST_DORADMA_TRANSPORT_IPC, "Slots in CUDA device memory, CUDA IPC (needs CUDA)", "ipc"},
+  {0, NULL, NULL}
+};
+DEFINE_ENUM (gst_doradma_transport_get_type, "GstDoradmaTransport", transport_values)
+
+static const GEnumValue mode_values[] = {
+  {GST_DORADMA_MODE_LATEST, "Never wait for readers; slow readers skip frames", "latest"},
+  {GST_DORADMA_MODE_LOSSLESS, "Wait until every next-mode reader consumed a frame", "lossless"},
+  {0, NULL, NULL}
+};
+DEFINE_ENUM (gst_doradma_mode_get_type, "GstDoradmaMode", mode_values)
+
+static const GEnumValue read_mode_values[] = {
+  {GST_DORADMA_READ_MODE_NEXT, "Every frame in order (lossless writers wait for us)", "next"},
+  {GST_DORADMA_READ_MODE_LATEST, "Always the newest frame, skipping older ones", "latest"},
+  {0, NULL, NULL}
+};
+DEFINE_ENUM (gst_doradma_read_mode_get_type, "GstDoradmaReadMode", read_mode_values)
+
+static const GEnumValue stall_values[] = {
+  {GST_DORADMA_STALL_WAIT, "Keep waiting for the stalled reader", "wait"},
+  {GST_DORADMA_STALL_EVICT, "Evict the stalled reader from back-pressure", "evict"},
+  {GST_DORADMA_STALL_ERROR, "Post an error and stop", "error"},
+  {0, NULL, NULL}
+};
+DEFINE_ENUM (gst_doradma_stall_policy_get_type, "GstDoradmaStallPolicy", stall_values)
+
+static const GEnumValue writer_lost_values[] = {
+  {GST_DORADMA_WRITER_LOST_WAIT, "Warn and wait for a new writer", "wait"},
+  {GST_DORADMA_WRITER_LOST_EOS, "End the stream", "eos"},
+  {GST_DORADMA_WRITER_LOST_ERROR, "Post an error", "error"},
+  {0, NULL, NULL}
+};
+DEFINE_ENUM (gst_doradma_writer_lost_get_type, "GstDoradmaWriterLost", writer_lost_values)
+/* *INDENT-ON* */
+
+const gchar *
+doradma_transport_name (GstDoradmaTransport t)
+{
+  switch (t) {
+    case GST_DORADMA_TRANSPORT_SHMEM:
+      return "shmem";
+    case GST_DORADMA_TRANSPORT_UNIFIED:
+      return "unified";
+    case GST_DORADMA_TRANSPORT_IPC:
+      return "ipc";
+    default:
+      return "auto";
+  }
+}
+
+gboolean
+doradma_transport_resolve (GstDoradmaTransport requested,
+    GstDoradmaTransport * resolved, gchar ** bad_value)
+{
+  const gchar *env;
+
+  *resolved = requested;
+  if (requested != GST_DORADMA_TRANSPORT_AUTO)
+    return TRUE;
+
+  /* The variable overrides `auto` only: an explicit property wins. */
+  *resolved = GST_DORADMA_TRANSPORT_SHMEM;
+  env = g_getenv ("DORADMA_TRANSPORT");
+  if (env == NULL || env[0] == '\0')
+    return TRUE;
+  if (g_str_equal (env, "auto") || g_str_equal (env, "shmem"))
+    *resolved = GST_DORADMA_TRANSPORT_SHMEM;
+  else if (g_str_equal (env, "unified"))
+    *resolved = GST_DORADMA_TRANSPORT_UNIFIED;
+  else if (g_str_equal (env, "ipc"))
+    *resolved = GST_DORADMA_TRANSPORT_IPC;
+  else {
+    *bad_value = g_strdup (env);
+    return FALSE;
+  }
+  return TRUE;
+}
+
+void
+doradma_plane_needs (const GstVideoInfo * info, guint plane,
+    guint32 * rows, guint32 * row_bytes)
+{
+  const GstVideoFormatInfo *finfo = info->finfo;
+  gint comps[GST_VIDEO_MAX_COMPONENTS];
+  guint32 r = 0, rb = 0;
+  gboolean exact = !GST_VIDEO_FORMAT_INFO_IS_TILED (finfo);
+  guint i;
+
+  gst_video_format_info_component (finfo, plane, comps);
+  for (i = 0; i < GST_VIDEO_MAX_COMPONENTS && comps[i] >= 0; i++) {
+    gint c = comps[i];
+    guint32 h = GST_VIDEO_FORMAT_INFO_SCALE_HEIGHT (finfo, c,
+        GST_VIDEO_INFO_FIELD_HEIGHT (info));
+    guint32 w = GST_VIDEO_FORMAT_INFO_SCALE_WIDTH (finfo, c,
+        GST_VIDEO_INFO_WIDTH (info));
+    gint ps = GST_VIDEO_FORMAT_INFO_PSTRIDE (finfo, c);
+
+    r = MAX (r, h);
+    if (ps <= 0)
+      exact = FALSE;
+    else
+      rb = MAX (rb, w * (guint32) ps);
+  }
+
+  if (!exact) {
+    /* Sub-byte, tiled or otherwise packed formats (v210, ...): the default
+     * stride of an unpadded layout is what one row needs. */
+    GstVideoInfo tight;
+
+    gst_video_info_set_format (&tight, GST_VIDEO_INFO_FORMAT (info),
+        GST_VIDEO_INFO_WIDTH (info), GST_VIDEO_INFO_HEIGHT (info));
+    rb = GST_VIDEO_INFO_PLANE_STRIDE (&tight, plane);
+    if (r == 0)
+      r = GST_VIDEO_INFO_FIELD_HEIGHT (info);
+  }
+  *rows = r;
+  *row_bytes = rb;
+}
+
+GstClockTime
+doradma_monotonic_now (void)
+{
+  struct timespec ts;
+
+  clock_gettime (CLOCK_MONOTONIC, &ts);
+  return (GstClockTime) ts.tv_sec * GST_SECOND + ts.tv_nsec;
+}
+
+GstClockTimeDiff
+doradma_clock_diff (GstClock * clock)
+{
+  GstClockTime c = gst_clock_get_time (clock);
+  GstClockTime m = doradma_monotonic_now ();
+
+  return GST_CLOCK_DIFF (c, m);
+}

@@ -1,0 +1,57 @@
+/* doradma GStreamer plugin — public accessors for doradma memory.
+ *
+ * Buffers pushed by doradmasrc (zero-copy path) and buffers handed out by
+ * doradmasink's pool carry GstMemory of type "DoradmaSlot": a frame slot of
+ * a doradma ring in shared memory. Applications that want the raw pointer,
+ * or the CUDA device alias of a slot, use these accessors (the gstfdmemory
+ * model). The plugin exports them; declare them through this header.
+ *
+ * Copyright (C) 2025 the doradma authors
+ * SPDX-License-Identifier: LGPL-2.1-or-later
+ */
+#ifndef __GST_DORADMA_MEMORY_H__
+#define __GST_DORADMA_MEMORY_H__
+
+#include <gst/gst.h>
+
+G_BEGIN_DECLS
+
+/**
+ * GST_DORADMA_MEMORY_TYPE:
+ *
+ * The mem_type of doradma slot memory ("DoradmaSlot").
+ */
+#define GST_DORADMA_MEMORY_TYPE "DoradmaSlot"
+
+/**
+ * gst_is_doradma_memory:
+ * @mem: a #GstMemory
+ *
+ * Returns: %TRUE when @mem is a slot of a doradma ring (either a slot a
+ * writer fills or a leased, read-only slot a reader received).
+ */
+gboolean gst_is_doradma_memory (GstMemory * mem);
+
+/**
+ * gst_doradma_memory_get_host_pointer:
+ * @mem: a doradma #GstMemory
+ *
+ * Returns: the host address of the first byte of @mem (its offset applied),
+ * or %NULL when the slot lives in device memory only. Readers' memory is
+ * mapped read-only: never write through this pointer.
+ */
+gpointer gst_doradma_memory_get_host_pointer (GstMemory * mem);
+
+/**
+ * gst_doradma_memory_get_device_pointer:
+ * @mem: a doradma #GstMemory
+ *
+ * Returns: the CUDA device address (CUdeviceptr) of the first byte of @mem,
+ * or 0 when there is none (this build has no CUDA support, or the reader
+ * did not register the segment with CUDA).
+ */
+guint64 gst_doradma_memory_get_device_pointer (GstMemory * mem);
+
+G_END_DECLS
+
+#endif /* __GST_DORADMA_MEMORY_H__ */
