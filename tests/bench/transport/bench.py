@@ -1,0 +1,262 @@
+#!/usr/bin/python3
+"""doradma transport benchmark: one run, all transports interleaved.
+
+Runs, round-robin over transports for several rounds, for each frame size:
+  thr   : producer unthrottled for a fixed duration -> frames/s, CPU/frame
+  paced : producer at a fixed period (consumer sleeps between frames)
+          -> latency p50/p95/p99 and CPU/frame
+and, once per round, the cross-process futex wake floor at each period.
+Writes one JSON file (every trial's raw reports). report.py turns one or
+more of these into docs/bench/results.md and PNGs.
+
+Usage: bench.py --tools DIR --gst DIR --out FILE [--rounds N] [--quick]
+Run it through run.sh, which builds everything first.
+"""
+import argparse
+import datetime
+import json
+import os
+import platform
+import shutil
+import subprocess
+import sys
+import time
+
+SIZES = [(640, 480), (1920, 1080), (3840, 2160), (7680, 4320)]
+# paced period per size (us): long enough that copy=true at 8K still keeps up
+PERIOD_US = {(640, 480): 2000, (1920, 1080): 2000, (3840, 2160): 5000,
+             (7680, 4320): 20000}
+PACED_FRAMES = {(640, 480): 300, (1920, 1080): 300, (3840, 2160): 200,
+                (7680, 4320): 100}
+THR_MS = 1000
+WARMUP_THR = 30
+WARMUP_PACED = 10
+
+TRANSPORTS = ["floor", "shm", "shm-copy", "dm-latest", "dm-lossless", "dm-copy"]
+
+
+def frame_size(w, h):
+    return w * h * 3 // 2
+
+
+class Runner:
+    def __init__(self, tools, gstdir, verbose):
+        self.tools = tools
+        self.env = dict(os.environ)
+        self.env["GST_PLUGIN_PATH"] = gstdir + ":" + tools
+        self.env["GST_REGISTRY_1_0"] = os.path.join(tools, "registry.bin")
+        self.env.pop("GST_PLUGIN_PATH_1_0", None)
+        self.env["DORADMA_SHM_DIR"] = "/dev/shm"
+        self.verbose = verbose
+        self.seq = 0
+
+    def run_tool(self, args, timeout):
+        return subprocess.run(args, env=self.env, capture_output=True,
+                              text=True, timeout=timeout)
+
+    def bench_run(self, pipeline, timeout, error_is_end=False):
+        args = [os.path.join(self.tools, "bench-run"), "--timeout", str(timeout)]
+        if error_is_end:
+            args.append("--error-is-end")
+        args += pipeline.split()
+        return subprocess.Popen(args, env=self.env, stdout=subprocess.PIPE,
+                                stderr=subprocess.PIPE, text=True)
+
+    @staticmethod
+    def collect(p, timeout):
+        try:
+            out, err = p.communicate(timeout=timeout)
+        except subprocess.TimeoutExpired:
+            p.kill()
+            out, err = p.communicate()
+            return {"ok": False, "error": "killed after timeout",
+                    "stderr": err[-2000:]}
+        line = out.strip().splitlines()[-1] if out.strip() else ""
+        try:
+            d = json.loads(line)
+        except ValueError:
+            d = {"ok": False, "error": "no JSON", "stdout": out[-2000:]}
+        if err.strip():
+            d["stderr"] = err[-2000:]
+        d["rc"] = p.returncode
+        return d
+
+    def futex(self, iters, period_us):
+        r = self.run_tool([os.path.join(self.tools, "futex-floor"), str(iters),
+                           str(period_us)], timeout=120)
+        return json.loads(r.stdout)
+
+    def trial(self, transport, w, h, phase):
+        self.seq += 1
+        tag = "dmb%d-%d" % (os.getpid(), self.seq)
+        warm = WARMUP_THR if phase == "thr" else WARMUP_PACED
+        if phase == "thr":
+            srcprops = "duration-ms=%d" % THR_MS
+            tmo = THR_MS / 1000 + 30
+        else:
+            srcprops = "period-us=%d num-frames=%d" % (
+                PERIOD_US[(w, h)], PACED_FRAMES[(w, h)] + warm)
+            tmo = PERIOD_US[(w, h)] * PACED_FRAMES[(w, h)] / 1e6 + 30
+        src = ("benchstampsrc name=src width=%d height=%d warmup=%d %s"
+               % (w, h, warm, srcprops))
+        sink = "benchstampsink name=sink warmup=%d" % warm
+        caps = ("video/x-raw,format=I420,width=%d,height=%d,framerate=0/1,"
+                "pixel-aspect-ratio=1/1" % (w, h))
+        res = {"transport": transport, "w": w, "h": h, "phase": phase}
+        t0 = time.monotonic()
+        if transport == "floor":
+            p = self.bench_run("%s ! %s" % (src, sink), tmo)
+            d = self.collect(p, tmo + 10)
+            res["prod"] = d
+            res["cons"] = d
+        elif transport.startswith("shm"):
+            sock = "/tmp/%s.sock" % tag
+            fs = frame_size(w, h)
+            nbuf = 4
+            shm_size = (fs + 65536) * (nbuf + 2) + (4 << 20)
+            own = " own-pool=true" if transport == "shm-copy" else ""
+            prod = self.bench_run(
+                "%s pool-buffers=%d%s ! shmsink name=tx socket-path=%s shm-size=%d "
+                "wait-for-connection=true sync=false" % (src, nbuf, own, sock,
+                                                         shm_size), tmo)
+            deadline = time.monotonic() + 10
+            while not os.path.exists(sock) and time.monotonic() < deadline \
+                    and prod.poll() is None:
+                time.sleep(0.005)
+            cons = self.bench_run(
+                "shmsrc name=rx socket-path=%s is-live=true do-timestamp=true ! "
+                "%s ! %s" % (sock, caps, sink), tmo, error_is_end=True)
+            res["prod"] = self.collect(prod, tmo + 10)
+            res["cons"] = self.collect(cons, tmo + 10)
+            for f in (sock,):
+                if os.path.exists(f):
+                    os.unlink(f)
+            # a crashed shmsink leaves /dev/shm/shmpipe.<pid>.*
+            for f in os.listdir("/dev/shm"):
+                if f.startswith("shmpipe.%d." % prod.pid):
+                    os.unlink(os.path.join("/dev/shm", f))
+        else:
+            chan = tag
+            if transport == "dm-latest":
+                smode, rmode, copy = "latest", "latest", ""
+            elif transport == "dm-lossless":
+                smode, rmode, copy = "lossless", "next", ""
+            else:  # dm-copy: every frame copied by the reader
+                smode, rmode, copy = "lossless", "next", " copy=true"
+            cons = self.bench_run(
+                "doradmasrc name=rx channel=%s read-mode=%s%s ! %s"
+                % (chan, rmode, copy, sink), tmo)
+            prod = self.bench_run(
+                "%s ! doradmasink name=tx channel=%s mode=%s wait-for-readers=1 "
+                "sync=false" % (src, chan, smode), tmo)
+            res["prod"] = self.collect(prod, tmo + 10)
+            res["cons"] = self.collect(cons, tmo + 10)
+            for f in ("doradma.%s" % chan, "doradma.%s~ctl" % chan):
+                pth = os.path.join("/dev/shm", f)
+                if os.path.exists(pth):
+                    res.setdefault("leftovers", []).append(f)
+                    os.unlink(pth)
+        res["secs"] = round(time.monotonic() - t0, 3)
+        return res
+
+
+def machine():
+    m = {"cores": os.cpu_count(), "kernel": platform.release(),
+         "machine": platform.machine()}
+    try:
+        with open("/proc/cpuinfo") as f:
+            for line in f:
+                if line.startswith("model name"):
+                    m["cpu"] = line.split(":", 1)[1].strip()
+                    break
+    except OSError:
+        pass
+    try:
+        v = subprocess.run(["pkg-config", "--modversion", "gstreamer-1.0"],
+                           capture_output=True, text=True).stdout.strip()
+        m["gstreamer"] = v
+    except OSError:
+        pass
+    try:
+        with open("/proc/meminfo") as f:
+            m["mem_total"] = f.readline().split(":", 1)[1].strip()
+    except OSError:
+        pass
+    return m
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--tools", required=True)
+    ap.add_argument("--gst", required=True)
+    ap.add_argument("--out", required=True)
+    ap.add_argument("--rounds", type=int, default=2)
+    ap.add_argument("--transports", default=",".join(TRANSPORTS))
+    ap.add_argument("--sizes", default="all")
+    ap.add_argument("--phases", default="thr,paced")
+    ap.add_argument("-v", "--verbose", action="store_true")
+    a = ap.parse_args()
+
+    transports = a.transports.split(",")
+    sizes = SIZES if a.sizes == "all" else [
+        tuple(int(x) for x in s.split("x")) for s in a.sizes.split(",")]
+    phases = a.phases.split(",")
+    r = Runner(a.tools, a.gst, a.verbose)
+    have_dm = subprocess.run(["gst-inspect-1.0", "doradmasrc"], env=r.env,
+                             capture_output=True).returncode == 0
+    if not have_dm:
+        dropped = [t for t in transports if t.startswith("dm-")]
+        transports = [t for t in transports if not t.startswith("dm-")]
+        if dropped:
+            print("bench: doradmasrc not found in %s: skipping %s"
+                  % (a.gst, ",".join(dropped)), file=sys.stderr)
+
+    out = {"date": datetime.datetime.now().astimezone().isoformat(
+        timespec="seconds"), "machine": machine(),
+        "config": {"rounds": a.rounds, "sizes": sizes, "transports": transports,
+                   "phases": phases, "thr_ms": THR_MS,
+                   "period_us": {"%dx%d" % k: v for k, v in PERIOD_US.items()},
+                   "paced_frames": {"%dx%d" % k: v for k, v in PACED_FRAMES.items()},
+                   "warmup_thr": WARMUP_THR, "warmup_paced": WARMUP_PACED,
+                   "skipped": [] if have_dm else ["dm-*: doradmasrc missing"]},
+        "futex": [], "trials": []}
+    t_start = time.monotonic()
+    periods = sorted(set(PERIOD_US[s] for s in sizes))
+    for rnd in range(a.rounds):
+        for per in periods:
+            iters = max(100, min(400, int(2e6 / per)))
+            f = r.futex(iters, per)
+            f["round"] = rnd
+            out["futex"].append(f)
+            print("round %d futex period %dus: p50 %.1f us p99 %.1f us" %
+                  (rnd, per, f["p50"] / 1e3, f["p99"] / 1e3), file=sys.stderr)
+        rot = transports[rnd % len(transports):] + transports[:rnd % len(transports)]
+        for (w, h) in sizes:
+            for phase in phases:
+                for t in rot:
+                    res = r.trial(t, w, h, phase)
+                    res["round"] = rnd
+                    out["trials"].append(res)
+                    ok = res["prod"].get("ok") and res["cons"].get("ok")
+                    cs = res["cons"].get("sink", {})
+                    fps = (cs.get("win_frames", 0) * 1e9 / cs["win_wall_ns"]
+                           if cs.get("win_wall_ns") else 0)
+                    print("round %d %5dx%-4d %-5s %-11s %s fps %9.0f p50 %8.1f us"
+                          " (%.1fs)" % (rnd, w, h, phase, t, "ok " if ok else "ERR",
+                                        fps, cs.get("lat_p50", 0) / 1e3,
+                                        res["secs"]), file=sys.stderr)
+                    if not ok:
+                        for k in ("prod", "cons"):
+                            e = res[k].get("error") or res[k].get("stderr")
+                            if e:
+                                print("   %s: %s" % (k, str(e)[:300]),
+                                      file=sys.stderr)
+    out["elapsed_s"] = round(time.monotonic() - t_start, 1)
+    os.makedirs(os.path.dirname(os.path.abspath(a.out)), exist_ok=True)
+    with open(a.out, "w") as f:
+        json.dump(out, f, indent=1)
+    print("bench: wrote %s (%.0f s)" % (a.out, out["elapsed_s"]), file=sys.stderr)
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,425 @@
+#!/usr/bin/python3
+"""Turns bench.py run files into docs/bench/results.md and PNG plots.
+
+Usage: report.py --md docs/bench/results.md --png-dir docs/bench RUN.json...
+
+Every figure is the median over all rounds of all runs given; [a–b] is the
+min–max over those rounds. A per-run table shows the spread between runs.
+"""
+import argparse
+import json
+import os
+import statistics
+import sys
+
+ORDER = ["floor", "shm", "shm-copy", "dm-latest", "dm-lossless", "dm-copy"]
+LABEL = {
+    "floor": "floor (src → sink, 1 process)",
+    "shm": "shmsink → shmsrc (zero-copy producer)",
+    "shm-copy": "shmsink → shmsrc (producer in system memory)",
+    "dm-latest": "doradma latest (zero-copy)",
+    "dm-lossless": "doradma lossless (zero-copy)",
+    "dm-copy": "doradma lossless, doradmasrc copy=true",
+}
+SIZES = [(640, 480), (1920, 1080), (3840, 2160), (7680, 4320)]
+SNAME = {(640, 480): "480p", (1920, 1080): "1080p", (3840, 2160): "4K",
+         (7680, 4320): "8K"}
+
+
+def parse_stats(s):
+    """'name, a=(guint64)1, b=(uint)2;' -> {a: 1, b: 2} (numbers only)."""
+    out = {}
+    if not s:
+        return out
+    body = s.split(",", 1)[1] if "," in s else ""
+    for part in body.rstrip(";").split(","):
+        if "=" not in part:
+            continue
+        k, v = part.split("=", 1)
+        v = v.split(")", 1)[-1].strip().rstrip(";")
+        try:
+            out[k.strip()] = float(v)
+        except ValueError:
+            pass
+    return out
+
+
+def cpu_us(win):
+    if not win or not win.get("win_frames"):
+        return None
+    return (win["win_user_ns"] + win["win_sys_ns"]) / win["win_frames"] / 1e3
+
+
+def fps(win):
+    if not win or not win.get("win_wall_ns") or not win.get("win_frames"):
+        return None
+    return win["win_frames"] * 1e9 / win["win_wall_ns"]
+
+
+def trial_metrics(t):
+    """Per trial: the figures of one process pair."""
+    m = {}
+    prod, cons = t["prod"], t["cons"]
+    m["ok"] = bool(prod.get("ok") and cons.get("ok"))
+    src, sink = prod.get("src", {}), cons.get("sink", {})
+    m["fps"] = fps(sink)
+    m["fps_prod"] = fps(src)
+    if t["transport"] == "floor":
+        m["cpu_proc"] = cpu_us(src)      # the one process: producer + sink
+        m["cpu_prod"] = m["cpu_proc"]
+        m["cpu_cons"] = 0.0
+    else:
+        m["cpu_prod"] = cpu_us(src)
+        m["cpu_cons"] = cpu_us(sink)
+    for k in ("lat_p50", "lat_p95", "lat_p99"):
+        m[k] = sink.get(k, 0) / 1e3 if sink.get("lat_n") else None
+    m["gaps"] = sink.get("gaps")
+    m["received"] = sink.get("received")
+    m["produced"] = src.get("produced")
+    # copies per frame
+    tx = parse_stats(prod.get("tx_stats"))
+    rx = parse_stats(cons.get("rx_stats"))
+    m["tx_stats"], m["rx_stats"] = tx, rx
+    cp = None
+    if t["transport"].startswith("dm-"):
+        frames = tx.get("frames") or 0
+        rxf = rx.get("frames") or rx.get("buffers") or cons.get("sink", {}).get("received") or 0
+        rx_cop = sum(v for k, v in rx.items() if "cop" in k)
+        if frames:
+            cp = tx.get("copies", 0) / frames + (rx_cop / rxf if rxf else 0)
+    elif t["transport"].startswith("shm"):
+        if src.get("produced"):
+            # shmsink copies exactly the frames not in its allocator's memory
+            # (gstshmsink.c render); shmsrc wraps the block read-only: 0
+            cp = src.get("foreign_mem", 0) / src["produced"]
+    else:
+        cp = 0.0
+    m["copies"] = cp
+    return m
+
+
+def med(xs):
+    xs = [x for x in xs if x is not None]
+    return statistics.median(xs) if xs else None
+
+
+def rng(xs):
+    xs = [x for x in xs if x is not None]
+    return (min(xs), max(xs)) if xs else None
+
+
+def fmt(x, nd=1):
+    if x is None:
+        return "–"
+    if abs(x) >= 1000:
+        return "{:,.0f}".format(x)
+    return ("%." + str(nd) + "f") % x
+
+
+def fmt_r(vals, nd=1):
+    m, r = med(vals), rng(vals)
+    if m is None:
+        return "–"
+    if r and len([v for v in vals if v is not None]) > 1:
+        return "%s [%s–%s]" % (fmt(m, nd), fmt(r[0], nd), fmt(r[1], nd))
+    return fmt(m, nd)
+
+
+def collect(runs):
+    """-> data[(transport, size, phase)] = list of per-round metric dicts,
+    with transport CPU computed against the floor of the same run/round."""
+    data = {}
+    futex = {}
+    for ri, run in enumerate(runs):
+        floor = {}
+        per = {}
+        for t in run["trials"]:
+            key = (t["transport"], (t["w"], t["h"]), t["phase"])
+            m = trial_metrics(t)
+            m["run"], m["round"] = ri, t["round"]
+            per.setdefault(key, []).append(m)
+            if t["transport"] == "floor":
+                floor[((t["w"], t["h"]), t["phase"], t["round"])] = m
+        for key, ms in per.items():
+            for m in ms:
+                f = floor.get((key[1], key[2], m["round"]))
+                if key[0] != "floor" and f and f.get("cpu_proc") is not None \
+                        and m["cpu_prod"] is not None and m["cpu_cons"] is not None:
+                    m["cpu_tx"] = m["cpu_prod"] + m["cpu_cons"] - f["cpu_proc"]
+                else:
+                    m["cpu_tx"] = None
+                data.setdefault(key, []).append(m)
+        for f in run["futex"]:
+            futex.setdefault(f["period_us"], []).append(dict(f, run=ri))
+    return data, futex
+
+
+def period_for(run, size):
+    return run["config"]["period_us"]["%dx%d" % size]
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--md", required=True)
+    ap.add_argument("--png-dir", required=True)
+    ap.add_argument("--cmd", default="bash tests/bench/transport/run.sh")
+    ap.add_argument("runs", nargs="+")
+    a = ap.parse_args()
+    runs = [json.load(open(p)) for p in a.runs]
+    data, futex = collect(runs)
+    transports = [t for t in ORDER if any(k[0] == t for k in data)]
+    sizes = [s for s in SIZES if any(k[1] == s for k in data)]
+    last = runs[-1]
+    mach = last["machine"]
+    L = []
+    L.append("# doradma transport benchmark — results\n")
+    L.append("Generated by `%s` (tests/bench/transport/report.py) from %d run(s): %s."
+             % (a.cmd, len(runs), ", ".join("`%s` (%s, %d rounds, %.0f s)" % (
+                 os.path.basename(p), r["date"], r["config"]["rounds"],
+                 r.get("elapsed_s", 0)) for p, r in zip(a.runs, runs))))
+    L.append("")
+    L.append("Machine: %s, %s cores, %s, kernel %s, GStreamer %s. No CPU pinning; "
+             "producer and consumer are separate processes sharing the 2 cores."
+             % (mach.get("cpu", "?"), mach.get("cores"), mach.get("mem_total", ""),
+                mach.get("kernel"), mach.get("gstreamer")))
+    L.append("")
+    L.append("Each cell: median over all rounds of all runs, [min–max] over those "
+             "rounds. Frames are I420; the producer writes only a 24-byte stamp "
+             "(magic, counter, CLOCK_MONOTONIC) into each frame, never the pixels.")
+    L.append("")
+    for s in runs[0]["config"].get("skipped", []):
+        L.append("**Skipped:** %s\n" % s)
+
+    # --- throughput table
+    L.append("## Throughput (producer unthrottled, %d ms per trial)\n"
+             % last["config"]["thr_ms"])
+    L.append("fps = frames delivered to the consumer per second; CPU = CPU time "
+             "(user+sys, getrusage RUSAGE_SELF over the measuring window) per frame, "
+             "producer per produced frame, consumer per delivered frame; transport "
+             "CPU = producer + consumer − the floor process (same size, same round).\n")
+    L.append("| transport | size | fps delivered | fps produced | producer µs/frame "
+             "| consumer µs/frame | transport µs/frame | copies/frame | gaps |")
+    L.append("|---|---|---|---|---|---|---|---|---|")
+    for s in sizes:
+        for t in transports:
+            ms = data.get((t, s, "thr"))
+            if not ms:
+                continue
+            L.append("| %s | %s | %s | %s | %s | %s | %s | %s | %s |" % (
+                t, SNAME[s], fmt_r([m["fps"] for m in ms], 0),
+                fmt_r([m["fps_prod"] for m in ms], 0),
+                fmt_r([m["cpu_prod"] for m in ms], 2),
+                fmt_r([m["cpu_cons"] for m in ms], 2) if t != "floor" else "(in producer)",
+                fmt_r([m["cpu_tx"] for m in ms], 2) if t != "floor" else "–",
+                fmt(med([m["copies"] for m in ms]), 2),
+                fmt(med([m["gaps"] for m in ms]), 0)))
+    L.append("")
+
+    # --- latency table
+    L.append("## Latency (producer paced; the consumer sleeps between frames)\n")
+    L.append("Latency = consumer's CLOCK_MONOTONIC at the start of its sink's render "
+             "minus the producer's stamp written just before the push. Futex floor = "
+             "futex-floor at the same period, same run (two processes, one asleep in "
+             "FUTEX_WAIT, the other stamps and FUTEX_WAKEs).\n")
+    L.append("| transport | size | period | p50 µs | p95 µs | p99 µs | p50 / futex p50 "
+             "| p99 / futex p99 | transport µs/frame (paced) |")
+    L.append("|---|---|---|---|---|---|---|---|---|")
+    for s in sizes:
+        per = period_for(last, s)
+        fx = futex.get(per, [])
+        f50 = med([f["p50"] / 1e3 for f in fx])
+        f99 = med([f["p99"] / 1e3 for f in fx])
+        L.append("| futex wake floor | %s | %d µs | %s | %s | %s | 1 | 1 | – |" % (
+            SNAME[s], per, fmt_r([f["p50"] / 1e3 for f in fx]),
+            fmt_r([f["p95"] / 1e3 for f in fx]), fmt_r([f["p99"] / 1e3 for f in fx])))
+        for t in transports:
+            ms = data.get((t, s, "paced"))
+            if not ms:
+                continue
+            p50, p99 = med([m["lat_p50"] for m in ms]), med([m["lat_p99"] for m in ms])
+            L.append("| %s | %s | %d µs | %s | %s | %s | %s | %s | %s |" % (
+                t, SNAME[s], per, fmt_r([m["lat_p50"] for m in ms]),
+                fmt_r([m["lat_p95"] for m in ms]), fmt_r([m["lat_p99"] for m in ms]),
+                fmt(p50 / f50, 2) if p50 and f50 else "–",
+                fmt(p99 / f99, 2) if p99 and f99 else "–",
+                fmt_r([m["cpu_tx"] for m in ms], 2) if t != "floor" else
+                "floor proc %s" % fmt(med([m["cpu_proc"] for m in ms]), 2)))
+    L.append("")
+
+    # --- ratios
+    have_dm = any(t.startswith("dm-") for t in transports)
+    L.append("## Ratios and targets\n")
+    if not have_dm:
+        L.append("doradma transports were not measured in these runs (see Skipped); "
+                 "the targets cannot be evaluated.\n")
+    else:
+        L.append("| size | transport | fps / shmsink fps | fps / floor fps | "
+                 "transport µs/frame thr / paced | p50 / futex | p99 / futex |")
+        L.append("|---|---|---|---|---|---|---|")
+        for s in sizes:
+            per = period_for(last, s)
+            f50 = med([f["p50"] / 1e3 for f in futex.get(per, [])])
+            f99 = med([f["p99"] / 1e3 for f in futex.get(per, [])])
+            shm = med([m["fps"] for m in data.get(("shm", s, "thr"), [])])
+            flo = med([m["fps"] for m in data.get(("floor", s, "thr"), [])])
+            for t in [t for t in transports if t.startswith("dm-")]:
+                ms = data.get((t, s, "thr"), [])
+                mp = data.get((t, s, "paced"), [])
+                f = med([m["fps"] for m in ms])
+                p50 = med([m["lat_p50"] for m in mp])
+                p99 = med([m["lat_p99"] for m in mp])
+                L.append("| %s | %s | %s | %s | %s / %s | %s | %s |" % (
+                    SNAME[s], t, fmt(f / shm, 2) if f and shm else "–",
+                    fmt(f / flo, 3) if f and flo else "–",
+                    fmt(med([m["cpu_tx"] for m in ms]), 2),
+                    fmt(med([m["cpu_tx"] for m in mp]), 2),
+                    fmt(p50 / f50, 2) if p50 and f50 else "–",
+                    fmt(p99 / f99, 2) if p99 and f99 else "–"))
+        L.append("")
+
+    # --- per run spread
+    L.append("## Spread between runs\n")
+    L.append("Medians of each run separately (thr: fps; paced: p50/p99 µs).\n")
+    hdr = "| figure | " + " | ".join("run %d (%s)" % (i + 1, r["date"][:16])
+                                      for i, r in enumerate(runs)) + " | spread |"
+    L.append(hdr)
+    L.append("|---|" + "---|" * len(runs) + "---|")
+    figs = []
+    for s in sizes:
+        for t in transports:
+            figs.append(("%s %s fps" % (t, SNAME[s]), t, s, "thr", "fps"))
+    for s in sizes:
+        for t in transports:
+            if t != "floor":
+                figs.append(("%s %s transport µs/frame (thr)" % (t, SNAME[s]), t, s,
+                             "thr", "cpu_tx"))
+    for s in sizes:
+        for t in transports:
+            figs.append(("%s %s p50 µs" % (t, SNAME[s]), t, s, "paced", "lat_p50"))
+            figs.append(("%s %s p99 µs" % (t, SNAME[s]), t, s, "paced", "lat_p99"))
+    for name, t, s, ph, k in figs:
+        vals = [med([m[k] for m in data.get((t, s, ph), []) if m["run"] == i])
+                for i in range(len(runs))]
+        if all(v is None for v in vals):
+            continue
+        vv = [v for v in vals if v is not None]
+        spread = ("%.0f%%" % (100 * (max(vv) - min(vv)) / statistics.mean(vv))
+                  if len(vv) > 1 and statistics.mean(vv) else "–")
+        L.append("| %s | %s | %s |" % (name, " | ".join(fmt(v, 2) for v in vals),
+                                        spread))
+    for per in sorted(futex):
+        for k in ("p50", "p99"):
+            vals = [med([f[k] / 1e3 for f in futex[per] if f["run"] == i])
+                    for i in range(len(runs))]
+            vv = [v for v in vals if v is not None]
+            spread = ("%.0f%%" % (100 * (max(vv) - min(vv)) / statistics.mean(vv))
+                      if len(vv) > 1 else "–")
+            L.append("| futex floor %d µs period %s µs | %s | %s |" % (
+                per, k, " | ".join(fmt(v, 2) for v in vals), spread))
+    L.append("")
+
+    # --- what was measured, per transport
+    L.append("## What each transport is\n")
+    for t in transports:
+        L.append("- **%s**: %s." % (t, LABEL[t]))
+    L.append("")
+    ex = {}
+    for (t, s, ph), ms in data.items():
+        for m in ms:
+            if m["tx_stats"] or m["rx_stats"]:
+                ex.setdefault(t, (m["tx_stats"], m["rx_stats"]))
+    if ex:
+        L.append("Element stats seen (one trial each):\n")
+        for t, (tx, rx) in sorted(ex.items()):
+            L.append("- %s: tx %s; rx %s" % (t, json.dumps(tx), json.dumps(rx)))
+        L.append("")
+    bad = [(k, m) for k, ms in data.items() for m in ms if not m["ok"]]
+    if bad:
+        L.append("**Failed trials:** %s\n" % ", ".join(
+            "%s %s %s (run %d round %d)" % (k[0], SNAME[k[1]], k[2], m["run"] + 1,
+                                            m["round"]) for k, m in bad))
+    with open(a.md, "w") as f:
+        f.write("\n".join(L) + "\n")
+    print("report: wrote %s" % a.md, file=sys.stderr)
+    plots(data, futex, last, transports, sizes, a.png_dir)
+
+
+def plots(data, futex, last, transports, sizes, outdir):
+    try:
+        import matplotlib
+        matplotlib.use("Agg")
+        import matplotlib.pyplot as plt
+    except ImportError:
+        print("report: matplotlib missing (apt-get install python3-matplotlib): "
+              "no plots", file=sys.stderr)
+        return
+    x = list(range(len(sizes)))
+    xl = [SNAME[s] for s in sizes]
+    title = "%s, %s cores, kernel %s, GStreamer %s, %s" % (
+        last["machine"].get("cpu", "?")[:40], last["machine"].get("cores"),
+        last["machine"].get("kernel"), last["machine"].get("gstreamer"),
+        last["date"][:10])
+
+    def errplot(ax, key, phase, t, scale=1.0):
+        ms = [data.get((t, s, phase), []) for s in sizes]
+        ys = [med([m[key] for m in mm]) for mm in ms]
+        lo = [rng([m[key] for m in mm]) for mm in ms]
+        pts = [(i, y * scale, (y - r[0]) * scale, (r[1] - y) * scale)
+               for i, (y, r) in enumerate(zip(ys, lo)) if y is not None and r]
+        if not pts:
+            return
+        ax.errorbar([p[0] for p in pts], [p[1] for p in pts],
+                    yerr=[[p[2] for p in pts], [p[3] for p in pts]], marker="o",
+                    capsize=3, label=t)
+
+    fig, ax = plt.subplots(figsize=(8, 5))
+    for t in transports:
+        errplot(ax, "fps", "thr", t)
+    ax.set_yscale("log")
+    ax.set_xticks(x, xl)
+    ax.set_ylabel("frames/s delivered (unthrottled producer)")
+    ax.set_title("Throughput — " + title, fontsize=8)
+    ax.grid(True, which="both", alpha=0.3)
+    ax.legend(fontsize=8)
+    fig.tight_layout()
+    fig.savefig(os.path.join(outdir, "transport-fps.png"), dpi=110)
+    plt.close(fig)
+
+    fig, axs = plt.subplots(1, 2, figsize=(11, 4.5), sharey=False)
+    for ph, ax in zip(("thr", "paced"), axs):
+        for t in transports:
+            if t != "floor":
+                errplot(ax, "cpu_tx", ph, t)
+        ax.axhline(10, color="k", ls="--", lw=0.8, label="target 10 µs")
+        ax.set_yscale("symlog", linthresh=1)
+        ax.set_xticks(x, xl)
+        ax.set_ylabel("transport CPU µs/frame (prod+cons−floor)")
+        ax.set_title("%s" % ("unthrottled" if ph == "thr" else "paced"), fontsize=9)
+        ax.grid(True, which="both", alpha=0.3)
+        ax.legend(fontsize=7)
+    fig.suptitle("CPU per frame — " + title, fontsize=8)
+    fig.tight_layout()
+    fig.savefig(os.path.join(outdir, "transport-cpu.png"), dpi=110)
+    plt.close(fig)
+
+    fig, axs = plt.subplots(1, 2, figsize=(11, 4.5))
+    for k, ax in zip(("lat_p50", "lat_p99"), axs):
+        for t in transports:
+            errplot(ax, k, "paced", t)
+        fy = [med([f[k[4:]] / 1e3 for f in futex.get(period_for(last, s), [])])
+              for s in sizes]
+        ax.plot(x, fy, "k--", marker="x", label="futex wake floor")
+        ax.set_yscale("log")
+        ax.set_xticks(x, xl)
+        ax.set_ylabel("latency µs (%s)" % k[4:])
+        ax.grid(True, which="both", alpha=0.3)
+        ax.legend(fontsize=7)
+    fig.suptitle("Latency, paced producer — " + title, fontsize=8)
+    fig.tight_layout()
+    fig.savefig(os.path.join(outdir, "transport-latency.png"), dpi=110)
+    plt.close(fig)
+    print("report: wrote %s/transport-{fps,cpu,latency}.png" % outdir, file=sys.stderr)
+
+
+if __name__ == "__main__":
+    main()
