@@ -510,17 +510,14 @@ gst_doradma_pool_flush_start (GstBufferPool * pool)
 {
   GstDoradmaPool *self = GST_DORADMA_POOL (pool);
 
-  if (self->wh)
-    doradma_writer_interrupt (self->wh->w, 1);
-}
-
-static void
-gst_doradma_pool_flush_stop (GstBufferPool * pool)
-{
-  GstDoradmaPool *self = GST_DORADMA_POOL (pool);
-
-  if (self->wh)
-    doradma_writer_interrupt (self->wh->w, 0);
+  /* Not doradma_writer_interrupt(): the writer is shared by every pool of
+   * the sink (an old pool is flushed when upstream renegotiates). Waits are
+   * sliced and check GST_BUFFER_POOL_IS_FLUSHING; wake the ones on cond. */
+  if (self->wh) {
+    g_mutex_lock (&self->wh->lock);
+    g_cond_broadcast (&self->wh->cond);
+    g_mutex_unlock (&self->wh->lock);
+  }
 }
 
 static void
@@ -552,7 +549,6 @@ gst_doradma_pool_class_init (GstDoradmaPoolClass * klass)
   pool_class->reset_buffer = gst_doradma_pool_reset_buffer;
   pool_class->release_buffer = gst_doradma_pool_release_buffer;
   pool_class->flush_start = gst_doradma_pool_flush_start;
-  pool_class->flush_stop = gst_doradma_pool_flush_stop;
 }
 
 static void

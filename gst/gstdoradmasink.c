@@ -80,6 +80,7 @@ struct _GstDoradmaSink
   GstClockTime latency;
 
   gint unlocked;                /* atomic: unlock() until unlock_stop() */
+  gboolean readers_reached;     /* wait-for-readers was satisfied once */
 
   /* statistics, atomic */
   guint64 n_frames, n_copies, n_drops, n_fallback, n_waits;
@@ -430,7 +431,15 @@ render_copy (GstDoradmaSink * self, DoradmaWriterHandle * wh, GstBuffer * buf)
 
   gst_doradma_sink_get_acquire_params (GST_ELEMENT (self), &ap);
   ap.waited = &waited;
-  ret = doradma_writer_handle_acquire (wh, &ap, &mem);
+  for (;;) {
+    ret = doradma_writer_handle_acquire (wh, &ap, &mem);
+    if (ret != GST_FLOW_FLUSHING)
+      break;
+    /* unlocked: flushing, or going to PAUSED (then wait and retry) */
+    if ((ret = gst_base_sink_wait_preroll (GST_BASE_SINK (self)))
+        != GST_FLOW_OK)
+      return ret;
+  }
   if (waited)
     STAT_ADD (n_waits);
   if (ret == GST_FLOW_EOS) {
@@ -521,9 +530,12 @@ gst_doradma_sink_render (GstBaseSink * bsink, GstBuffer * buf)
   GST_OBJECT_LOCK (self);
   n_readers = self->wait_for_readers;
   GST_OBJECT_UNLOCK (self);
-  if (n_readers > 0 && (ret = wait_for_readers (self, wh, n_readers))
-      != GST_FLOW_OK)
-    goto done;
+  /* a latch: readers that leave later do not stop publishing */
+  if (n_readers > 0 && !self->readers_reached) {
+    if ((ret = wait_for_readers (self, wh, n_readers)) != GST_FLOW_OK)
+      goto done;
+    self->readers_reached = TRUE;
+  }
 
   if (gst_buffer_n_memory (buf) == 1)
     mem = gst_buffer_peek_memory (buf, 0);
@@ -697,6 +709,7 @@ gst_doradma_sink_start (GstBaseSink * bsink)
   self->n_frames = self->n_copies = self->n_drops = 0;
   self->n_fallback = self->n_waits = 0;
   self->latency = GST_CLOCK_TIME_NONE;
+  self->readers_reached = FALSE;
   g_free (channel);
   return TRUE;
 
@@ -1005,7 +1018,8 @@ gst_doradma_sink_class_init (GstDoradmaSinkClass * klass)
    * GstDoradmaSink:wait-for-readers:
    *
    * Publish nothing until this many readers joined the channel: render
-   * blocks (interruptibly) until then. 0 publishes at once.
+   * blocks (interruptibly) until then, once per start; readers leaving
+   * later do not stop publishing. 0 publishes at once.
    *
    * Since: 0.1
    */

@@ -150,6 +150,14 @@ mp_wait (MpProc * p, gdouble timeout_s)
   return -1;
 }
 
+gboolean
+mp_alive (MpProc * p)
+{
+  if (!p->reaped && waitpid (p->pid, &p->status, WNOHANG) == p->pid)
+    p->reaped = TRUE;
+  return !p->reaped;
+}
+
 void
 mp_kill9 (MpProc * p)
 {

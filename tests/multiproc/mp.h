@@ -39,6 +39,8 @@ MpProc *mp_spawn_argv (gchar ** argv);
  * timeout / signal. */
 int mp_wait (MpProc * p, gdouble timeout_s);
 void mp_kill9 (MpProc * p);
+/* TRUE while the process runs (never blocks, never kills). */
+gboolean mp_alive (MpProc * p);
 void mp_free (MpProc * p);
 
 /* The whole output. */
