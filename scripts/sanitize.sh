@@ -51,20 +51,50 @@ setup () {   # dir, meson args...
   return 0
 }
 
-run () {     # name, dir, meson test args...
+# Names of the tests of the given suites ("-" before a suite: excluded)
+# whose executables were built; missing ones are listed as failures.
+select_tests () {   # dir, suites...
+  d=$1; shift
+  meson introspect --tests "$d" | python3 -c '
+import json, os, sys
+want = [a for a in sys.argv[1:] if not a.startswith("-")]
+skip = [a[1:] for a in sys.argv[1:] if a.startswith("-")]
+for t in json.load(sys.stdin):
+    suites = [s.split(":")[-1] for s in t["suite"]]
+    if want and not set(suites) & set(want): continue
+    if set(suites) & set(skip): continue
+    if os.path.exists(t["cmd"][0]): print(t["name"])
+    else: print("NOT BUILT: " + t["name"], file=sys.stderr)
+' "$@"
+}
+
+run () {     # name, dir, suites (see select_tests), -- meson test args...
   name=$1; d=$2; shift 2
+  suites=""
+  while [ $# -gt 0 ] && [ "$1" != -- ]; do suites="$suites $1"; shift; done
+  [ $# -gt 0 ] && shift
   t0=$(date +%s)
-  echo "== $name: meson test $*"
-  meson test -C "$d" --no-rebuild --print-errorlogs --num-processes 2 "$@" >"$d.test.log" 2>&1
+  tests=$(select_tests "$d" $suites 2>"$d.missing.log")
+  if [ -s "$d.missing.log" ]; then sed 's/^/   /' "$d.missing.log"; status=1; fi
+  echo "== $name: meson test (suites:$suites) $*"
+  if [ -z "$tests" ]; then   # meson test without names would run them all
+    echo "   no test built in these suites"
+    summary="$summary
+$name: no tests"
+    return 0
+  fi
+  # shellcheck disable=SC2086
+  meson test -C "$d" --no-rebuild --print-errorlogs --num-processes 2 "$@" \
+      $tests >"$d.$name.log" 2>&1
   rc=$?
-  grep -E "^ *[0-9]+/[0-9]+ " "$d.test.log" | sed 's/^/   /'
-  sed -n '/^Ok:/,/^Timeout:/p' "$d.test.log" | sed 's/^/   /'
+  grep -E "^ *[0-9]+/[0-9]+ " "$d.$name.log" | sed 's/^/   /'
+  sed -n '/^Ok:/,/^Timeout:/p' "$d.$name.log" | sed 's/^/   /'
   # Sanitizer reports, whoever printed them.
   grep -hE "ERROR: (AddressSanitizer|LeakSanitizer)|WARNING: ThreadSanitizer|runtime error:" \
       "$d/meson-logs/testlog.txt" 2>/dev/null | sort | uniq -c | head -20
   t1=$(date +%s)
   summary="$summary
-$name: $(grep -E '^(Ok|Fail|Skipped|Timeout):' "$d.test.log" | tr -s ' \n' ' ') ($((t1 - t0)) s)"
+$name: $(grep -E '^(Ok|Fail|Skipped|Timeout):' "$d.$name.log" | tr -s ' \n' ' ') ($((t1 - t0)) s)"
   [ $rc -eq 0 ] || status=1
 }
 
@@ -74,7 +104,18 @@ if [ "$which" = all ] || [ "$which" = asan ]; then
       -Dbuildtype=debugoptimized -Dc_args=-fno-sanitize-recover=undefined \
       -Dbench=disabled -Dfuzz=disabled -Dcuda=disabled; then
     # Every suite but the benchmarks; the soak is scaled down above.
-    run asan+ubsan "$root/asan" --no-suite bench --timeout-multiplier 3
+    # Leak checking where every allocation is ours to free: lib, fuzz,
+    # reliability, cuda.
+    run asan+ubsan "$root/asan" -bench -elements -multiproc -- \
+        --timeout-multiplier 3
+    # GStreamer and GLib keep process-lifetime allocations that LSan cannot
+    # attribute (libglib has no frame pointers: stacks end at g_malloc), so
+    # the element suites run with ASan+UBSan but without leak checking.
+    saved=$ASAN_OPTIONS
+    export ASAN_OPTIONS="$ASAN_OPTIONS:detect_leaks=0"
+    run asan+ubsan-gst "$root/asan" elements multiproc -- \
+        --timeout-multiplier 3
+    export ASAN_OPTIONS="$saved"
   else
     status=1; summary="$summary
 asan+ubsan: BUILD FAILED"
@@ -85,7 +126,7 @@ if [ "$which" = all ] || [ "$which" = tsan ]; then
   if setup "$root/tsan" -Db_sanitize=thread -Db_lundef=false \
       -Dbuildtype=debugoptimized -Dbench=disabled -Dfuzz=disabled \
       -Dcuda=disabled; then
-    run tsan "$root/tsan" --suite lib --suite reliability --timeout-multiplier 4
+    run tsan "$root/tsan" lib reliability -- --timeout-multiplier 4
   else
     status=1; summary="$summary
 tsan: BUILD FAILED"
