@@ -1,0 +1,660 @@
+/* doradmasink element tests (gst-check, GstHarness).
+ *
+ * Copyright (C) 2025 the doradma authors
+ * SPDX-License-Identifier: LGPL-2.1-or-later
+ */
+#include <glib/gstdio.h>
+
+#include "common.h"
+
+GST_START_TEST (test_properties_have_documented_defaults)
+{
+  GstElement *e = gst_element_factory_make ("doradmasink", NULL);
+  gchar *channel;
+  gint mode, transport, stall;
+  guint slots, perms, wfr;
+  guint64 timeout;
+  GstStructure *stats;
+
+  fail_unless (e != NULL);
+  g_object_get (e, "channel", &channel, "slots", &slots, "permissions",
+      &perms, "timeout", &timeout, "wait-for-readers", &wfr, "stats", &stats,
+      NULL);
+  fail_unless (channel == NULL);
+  fail_unless_equals_int (slots, 8);
+  fail_unless_equals_int (perms, 0600);
+  fail_unless_equals_uint64 (timeout, 5 * GST_SECOND);
+  fail_unless_equals_int (wfr, 0);
+  for (const gchar ** f = (const gchar *[]) {
+  "frames", "copies", "drops", "fallback-buffers", "full-ring-waits",
+          "readers", NULL}; *f; f++)
+    fail_unless (gst_structure_has_field (stats, *f), "stats lacks %s", *f);
+  gst_structure_free (stats);
+
+  g_object_get (e, "mode", &mode, "transport", &transport,
+      "on-reader-stall", &stall, NULL);
+  fail_unless_equals_int (mode, 0);     /* latest */
+  fail_unless_equals_int (transport, 0);        /* auto */
+  fail_unless_equals_int (stall, 2);    /* error */
+  gst_object_unref (e);
+}
+
+GST_END_TEST;
+
+GST_START_TEST (test_missing_channel_is_a_settings_error)
+{
+  GstElement *p = gst_parse_launch ("videotestsrc num-buffers=1 ! "
+      "doradmasink", NULL);
+  GstMessage *msg = t_run (p, 5 * GST_SECOND);
+
+  t_assert_error (msg, GST_RESOURCE_ERROR, GST_RESOURCE_ERROR_SETTINGS,
+      "channel");
+  gst_message_unref (msg);
+  gst_element_set_state (p, GST_STATE_NULL);
+  gst_object_unref (p);
+}
+
+GST_END_TEST;
+
+GST_START_TEST (test_invalid_channel_name_is_refused_before_any_syscall)
+{
+  GstElement *p = gst_parse_launch ("videotestsrc num-buffers=1 ! "
+      "doradmasink channel=../etc", NULL);
+  GstMessage *msg = t_run (p, 5 * GST_SECOND);
+
+  t_assert_error (msg, GST_RESOURCE_ERROR, GST_RESOURCE_ERROR_SETTINGS,
+      "../etc");
+  gst_message_unref (msg);
+  gst_element_set_state (p, GST_STATE_NULL);
+  gst_object_unref (p);
+}
+
+GST_END_TEST;
+
+static GstMessage *
+run_with_transport_env (const gchar * env, const gchar * transport,
+    gchar ** channel)
+{
+  GstElement *p;
+  GstMessage *msg;
+  gchar *desc;
+
+  *channel = t_channel ("env");
+  if (env)
+    g_setenv ("DORADMA_TRANSPORT", env, TRUE);
+  desc = g_strdup_printf ("videotestsrc num-buffers=2 ! " T_CAPS " ! "
+      "doradmasink channel=%s transport=%s sync=false", *channel, transport);
+  p = gst_parse_launch (desc, NULL);
+  msg = t_run (p, 5 * GST_SECOND);
+  gst_element_set_state (p, GST_STATE_NULL);
+  gst_object_unref (p);
+  g_free (desc);
+  g_unsetenv ("DORADMA_TRANSPORT");
+  return msg;
+}
+
+GST_START_TEST (test_unknown_transport_env_is_an_error_naming_the_variable)
+{
+  gchar *ch;
+  GstMessage *msg = run_with_transport_env ("bogus", "auto", &ch);
+
+  t_assert_error (msg, GST_RESOURCE_ERROR, GST_RESOURCE_ERROR_SETTINGS,
+      "DORADMA_TRANSPORT");
+  gst_message_unref (msg);
+  fail_unless (t_shm_clean (ch));
+  g_free (ch);
+}
+
+GST_END_TEST;
+
+GST_START_TEST (test_empty_transport_env_means_unset)
+{
+  gchar *ch;
+  GstMessage *msg = run_with_transport_env ("", "auto", &ch);
+
+  fail_unless_equals_int (GST_MESSAGE_TYPE (msg), GST_MESSAGE_EOS);
+  gst_message_unref (msg);
+  fail_unless (t_shm_clean (ch));
+  g_free (ch);
+}
+
+GST_END_TEST;
+
+GST_START_TEST (test_transport_env_does_not_override_an_explicit_transport)
+{
+  gchar *ch;
+  GstMessage *msg = run_with_transport_env ("bogus", "shmem", &ch);
+
+  fail_unless_equals_int (GST_MESSAGE_TYPE (msg), GST_MESSAGE_EOS);
+  gst_message_unref (msg);
+  fail_unless (t_shm_clean (ch));
+  g_free (ch);
+}
+
+GST_END_TEST;
+
+GST_START_TEST (test_cuda_transports_give_a_clear_error)
+{
+  gchar *ch;
+  GstMessage *msg = run_with_transport_env (NULL, "unified", &ch);
+
+  t_assert_error (msg, GST_RESOURCE_ERROR, GST_RESOURCE_ERROR_SETTINGS,
+      "unified");
+  gst_message_unref (msg);
+  g_free (ch);
+  msg = run_with_transport_env ("ipc", "auto", &ch);
+  t_assert_error (msg, GST_RESOURCE_ERROR, GST_RESOURCE_ERROR_SETTINGS, "ipc");
+  gst_message_unref (msg);
+  fail_unless (t_shm_clean (ch));
+  g_free (ch);
+}
+
+GST_END_TEST;
+
+GST_START_TEST (test_second_live_writer_is_refused_naming_its_pid)
+{
+  gchar *ch = t_channel ("busy");
+  GstHarness *h1 = t_sink_harness (ch, T_CAPS);
+  GstElement *p;
+  GstMessage *msg;
+  gchar *desc, *pid;
+
+  fail_unless_equals_int (gst_harness_push (h1, t_sysmem_frame (T_CAPS, 1)),
+      GST_FLOW_OK);
+  desc = g_strdup_printf ("videotestsrc num-buffers=1 ! " T_CAPS " ! "
+      "doradmasink channel=%s sync=false", ch);
+  p = gst_parse_launch (desc, NULL);
+  msg = t_run (p, 5 * GST_SECOND);
+  pid = g_strdup_printf ("%d", (int) getpid ());
+  t_assert_error (msg, GST_RESOURCE_ERROR, GST_RESOURCE_ERROR_BUSY, pid);
+  gst_message_unref (msg);
+  gst_element_set_state (p, GST_STATE_NULL);
+  gst_object_unref (p);
+  gst_harness_teardown (h1);
+  fail_unless (t_shm_clean (ch));
+  g_free (pid);
+  g_free (desc);
+  g_free (ch);
+}
+
+GST_END_TEST;
+
+GST_START_TEST (test_inplace_buffers_are_published_without_copy)
+{
+  gchar *ch = t_channel ("inplace");
+  GstHarness *h = t_sink_harness (ch, T_CAPS);
+  GstBufferPool *pool = t_sink_pool (h, T_CAPS, NULL);
+  struct doradma_reader *r = t_reader (ch, FALSE);
+  struct doradma_frame frame;
+  struct doradma_diag diag;
+  GstBuffer *buf;
+
+  fail_unless_equals_int (gst_buffer_pool_acquire_buffer (pool, &buf, NULL),
+      GST_FLOW_OK);
+  fail_unless (gst_is_doradma_memory (gst_buffer_peek_memory (buf, 0)));
+  gst_buffer_memset (buf, 0, 0x5a, gst_buffer_get_size (buf));
+  GST_BUFFER_PTS (buf) = 5 * GST_SECOND;
+  fail_unless_equals_int (gst_harness_push (h, buf), GST_FLOW_OK);
+
+  fail_unless_equals_int (doradma_reader_next (r, DORADMA_READ_NEXT,
+          GST_SECOND, &frame, &diag), 0);
+  fail_unless_equals_int (frame.data[0], 0x5a);
+  fail_unless_equals_int (frame.info.width, 64);
+  fail_unless_equals_uint64 (frame.info.pts, 5 * GST_SECOND);
+  doradma_reader_release (r, frame.slot);
+  fail_unless_equals_uint64 (t_stat (h->element, "frames"), 1);
+  fail_unless_equals_uint64 (t_stat (h->element, "copies"), 0);
+
+  doradma_reader_close (r);
+  gst_buffer_pool_set_active (pool, FALSE);
+  gst_object_unref (pool);
+  gst_harness_teardown (h);
+  fail_unless (t_shm_clean (ch));
+  g_free (ch);
+}
+
+GST_END_TEST;
+
+GST_START_TEST (test_system_memory_is_copied_honouring_strides_and_counted)
+{
+  gchar *ch = t_channel ("copy");
+  GstHarness *h = t_sink_harness (ch, T_CAPS);
+  struct doradma_reader *r;
+  struct doradma_frame frame;
+  struct doradma_diag diag;
+  GstVideoInfo info;
+  GstCaps *caps = gst_caps_from_string (T_CAPS);
+  GstBuffer *buf;
+  gsize offset[4] = { 0 };
+  gint stride[4] = { 0 };
+  guint8 *p;
+
+  /* a padded source layout: Y stride 128 instead of 64 */
+  gst_video_info_from_caps (&info, caps);
+  stride[0] = 128;
+  stride[1] = stride[2] = 32;
+  offset[1] = 128 * 48;
+  offset[2] = offset[1] + 32 * 24;
+  buf = gst_buffer_new_allocate (NULL, offset[2] + 32 * 24, NULL);
+  gst_buffer_memset (buf, 0, 0xee, gst_buffer_get_size (buf));
+  gst_buffer_add_video_meta_full (buf, 0, GST_VIDEO_FORMAT_I420, 64, 48, 3,
+      offset, stride);
+  p = g_malloc (64);
+  memset (p, 0x11, 64);
+  gst_buffer_fill (buf, 128, p, 64);  /* row 1 of Y */
+  g_free (p);
+
+  fail_unless_equals_int (gst_harness_push (h, buf), GST_FLOW_OK);
+  r = t_reader (ch, FALSE);
+  fail_unless_equals_int (doradma_reader_next (r, DORADMA_READ_NEXT,
+          GST_SECOND, &frame, &diag), 0);
+  /* the slot has the default layout: row 1 starts at 64 */
+  fail_unless_equals_int (frame.info.planes[0].stride, 64);
+  fail_unless_equals_int (frame.data[frame.info.planes[0].offset + 64], 0x11);
+  fail_unless_equals_int (frame.data[frame.info.planes[0].offset + 63], 0xee);
+  doradma_reader_release (r, frame.slot);
+  fail_unless_equals_uint64 (t_stat (h->element, "copies"), 1);
+
+  doradma_reader_close (r);
+  gst_caps_unref (caps);
+  gst_harness_teardown (h);
+  fail_unless (t_shm_clean (ch));
+  g_free (ch);
+}
+
+GST_END_TEST;
+
+GST_START_TEST (test_published_slot_becomes_readonly_and_second_render_copies)
+{
+  gchar *ch = t_channel ("twice");
+  GstHarness *h = t_sink_harness (ch, T_CAPS);
+  GstBufferPool *pool = t_sink_pool (h, T_CAPS, NULL);
+  GstBuffer *buf;
+  GstMemory *mem;
+
+  fail_unless_equals_int (gst_buffer_pool_acquire_buffer (pool, &buf, NULL),
+      GST_FLOW_OK);
+  mem = gst_buffer_peek_memory (buf, 0);
+  fail_if (GST_MEMORY_IS_READONLY (mem));
+  fail_unless_equals_int (gst_harness_push (h, gst_buffer_ref (buf)),
+      GST_FLOW_OK);
+  fail_unless (GST_MEMORY_IS_READONLY (mem));
+  fail_unless_equals_uint64 (t_stat (h->element, "copies"), 0);
+  /* videorate/tee push the same buffer again */
+  fail_unless_equals_int (gst_harness_push (h, gst_buffer_ref (buf)),
+      GST_FLOW_OK);
+  fail_unless_equals_uint64 (t_stat (h->element, "copies"), 1);
+  fail_unless_equals_uint64 (t_stat (h->element, "frames"), 2);
+  gst_buffer_unref (buf);
+
+  gst_buffer_pool_set_active (pool, FALSE);
+  gst_object_unref (pool);
+  gst_harness_teardown (h);
+  fail_unless (t_shm_clean (ch));
+  g_free (ch);
+}
+
+GST_END_TEST;
+
+GST_START_TEST (test_buffer_dropped_without_render_is_abandoned)
+{
+  gchar *ch = t_channel ("abandon");
+  GstHarness *h = t_sink_harness (ch, T_CAPS);
+  GstBufferPool *pool = t_sink_pool (h, T_CAPS, NULL);
+  struct doradma_reader *r = t_reader (ch, FALSE);
+  struct doradma_frame frame;
+  struct doradma_diag diag;
+  GstBuffer *buf;
+
+  fail_unless_equals_int (gst_buffer_pool_acquire_buffer (pool, &buf, NULL),
+      GST_FLOW_OK);
+  gst_buffer_memset (buf, 0, 0x77, gst_buffer_get_size (buf));
+  gst_buffer_unref (buf);       /* a QoS drop, a flush... */
+  fail_unless_equals_int (doradma_reader_next (r, DORADMA_READ_NEXT, 0,
+          &frame, &diag), -EAGAIN);
+  /* and the slot is reusable */
+  fail_unless_equals_int (gst_buffer_pool_acquire_buffer (pool, &buf, NULL),
+      GST_FLOW_OK);
+  fail_unless_equals_int (gst_harness_push (h, buf), GST_FLOW_OK);
+  fail_unless_equals_int (doradma_reader_next (r, DORADMA_READ_NEXT,
+          GST_SECOND, &frame, &diag), 0);
+  fail_unless_equals_uint64 (frame.info.seq, 1);
+  doradma_reader_release (r, frame.slot);
+
+  doradma_reader_close (r);
+  gst_buffer_pool_set_active (pool, FALSE);
+  gst_object_unref (pool);
+  gst_harness_teardown (h);
+  fail_unless (t_shm_clean (ch));
+  g_free (ch);
+}
+
+GST_END_TEST;
+
+GST_START_TEST (test_latest_mode_never_blocks_and_counts_fallbacks)
+{
+  gchar *ch = t_channel ("fallback");
+  GstHarness *h;
+  GstBufferPool *pool;
+  GstBuffer *held[4], *extra;
+  guint i;
+
+  h = t_sink_new (ch, T_CAPS, "slots=4");
+  pool = t_sink_pool (h, T_CAPS, NULL);
+  for (i = 0; i < 4; i++)
+    fail_unless_equals_int (gst_buffer_pool_acquire_buffer (pool, &held[i],
+            NULL), GST_FLOW_OK);
+  /* every slot held upstream: a system-memory buffer, at once */
+  fail_unless_equals_int (gst_buffer_pool_acquire_buffer (pool, &extra,
+          NULL), GST_FLOW_OK);
+  fail_if (gst_is_doradma_memory (gst_buffer_peek_memory (extra, 0)));
+  fail_unless_equals_uint64 (t_stat (h->element, "fallback-buffers"), 1);
+  /* its render finds no free slot either: dropped, counted */
+  fail_unless_equals_int (gst_harness_push (h, extra), GST_FLOW_OK);
+  fail_unless_equals_uint64 (t_stat (h->element, "drops"), 1);
+  for (i = 0; i < 4; i++)
+    gst_buffer_unref (held[i]);
+
+  gst_buffer_pool_set_active (pool, FALSE);
+  gst_object_unref (pool);
+  gst_harness_teardown (h);
+  fail_unless (t_shm_clean (ch));
+  g_free (ch);
+}
+
+GST_END_TEST;
+
+GST_START_TEST (test_lossless_stalled_reader_errors_after_timeout)
+{
+  gchar *ch = t_channel ("stall");
+  GstHarness *h;
+  struct doradma_reader *r;
+  GstFlowReturn ret = GST_FLOW_OK;
+  GstMessage *msg;
+  GstBus *bus;
+  guint i;
+
+  h = t_sink_new (ch, T_CAPS,
+      "slots=3 timeout=100000000 mode=lossless on-reader-stall=error");
+  bus = gst_bus_new ();
+  gst_element_set_bus (h->element, bus);
+  fail_unless_equals_int (gst_harness_push (h, t_sysmem_frame (T_CAPS, 0)),
+      GST_FLOW_OK);
+  r = t_reader (ch, TRUE);      /* joins, never consumes */
+  for (i = 0; i < 6 && ret == GST_FLOW_OK; i++)
+    ret = gst_harness_push (h, t_sysmem_frame (T_CAPS, i));
+  fail_unless_equals_int (ret, GST_FLOW_ERROR);
+  fail_unless (t_stat (h->element, "full-ring-waits") > 0);
+  msg = gst_bus_pop_filtered (bus, GST_MESSAGE_ERROR);
+  t_assert_error (msg, GST_RESOURCE_ERROR, GST_RESOURCE_ERROR_BUSY, "slot");
+  gst_message_unref (msg);
+
+  doradma_reader_close (r);
+  gst_harness_teardown (h);
+  gst_object_unref (bus);
+  fail_unless (t_shm_clean (ch));
+  g_free (ch);
+}
+
+GST_END_TEST;
+
+GST_START_TEST (test_lossless_stalled_reader_is_evicted_on_request)
+{
+  gchar *ch = t_channel ("evict");
+  GstHarness *h;
+  struct doradma_reader *r;
+  guint i;
+
+  h = t_sink_new (ch, T_CAPS,
+      "slots=3 timeout=50000000 mode=lossless on-reader-stall=evict");
+  fail_unless_equals_int (gst_harness_push (h, t_sysmem_frame (T_CAPS, 0)),
+      GST_FLOW_OK);
+  r = t_reader (ch, TRUE);
+  for (i = 0; i < 6; i++)
+    fail_unless_equals_int (gst_harness_push (h, t_sysmem_frame (T_CAPS, i)),
+        GST_FLOW_OK);
+  fail_unless_equals_uint64 (t_stat (h->element, "frames"), 7);
+
+  doradma_reader_close (r);
+  gst_harness_teardown (h);
+  fail_unless (t_shm_clean (ch));
+  g_free (ch);
+}
+
+GST_END_TEST;
+
+GST_START_TEST (test_timestamps_and_flags_are_carried_with_monotonic_pts)
+{
+  gchar *ch = t_channel ("ts");
+  GstHarness *h = t_sink_harness (ch, T_CAPS);
+  struct doradma_reader *r;
+  struct doradma_frame frame;
+  struct doradma_diag diag;
+  GstBuffer *buf = t_sysmem_frame (T_CAPS, 3);
+
+  GST_BUFFER_PTS (buf) = 2 * GST_SECOND;
+  GST_BUFFER_DTS (buf) = GST_SECOND;
+  GST_BUFFER_DURATION (buf) = 33 * GST_MSECOND;
+  GST_BUFFER_OFFSET (buf) = 42;
+  GST_BUFFER_OFFSET_END (buf) = 43;
+  GST_BUFFER_FLAG_SET (buf, GST_BUFFER_FLAG_DELTA_UNIT);
+  fail_unless_equals_int (gst_harness_push (h, buf), GST_FLOW_OK);
+  r = t_reader (ch, FALSE);
+  fail_unless_equals_int (doradma_reader_next (r, DORADMA_READ_NEXT,
+          GST_SECOND, &frame, &diag), 0);
+  fail_unless_equals_uint64 (frame.info.pts, 2 * GST_SECOND);
+  fail_unless_equals_uint64 (frame.info.dts, GST_SECOND);
+  fail_unless_equals_uint64 (frame.info.duration, 33 * GST_MSECOND);
+  fail_unless_equals_uint64 (frame.info.offset, 42);
+  fail_unless_equals_uint64 (frame.info.offset_end, 43);
+  fail_unless (frame.info.flags & GST_BUFFER_FLAG_DELTA_UNIT);
+  fail_unless (frame.info.mono_pts != DORADMA_TIME_NONE);
+  fail_unless (frame.info.publish_time > 0);
+  doradma_reader_release (r, frame.slot);
+
+  doradma_reader_close (r);
+  gst_harness_teardown (h);
+  fail_unless (t_shm_clean (ch));
+  g_free (ch);
+}
+
+GST_END_TEST;
+
+GST_START_TEST (test_eos_ends_the_ring_after_the_last_frame)
+{
+  gchar *ch = t_channel ("eos");
+  GstHarness *h = t_sink_harness (ch, T_CAPS);
+  struct doradma_reader *r;
+  struct doradma_frame frame;
+  struct doradma_diag diag;
+
+  fail_unless_equals_int (gst_harness_push (h, t_sysmem_frame (T_CAPS, 1)),
+      GST_FLOW_OK);
+  r = t_reader (ch, FALSE);
+  fail_unless (gst_harness_push_event (h, gst_event_new_eos ()));
+  fail_unless_equals_int (doradma_reader_next (r, DORADMA_READ_NEXT,
+          GST_SECOND, &frame, &diag), 0);
+  doradma_reader_release (r, frame.slot);
+  fail_unless_equals_int (doradma_reader_next (r, DORADMA_READ_NEXT,
+          GST_SECOND, &frame, &diag), -EPIPE);
+
+  doradma_reader_close (r);
+  gst_harness_teardown (h);
+  fail_unless (t_shm_clean (ch));
+  g_free (ch);
+}
+
+GST_END_TEST;
+
+GST_START_TEST (test_caps_that_fit_change_in_band_and_larger_caps_replace)
+{
+  gchar *ch = t_channel ("caps");
+  GstHarness *h = t_sink_harness (ch, T_CAPS);
+  struct doradma_reader *r;
+  struct doradma_frame frame;
+  struct doradma_diag diag;
+  gchar caps[DORADMA_CAPS_MAX];
+  guint32 epoch0;
+
+  fail_unless_equals_int (gst_harness_push (h, t_sysmem_frame (T_CAPS, 1)),
+      GST_FLOW_OK);
+  r = t_reader (ch, FALSE);
+  fail_unless_equals_int (doradma_reader_next (r, DORADMA_READ_NEXT,
+          GST_SECOND, &frame, &diag), 0);
+  epoch0 = frame.info.caps_epoch;
+  doradma_reader_release (r, frame.slot);
+
+  gst_harness_set_src_caps_str (h, T_CAPS_SMALL);
+  fail_unless_equals_int (gst_harness_push (h,
+          t_sysmem_frame (T_CAPS_SMALL, 2)), GST_FLOW_OK);
+  fail_unless_equals_int (doradma_reader_next (r, DORADMA_READ_NEXT,
+          GST_SECOND, &frame, &diag), 0);
+  fail_unless (frame.info.caps_epoch != epoch0);
+  fail_unless_equals_int (frame.info.width, 32);
+  fail_unless_equals_int (doradma_reader_caps (r, frame.info.caps_epoch,
+          caps, sizeof (caps), &diag), 0);
+  fail_unless (strstr (caps, "width=(int)32") != NULL, "%s", caps);
+  doradma_reader_release (r, frame.slot);
+
+  gst_harness_set_src_caps_str (h, T_CAPS_BIG);
+  fail_unless_equals_int (gst_harness_push (h, t_sysmem_frame (T_CAPS_BIG,
+              3)), GST_FLOW_OK);
+  /* the old segment is superseded: readers drain it and reopen */
+  fail_unless_equals_int (doradma_reader_next (r, DORADMA_READ_NEXT,
+          GST_SECOND, &frame, &diag), -ESTALE);
+
+  doradma_reader_close (r);
+  gst_harness_teardown (h);
+  fail_unless (t_shm_clean (ch));
+  g_free (ch);
+}
+
+GST_END_TEST;
+
+static gpointer
+join_later (gpointer channel)
+{
+  g_usleep (100 * 1000);
+  return t_reader (channel, FALSE);
+}
+
+GST_START_TEST (test_wait_for_readers_holds_frames_until_a_reader_joined)
+{
+  gchar *ch = t_channel ("wfr");
+  GstHarness *h;
+  struct doradma_reader *r;
+  struct doradma_frame frame;
+  struct doradma_diag diag;
+  GThread *t;
+  gint64 start;
+
+  h = t_sink_new (ch, T_CAPS, "wait-for-readers=1");
+  t = g_thread_new ("join", join_later, ch);
+  start = g_get_monotonic_time ();
+  fail_unless_equals_int (gst_harness_push (h, t_sysmem_frame (T_CAPS, 9)),
+      GST_FLOW_OK);
+  fail_unless (g_get_monotonic_time () - start >= 90 * 1000);
+  r = g_thread_join (t);
+  /* the reader that joined sees that first frame */
+  fail_unless_equals_int (doradma_reader_next (r, DORADMA_READ_NEXT,
+          GST_SECOND, &frame, &diag), 0);
+  fail_unless_equals_int (frame.data[0], 9);
+  doradma_reader_release (r, frame.slot);
+  fail_unless_equals_uint64 (t_stat (h->element, "readers"), 1);
+
+  doradma_reader_close (r);
+  gst_harness_teardown (h);
+  fail_unless (t_shm_clean (ch));
+  g_free (ch);
+}
+
+GST_END_TEST;
+
+GST_START_TEST (test_permissions_set_the_file_mode)
+{
+  gchar *ch = t_channel ("perm");
+  GstHarness *h;
+  gchar *path;
+  GStatBuf st;
+
+  h = t_sink_new (ch, T_CAPS, "permissions=416");      /* 0640 */
+  fail_unless_equals_int (gst_harness_push (h, t_sysmem_frame (T_CAPS, 1)),
+      GST_FLOW_OK);
+  path = g_strdup_printf ("%s/doradma.%s", doradma_shm_dir (NULL), ch);
+  fail_unless_equals_int (g_stat (path, &st), 0);
+  fail_unless_equals_int (st.st_mode & 0777, 0640);
+
+  gst_harness_teardown (h);
+  fail_unless (t_shm_clean (ch));
+  g_free (path);
+  g_free (ch);
+}
+
+GST_END_TEST;
+
+GST_START_TEST (test_clean_stop_leaves_nothing_in_shm)
+{
+  gchar *ch = t_channel ("clean"), *desc;
+  GstElement *p;
+  GstMessage *msg;
+
+  desc = g_strdup_printf ("videotestsrc num-buffers=10 ! " T_CAPS " ! "
+      "doradmasink name=s channel=%s sync=false", ch);
+  p = gst_parse_launch (desc, NULL);
+  msg = t_run (p, 5 * GST_SECOND);
+  fail_unless_equals_int (GST_MESSAGE_TYPE (msg), GST_MESSAGE_EOS);
+  gst_message_unref (msg);
+  {
+    GstElement *s = gst_bin_get_by_name (GST_BIN (p), "s");
+
+    /* videotestsrc wrote in place */
+    fail_unless_equals_uint64 (t_stat (s, "frames"), 10);
+    fail_unless_equals_uint64 (t_stat (s, "copies"), 0);
+    gst_object_unref (s);
+  }
+  gst_element_set_state (p, GST_STATE_NULL);
+  gst_object_unref (p);
+  fail_unless (t_shm_clean (ch));
+  g_free (desc);
+  g_free (ch);
+}
+
+GST_END_TEST;
+
+static Suite *
+doradmasink_suite (void)
+{
+  Suite *s = suite_create ("doradmasink");
+  TCase *tc = tcase_create ("general");
+
+  suite_add_tcase (s, tc);
+  tcase_add_test (tc, test_properties_have_documented_defaults);
+  tcase_add_test (tc, test_missing_channel_is_a_settings_error);
+  tcase_add_test (tc, test_invalid_channel_name_is_refused_before_any_syscall);
+  tcase_add_test (tc,
+      test_unknown_transport_env_is_an_error_naming_the_variable);
+  tcase_add_test (tc, test_empty_transport_env_means_unset);
+  tcase_add_test (tc,
+      test_transport_env_does_not_override_an_explicit_transport);
+  tcase_add_test (tc, test_cuda_transports_give_a_clear_error);
+  tcase_add_test (tc, test_second_live_writer_is_refused_naming_its_pid);
+  tcase_add_test (tc, test_inplace_buffers_are_published_without_copy);
+  tcase_add_test (tc,
+      test_system_memory_is_copied_honouring_strides_and_counted);
+  tcase_add_test (tc,
+      test_published_slot_becomes_readonly_and_second_render_copies);
+  tcase_add_test (tc, test_buffer_dropped_without_render_is_abandoned);
+  tcase_add_test (tc, test_latest_mode_never_blocks_and_counts_fallbacks);
+  tcase_add_test (tc, test_lossless_stalled_reader_errors_after_timeout);
+  tcase_add_test (tc, test_lossless_stalled_reader_is_evicted_on_request);
+  tcase_add_test (tc, test_timestamps_and_flags_are_carried_with_monotonic_pts);
+  tcase_add_test (tc, test_eos_ends_the_ring_after_the_last_frame);
+  tcase_add_test (tc,
+      test_caps_that_fit_change_in_band_and_larger_caps_replace);
+  tcase_add_test (tc, test_wait_for_readers_holds_frames_until_a_reader_joined);
+  tcase_add_test (tc, test_permissions_set_the_file_mode);
+  tcase_add_test (tc, test_clean_stop_leaves_nothing_in_shm);
+  return s;
+}
+
+GST_CHECK_MAIN (doradmasink);
