@@ -87,6 +87,10 @@ def trial_metrics(t):
         rx_cop = sum(v for k, v in rx.items() if "cop" in k)
         if frames:
             cp = tx.get("copies", 0) / frames + (rx_cop / rxf if rxf else 0)
+            if t["transport"] == "dm-copy":
+                # doradmasrc's `copies` counts only over-quota / layout copies;
+                # copy=true copies every delivered frame (reader_copy_next)
+                cp += 1.0
     elif t["transport"].startswith("shm"):
         if src.get("produced"):
             # shmsink copies exactly the frames not in its allocator's memory
