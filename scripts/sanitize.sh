@@ -100,9 +100,15 @@ $name: $(grep -E '^(Ok|Fail|Skipped|Timeout):' "$d.$name.log" | tr -s ' \n' ' ')
 
 if [ "$which" = all ] || [ "$which" = asan ]; then
   # b_lundef=false: the sanitizer runtime is linked into executables only.
+  # -shared-libasan: the plugin (a .so loaded by gst-launch, which is not
+  # instrumented) and the tests share one ASan runtime, preloaded below.
   if setup "$root/asan" -Db_sanitize=address,undefined -Db_lundef=false \
-      -Dbuildtype=debugoptimized -Dc_args=-fno-sanitize-recover=undefined \
+      -Dbuildtype=debugoptimized \
+      "-Dc_args=['-fno-sanitize-recover=undefined','-shared-libasan']" \
+      -Dc_link_args=-shared-libasan \
       -Dbench=disabled -Dfuzz=disabled -Dcuda=disabled; then
+    asan_rt=$($CC -print-file-name=libclang_rt.asan-x86_64.so)
+    export LD_LIBRARY_PATH="$(dirname "$asan_rt")${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"
     # Every suite but the benchmarks; the soak is scaled down above.
     # Leak checking where every allocation is ours to free: lib, fuzz,
     # reliability, cuda.
@@ -112,9 +118,11 @@ if [ "$which" = all ] || [ "$which" = asan ]; then
     # attribute (libglib has no frame pointers: stacks end at g_malloc), so
     # the element suites run with ASan+UBSan but without leak checking.
     saved=$ASAN_OPTIONS
-    export ASAN_OPTIONS="$ASAN_OPTIONS:detect_leaks=0"
+    export ASAN_OPTIONS="$ASAN_OPTIONS:detect_leaks=0:verify_asan_link_order=0"
+    export LD_PRELOAD="$asan_rt"
     run asan+ubsan-gst "$root/asan" elements multiproc -- \
         --timeout-multiplier 3
+    unset LD_PRELOAD
     export ASAN_OPTIONS="$saved"
   else
     status=1; summary="$summary
