@@ -217,11 +217,10 @@ t_check_stamps (const uint8_t *p, uint64_t bytes, uint64_t seq, uint64_t *bad)
 }
 
 int
-t_publish (struct doradma_writer *w, enum doradma_slot_policy policy,
-    int64_t timeout_ns, uint64_t bytes, uint64_t *seq, uint32_t *slot_out)
+t_publish_as (struct doradma_writer *w, enum doradma_slot_policy policy,
+    int64_t timeout_ns, uint64_t bytes, uint64_t expect_seq, uint32_t *slot_out)
 {
   struct doradma_frame_info info;
-  struct doradma_writer_stats st;
   uint32_t slot;
   uint8_t *data;
   int rc;
@@ -229,25 +228,36 @@ t_publish (struct doradma_writer *w, enum doradma_slot_policy policy,
   rc = doradma_writer_acquire (w, policy, timeout_ns, &slot);
   if (rc < 0)
     return rc;
-  /* The sequence publish will assign: stamp it before publishing. */
-  doradma_writer_get_stats (w, &st);
+  /* Stamp the sequence publish will assign before publishing it. */
   data = doradma_writer_slot_data (w, slot);
   if (data != NULL)
-    t_stamp (data, bytes, st.last_seq + 1);
+    t_stamp (data, bytes, expect_seq);
   t_frame_info (&info, bytes);
   rc = doradma_writer_publish (w, slot, &info);
   if (rc < 0)
     return rc;
-  if (info.seq != st.last_seq + 1) {
+  if (info.seq != expect_seq) {
     t_log ("publish assigned seq %llu, expected %llu",
-        (unsigned long long) info.seq, (unsigned long long) st.last_seq + 1);
+        (unsigned long long) info.seq, (unsigned long long) expect_seq);
     return -EPROTO;
   }
-  if (seq != NULL)
-    *seq = info.seq;
   if (slot_out != NULL)
     *slot_out = slot;
   return 0;
+}
+
+int
+t_publish (struct doradma_writer *w, enum doradma_slot_policy policy,
+    int64_t timeout_ns, uint64_t bytes, uint64_t *seq, uint32_t *slot_out)
+{
+  struct doradma_writer_stats st;
+  int rc;
+
+  doradma_writer_get_stats (w, &st);
+  rc = t_publish_as (w, policy, timeout_ns, bytes, st.last_seq + 1, slot_out);
+  if (rc == 0 && seq != NULL)
+    *seq = st.last_seq + 1;
+  return rc;
 }
 
 struct doradma_shm_ctl *

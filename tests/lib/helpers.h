@@ -98,6 +98,10 @@ uint64_t t_check_stamps (const uint8_t *p, uint64_t bytes, uint64_t seq,
  * sequence in *seq, or -errno. */
 int t_publish (struct doradma_writer *w, enum doradma_slot_policy policy,
     int64_t timeout_ns, uint64_t bytes, uint64_t *seq, uint32_t *slot);
+/* Same, for a writer whose next sequence the caller knows better than its
+ * stats (a replacement writer continues its predecessor's sequence). */
+int t_publish_as (struct doradma_writer *w, enum doradma_slot_policy policy,
+    int64_t timeout_ns, uint64_t bytes, uint64_t expect_seq, uint32_t *slot);
 
 /* Maps the control object of `channel` read-write (for inspecting notify,
  * space, lease words). Returns NULL on failure; unmap with t_ctl_unmap. */
