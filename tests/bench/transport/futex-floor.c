@@ -21,6 +21,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <sys/resource.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
 #include <time.h>
@@ -93,12 +94,26 @@ main (int argc, char **argv)
   }
   waitpid (pid, NULL, 0);
   {
+    /* CPU per wake of each side: what sleeping and waking costs by itself
+     * (the sleeper: RUSAGE_CHILDREN; the waker: RUSAGE_SELF, which includes
+     * its nanosleep per period, like a paced producer) */
+    struct rusage rc, rs;
+    getrusage (RUSAGE_CHILDREN, &rc);
+    getrusage (RUSAGE_SELF, &rs);
+    double c_us = (rc.ru_utime.tv_sec + rc.ru_stime.tv_sec) * 1e6 +
+        rc.ru_utime.tv_usec + rc.ru_stime.tv_usec;
+    double s_us = (rs.ru_utime.tv_sec + rs.ru_stime.tv_sec) * 1e6 +
+        rs.ru_utime.tv_usec + rs.ru_stime.tv_usec;
+    printf ("{\"sleeper_cpu_us\": %.2f, \"waker_cpu_us\": %.2f, ",
+        c_us / n, s_us / n);
+  }
+  {
     int skip = n / 20;          /* warm-up */
     int m = n - skip;
     uint64_t *v = sh->lat + skip;
     qsort (v, m, sizeof *v, cmp);
 #define P(p) v[(int) ((p) * (m - 1) + 0.5)]
-    printf ("{\"n\": %d, \"period_us\": %ld, \"min\": %lu, \"p50\": %lu, "
+    printf ("\"n\": %d, \"period_us\": %ld, \"min\": %lu, \"p50\": %lu, "
         "\"p95\": %lu, \"p99\": %lu, \"max\": %lu}\n", m, period_us,
         (unsigned long) v[0], (unsigned long) P (0.5), (unsigned long) P (0.95),
         (unsigned long) P (0.99), (unsigned long) v[m - 1]);

@@ -99,6 +99,8 @@ def trial_metrics(t):
     else:
         cp = 0.0
     m["copies"] = cp
+    # doradmasrc's own publish -> delivery latency (last 512 frames)
+    m["rx_lat50"] = rx["latency-p50"] / 1e3 if "latency-p50" in rx else None
     return m
 
 
@@ -225,29 +227,36 @@ def main():
              "minus the producer's stamp written just before the push. Futex floor = "
              "futex-floor at the same period, same run (two processes, one asleep in "
              "FUTEX_WAIT, the other stamps and FUTEX_WAKEs).\n")
+    L.append("doradmasrc p50 = the element's own `latency-p50` stat: publish (in "
+             "doradmasink) → delivery (after the wake and the lease, before the push), "
+             "i.e. the end-to-end figure minus both GStreamer push paths.\n")
     L.append("| transport | size | period | p50 µs | p95 µs | p99 µs | p50 / futex p50 "
-             "| p99 / futex p99 | transport µs/frame (paced) |")
-    L.append("|---|---|---|---|---|---|---|---|---|")
+             "| p99 / futex p99 | transport µs/frame (paced) | doradmasrc p50 µs |")
+    L.append("|---|---|---|---|---|---|---|---|---|---|")
     for s in sizes:
         per = period_for(last, s)
         fx = futex.get(per, [])
         f50 = med([f["p50"] / 1e3 for f in fx])
         f99 = med([f["p99"] / 1e3 for f in fx])
-        L.append("| futex wake floor | %s | %d µs | %s | %s | %s | 1 | 1 | – |" % (
+        fcpu = med([f["sleeper_cpu_us"] for f in fx if "sleeper_cpu_us" in f])
+        wcpu = med([f["waker_cpu_us"] for f in fx if "waker_cpu_us" in f])
+        L.append("| futex wake floor | %s | %d µs | %s | %s | %s | 1 | 1 | %s | – |" % (
             SNAME[s], per, fmt_r([f["p50"] / 1e3 for f in fx]),
-            fmt_r([f["p95"] / 1e3 for f in fx]), fmt_r([f["p99"] / 1e3 for f in fx])))
+            fmt_r([f["p95"] / 1e3 for f in fx]), fmt_r([f["p99"] / 1e3 for f in fx]),
+            "sleeper %s / waker %s" % (fmt(fcpu, 1), fmt(wcpu, 1)) if fcpu else "–"))
         for t in transports:
             ms = data.get((t, s, "paced"))
             if not ms:
                 continue
             p50, p99 = med([m["lat_p50"] for m in ms]), med([m["lat_p99"] for m in ms])
-            L.append("| %s | %s | %d µs | %s | %s | %s | %s | %s | %s |" % (
+            L.append("| %s | %s | %d µs | %s | %s | %s | %s | %s | %s | %s |" % (
                 t, SNAME[s], per, fmt_r([m["lat_p50"] for m in ms]),
                 fmt_r([m["lat_p95"] for m in ms]), fmt_r([m["lat_p99"] for m in ms]),
                 fmt(p50 / f50, 2) if p50 and f50 else "–",
                 fmt(p99 / f99, 2) if p99 and f99 else "–",
                 fmt_r([m["cpu_tx"] for m in ms], 2) if t != "floor" else
-                "floor proc %s" % fmt(med([m["cpu_proc"] for m in ms]), 2)))
+                "floor proc %s" % fmt(med([m["cpu_proc"] for m in ms]), 2),
+                fmt_r([m["rx_lat50"] for m in ms]) if t.startswith("dm-") else "–"))
     L.append("")
 
     # --- ratios
