@@ -377,8 +377,9 @@ def plots(data, futex, last, transports, sizes, outdir):
         ms = [data.get((t, s, phase), []) for s in sizes]
         ys = [med([m[key] for m in mm]) for mm in ms]
         lo = [rng([m[key] for m in mm]) for mm in ms]
-        pts = [(i, y * scale, (y - r[0]) * scale, (r[1] - y) * scale)
-               for i, (y, r) in enumerate(zip(ys, lo)) if y is not None and r]
+        pts = [(i, y * scale, (y - max(r[0], y / 100)) * scale, (r[1] - y) * scale)
+               for i, (y, r) in enumerate(zip(ys, lo)) if y is not None and r
+               and y > 0]
         if not pts:
             return
         ax.errorbar([p[0] for p in pts], [p[1] for p in pts],
@@ -404,7 +405,8 @@ def plots(data, futex, last, transports, sizes, outdir):
             if t != "floor":
                 errplot(ax, "cpu_tx", ph, t)
         ax.axhline(10, color="k", ls="--", lw=0.8, label="target 10 µs")
-        ax.set_yscale("symlog", linthresh=1)
+        ax.set_yscale("log")
+        ax.set_ylim(bottom=1)
         ax.set_xticks(x, xl)
         ax.set_ylabel("transport CPU µs/frame (prod+cons−floor)")
         ax.set_title("%s" % ("unthrottled" if ph == "thr" else "paced"), fontsize=9)
