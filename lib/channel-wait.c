@@ -1,5 +1,6 @@
-/* Waiting for a channel to appear: inotify on the shm directory, no polling.
- * A writer publishes with linkat (IN_CREATE) or rename (IN_MOVED_TO). */
+/* Waiting for a channel to appear, or for a dead writer's object to be
+ * replaced: inotify on the shm directory, no polling. A writer publishes
+ * with linkat (IN_CREATE) or rename over a stale one (IN_MOVED_TO). */
 #include <errno.h>
 #include <limits.h>
 #include <poll.h>
@@ -11,17 +12,28 @@
 #include "futex.h"
 #include "segment.h"
 
+/* Does `path` exist, as another inode than (dev, ino) when ino != 0? */
 static int
-exists (const char *path)
+present (const char *path, uint64_t dev, uint64_t ino)
 {
   struct stat st;
 
-  return stat (path, &st) == 0;
+  if (stat (path, &st) != 0)
+    return 0;
+  return ino == 0 || st.st_ino != ino || st.st_dev != dev;
 }
 
 DORADMA_API int
 doradma_channel_wait (const char *shm_dir, const char *channel,
     int64_t timeout_ns, int cancel_fd)
+{
+  return doradma_channel_wait_new (shm_dir, channel, 0, 0, timeout_ns,
+      cancel_fd);
+}
+
+DORADMA_API int
+doradma_channel_wait_new (const char *shm_dir, const char *channel,
+    uint64_t dev, uint64_t ino, int64_t timeout_ns, int cancel_fd)
 {
   struct segment_paths paths;
   uint64_t start = monotonic_ns ();
@@ -33,7 +45,7 @@ doradma_channel_wait (const char *shm_dir, const char *channel,
   fd = inotify_init1 (IN_CLOEXEC | IN_NONBLOCK);
   if (fd < 0)
     return -errno;
-  if (inotify_add_watch (fd, paths.dir, IN_CREATE | IN_MOVED_TO) < 0) {
+  if (inotify_add_watch (fd, paths.dir, IN_CREATE | IN_MOVED_TO | IN_DELETE) < 0) {
     ret = -errno;
     close (fd);
     return ret;
@@ -44,7 +56,7 @@ doradma_channel_wait (const char *shm_dir, const char *channel,
     char buf[4096] __attribute__ ((aligned (__alignof__ (struct inotify_event))));
     int timeout_ms = -1, n;
 
-    if (exists (paths.data)) {
+    if (present (paths.data, dev, ino)) {
       ret = 0;
       break;
     }

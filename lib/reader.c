@@ -3,6 +3,8 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <glib.h>
+#include <pthread.h>
+#include <pwd.h>
 #include <stdio.h>
 #include <string.h>
 #include <sys/mman.h>
@@ -34,7 +36,7 @@ struct doradma_reader
   const struct doradma_shm_rcb *rcb;
   struct doradma_segment_desc desc;
   struct stat data_st;
-  pid_t pid;                    /* releases in a forked child are no-ops */
+  unsigned fork_gen;            /* releases in a forked child are no-ops */
 
   uint32_t entry;
   uint64_t bit;
@@ -49,6 +51,31 @@ struct doradma_reader
   int interrupted;              /* atomic */
   struct doradma_reader_stats stats;
 };
+
+/* A forked child inherits our mappings but not our entry lock: it must not
+ * clear our lease bits. getpid () is a system call per frame; a counter
+ * bumped in every child by pthread_atfork costs nothing. */
+static unsigned fork_gen_counter;
+static pthread_once_t fork_gen_once = PTHREAD_ONCE_INIT;
+
+static void
+fork_gen_child (void)
+{
+  __atomic_fetch_add (&fork_gen_counter, 1, __ATOMIC_RELAXED);
+}
+
+static void
+fork_gen_register (void)
+{
+  pthread_atfork (NULL, NULL, fork_gen_child);
+}
+
+static unsigned
+fork_generation (void)
+{
+  pthread_once (&fork_gen_once, fork_gen_register);
+  return __atomic_load_n (&fork_gen_counter, __ATOMIC_RELAXED);
+}
 
 /* ------------------------------------------------------------------------ */
 /* open / close                                                             */
@@ -218,7 +245,7 @@ doradma_reader_open (const struct doradma_reader_config *cfg,
   r = g_new0 (struct doradma_reader, 1);
   r->data_fd = r->ctl_fd = -1;
   g_mutex_init (&r->lock);
-  r->pid = getpid ();
+  r->fork_gen = fork_generation ();
   r->backpressure = cfg->backpressure;
   ret = segment_paths_init (&r->paths, cfg->shm_dir, cfg->channel, diag);
   if (ret < 0)
@@ -226,9 +253,21 @@ doradma_reader_open (const struct doradma_reader_config *cfg,
 
   r->data_fd = open (r->paths.data, O_RDONLY | O_CLOEXEC | O_NOFOLLOW);
   if (r->data_fd < 0) {
-    ret = diag_set (diag, -errno, errno == ENOENT ? "channel" : NULL,
-        "%s: %s", r->paths.label, errno == ENOENT ?
-        "no such channel (no writer has created it yet)" : strerror (errno));
+    struct stat st;
+    int err = errno;
+
+    if (err == EACCES && stat (r->paths.data, &st) == 0) {
+      struct passwd *pw = getpwuid (st.st_uid);
+      ret = diag_set (diag, -EACCES, "owner",
+          "%s is owned by user %s (uid %u) with mode %04o: we (uid %u) may "
+          "not read it", r->paths.label, pw ? pw->pw_name : "?",
+          (unsigned) st.st_uid, (unsigned) (st.st_mode & 07777),
+          (unsigned) getuid ());
+      goto fail;
+    }
+    ret = diag_set (diag, -err, err == ENOENT ? "channel" : NULL,
+        "%s: %s", r->paths.label, err == ENOENT ?
+        "no such channel (no writer has created it yet)" : strerror (err));
     goto fail;
   }
   ret = segment_object_check (r->data_fd, r->paths.label, cfg->allowed_uid,
@@ -272,7 +311,7 @@ doradma_reader_close (struct doradma_reader *r)
 
   if (r == NULL)
     return;
-  if (r->ctl != NULL && r->bit != 0 && getpid () == r->pid) {
+  if (r->ctl != NULL && r->bit != 0 && fork_generation () == r->fork_gen) {
     ent = &r->ctl->readers[r->entry];
     clear_our_bit_everywhere (r);
     dr_fetch_and_release (&r->ctl->active, ~r->bit);
@@ -300,6 +339,15 @@ load_record (const struct doradma_shm_slot *shm, struct doradma_shm_slot *rec)
 
   for (i = 0; i < sizeof *rec / 8; i++)
     dst[i] = dr_load_relaxed (&src[i]);
+}
+
+/* The deliberate race of a seqlock: the writer may rewrite the slot while
+ * we copy; the caller's re-check detects it and discards the copy. Kept out
+ * of line under this name so tests/tsan.supp can suppress exactly this. */
+static __attribute__ ((noinline)) void
+seqlock_copy_payload (void *dst, const uint8_t *src, uint64_t len)
+{
+  memcpy (dst, src, len);
 }
 
 /* Finds the slot of the frame to deliver next; returns 0 with *slot and
@@ -390,7 +438,7 @@ doradma_reader_release (struct doradma_reader *r, uint32_t slot)
 {
   int cleared = 0;
 
-  if (slot >= r->desc.slot_count || getpid () != r->pid)
+  if (slot >= r->desc.slot_count || fork_generation () != r->fork_gen)
     return;
   g_mutex_lock (&r->lock);
   if (r->refs[slot] > 0 && --r->refs[slot] == 0) {
@@ -504,9 +552,7 @@ try_next (struct doradma_reader *r, enum doradma_read_mode mode, void *dst,
         return -ENOBUFS;
       if (r->desc.ipc)
         return -ENOTSUP;
-      /* The deliberate race of a seqlock: the copy may tear, the re-check
-       * below detects it and the copy is discarded. */
-      memcpy (dst, r->map + r->desc.slots_offset +
+      seqlock_copy_payload (dst, r->map + r->desc.slots_offset +
           (uint64_t) slot * r->desc.slot_stride, frame->info.payload_bytes);
       if (!seqlock_read_ok (&shm->gen, g)) {
         STAT_ADD (r->stats.torn, 1);

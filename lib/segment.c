@@ -1,6 +1,7 @@
 /* The channel's shm objects: names, creation and checks; see segment.h. */
 #include "segment.h"
 
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <pwd.h>
@@ -163,4 +164,23 @@ segment_path_is (const char *path, const struct stat *st)
 
   return stat (path, &now) == 0 && now.st_ino == st->st_ino &&
       now.st_dev == st->st_dev;
+}
+
+void
+segment_remove_leftovers (const struct segment_paths *p)
+{
+  char data_prefix[DORADMA_NAME_MAX + 32], ctl_prefix[DORADMA_NAME_MAX + 40];
+  DIR *dir = opendir (p->dir);
+  struct dirent *de;
+
+  if (dir == NULL)
+    return;
+  snprintf (data_prefix, sizeof data_prefix, "%s~new.", p->label);
+  snprintf (ctl_prefix, sizeof ctl_prefix, "%s~ctl~new.", p->label);
+  while ((de = readdir (dir)) != NULL) {
+    if (strncmp (de->d_name, data_prefix, strlen (data_prefix)) == 0 ||
+        strncmp (de->d_name, ctl_prefix, strlen (ctl_prefix)) == 0)
+      unlinkat (dirfd (dir), de->d_name, 0);
+  }
+  closedir (dir);
 }

@@ -38,6 +38,12 @@ int segment_object_link (int fd, const char *path);
  * the writer lock of the inode currently at `path`. */
 int segment_object_link_replace (int fd, const char *path);
 
+/* Removes temporary names of this channel that a writer killed between
+ * segment_object_link_replace's link and rename left behind. Only call while
+ * holding the writer lock of the channel's current data object: only that
+ * holder ever makes such names, so every one found belongs to a dead one. */
+void segment_remove_leftovers (const struct segment_paths *p);
+
 /* Checks fstat of an opened object: owner is our uid (or allowed_uid >= 0),
  * no o+w bit, at least `min_size` bytes. Fills *st. */
 int segment_object_check (int fd, const char *label, int64_t allowed_uid,

@@ -422,6 +422,7 @@ doradma_writer_create (const struct doradma_writer_config *cfg,
       return diag_set (diag, ret, NULL, "%s~ctl: cannot publish the name: %s",
           paths.label, strerror (-ret));
     }
+    segment_remove_leftovers (&paths);
     *out = w;
     return 0;
   }
@@ -891,7 +892,7 @@ doradma_writer_set_caps (struct doradma_writer *w, const char *caps,
     return -E2BIG;
   ret = caps_string_validate (caps, strlen (caps) + 1, NULL);
   if (ret < 0)
-    return ret;
+    return -EINVAL;
   g_mutex_lock (&w->lock);
   w->caps_epoch++;
   write_caps_entry (w, w->caps_epoch, caps);

@@ -329,6 +329,12 @@ void doradma_reader_set_last_seq (struct doradma_reader *r, uint64_t seq);
 int doradma_channel_wait (const char *shm_dir, const char *channel,
     int64_t timeout_ns, int cancel_fd);
 
+/* Same, but waits until the name resolves to another object than (dev, ino)
+ * — e.g. the segment of a writer that died (doradma_segment_info's dev and
+ * ino) — so a reader can wait for the successor without polling. */
+int doradma_channel_wait_new (const char *shm_dir, const char *channel,
+    uint64_t dev, uint64_t ino, int64_t timeout_ns, int cancel_fd);
+
 #ifdef __cplusplus
 }
 #endif
