@@ -917,6 +917,8 @@ gst_doradma_sink_class_init (GstDoradmaSinkClass * klass)
 
   GST_DEBUG_CATEGORY_INIT (gst_doradma_sink_debug, "doradmasink", 0,
       "doradma shared-memory ring writer");
+  /* registers the "doradmapool" debug category the copy path logs to */
+  g_type_ensure (GST_TYPE_DORADMA_POOL);
 
   gst_element_class_set_static_metadata (element_class,
       "doradma ring sink", "Sink/Video",

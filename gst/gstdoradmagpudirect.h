@@ -1,0 +1,60 @@
+/* doradma GStreamer plugin — private: libibverbs side of GPUDirect RDMA.
+ *
+ * Built only when the `ibverbs` option found libibverbs (HAVE_IBVERBS). The
+ * slab allocator (gstdoradmaallocator.c) owns the CUDA side and the policy;
+ * this file only asks verbs what exists and registers memory regions.
+ *
+ * Copyright (C) 2025 the doradma authors
+ * SPDX-License-Identifier: LGPL-2.1-or-later
+ */
+#ifndef __GST_DORADMA_GPUDIRECT_H__
+#define __GST_DORADMA_GPUDIRECT_H__
+
+#include <glib.h>
+
+G_BEGIN_DECLS
+
+typedef struct
+{
+  gboolean device;              /* ibv_get_device_list found >= 1 device */
+  gboolean active_port;         /* some port is IBV_PORT_ACTIVE */
+  gchar device_name[64];        /* first device with an active port */
+  guint8 port;
+  gchar device_detail[192];
+  gchar port_detail[192];
+} GstDoradmaVerbsProbe;
+
+/* Fills *probe. Never fails: what is absent is recorded with a reason. */
+void gst_doradma_verbs_probe (GstDoradmaVerbsProbe * probe);
+
+/* Opens the first device with an active port and allocates a protection
+ * domain. Returns the `struct ibv_pd *` (its context in *ctx), or NULL with
+ * the reason in `why` (a GString the caller owns). */
+gpointer gst_doradma_verbs_open_pd (gpointer * ctx, GString * why);
+void gst_doradma_verbs_close_pd (gpointer pd, gpointer ctx);
+
+/* A registered memory region. */
+typedef struct _GstDoradmaMr GstDoradmaMr;
+
+/* ibv_reg_dmabuf_mr (pd, 0, len, iova, fd, LOCAL_WRITE|REMOTE_WRITE|
+ * REMOTE_READ). The MR holds its own reference on the dma-buf: the caller
+ * may close fd afterwards. NULL with the reason (errno text) in `why`. */
+GstDoradmaMr *gst_doradma_mr_reg_dmabuf (gpointer pd, gint fd, guint64 len,
+    guint64 iova, GString * why);
+
+/* ibv_reg_mr (pd, addr, len, same access): pinned host memory, or a device
+ * pointer when nvidia-peermem is loaded (the legacy path). */
+GstDoradmaMr *gst_doradma_mr_reg (gpointer pd, gpointer addr, guint64 len,
+    GString * why);
+
+void gst_doradma_mr_dereg (GstDoradmaMr * mr);
+
+guint32 gst_doradma_mr_lkey (const GstDoradmaMr * mr);
+guint32 gst_doradma_mr_rkey (const GstDoradmaMr * mr);
+/* The address peers use for the MR's first byte (iova for dma-buf MRs, the
+ * virtual address for plain ones). */
+guint64 gst_doradma_mr_iova (const GstDoradmaMr * mr);
+
+G_END_DECLS
+
+#endif /* __GST_DORADMA_GPUDIRECT_H__ */

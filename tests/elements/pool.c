@@ -1,0 +1,205 @@
+/* The slot buffer pool doradmasink proposes upstream (gst-check).
+ *
+ * Copyright (C) 2025 the doradma authors
+ * SPDX-License-Identifier: LGPL-2.1-or-later
+ */
+#include "common.h"
+
+GST_START_TEST (test_proposed_pool_offers_meta_alignment_and_max_zero)
+{
+  gchar *ch = t_channel ("offer");
+  GstHarness *h = t_sink_harness (ch, T_CAPS);
+  GstCaps *caps = gst_caps_from_string (T_CAPS);
+  GstQuery *q = gst_query_new_allocation (caps, TRUE);
+  GstBufferPool *pool;
+  guint size, min, max;
+
+  fail_unless (gst_pad_peer_query (h->srcpad, q));
+  gst_query_parse_nth_allocation_pool (q, 0, &pool, &size, &min, &max);
+  fail_unless_equals_int (max, 0);
+  fail_unless (gst_buffer_pool_has_option (pool,
+          GST_BUFFER_POOL_OPTION_VIDEO_META));
+  fail_unless (gst_buffer_pool_has_option (pool,
+          GST_BUFFER_POOL_OPTION_VIDEO_ALIGNMENT));
+  fail_unless (gst_query_find_allocation_meta (q, GST_VIDEO_META_API_TYPE,
+          NULL));
+  fail_unless (gst_query_find_allocation_meta (q,
+          GST_VIDEO_CROP_META_API_TYPE, NULL));
+  gst_object_unref (pool);
+  gst_query_unref (q);
+  gst_caps_unref (caps);
+  gst_harness_teardown (h);
+  fail_unless (t_shm_clean (ch));
+  g_free (ch);
+}
+
+GST_END_TEST;
+
+GST_START_TEST (test_pool_buffers_are_distinct_writable_slots)
+{
+  gchar *ch = t_channel ("distinct");
+  GstHarness *h = t_sink_harness (ch, T_CAPS);
+  GstBufferPool *pool = t_sink_pool (h, T_CAPS, NULL);
+  GstBuffer *a, *b;
+  GstMemory *ma, *mb;
+
+  fail_unless_equals_int (gst_buffer_pool_acquire_buffer (pool, &a, NULL),
+      GST_FLOW_OK);
+  fail_unless_equals_int (gst_buffer_pool_acquire_buffer (pool, &b, NULL),
+      GST_FLOW_OK);
+  ma = gst_buffer_peek_memory (a, 0);
+  mb = gst_buffer_peek_memory (b, 0);
+  fail_unless (gst_is_doradma_memory (ma) && gst_is_doradma_memory (mb));
+  fail_unless (gst_doradma_memory_get_host_pointer (ma) !=
+      gst_doradma_memory_get_host_pointer (mb));
+  fail_unless (gst_buffer_is_all_memory_writable (a));
+  fail_unless (gst_buffer_get_video_meta (a) != NULL);
+  gst_buffer_unref (a);
+  gst_buffer_unref (b);
+  gst_buffer_pool_set_active (pool, FALSE);
+  gst_object_unref (pool);
+  gst_harness_teardown (h);
+  fail_unless (t_shm_clean (ch));
+  g_free (ch);
+}
+
+GST_END_TEST;
+
+GST_START_TEST (test_alignment_padding_is_published_as_frame_geometry)
+{
+  gchar *ch = t_channel ("align");
+  GstHarness *h = t_sink_harness (ch, T_CAPS);
+  GstVideoAlignment align;
+  GstBufferPool *pool;
+  struct doradma_reader *r;
+  struct doradma_frame frame;
+  struct doradma_diag diag;
+  GstBuffer *buf;
+  GstVideoMeta *meta;
+
+  gst_video_alignment_reset (&align);
+  align.padding_right = 64;     /* Y stride 128 instead of 64 */
+  pool = t_sink_pool (h, T_CAPS, &align);
+  fail_unless_equals_int (gst_buffer_pool_acquire_buffer (pool, &buf, NULL),
+      GST_FLOW_OK);
+  meta = gst_buffer_get_video_meta (buf);
+  fail_unless (meta != NULL);
+  fail_unless_equals_int (meta->stride[0], 128);
+  fail_unless_equals_int (gst_harness_push (h, buf), GST_FLOW_OK);
+  r = t_reader (ch, FALSE);
+  fail_unless_equals_int (doradma_reader_next (r, DORADMA_READ_NEXT,
+          GST_SECOND, &frame, &diag), 0);
+  fail_unless_equals_int (frame.info.planes[0].stride, 128);
+  fail_unless_equals_int (frame.info.planes[0].row_bytes, 64);
+  fail_unless_equals_int (frame.info.planes[0].rows, 48);
+  doradma_reader_release (r, frame.slot);
+  fail_unless_equals_uint64 (t_stat (h->element, "copies"), 0);
+
+  doradma_reader_close (r);
+  gst_buffer_pool_set_active (pool, FALSE);
+  gst_object_unref (pool);
+  gst_harness_teardown (h);
+  fail_unless (t_shm_clean (ch));
+  g_free (ch);
+}
+
+GST_END_TEST;
+
+GST_START_TEST (test_writable_map_of_a_published_slot_makes_a_private_copy)
+{
+  gchar *ch = t_channel ("cow");
+  GstHarness *h = t_sink_harness (ch, T_CAPS);
+  GstBufferPool *pool = t_sink_pool (h, T_CAPS, NULL);
+  struct doradma_reader *r;
+  struct doradma_frame frame;
+  struct doradma_diag diag;
+  GstBuffer *buf;
+  GstMapInfo map;
+
+  fail_unless_equals_int (gst_buffer_pool_acquire_buffer (pool, &buf, NULL),
+      GST_FLOW_OK);
+  gst_buffer_memset (buf, 0, 0x10, 16);
+  fail_unless_equals_int (gst_harness_push (h, gst_buffer_ref (buf)),
+      GST_FLOW_OK);
+  /* upstream still holds it and writes: readers must not see that */
+  buf = gst_buffer_make_writable (buf);
+  fail_unless (gst_buffer_map (buf, &map, GST_MAP_WRITE));
+  map.data[0] = 0x99;
+  gst_buffer_unmap (buf, &map);
+  fail_if (gst_is_doradma_memory (gst_buffer_peek_memory (buf, 0)));
+  r = t_reader (ch, FALSE);
+  fail_unless_equals_int (doradma_reader_next (r, DORADMA_READ_NEXT,
+          GST_SECOND, &frame, &diag), 0);
+  fail_unless_equals_int (frame.data[frame.info.planes[0].offset], 0x10);
+  doradma_reader_release (r, frame.slot);
+  gst_buffer_unref (buf);
+
+  doradma_reader_close (r);
+  gst_buffer_pool_set_active (pool, FALSE);
+  gst_object_unref (pool);
+  gst_harness_teardown (h);
+  fail_unless (t_shm_clean (ch));
+  g_free (ch);
+}
+
+GST_END_TEST;
+
+static gpointer
+flush_later (gpointer pool)
+{
+  g_usleep (100 * 1000);
+  gst_buffer_pool_set_flushing (pool, TRUE);
+  return NULL;
+}
+
+GST_START_TEST (test_lossless_acquire_waits_and_honours_flushing)
+{
+  gchar *ch = t_channel ("flush");
+  GstHarness *h = t_sink_new (ch, T_CAPS, "slots=2 mode=lossless timeout=0");
+  GstBufferPool *pool = t_sink_pool (h, T_CAPS, NULL);
+  GstBuffer *a, *b, *c;
+  GThread *t;
+
+  fail_unless_equals_int (gst_buffer_pool_acquire_buffer (pool, &a, NULL),
+      GST_FLOW_OK);
+  fail_unless_equals_int (gst_buffer_pool_acquire_buffer (pool, &b, NULL),
+      GST_FLOW_OK);
+  /* both slots held upstream: lossless waits until flushed */
+  t = g_thread_new ("flush", flush_later, pool);
+  fail_unless_equals_int (gst_buffer_pool_acquire_buffer (pool, &c, NULL),
+      GST_FLOW_FLUSHING);
+  g_thread_join (t);
+  gst_buffer_pool_set_flushing (pool, FALSE);
+  gst_buffer_unref (a);
+  /* a slot came back: acquire succeeds again */
+  fail_unless_equals_int (gst_buffer_pool_acquire_buffer (pool, &c, NULL),
+      GST_FLOW_OK);
+  gst_buffer_unref (b);
+  gst_buffer_unref (c);
+
+  gst_buffer_pool_set_active (pool, FALSE);
+  gst_object_unref (pool);
+  gst_harness_teardown (h);
+  fail_unless (t_shm_clean (ch));
+  g_free (ch);
+}
+
+GST_END_TEST;
+
+static Suite *
+pool_suite (void)
+{
+  Suite *s = suite_create ("doradmapool");
+  TCase *tc = tcase_create ("general");
+
+  suite_add_tcase (s, tc);
+  tcase_add_test (tc, test_proposed_pool_offers_meta_alignment_and_max_zero);
+  tcase_add_test (tc, test_pool_buffers_are_distinct_writable_slots);
+  tcase_add_test (tc, test_alignment_padding_is_published_as_frame_geometry);
+  tcase_add_test (tc,
+      test_writable_map_of_a_published_slot_makes_a_private_copy);
+  tcase_add_test (tc, test_lossless_acquire_waits_and_honours_flushing);
+  return s;
+}
+
+GST_CHECK_MAIN (pool);
