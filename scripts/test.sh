@@ -1,0 +1,128 @@
+#!/bin/bash
+# Installs the dependencies, builds doradma from scratch and runs every test
+# suite (lib, elements, multiproc, reliability, cuda, fuzz, ...): the same
+# command locally and in CI (.ci/run).
+#
+#   bash scripts/test.sh
+#
+# Build directories (recreated each run): build-test (gcc, every suite) and,
+# when clang is installed, build-fuzz (clang, -Dfuzz=enabled, suite fuzz
+# only: libFuzzer needs clang). Set DORADMA_SANITIZE=1 to also run
+# scripts/sanitize.sh (ASan/UBSan/TSan builds, ~8 more minutes).
+#
+# The last line printed is always the summary:
+#   N passed, N failed, N skipped
+# (meson's Ok and Expected Fail count as passed; Fail, Timeout and Unexpected
+# Pass as failed; Skipped as skipped; a failed set-up or build counts as one
+# failure). The exit status is non-zero when anything failed.
+set -uo pipefail
+
+SRC=$(cd "$(dirname "$0")/.." && pwd)
+cd "$SRC"
+JOBS=$(nproc 2>/dev/null || echo 2)
+LOGDIR=${DORADMA_TEST_LOGDIR:-$SRC/build-logs}
+mkdir -p "$LOGDIR"
+
+passed=0
+failed=0
+skipped=0
+
+summary () {
+  echo
+  echo "$passed passed, $failed failed, $skipped skipped"
+}
+
+# Adds the counts of one `meson test` output (file $1) to the totals.
+count () {
+  local out=$1 ok xf fail up skip to
+  ok=$(sed -n 's/^Ok:[[:space:]]*\([0-9]*\).*/\1/p' "$out" | tail -1)
+  xf=$(sed -n 's/^Expected Fail:[[:space:]]*\([0-9]*\).*/\1/p' "$out" | tail -1)
+  fail=$(sed -n 's/^Fail:[[:space:]]*\([0-9]*\).*/\1/p' "$out" | tail -1)
+  up=$(sed -n 's/^Unexpected Pass:[[:space:]]*\([0-9]*\).*/\1/p' "$out" | tail -1)
+  skip=$(sed -n 's/^Skipped:[[:space:]]*\([0-9]*\).*/\1/p' "$out" | tail -1)
+  to=$(sed -n 's/^Timeout:[[:space:]]*\([0-9]*\).*/\1/p' "$out" | tail -1)
+  if [ -z "$ok$fail$skip$to" ]; then
+    echo "test.sh: no meson summary in $out: counted as 1 failure"
+    failed=$((failed + 1))
+    return
+  fi
+  passed=$((passed + ${ok:-0} + ${xf:-0}))
+  failed=$((failed + ${fail:-0} + ${up:-0} + ${to:-0}))
+  skipped=$((skipped + ${skip:-0}))
+}
+
+step () {
+  echo
+  echo "==== $* ===="
+}
+
+# Objects that already exist in /dev/shm are not this run's leftovers: the
+# no-leftovers test ignores exactly these (same name and inode).
+baseline=$LOGDIR/shm-baseline.txt
+: > "$baseline"
+for f in /dev/shm/doradma*; do
+  [ -e "$f" ] && stat -c '%n %i' "$f" >> "$baseline"
+done
+if [ -s "$baseline" ]; then
+  echo "test.sh: $(wc -l < "$baseline") doradma object(s) already in /dev/shm (ignored by no-leftovers):"
+  cat "$baseline"
+fi
+export DORADMA_LEFTOVERS_BASELINE=$baseline
+
+step "dependencies"
+if ! bash "$SRC/scripts/install-deps.sh"; then
+  echo "test.sh: installing dependencies failed"
+  failed=$((failed + 1))
+  summary
+  exit 1
+fi
+
+# ---- main build: gcc, every suite ----
+step "build-test (gcc)"
+rm -rf build-test
+if meson setup build-test -Dtests=enabled -Dbench=enabled > "$LOGDIR/setup-test.log" 2>&1 &&
+    ninja -C build-test -j "$JOBS" > "$LOGDIR/build-test.log" 2>&1; then
+  step "meson test (every suite)"
+  meson test -C build-test --num-processes "$JOBS" --print-errorlogs \
+      2>&1 | tee "$LOGDIR/test-main.log"
+  count "$LOGDIR/test-main.log"
+else
+  tail -n 40 "$LOGDIR/setup-test.log" "$LOGDIR/build-test.log" 2>/dev/null
+  echo "test.sh: set-up or build of build-test failed (logs in $LOGDIR)"
+  failed=$((failed + 1))
+fi
+
+# ---- fuzz build: clang + libFuzzer, suite fuzz ----
+if command -v clang >/dev/null 2>&1; then
+  step "build-fuzz (clang, -Dfuzz=enabled)"
+  rm -rf build-fuzz
+  if CC=clang meson setup build-fuzz -Dtests=enabled -Dfuzz=enabled -Dbench=disabled \
+        > "$LOGDIR/setup-fuzz.log" 2>&1 &&
+      ninja -C build-fuzz -j "$JOBS" > "$LOGDIR/build-fuzz.log" 2>&1; then
+    step "meson test --suite fuzz"
+    meson test -C build-fuzz --suite fuzz --num-processes "$JOBS" --print-errorlogs \
+        2>&1 | tee "$LOGDIR/test-fuzz.log"
+    count "$LOGDIR/test-fuzz.log"
+  else
+    tail -n 40 "$LOGDIR/setup-fuzz.log" "$LOGDIR/build-fuzz.log" 2>/dev/null
+    echo "test.sh: set-up or build of build-fuzz failed (logs in $LOGDIR)"
+    failed=$((failed + 1))
+  fi
+else
+  echo "test.sh: clang not found: the libFuzzer run is skipped"
+  skipped=$((skipped + 1))
+fi
+
+# ---- optional: sanitizers ----
+if [ "${DORADMA_SANITIZE:-0}" = 1 ] && [ -f "$SRC/scripts/sanitize.sh" ]; then
+  step "sanitizers (scripts/sanitize.sh)"
+  if sh "$SRC/scripts/sanitize.sh" "$SRC/build-sanitize" all \
+      2>&1 | tee "$LOGDIR/sanitize.log"; then
+    passed=$((passed + 1))
+  else
+    failed=$((failed + 1))
+  fi
+fi
+
+summary
+[ "$failed" -eq 0 ]
