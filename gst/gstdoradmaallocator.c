@@ -961,8 +961,8 @@ gst_doradma_gpudirect_probe (gint cuda_device, GstStructure ** report,
     g_set_error (error, GST_DORADMA_SLAB_ERROR,
         GST_DORADMA_SLAB_ERROR_RDMA_UNAVAILABLE,
         "GPUDirect RDMA unavailable; missing: %s. It needs libibverbs, "
-        "ibverbs-device, active-port and cuda, plus dmabuf-mr and "
-        "cuda-dma-buf (dma-buf path) or nvidia-peermem (legacy path)", m);
+        "ibverbs-device, active-port and cuda, plus either dmabuf-mr with "
+        "cuda-dma-buf, or nvidia-peermem for the legacy path", m);
     g_free (m);
   }
   return ok;
