@@ -10,8 +10,8 @@
  * for that, on purpose; confirmed by hand in a scratch copy of lib/ whose
  * lease_try() (lib/seqlock.h) was reduced to the fetch_or (no fence, no
  * gen re-check): 3 runs out of 3 failed, with 1416, 288 and 857 torn pages
- * under leases (8 foreign pages per torn frame: the writer had rewritten the
- * whole leased slot); with lib/ as is, 0. A copy reader under the same
+ * under leases (each torn frame showed all 4 pages foreign, on both checks:
+ * the writer had rewritten the whole leased slot); with lib/ as is, 0. A copy reader under the same
  * load sees the tears the seqlock catches (tens of thousands discarded as
  * torn per run) and is never handed a mixed copy.
  */

@@ -8,7 +8,7 @@
  *   stale      a killed writer's channel is reclaimed by a new writer; a
  *              reader of the old segment does not get new frames from it.
  *   race       N processes create one channel at a barrier, fresh and
- *              stale, 20 rounds: exactly one wins, the others get -EBUSY.
+ *              stale, 100 rounds: exactly one wins, the others get -EBUSY.
  *   successor  writer A replaced by B (doradma_writer_replace): closing A
  *              leaves B's objects (same inode at the name) and B works.
  *   enospc     a 1 MiB tmpfs as shm dir: a ring that does not fit gives
@@ -291,7 +291,7 @@ err:
 /* ---- race ---- */
 
 #define RACERS 6
-#define ROUNDS 20
+#define ROUNDS 100
 
 static int
 racer (void *arg)
