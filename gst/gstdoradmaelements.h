@@ -102,7 +102,6 @@ struct _DoradmaWriterHandle
 {
   gint refcount;
   GMutex lock;
-  GCond cond;                   /* a slot memory came back */
   struct doradma_writer *w;
   guint32 n_slots;
   guint64 stride;

@@ -211,7 +211,7 @@ slot_mem_dispose (GstMiniObject * obj)
   dm->state = DORADMA_SLOT_FREE;
   gst_memory_ref (GST_MEMORY_CAST (dm));
   wh->cached[dm->slot] = TRUE;
-  g_cond_broadcast (&wh->cond);
+  doradma_writer_hold (wh->w, dm->slot, 0);
   g_mutex_unlock (&wh->lock);
 
   /* the reference the lent-out memory held */

@@ -47,7 +47,6 @@ doradma_writer_handle_new (struct doradma_writer *w)
 
   wh->refcount = 1;
   g_mutex_init (&wh->lock);
-  g_cond_init (&wh->cond);
   wh->w = w;
   wh->n_slots = doradma_writer_slot_count (w);
   wh->stride = doradma_writer_slot_stride (w);
@@ -80,45 +79,7 @@ doradma_writer_handle_unref (DoradmaWriterHandle * wh)
   }
   doradma_writer_close (wh->w);
   g_mutex_clear (&wh->lock);
-  g_cond_clear (&wh->cond);
   g_free (wh);
-}
-
-static inline gboolean
-slot_unreferenced_locked (DoradmaWriterHandle * wh, guint32 s)
-{
-  return s < wh->n_slots && (wh->mems[s] == NULL || wh->cached[s]);
-}
-
-/* One non-blocking attempt. *ring_had_one: the ring had a free slot that is
- * referenced in this process (so waiting for ring space would not help). */
-static int
-try_acquire_locked (DoradmaWriterHandle * wh, enum doradma_slot_policy policy,
-    guint32 * slot, gboolean * ring_had_one)
-{
-  guint32 s, i;
-  int r;
-
-  r = doradma_writer_acquire (wh->w, policy, 0, &s);
-  if (r == 0) {
-    if (slot_unreferenced_locked (wh, s)) {
-      *slot = s;
-      return 0;
-    }
-    /* Still referenced here (published, held upstream): leave it alone. */
-    doradma_writer_abandon (wh->w, s);
-    *ring_had_one = TRUE;
-  } else if (r != -EAGAIN) {
-    return r;
-  }
-  for (i = 0; i < wh->n_slots; i++) {
-    if (slot_unreferenced_locked (wh, i)
-        && doradma_writer_acquire_slot (wh->w, policy, i) == 0) {
-      *slot = i;
-      return 0;
-    }
-  }
-  return -EAGAIN;
 }
 
 static GstMemory *
@@ -130,6 +91,9 @@ lend_locked (DoradmaWriterHandle * wh, guint32 s)
     wh->mems[s] = doradma_memory_new_slot (wh, s);
   mem = wh->mems[s];
   wh->cached[s] = FALSE;
+  /* Referenced here until its memory comes back (a decoder's reference
+   * frame, a tee branch): the ring must not hand it out again. */
+  doradma_writer_hold (wh->w, s, 1);
   doradma_memory_slot_set_state (mem, DORADMA_SLOT_WRITING);
   GST_MINI_OBJECT_FLAG_UNSET (mem, GST_MEMORY_FLAG_READONLY);
   mem->offset = 0;
@@ -148,22 +112,19 @@ doradma_writer_handle_acquire (DoradmaWriterHandle * wh,
   guint32 s;
   int r;
 
-  g_mutex_lock (&wh->lock);
+  /* Waits happen in the ring, without wh->lock: slot memories coming back
+   * on other threads (doradma_writer_hold (0)) wake them. */
   for (;;) {
-    gboolean ring_had_one = FALSE;
-
     if (p->cancelled && p->cancelled (p->cancelled_data))
       goto flushing;
 
-    r = try_acquire_locked (wh, p->policy, &s, &ring_had_one);
+    r = doradma_writer_acquire (wh->w, p->policy, 0, &s);
     if (r == 0)
       break;
     if (r != -EAGAIN && r != -EINTR)
       goto lib_error;
-    if (p->policy == DORADMA_POLICY_LATEST) {
-      g_mutex_unlock (&wh->lock);
+    if (p->policy == DORADMA_POLICY_LATEST)
       return GST_FLOW_EOS;
-    }
 
     /* lossless: wait for readers to consume, within `timeout` */
     if (p->waited)
@@ -200,25 +161,17 @@ doradma_writer_handle_acquire (DoradmaWriterHandle * wh,
       }
     }
 
-    if (ring_had_one || r == -EINTR) {
-      /* a slot is free in the ring but referenced here: wait for its memory
-       * to come back (or for the interrupt to be lifted) */
-      g_cond_wait_until (&wh->cond, &wh->lock,
-          g_get_monotonic_time () + WAIT_SLICE_NS / 1000);
-      continue;
-    }
     r = doradma_writer_acquire (wh->w, p->policy, WAIT_SLICE_NS, &s);
-    if (r == 0) {
-      if (slot_unreferenced_locked (wh, s))
-        break;
-      doradma_writer_abandon (wh->w, s);
-    } else if (r == -EINTR) {
-      g_cond_wait_until (&wh->cond, &wh->lock,
-          g_get_monotonic_time () + 1000);
+    if (r == 0)
+      break;
+    if (r == -EINTR) {
+      /* the sink is unlocked (state change): look at flushing again soon */
+      g_usleep (1000);
     } else if (r != -ETIMEDOUT && r != -EAGAIN) {
       goto lib_error;
     }
   }
+  g_mutex_lock (&wh->lock);
   *mem = lend_locked (wh, s);
   g_mutex_unlock (&wh->lock);
   GST_LOG_OBJECT (p->element, "lent slot %u", s);
@@ -227,12 +180,10 @@ doradma_writer_handle_acquire (DoradmaWriterHandle * wh,
   /* ERRORS */
 flushing:
   {
-    g_mutex_unlock (&wh->lock);
     return GST_FLOW_FLUSHING;
   }
 lib_error:
   {
-    g_mutex_unlock (&wh->lock);
     GST_ELEMENT_ERROR (p->element, RESOURCE, WRITE,
         ("Could not acquire a frame slot"),
         ("doradma_writer_acquire: %s", g_strerror (-r)));
@@ -240,7 +191,6 @@ lib_error:
   }
 stalled:
   {
-    g_mutex_unlock (&wh->lock);
     GST_ELEMENT_ERROR (p->element, RESOURCE, BUSY,
         ("No free frame slot within %" GST_TIME_FORMAT
             ": a lossless reader stalled, or upstream holds every slot",
@@ -511,13 +461,10 @@ gst_doradma_pool_flush_start (GstBufferPool * pool)
   GstDoradmaPool *self = GST_DORADMA_POOL (pool);
 
   /* Not doradma_writer_interrupt(): the writer is shared by every pool of
-   * the sink (an old pool is flushed when upstream renegotiates). Waits are
-   * sliced and check GST_BUFFER_POOL_IS_FLUSHING; wake the ones on cond. */
-  if (self->wh) {
-    g_mutex_lock (&self->wh->lock);
-    g_cond_broadcast (&self->wh->cond);
-    g_mutex_unlock (&self->wh->lock);
-  }
+   * the sink (an old pool is flushed when upstream renegotiates). Waits
+   * check GST_BUFFER_POOL_IS_FLUSHING after every wake: wake them. */
+  if (self->wh)
+    doradma_writer_wake (self->wh->w);
 }
 
 static void

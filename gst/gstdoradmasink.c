@@ -488,22 +488,26 @@ static GstFlowReturn
 wait_for_readers (GstDoradmaSink * self, DoradmaWriterHandle * wh, guint n)
 {
   for (;;) {
-    struct doradma_writer_stats ws;
+    /* Joins bump the ring's `space` eventcount: no polling. unlock ()
+     * interrupts the wait. */
+    int r = doradma_writer_wait_readers (wh->w, n, -1, NULL);
 
-    g_mutex_lock (&wh->lock);
-    doradma_writer_get_stats (wh->w, &ws);
-    g_mutex_unlock (&wh->lock);
-    if (ws.readers >= n)
+    if (r == 0)
       return GST_FLOW_OK;
-
+    if (r != -EINTR) {
+      GST_ELEMENT_ERROR (self, RESOURCE, FAILED,
+          ("Could not wait for %u readers", n),
+          ("doradma_writer_wait_readers: %s", g_strerror (-r)));
+      return GST_FLOW_ERROR;
+    }
     if (g_atomic_int_get (&self->unlocked)) {
       GstFlowReturn ret = gst_base_sink_wait_preroll (GST_BASE_SINK (self));
 
       if (ret != GST_FLOW_OK)
         return ret;
+    } else {
+      g_usleep (1000);
     }
-    /* reader joins are not signalled: look every 5 ms */
-    g_usleep (5000);
   }
 }
 

@@ -312,7 +312,9 @@ open_reader (GstDoradmaSrc * self, guint64 token)
         goto timed_out;
       left = timeout - spent;
     }
-    r = doradma_channel_wait (NULL, channel, left, self->cancel_fd);
+    /* After a writer died, wait (inotify) until its name is replaced. */
+    r = doradma_channel_wait_new (NULL, channel, self->lost_dev,
+        self->lost_ino, left, self->cancel_fd);
     if (r == -EINTR || g_atomic_int_get (&self->unlocked))
       goto flushing;
     if (r == -ETIMEDOUT)
@@ -340,10 +342,8 @@ open_reader (GstDoradmaSrc * self, guint64 token)
 
       doradma_reader_segment_info (reader, &si);
       if (si.ino == self->lost_ino && si.dev == self->lost_dev) {
-        /* still the dead writer's segment: wait for its successor */
+        /* replaced and back again in between: wait once more */
         doradma_reader_close (reader);
-        if (!cancellable_sleep (self, 20))
-          goto flushing;
         continue;
       }
       self->lost_ino = self->lost_dev = 0;

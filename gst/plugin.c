@@ -7,6 +7,7 @@
 #include "config.h"
 #endif
 
+#include "gstdoradmaallocator.h"
 #include "gstdoradmaelements.h"
 
 static gboolean
@@ -16,6 +17,8 @@ plugin_init (GstPlugin * plugin)
 
   ret |= GST_ELEMENT_REGISTER (doradmasink, plugin);
   ret |= GST_ELEMENT_REGISTER (doradmasrc, plugin);
+  /* DoradmaSlabManaged/Pinned/Device; CUDA loads on the first allocation. */
+  gst_doradma_slab_allocator_register_all ();
   return ret;
 }
 

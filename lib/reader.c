@@ -48,6 +48,7 @@ struct doradma_reader
   uint32_t n_leases;
 
   uint64_t last_seq;
+  int writer_lost;              /* seen once: every later wait says so at once */
   int interrupted;              /* atomic */
   struct doradma_reader_stats stats;
 };
@@ -224,6 +225,8 @@ join (struct doradma_reader *r, const struct doradma_reader_config *cfg,
     dr_store_release (&ent->state, DORADMA_READER_ACTIVE);
     /* RELEASE: the writer that sees our active bit sees the entry. */
     __atomic_fetch_or (&r->ctl->active, r->bit, __ATOMIC_RELEASE);
+    /* A writer waiting for readers (wait-for-readers) sleeps on `space`. */
+    eventcount_bump (&r->ctl->space);
     r->last_seq = newest_seq ? newest_seq - 1 : 0;
     if (adopted)
       r->last_seq = dr_load_relaxed (&ent->consumed_seq);
@@ -596,6 +599,10 @@ next_common (struct doradma_reader *r, enum doradma_read_mode mode,
       return -ESTALE;
     if (g_atomic_int_get (&r->interrupted))
       return -EINTR;
+    if (r->writer_lost)
+      return diag_set (diag, -EOWNERDEAD, "writer",
+          "%s: the writer (pid %u) is gone", r->paths.label,
+          r->desc.writer_pid);
     if (timeout_ns == 0)
       return -EAGAIN;
     now = monotonic_ns ();
@@ -608,9 +615,7 @@ next_common (struct doradma_reader *r, enum doradma_read_mode mode,
         dr_load_acquire (&r->rcb->state) == DORADMA_STATE_LIVE &&
         ofd_is_locked (r->data_fd, 0) == 0 &&
         DORADMA_NEWEST_SEQ (dr_load_acquire (&r->rcb->newest)) <= r->last_seq)
-      return diag_set (diag, -EOWNERDEAD, "writer",
-          "%s: the writer (pid %u) is gone", r->paths.label,
-          r->desc.writer_pid);
+      r->writer_lost = 1;       /* reported at the top of the loop */
   }
 }
 

@@ -46,6 +46,7 @@ struct doradma_writer
   uint64_t gen[DORADMA_MAX_SLOTS];      /* private copies of the gen words */
   uint64_t seq[DORADMA_MAX_SLOTS];      /* private copies of published seqs */
   uint8_t state[DORADMA_MAX_SLOTS];
+  uint64_t held;                /* slots referenced in this process (upstream) */
   uint64_t caps_gen[DORADMA_CAPS_ENTRIES];
   uint32_t caps_epoch;
   uint32_t newest_slot;         /* UINT32_MAX: none */
@@ -619,7 +620,8 @@ static int
 slot_eligible_locked (struct doradma_writer *w, uint32_t s,
     enum doradma_slot_policy policy, uint64_t min_consumed)
 {
-  if (w->state[s] != SLOT_FREE || s == w->newest_slot)
+  if (w->state[s] != SLOT_FREE || s == w->newest_slot ||
+      (w->held & (1ull << s)))
     return 0;
   if (policy == DORADMA_POLICY_LOSSLESS && w->seq[s] > min_consumed)
     return 0;
@@ -670,6 +672,14 @@ DORADMA_API int
 doradma_writer_acquire (struct doradma_writer *w,
     enum doradma_slot_policy policy, int64_t timeout_ns, uint32_t *slot)
 {
+  return doradma_writer_acquire_cancellable (w, policy, timeout_ns, NULL, slot);
+}
+
+DORADMA_API int
+doradma_writer_acquire_cancellable (struct doradma_writer *w,
+    enum doradma_slot_policy policy, int64_t timeout_ns, const int *cancel,
+    uint32_t *slot)
+{
   uint64_t start = 0;
   int waited = 0, ret;
 
@@ -679,7 +689,8 @@ doradma_writer_acquire (struct doradma_writer *w,
     uint32_t v = eventcount_snapshot (&w->ctl->space);
     uint64_t now;
 
-    if (g_atomic_int_get (&w->interrupted))
+    if (g_atomic_int_get (&w->interrupted) ||
+        (cancel != NULL && __atomic_load_n (cancel, __ATOMIC_ACQUIRE)))
       return -EINTR;
     g_mutex_lock (&w->lock);
     ret = try_choose_locked (w, policy, slot);
@@ -963,6 +974,73 @@ doradma_writer_evict_stalled (struct doradma_writer *w,
   return n;
 }
 
+DORADMA_API int
+doradma_writer_hold (struct doradma_writer *w, uint32_t slot, int held)
+{
+  if (slot >= w->desc.slot_count)
+    return -EINVAL;
+  g_mutex_lock (&w->lock);
+  if (held)
+    w->held |= 1ull << slot;
+  else
+    w->held &= ~(1ull << slot);
+  g_mutex_unlock (&w->lock);
+  /* An acquire waiting in another thread of ours may take it now. */
+  if (!held)
+    eventcount_bump (&w->ctl->space);
+  return 0;
+}
+
+DORADMA_API void
+doradma_writer_wake (struct doradma_writer *w)
+{
+  eventcount_wake_all (&w->ctl->space);
+}
+
+static uint32_t
+active_readers (struct doradma_writer *w)
+{
+  uint64_t active = dr_load_acquire (&w->ctl->active);
+  uint32_t n = 0;
+  int r;
+
+  for (r = 0; r < (int) DORADMA_MAX_READERS; r++)
+    if ((active & (1ull << r)) &&
+        dr_load_relaxed (&w->ctl->readers[r].state) == DORADMA_READER_ACTIVE)
+      n++;
+  return n;
+}
+
+DORADMA_API int
+doradma_writer_wait_readers (struct doradma_writer *w, uint32_t n,
+    int64_t timeout_ns, const int *cancel)
+{
+  uint64_t start = monotonic_ns ();
+
+  for (;;) {
+    /* Snapshot before counting: a join bumps `space` after it is ACTIVE. */
+    uint32_t v = eventcount_snapshot (&w->ctl->space);
+    uint64_t now;
+    int64_t slice = WAIT_SLICE_NS;
+
+    if (active_readers (w) >= n)
+      return 0;
+    if (g_atomic_int_get (&w->interrupted) ||
+        (cancel != NULL && __atomic_load_n (cancel, __ATOMIC_ACQUIRE)))
+      return -EINTR;
+    now = monotonic_ns ();
+    if (timeout_ns == 0)
+      return -EAGAIN;
+    if (timeout_ns > 0 && now - start >= (uint64_t) timeout_ns)
+      return -ETIMEDOUT;
+    if (timeout_ns > 0 && (int64_t) (timeout_ns - (now - start)) < slice)
+      slice = timeout_ns - (now - start);
+    /* Dead readers' entries would count until reclaimed. */
+    doradma_writer_sweep (w);
+    eventcount_wait (&w->ctl->space, v, slice);
+  }
+}
+
 DORADMA_API void
 doradma_writer_interrupt (struct doradma_writer *w, int on)
 {
@@ -975,16 +1053,8 @@ DORADMA_API void
 doradma_writer_get_stats (struct doradma_writer *w,
     struct doradma_writer_stats *st)
 {
-  uint64_t active;
-  int r;
-
   g_mutex_lock (&w->lock);
   *st = w->stats;
   g_mutex_unlock (&w->lock);
-  active = dr_load_acquire (&w->ctl->active);
-  st->readers = 0;
-  for (r = 0; r < (int) DORADMA_MAX_READERS; r++)
-    if ((active & (1ull << r)) &&
-        dr_load_relaxed (&w->ctl->readers[r].state) == DORADMA_READER_ACTIVE)
-      st->readers++;
+  st->readers = active_readers (w);
 }

@@ -95,6 +95,9 @@ struct doradma_frame {
 
 /* ------------------------------------------------------------------------ */
 /* Writer                                                                   */
+/*                                                                          */
+/* Every writer call is thread-safe (one mutex inside; waits happen outside */
+/* it), except doradma_writer_close, which must be the last call.           */
 /* ------------------------------------------------------------------------ */
 
 struct doradma_writer;
@@ -146,6 +149,28 @@ void doradma_writer_close (struct doradma_writer *w);
  * -EINTR (doradma_writer_interrupt). */
 int doradma_writer_acquire (struct doradma_writer *w,
     enum doradma_slot_policy policy, int64_t timeout_ns, uint32_t *slot);
+
+/* Same, but also returns -EINTR as soon as *cancel (read atomically) is
+ * non-zero; set it, then call doradma_writer_wake (). Lets several callers
+ * (buffer pools) cancel their own waits without the writer-wide interrupt. */
+int doradma_writer_acquire_cancellable (struct doradma_writer *w,
+    enum doradma_slot_policy policy, int64_t timeout_ns, const int *cancel,
+    uint32_t *slot);
+
+/* Wakes every acquire or wait_readers waiting in this writer. */
+void doradma_writer_wake (struct doradma_writer *w);
+
+/* Marks slot `slot` as referenced in this process (held = 1: a buffer
+ * upstream still points at it, e.g. a decoder's reference frame), so
+ * acquire never chooses it, or no longer (0; wakes a waiting acquire).
+ * Returns 0 or -EINVAL. */
+int doradma_writer_hold (struct doradma_writer *w, uint32_t slot, int held);
+
+/* Waits until at least n readers have joined (joins are signalled, no
+ * polling). Dead readers are reclaimed meanwhile. Returns 0, -EAGAIN
+ * (timeout 0), -ETIMEDOUT, -EINTR (interrupt or *cancel). */
+int doradma_writer_wait_readers (struct doradma_writer *w, uint32_t n,
+    int64_t timeout_ns, const int *cancel);
 
 /* Marks a specific slot WRITING, if it is free (e.g. the slot a pooled buffer
  * owns). Returns 0, -EBUSY (leased, newest, unconsumed or already WRITING),
