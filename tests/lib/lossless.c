@@ -1,7 +1,8 @@
 /* Description: the LOSSLESS policy and its limits. (1) With a back-pressure
  * reader that has not consumed, the writer runs out of slots: acquire gives
  * -EAGAIN (timeout 0) / -ETIMEDOUT, counted in full_waits; a blocked acquire
- * returns as soon as the reader consumes (space eventcount). (2) Streaming
+ * returns as soon as the reader consumes (space eventcount), and at once
+ * with -EINTR on doradma_writer_interrupt. (2) Streaming
  * 5000 frames writer thread → reader: every frame in order, no skip, no
  * torn page; EOS delivers up to final_seq, then -EPIPE (and stays -EPIPE);
  * a reader asleep at EOS wakes at once. (3) LATEST never waits for a
@@ -70,6 +71,14 @@ writer_thread (void *arg)
   return NULL;
 }
 
+static void *
+interrupt_later (void *arg)
+{
+  usleep (100000);
+  doradma_writer_interrupt (arg, 1);
+  return NULL;
+}
+
 static int
 test_waits_and_stream (void)
 {
@@ -100,6 +109,19 @@ test_waits_and_stream (void)
   doradma_writer_get_stats (w, &st);
   T_CHECK (st.full_waits >= 1, "full_waits %llu",
       (unsigned long long) st.full_waits);
+
+  /* doradma_writer_interrupt ends a blocked acquire at once (the sink's
+   * unlock), and until it is switched off again. */
+  pthread_create (&th, NULL, interrupt_later, w);
+  t0 = t_now_ns ();
+  T_RC (doradma_writer_acquire (w, DORADMA_POLICY_LOSSLESS, 5 * SEC, &slot),
+      -EINTR, "interrupted acquire");
+  pthread_join (th, NULL);
+  T_CHECK (t_now_ns () - t0 < 2000000000ull, "interrupt took %.0f ms",
+      (t_now_ns () - t0) / 1e6);
+  T_RC (doradma_writer_acquire (w, DORADMA_POLICY_LOSSLESS, 0, &slot), -EINTR,
+      "acquire while interrupted");
+  doradma_writer_interrupt (w, 0);
 
   /* A blocked acquire returns when the reader consumes. */
   memset (&c, 0, sizeof c);
