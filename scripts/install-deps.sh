@@ -17,7 +17,7 @@ PACKAGES=(
   # Python consumers (tests/multiproc/python-appsink.py)
   python3-gi python3-gst-1.0 gir1.2-gstreamer-1.0 gir1.2-gst-plugins-base-1.0
   # test tools: system-call counting cross-checks, mounts for ENOSPC tests
-  strace util-linux procps
+  strace util-linux procps python3-matplotlib
 )
 
 missing=()
