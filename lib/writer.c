@@ -693,6 +693,10 @@ doradma_writer_acquire_cancellable (struct doradma_writer *w,
         (cancel != NULL && __atomic_load_n (cancel, __ATOMIC_ACQUIRE)))
       return -EINTR;
     g_mutex_lock (&w->lock);
+    if (w->superseded) {
+      g_mutex_unlock (&w->lock);
+      return -ESTALE;
+    }
     ret = try_choose_locked (w, policy, slot);
     if (ret == -EAGAIN &&
         monotonic_ns () - w->last_sweep > (waited ? 0 : SWEEP_INTERVAL_NS) &&
@@ -817,6 +821,11 @@ doradma_writer_publish (struct doradma_writer *w, uint32_t slot,
   if (ret < 0)
     return ret;
   g_mutex_lock (&w->lock);
+  if (w->superseded) {
+    /* Past final_seq nobody reads this segment: the frame would be lost. */
+    g_mutex_unlock (&w->lock);
+    return -ESTALE;
+  }
   if (w->state[slot] != SLOT_WRITING) {
     g_mutex_unlock (&w->lock);
     return -EINVAL;

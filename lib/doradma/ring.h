@@ -131,8 +131,10 @@ int doradma_writer_create (const struct doradma_writer_config *cfg,
 /* Replaces `old`'s segment by a new one built from `cfg` (same channel):
  * sequence numbers continue, back-pressure readers of `old` are carried over
  * as RESERVED entries, `old` gets final_seq and SUPERSEDED and its readers are
- * woken. `old` stays valid (its slots still mapped) until closed; closing it
- * then never unlinks the new segment. Errors as doradma_writer_create. */
+ * woken. `old` stays valid (its slots still mapped, abandon works) until
+ * closed, but its acquire and publish return -ESTALE: nobody reads past its
+ * final_seq. Closing it never unlinks the new segment. Errors as
+ * doradma_writer_create. */
 int doradma_writer_replace (struct doradma_writer *old,
     const struct doradma_writer_config *cfg, struct doradma_writer **out,
     struct doradma_diag *diag);
@@ -142,11 +144,15 @@ int doradma_writer_replace (struct doradma_writer *old,
 void doradma_writer_close (struct doradma_writer *w);
 
 /* Chooses a slot for the next frame and marks it WRITING: not the newest, not
- * already WRITING, no lease, and (LOSSLESS) consumed by every back-pressure
- * reader. Dead readers are reclaimed on the way. Waits for space up to
- * `timeout_ns` (0: do not wait, < 0: forever).
+ * already WRITING, not held (doradma_writer_hold), no lease, and (LOSSLESS)
+ * consumed by every back-pressure reader. Waits for space up to
+ * `timeout_ns` (0: do not wait, < 0: forever). Dead readers' entries and
+ * leases are reclaimed on the way: on every wait slice while waiting, and at
+ * most once a second when no slot is free and timeout_ns is 0 (so a reader
+ * killed just after a sweep may keep its slots for up to a second).
  * Returns 0 and *slot, -EAGAIN (none free, timeout 0), -ETIMEDOUT,
- * -EINTR (doradma_writer_interrupt). */
+ * -EINTR (doradma_writer_interrupt), -ESTALE (replaced: see
+ * doradma_writer_replace). */
 int doradma_writer_acquire (struct doradma_writer *w,
     enum doradma_slot_policy policy, int64_t timeout_ns, uint32_t *slot);
 
@@ -185,7 +191,8 @@ uint32_t doradma_writer_slot_count (const struct doradma_writer *w);
 
 /* Publishes the WRITING slot `slot` with `info` (geometry checked against the
  * slot stride: -EOVERFLOW; info->seq, caps_epoch and publish_time are set
- * here). Returns 0, -EINVAL (slot not WRITING), -EOVERFLOW. */
+ * here). Returns 0, -EINVAL (slot not WRITING), -EOVERFLOW, -ESTALE (this
+ * writer was replaced). */
 int doradma_writer_publish (struct doradma_writer *w, uint32_t slot,
     struct doradma_frame_info *info);
 
@@ -274,6 +281,9 @@ int doradma_ctl_validate (const uint8_t *image, size_t len, uint64_t token,
  * closes. Frames still leased become invalid: keep the reader open until
  * they are released. NULL is a no-op. */
 void doradma_reader_close (struct doradma_reader *r);
+
+/* Reader calls: doradma_reader_next/copy_next from one thread at a time;
+ * ref_slot, release, consume, interrupt and get_stats from any thread. */
 
 /* Waits up to timeout_ns (< 0 forever, 0 no wait) for a frame and leases it.
  * Returns 0 and *frame, or -EAGAIN (none yet, timeout 0), -ETIMEDOUT,

@@ -5,7 +5,8 @@
  * the reader's entry is carried over as RESERVED with its token, so the
  * lossless writer B waits for it (nothing is lost while the reader drains
  * A); reopening with the token adopts the entry and the reader goes on at
- * final_seq + 1 without a gap. Closing A never unlinks B.
+ * final_seq + 1 without a gap. A refuses new frames (-ESTALE). Closing A
+ * never unlinks B.
  */
 #include <errno.h>
 #include <stdio.h>
@@ -56,6 +57,9 @@ main (void)
   t_writer_config (&wc, ch, dir, 3, 2 * BYTES);
   memset (&diag, 0, sizeof diag);
   T_RC (doradma_writer_replace (a, &wc, &b, &diag), 0, diag.msg);
+  /* A is done: nobody would read a frame past its final_seq. */
+  T_RC (doradma_writer_acquire (a, DORADMA_POLICY_LATEST, 0, &slot), -ESTALE,
+      "acquire on the replaced writer");
 
   /* B continues at 4, and waits for the carried-over reader. */
   next_seq = 4;
