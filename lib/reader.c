@@ -78,6 +78,73 @@ fork_generation (void)
   return __atomic_load_n (&fork_gen_counter, __ATOMIC_RELAXED);
 }
 
+/* One read-only mapping per data object per process, shared by every
+ * reader of it (several doradmasrc in one application map and, with CUDA,
+ * register the segment once). Keyed by (st_dev, st_ino). */
+struct shared_map {
+  dev_t dev;
+  ino_t ino;
+  uint64_t size;
+  const uint8_t *base;
+  unsigned refs;
+  struct shared_map *next;
+};
+static GMutex shared_maps_lock;
+static struct shared_map *shared_maps;
+
+static const uint8_t *
+shared_map_get (int fd, const struct stat *st, int *err)
+{
+  struct shared_map *m;
+  void *base;
+
+  g_mutex_lock (&shared_maps_lock);
+  for (m = shared_maps; m != NULL; m = m->next) {
+    if (m->dev == st->st_dev && m->ino == st->st_ino &&
+        m->size == (uint64_t) st->st_size) {
+      m->refs++;
+      g_mutex_unlock (&shared_maps_lock);
+      return m->base;
+    }
+  }
+  /* Prefault so the first lap costs no page faults. */
+  base = mmap (NULL, st->st_size, PROT_READ, MAP_SHARED | MAP_POPULATE, fd, 0);
+  if (base == MAP_FAILED) {
+    *err = -errno;
+    g_mutex_unlock (&shared_maps_lock);
+    return NULL;
+  }
+  m = g_new0 (struct shared_map, 1);
+  m->dev = st->st_dev;
+  m->ino = st->st_ino;
+  m->size = st->st_size;
+  m->base = base;
+  m->refs = 1;
+  m->next = shared_maps;
+  shared_maps = m;
+  g_mutex_unlock (&shared_maps_lock);
+  return base;
+}
+
+static void
+shared_map_put (const uint8_t *base)
+{
+  struct shared_map **pm, *m;
+
+  g_mutex_lock (&shared_maps_lock);
+  for (pm = &shared_maps; (m = *pm) != NULL; pm = &m->next) {
+    if (m->base != base)
+      continue;
+    if (--m->refs == 0) {
+      *pm = m->next;
+      munmap ((void *) m->base, m->size);
+      g_free (m);
+    }
+    break;
+  }
+  g_mutex_unlock (&shared_maps_lock);
+}
+
 /* ------------------------------------------------------------------------ */
 /* open / close                                                             */
 /* ------------------------------------------------------------------------ */
@@ -86,7 +153,7 @@ static void
 reader_free (struct doradma_reader *r)
 {
   if (r->map != NULL)
-    munmap ((void *) r->map, r->map_size);
+    shared_map_put (r->map);
   if (r->ctl != NULL)
     munmap (r->ctl, r->ctl_size);
   if (r->data_fd >= 0)
@@ -240,7 +307,6 @@ doradma_reader_open (const struct doradma_reader_config *cfg,
     struct doradma_reader **out, struct doradma_diag *diag)
 {
   struct doradma_reader *r;
-  void *map;
   int ret;
 
   if (cfg == NULL)
@@ -279,15 +345,13 @@ doradma_reader_open (const struct doradma_reader_config *cfg,
     goto fail;
   r->map_size = (uint64_t) r->data_st.st_size;
   /* PROT_READ: a reader can neither corrupt other readers' frames nor the
-   * RCB. Prefault so the first lap costs no page faults. */
-  map = mmap (NULL, r->map_size, PROT_READ, MAP_SHARED | MAP_POPULATE,
-      r->data_fd, 0);
-  if (map == MAP_FAILED) {
-    ret = diag_set (diag, -errno, NULL, "%s: mmap: %s", r->paths.label,
-        strerror (errno));
+   * RCB. */
+  r->map = shared_map_get (r->data_fd, &r->data_st, &ret);
+  if (r->map == NULL) {
+    ret = diag_set (diag, ret, NULL, "%s: mmap: %s", r->paths.label,
+        strerror (-ret));
     goto fail;
   }
-  r->map = map;
   ret = segment_parse (r->map, r->map_size, &r->desc, diag);
   if (ret < 0)
     goto fail;
