@@ -154,6 +154,10 @@ struct _DoradmaReaderHandle
   struct doradma_reader *r;
   pid_t pid;                    /* a forked child never releases our leases */
   gint outstanding;             /* leased memories alive */
+  /* DoradmaCudaReader (gstdoradmacuda.h): the segment's CUDA registration
+   * or IPC mapping, or NULL; set once before the first lease, released by
+   * the last unref BEFORE the reader unmaps */
+  gpointer cuda;
 };
 
 DoradmaReaderHandle *doradma_reader_handle_new (struct doradma_reader *r);

@@ -22,6 +22,7 @@
 
 #include "gstdoradmaelements.h"
 #include "gstdoradmamemory.h"
+#include "gstdoradmacuda.h"
 
 #define GST_CAT_DEFAULT gst_doradma_debug
 
@@ -41,6 +42,7 @@ typedef struct
   DoradmaWriterHandle *wh;      /* KIND_SLOT: not a reference */
   DoradmaSlotState state;       /* KIND_SLOT, under wh->lock */
   DoradmaReaderHandle *rh;      /* KIND_LEASE: a reference */
+  guint64 devptr;               /* CUDA device address of `data`, or 0 */
 } GstDoradmaMemory;
 
 typedef GstAllocator GstDoradmaAllocator;
@@ -105,6 +107,7 @@ doradma_mem_share (GstMemory * mem, gssize offset, gssize size)
   sub->kind = KIND_SHARE;
   sub->data = dm->data;
   sub->slot = dm->slot;
+  sub->devptr = dm->devptr;
   return GST_MEMORY_CAST (sub);
 }
 
@@ -165,8 +168,11 @@ void
 doradma_reader_handle_unref (DoradmaReaderHandle * rh)
 {
   if (rh && g_atomic_int_dec_and_test (&rh->refcount)) {
-    if (rh->pid == getpid ())
+    if (rh->pid == getpid ()) {
+      /* unregister / unmap the IPC handle before the mapping goes */
+      doradma_cuda_reader_free (rh->cuda);
       doradma_reader_close (rh->r);
+    }
     g_free (rh);
   }
 }
@@ -178,11 +184,14 @@ doradma_memory_new_lease (DoradmaReaderHandle * rh,
   GstDoradmaMemory *dm = g_slice_new0 (GstDoradmaMemory);
   gsize size = frame->info.payload_bytes;
 
-  gst_memory_init (GST_MEMORY_CAST (dm), GST_MEMORY_FLAG_READONLY,
+  /* device slots (transport ipc) have no host address: not mappable */
+  gst_memory_init (GST_MEMORY_CAST (dm), GST_MEMORY_FLAG_READONLY |
+      (frame->data ? 0 : GST_MEMORY_FLAG_NOT_MAPPABLE),
       doradma_allocator_get (), NULL, size, 0, 0, size);
   dm->kind = KIND_LEASE;
   dm->data = (guint8 *) frame->data;
   dm->slot = frame->slot;
+  dm->devptr = doradma_cuda_reader_frame_pointer (rh->cuda, frame);
   dm->rh = doradma_reader_handle_ref (rh);
   g_atomic_int_inc (&rh->outstanding);
   return GST_MEMORY_CAST (dm);
@@ -290,14 +299,21 @@ gst_doradma_memory_get_host_pointer (GstMemory * mem)
 guint64
 gst_doradma_memory_get_device_pointer (GstMemory * mem)
 {
+  GstDoradmaMemory *dm;
+
   g_return_val_if_fail (gst_is_doradma_memory (mem), 0);
 
-  GST_CAT_DEBUG (gst_doradma_debug, "no device pointer: %s",
+  dm = (GstDoradmaMemory *) mem;
+  if (dm->devptr == 0) {
+    GST_CAT_LOG (gst_doradma_debug, "no device pointer: %s",
 #ifdef HAVE_CUDA
-      "the segment is not registered with CUDA (not available yet)"
+        "the reader did not register the segment with CUDA "
+        "(transport=shmem, or no GPU)"
 #else
-      "not built with CUDA support"
+        "not built with CUDA support"
 #endif
-      );
-  return 0;
+        );
+    return 0;
+  }
+  return dm->devptr + mem->offset;
 }

@@ -49,6 +49,14 @@ gpointer gst_doradma_memory_get_host_pointer (GstMemory * mem);
  * Returns: the CUDA device address (CUdeviceptr) of the first byte of @mem,
  * or 0 when there is none (this build has no CUDA support, or the reader
  * did not register the segment with CUDA).
+ *
+ * For doradmasrc's transport "unified" it is the device alias of the
+ * page-locked shm mapping (alias + slot offset: never assume it equals the
+ * host pointer); for "ipc" it is inside the writer's device allocation
+ * (base + slot * stride), and the memory has no host pointer. The address
+ * is valid in device 0's primary context while @mem is alive (it holds the
+ * slot's lease); finish the GPU work that reads it (synchronise the
+ * stream) before unreffing the buffer.
  */
 guint64 gst_doradma_memory_get_device_pointer (GstMemory * mem);
 

@@ -50,6 +50,7 @@
 
 #include "gstdoradmaelements.h"
 #include "gstdoradmapool.h"
+#include "gstdoradmacuda.h"
 
 GST_DEBUG_CATEGORY_STATIC (gst_doradma_sink_debug);
 #define GST_CAT_DEFAULT gst_doradma_sink_debug
@@ -79,11 +80,22 @@ struct _GstDoradmaSink
   gboolean caps_pending;        /* caps did not fit in band: replace */
   GstClockTime latency;
 
+  /* CUDA: transport as resolved at start; for ipc, the device slot area of
+   * each segment made (freed at stop, after the writer handle) */
+  GstDoradmaTransport resolved;
+  GList *ipc_areas;             /* DoradmaCudaSlots, newest first */
+  DoradmaCudaCopier *copier;
+  gboolean cuda_in;             /* caps carry memory:CUDAMemory */
+#ifdef HAVE_GST_CUDA
+  GstCudaContext *cuda_ctx;
+#endif
+
   gint unlocked;                /* atomic: unlock() until unlock_stop() */
   gboolean readers_reached;     /* wait-for-readers was satisfied once */
 
   /* statistics, atomic */
   guint64 n_frames, n_copies, n_drops, n_fallback, n_waits;
+  guint64 n_uploads, n_device_copies;
 };
 
 G_DEFINE_TYPE (GstDoradmaSink, gst_doradma_sink, GST_TYPE_BASE_SINK);
@@ -117,9 +129,16 @@ enum
 
 static GParamSpec *properties[NUM_PROPERTIES];
 
+#define CUDA_FEATURE "memory:CUDAMemory"
+#ifdef HAVE_GST_CUDA
+#define SINK_CAPS GST_VIDEO_CAPS_MAKE (GST_VIDEO_FORMATS_ALL) "; " \
+    GST_VIDEO_CAPS_MAKE_WITH_FEATURES (CUDA_FEATURE, GST_VIDEO_FORMATS_ALL)
+#else
+#define SINK_CAPS GST_VIDEO_CAPS_MAKE (GST_VIDEO_FORMATS_ALL)
+#endif
+
 static GstStaticPadTemplate sink_template = GST_STATIC_PAD_TEMPLATE ("sink",
-    GST_PAD_SINK, GST_PAD_ALWAYS,
-    GST_STATIC_CAPS (GST_VIDEO_CAPS_MAKE (GST_VIDEO_FORMATS_ALL)));
+    GST_PAD_SINK, GST_PAD_ALWAYS, GST_STATIC_CAPS (SINK_CAPS));
 
 #define STAT_ADD(field) __atomic_add_fetch (&self->field, 1, __ATOMIC_RELAXED)
 #define STAT_GET(field) __atomic_load_n (&self->field, __ATOMIC_RELAXED)
@@ -180,6 +199,7 @@ gst_doradma_sink_prepare_writer (GstElement * element, gsize size)
   struct doradma_writer *w = NULL;
   DoradmaWriterHandle *wh, *old;
   GstDoradmaTransport transport;
+  guint8 ipc_handle[DORADMA_IPC_HANDLE_LEN];
   gchar *channel, *bad = NULL;
   int r;
 
@@ -210,6 +230,28 @@ gst_doradma_sink_prepare_writer (GstElement * element, gsize size)
   cfg.caps = self->caps_str;
   cfg.transport = doradma_transport_name (transport);
 
+  if (transport == GST_DORADMA_TRANSPORT_IPC) {
+    /* the slot area is one device allocation; its IPC handle goes into
+     * the header (the lib rounds the slot stride up to the page size) */
+    gsize page = (gsize) sysconf (_SC_PAGESIZE);
+    gsize stride = (size + page - 1) / page * page;
+    gchar *reason = NULL;
+    DoradmaCudaSlots *area = doradma_cuda_slots_new (stride * cfg.slots,
+        ipc_handle, &reason);
+
+    if (area == NULL) {
+      g_mutex_unlock (&self->wlock);
+      GST_ELEMENT_ERROR (self, RESOURCE, NO_SPACE_LEFT,
+          ("Could not allocate GPU memory for channel \"%s\"", channel),
+          ("%s", reason));
+      g_free (reason);
+      g_free (channel);
+      return NULL;
+    }
+    self->ipc_areas = g_list_prepend (self->ipc_areas, area);
+    cfg.ipc_handle = ipc_handle;
+  }
+
   old = self->wh;
   if (old == NULL) {
     r = doradma_writer_create (&cfg, &w, &diag);
@@ -221,6 +263,10 @@ gst_doradma_sink_prepare_writer (GstElement * element, gsize size)
     g_mutex_unlock (&old->lock);
   }
   if (r < 0) {
+    if (cfg.ipc_handle) {
+      doradma_cuda_slots_free (self->ipc_areas->data);
+      self->ipc_areas = g_list_delete_link (self->ipc_areas, self->ipc_areas);
+    }
     g_mutex_unlock (&self->wlock);
     post_create_error (self, channel, r, &diag);
     g_free (channel);
@@ -228,9 +274,14 @@ gst_doradma_sink_prepare_writer (GstElement * element, gsize size)
   }
 
   GST_INFO_OBJECT (self, "%s channel \"%s\": %u slots of %" G_GUINT64_FORMAT
-      " bytes, caps %s", old ? "replaced" : "created", channel,
+      " bytes, transport %s, caps %s", old ? "replaced" : "created", channel,
       doradma_writer_slot_count (w), doradma_writer_slot_stride (w),
-      self->caps_str);
+      cfg.transport, self->caps_str);
+  if (cfg.ipc_handle) {
+    /* what the lib laid out must fit the allocation */
+    g_assert (doradma_writer_slot_count (w) * doradma_writer_slot_stride (w)
+        <= doradma_cuda_slots_size (self->ipc_areas->data));
+  }
   g_free (channel);
 
   wh = doradma_writer_handle_new (w);
@@ -308,6 +359,9 @@ gst_doradma_sink_get_stats (GstDoradmaSink * self)
       "drops", G_TYPE_UINT64, STAT_GET (n_drops),
       "fallback-buffers", G_TYPE_UINT64, STAT_GET (n_fallback),
       "full-ring-waits", G_TYPE_UINT64, STAT_GET (n_waits),
+      "transport", G_TYPE_STRING, doradma_transport_name (self->resolved),
+      "uploads", G_TYPE_UINT64, STAT_GET (n_uploads),
+      "device-copies", G_TYPE_UINT64, STAT_GET (n_device_copies),
       "readers", G_TYPE_UINT, ws.readers, NULL);
 }
 
@@ -348,25 +402,27 @@ to_monotonic (GstDoradmaSink * self, GstClockTime ts)
     GST_BUFFER_FLAG_DROPPABLE | GST_BUFFER_FLAG_DELTA_UNIT | \
     GST_BUFFER_FLAG_NON_DROPPABLE)
 
+/* The frame record of a slot whose planes start at `offset` with `pstride`
+ * (bytes from the slot's first byte). */
 static void
-fill_frame_info (GstDoradmaSink * self, GstVideoFrame * f,
-    const guint8 * slot_base, gsize buf_size, guint64 stride,
-    GstBuffer * src, struct doradma_frame_info *fi)
+fill_frame_info_planes (GstDoradmaSink * self, const GstVideoInfo * info,
+    const gsize * offset, const gint * pstride, gsize buf_size,
+    guint64 stride, GstBuffer * src, struct doradma_frame_info *fi)
 {
   GstVideoCropMeta *crop;
   guint64 end = 0;
   guint p;
 
   memset (fi, 0, sizeof (*fi));
-  fi->n_planes = GST_VIDEO_FRAME_N_PLANES (f);
-  fi->width = GST_VIDEO_FRAME_WIDTH (f);
-  fi->height = GST_VIDEO_FRAME_HEIGHT (f);
+  fi->n_planes = GST_VIDEO_INFO_N_PLANES (info);
+  fi->width = GST_VIDEO_INFO_WIDTH (info);
+  fi->height = GST_VIDEO_INFO_HEIGHT (info);
   for (p = 0; p < fi->n_planes; p++) {
     struct doradma_shm_plane *pl = &fi->planes[p];
 
-    pl->offset = (const guint8 *) f->data[p] - slot_base;
-    pl->stride = GST_VIDEO_FRAME_PLANE_STRIDE (f, p);
-    doradma_plane_needs (&f->info, p, &pl->rows, &pl->row_bytes);
+    pl->offset = offset[p];
+    pl->stride = pstride[p];
+    doradma_plane_needs (info, p, &pl->rows, &pl->row_bytes);
     if (pl->rows > 0)
       end = MAX (end, pl->offset + (guint64) pl->stride * (pl->rows - 1) +
           pl->row_bytes);
@@ -388,6 +444,23 @@ fill_frame_info (GstDoradmaSink * self, GstVideoFrame * f,
   fi->flags = GST_BUFFER_FLAGS (src) & CARRIED_FLAGS;
   fi->video_flags = GST_BUFFER_FLAGS (src) & ~(GST_BUFFER_FLAG_LAST - 1);
   fi->mono_pts = to_monotonic (self, GST_BUFFER_PTS (src));
+}
+
+static void
+fill_frame_info (GstDoradmaSink * self, GstVideoFrame * f,
+    const guint8 * slot_base, gsize buf_size, guint64 stride,
+    GstBuffer * src, struct doradma_frame_info *fi)
+{
+  gsize offset[GST_VIDEO_MAX_PLANES] = { 0 };
+  gint pstride[GST_VIDEO_MAX_PLANES] = { 0 };
+  guint p;
+
+  for (p = 0; p < GST_VIDEO_FRAME_N_PLANES (f); p++) {
+    offset[p] = (const guint8 *) f->data[p] - slot_base;
+    pstride[p] = GST_VIDEO_FRAME_PLANE_STRIDE (f, p);
+  }
+  fill_frame_info_planes (self, &f->info, offset, pstride, buf_size, stride,
+      src, fi);
 }
 
 /* ---------------------------------------------------------------------- */
@@ -484,6 +557,139 @@ map_failed:
   }
 }
 
+/* transport=ipc: the slot is device memory. Device→device from upstream
+ * memory:CUDAMemory, host→device otherwise, plane by plane honouring both
+ * sides' strides; the stream is synchronised BEFORE publishing (GPU work
+ * is not ordered by the ring's CPU fences, design-review #9). */
+static GstFlowReturn
+render_device (GstDoradmaSink * self, DoradmaWriterHandle * wh,
+    GstBuffer * buf)
+{
+  const GstVideoInfo *info = &self->info;
+  DoradmaAcquireParams ap;
+  DoradmaCudaFrame dst = { 0 }, src = { 0 };
+  guint32 rows[GST_VIDEO_MAX_PLANES], rb[GST_VIDEO_MAX_PLANES];
+  struct doradma_frame_info fi;
+  GstVideoFrame vf;
+  gboolean mapped_frame = FALSE, waited = FALSE, ok;
+  GstMemory *mem = NULL;
+  gchar *err = NULL;
+  GstFlowReturn ret;
+  guint p, slot;
+  int r;
+#ifdef HAVE_GST_CUDA
+  GstMemory *cmem = NULL;
+  GstMapInfo cmap;
+#endif
+
+  if (self->copier == NULL
+      && (self->copier = doradma_cuda_copier_new (&err)) == NULL)
+    goto copy_failed;
+
+  gst_doradma_sink_get_acquire_params (GST_ELEMENT (self), &ap);
+  ap.waited = &waited;
+  for (;;) {
+    ret = doradma_writer_handle_acquire (wh, &ap, &mem);
+    if (ret != GST_FLOW_FLUSHING)
+      break;
+    if ((ret = gst_base_sink_wait_preroll (GST_BASE_SINK (self)))
+        != GST_FLOW_OK)
+      return ret;
+  }
+  if (waited)
+    STAT_ADD (n_waits);
+  if (ret == GST_FLOW_EOS) {
+    STAT_ADD (n_drops);
+    return GST_FLOW_OK;
+  }
+  if (ret != GST_FLOW_OK)
+    return ret;
+
+  slot = doradma_memory_slot_index (mem);
+  dst.ptr = doradma_cuda_slots_pointer (self->ipc_areas->data) +
+      (guint64) slot *wh->stride;
+  dst.kind = DORADMA_CUDA_MEM_DEVICE;
+  for (p = 0; p < GST_VIDEO_INFO_N_PLANES (info); p++) {
+    /* the slot in the caps' default layout */
+    dst.offset[p] = info->offset[p];
+    dst.stride[p] = info->stride[p];
+    doradma_plane_needs (info, p, &rows[p], &rb[p]);
+  }
+
+#ifdef HAVE_GST_CUDA
+  if (gst_buffer_n_memory (buf) == 1
+      && gst_is_cuda_memory ((cmem = gst_buffer_peek_memory (buf, 0)))) {
+    GstVideoMeta *meta = gst_buffer_get_video_meta (buf);
+
+    if (!gst_memory_map (cmem, &cmap, GST_MAP_READ | GST_MAP_CUDA)) {
+      err = g_strdup ("could not map the upstream CUDA memory");
+      goto abandon;
+    }
+    src.ptr = (guint64) (guintptr) cmap.data;
+    src.kind = DORADMA_CUDA_MEM_DEVICE;
+    for (p = 0; p < GST_VIDEO_INFO_N_PLANES (info); p++) {
+      src.offset[p] = meta ? meta->offset[p] :
+          ((GstCudaMemory *) cmem)->info.offset[p];
+      src.stride[p] = meta ? meta->stride[p] :
+          ((GstCudaMemory *) cmem)->info.stride[p];
+    }
+  } else
+#endif
+  {
+#ifdef HAVE_GST_CUDA
+    cmem = NULL;
+#endif
+    if (!gst_video_frame_map (&vf, info, buf, GST_MAP_READ)) {
+      err = g_strdup_printf ("buffer does not match caps %s", self->caps_str);
+      goto abandon;
+    }
+    mapped_frame = TRUE;
+    src.kind = DORADMA_CUDA_MEM_HOST;
+    for (p = 0; p < GST_VIDEO_FRAME_N_PLANES (&vf); p++) {
+      src.offset[p] = (gsize) vf.data[p];
+      src.stride[p] = GST_VIDEO_FRAME_PLANE_STRIDE (&vf, p);
+    }
+  }
+
+  ok = doradma_cuda_copier_copy (self->copier, GST_VIDEO_INFO_N_PLANES (info),
+      &dst, &src, rows, rb, &err)
+      && doradma_cuda_copier_sync (self->copier, &err);
+  if (mapped_frame)
+    gst_video_frame_unmap (&vf);
+#ifdef HAVE_GST_CUDA
+  if (cmem) {
+    gst_memory_unmap (cmem, &cmap);
+    STAT_ADD (n_device_copies);
+  } else
+#endif
+  if (ok)
+    STAT_ADD (n_uploads);
+  if (!ok)
+    goto abandon;
+
+  fill_frame_info_planes (self, info, info->offset, info->stride,
+      info->size, wh->stride, buf, &fi);
+  r = doradma_writer_handle_publish (wh, mem, &fi);
+  gst_memory_unref (mem);
+  if (r < 0) {
+    GST_ELEMENT_ERROR (self, STREAM, FORMAT, ("Could not publish a frame"),
+        ("doradma_writer_publish: %s", g_strerror (-r)));
+    return GST_FLOW_ERROR;
+  }
+  STAT_ADD (n_frames);
+  STAT_ADD (n_copies);
+  return GST_FLOW_OK;
+
+abandon:
+  /* the slot memory's dispose abandons a WRITING slot */
+  gst_memory_unref (mem);
+copy_failed:
+  GST_ELEMENT_ERROR (self, RESOURCE, WRITE,
+      ("Could not copy a frame into GPU memory"), ("%s", err));
+  g_free (err);
+  return GST_FLOW_ERROR;
+}
+
 static GstFlowReturn
 wait_for_readers (GstDoradmaSink * self, DoradmaWriterHandle * wh, guint n)
 {
@@ -541,6 +747,11 @@ gst_doradma_sink_render (GstBaseSink * bsink, GstBuffer * buf)
     self->readers_reached = TRUE;
   }
 
+  if (self->resolved == GST_DORADMA_TRANSPORT_IPC) {
+    ret = render_device (self, wh, buf);
+    goto done;
+  }
+
   if (gst_buffer_n_memory (buf) == 1)
     mem = gst_buffer_peek_memory (buf, 0);
 
@@ -582,7 +793,17 @@ gst_doradma_sink_set_caps (GstBaseSink * bsink, GstCaps * caps)
 
   if (!gst_video_info_from_caps (&info, caps))
     goto invalid_caps;
-  str = gst_caps_to_string (caps);
+  {
+    /* the ring records plain video/x-raw: memory:CUDAMemory is how frames
+     * reach us, not what readers get */
+    GstCapsFeatures *f = gst_caps_get_features (caps, 0);
+    GstCaps *plain = gst_caps_copy (caps);
+
+    self->cuda_in = f && gst_caps_features_contains (f, CUDA_FEATURE);
+    gst_caps_set_features (plain, 0, NULL);
+    str = gst_caps_to_string (plain);
+    gst_caps_unref (plain);
+  }
   if (strlen (str) >= DORADMA_CAPS_MAX) {
     g_free (str);
     goto caps_too_long;
@@ -639,6 +860,17 @@ gst_doradma_sink_propose_allocation (GstBaseSink * bsink, GstQuery * query)
     GST_DEBUG_OBJECT (self, "no video caps in the allocation query");
     return FALSE;
   }
+  {
+    GstCapsFeatures *f = gst_caps_get_features (caps, 0);
+
+    if (self->resolved == GST_DORADMA_TRANSPORT_IPC
+        || (f && gst_caps_features_contains (f, CUDA_FEATURE))) {
+      /* slots in GPU memory cannot be written by the CPU, and CUDA memory
+       * upstream keeps its own pool: frames are copied on the GPU */
+      gst_query_add_allocation_meta (query, GST_VIDEO_META_API_TYPE, NULL);
+      return TRUE;
+    }
+  }
 
   pool = gst_doradma_pool_new (GST_ELEMENT (self));
   config = gst_buffer_pool_get_config (pool);
@@ -686,13 +918,69 @@ gst_doradma_sink_event (GstBaseSink * bsink, GstEvent * event)
       event);
 }
 
+#ifdef HAVE_GST_CUDA
+/* Share device 0's primary context (where the IPC slot area lives) with a
+ * CUDA neighbour (cudaupload), only where CUDA works. */
+static gboolean
+gst_doradma_sink_query (GstBaseSink * bsink, GstQuery * query)
+{
+  GstDoradmaSink *self = GST_DORADMA_SINK (bsink);
+
+  if (GST_QUERY_TYPE (query) == GST_QUERY_CONTEXT) {
+    const gchar *type = NULL;
+
+    gst_query_parse_context_type (query, &type);
+    if (g_strcmp0 (type, GST_CUDA_CONTEXT_TYPE) == 0
+        && doradma_gst_cuda_available (NULL)) {
+      GstCudaContext *ctx = NULL;
+      gboolean ret = FALSE;
+
+      GST_OBJECT_LOCK (self);
+      if (self->cuda_ctx)
+        ctx = gst_object_ref (self->cuda_ctx);
+      GST_OBJECT_UNLOCK (self);
+      if (ctx == NULL && (ctx = doradma_gst_cuda_context (NULL))) {
+        GST_OBJECT_LOCK (self);
+        if (self->cuda_ctx == NULL)
+          self->cuda_ctx = gst_object_ref (ctx);
+        GST_OBJECT_UNLOCK (self);
+      }
+      if (ctx) {
+        ret = gst_cuda_handle_context_query (GST_ELEMENT (self), query, ctx);
+        gst_object_unref (ctx);
+      }
+      if (ret)
+        return TRUE;
+    }
+  }
+  return GST_BASE_SINK_CLASS (gst_doradma_sink_parent_class)->query (bsink,
+      query);
+}
+
+static void
+gst_doradma_sink_set_context (GstElement * element, GstContext * context)
+{
+  GstDoradmaSink *self = GST_DORADMA_SINK (element);
+  GstCudaContext *ctx = NULL;
+
+  if (gst_cuda_handle_set_context (element, context, 0, &ctx) && ctx) {
+    GST_OBJECT_LOCK (self);
+    gst_object_replace ((GstObject **) & self->cuda_ctx, (GstObject *) ctx);
+    GST_OBJECT_UNLOCK (self);
+    gst_object_unref (ctx);
+  }
+  GST_ELEMENT_CLASS (gst_doradma_sink_parent_class)->set_context (element,
+      context);
+}
+#endif
+
 static gboolean
 gst_doradma_sink_start (GstBaseSink * bsink)
 {
   GstDoradmaSink *self = GST_DORADMA_SINK (bsink);
   struct doradma_diag diag = { 0 };
   GstDoradmaTransport transport;
-  gchar *bad = NULL, *channel;
+  gchar *bad = NULL, *channel, *reason = NULL;
   int r;
 
   GST_OBJECT_LOCK (self);
@@ -706,12 +994,16 @@ gst_doradma_sink_start (GstBaseSink * bsink)
     goto bad_channel;
   if (!doradma_transport_resolve (transport, &transport, &bad))
     goto bad_env;
-  if (transport == GST_DORADMA_TRANSPORT_UNIFIED
-      || transport == GST_DORADMA_TRANSPORT_IPC)
+  if ((transport == GST_DORADMA_TRANSPORT_UNIFIED
+          || transport == GST_DORADMA_TRANSPORT_IPC)
+      && !doradma_gst_cuda_available (&reason))
     goto no_cuda;
+  self->resolved = transport;
+  GST_INFO_OBJECT (self, "transport %s", doradma_transport_name (transport));
 
   self->n_frames = self->n_copies = self->n_drops = 0;
   self->n_fallback = self->n_waits = 0;
+  self->n_uploads = self->n_device_copies = 0;
   self->latency = GST_CLOCK_TIME_NONE;
   self->readers_reached = FALSE;
   g_free (channel);
@@ -745,18 +1037,13 @@ bad_env:
   }
 no_cuda:
   {
-#ifdef HAVE_CUDA
+    /* names what is missing: the build, libcuda.so.1, or a device */
     GST_ELEMENT_ERROR (self, RESOURCE, SETTINGS,
-        ("Transport \"%s\" is not available yet",
-            doradma_transport_name (transport)),
-        ("channel \"%s\": only transport=shmem is implemented", channel));
-#else
-    GST_ELEMENT_ERROR (self, RESOURCE, SETTINGS,
-        ("Transport \"%s\" needs CUDA: not built with CUDA support",
-            doradma_transport_name (transport)),
-        ("channel \"%s\": rebuild with -Dcuda=enabled or use transport=shmem",
+        ("Transport \"%s\" needs CUDA: %s",
+            doradma_transport_name (transport), reason),
+        ("channel \"%s\": use transport=shmem (or auto) on this machine",
             channel));
-#endif
+    g_free (reason);
     g_free (channel);
     return FALSE;
   }
@@ -777,6 +1064,11 @@ gst_doradma_sink_stop (GstBaseSink * bsink)
 
   /* the channel is unlinked when the last slot memory comes back */
   doradma_writer_handle_unref (wh);
+  /* ipc: slot memories never leave this element (render_device), so the
+   * handles are gone now; free the device slot areas after them */
+  g_list_free_full (self->ipc_areas, (GDestroyNotify) doradma_cuda_slots_free);
+  self->ipc_areas = NULL;
+  g_clear_pointer (&self->copier, doradma_cuda_copier_free);
   return TRUE;
 }
 
@@ -909,6 +1201,9 @@ gst_doradma_sink_finalize (GObject * object)
   g_free (self->channel);
   g_mutex_clear (&self->wlock);
 
+  #ifdef HAVE_GST_CUDA
+  gst_clear_object (&self->cuda_ctx);
+#endif
   G_OBJECT_CLASS (gst_doradma_sink_parent_class)->finalize (object);
 }
 
@@ -944,6 +1239,11 @@ gst_doradma_sink_class_init (GstDoradmaSinkClass * klass)
   bsink_class->event = GST_DEBUG_FUNCPTR (gst_doradma_sink_event);
   bsink_class->unlock = GST_DEBUG_FUNCPTR (gst_doradma_sink_unlock);
   bsink_class->unlock_stop = GST_DEBUG_FUNCPTR (gst_doradma_sink_unlock_stop);
+#ifdef HAVE_GST_CUDA
+  bsink_class->query = GST_DEBUG_FUNCPTR (gst_doradma_sink_query);
+  element_class->set_context =
+      GST_DEBUG_FUNCPTR (gst_doradma_sink_set_context);
+#endif
 
   /**
    * GstDoradmaSink:channel:

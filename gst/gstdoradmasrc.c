@@ -50,6 +50,9 @@
 #include <gst/video/video.h>
 
 #include "gstdoradmaelements.h"
+#include "gstdoradmamemory.h"
+#include "gstdoradmacuda.h"
+#include "gstdoradmaallocator.h"
 
 GST_DEBUG_CATEGORY_STATIC (gst_doradma_src_debug);
 #define GST_CAT_DEFAULT gst_doradma_src_debug
@@ -58,6 +61,37 @@ G_DECLARE_FINAL_TYPE (GstDoradmaSrc, gst_doradma_src, GST, DORADMA_SRC,
     GstPushSrc);
 
 #define N_LATENCY_SAMPLES 512
+
+/* doradmasrc's copy-to: copy each frame into a CUDA slab and release the
+ * lease at once (issue 5). */
+typedef enum
+{
+  GST_DORADMA_COPY_TO_NONE,
+  GST_DORADMA_COPY_TO_UMA,
+  GST_DORADMA_COPY_TO_PINNED,
+  GST_DORADMA_COPY_TO_DEVICE,
+} GstDoradmaCopyTo;
+
+static GType
+gst_doradma_copy_to_get_type (void)
+{
+  static GType type = 0;
+  static const GEnumValue values[] = {
+    {GST_DORADMA_COPY_TO_NONE, "Lease the slot (zero-copy)", "none"},
+    {GST_DORADMA_COPY_TO_UMA, "Copy into a managed (UMA) slab", "uma"},
+    {GST_DORADMA_COPY_TO_PINNED, "Copy into a pinned host slab", "pinned"},
+    {GST_DORADMA_COPY_TO_DEVICE, "Copy into a device slab", "device"},
+    {0, NULL, NULL}
+  };
+
+  if (g_once_init_enter (&type)) {
+    GType t = g_enum_register_static ("GstDoradmaCopyTo", values);
+    g_once_init_leave (&type, t);
+  }
+  return type;
+}
+
+#define GST_TYPE_DORADMA_COPY_TO (gst_doradma_copy_to_get_type ())
 
 struct _GstDoradmaSrc
 {
@@ -71,6 +105,9 @@ struct _GstDoradmaSrc
   guint max_leases;
   GstDoradmaWriterLost on_writer_lost;
   GstClockTime processing_deadline;
+  GstDoradmaTransport transport;
+  GstDoradmaCopyTo copy_to;
+  guint64 copy_budget;
 
   /* the reader; the pointer changes under the object lock */
   DoradmaReaderHandle *rh;
@@ -90,9 +127,22 @@ struct _GstDoradmaSrc
   GstBufferPool *raw_pool;      /* slot-sized, for copy=true */
   gsize raw_size;
 
+  /* CUDA (gstdoradmacuda.h) */
+  gboolean want_cuda;           /* downstream asked for memory:CUDAMemory */
+  gboolean cuda_out;            /* we output memory:CUDAMemory */
+  GstCaps *out_caps;            /* caps as pushed (features included) */
+  DoradmaCudaPath path;         /* of the current reader, under stats_lock */
+  DoradmaCudaCopier *copier;
+  GstAllocator *slab_alloc;     /* copy-to */
+#ifdef HAVE_GST_CUDA
+  GstCudaContext *cuda_ctx;     /* under the object lock */
+  GstBufferPool *cuda_pool;
+#endif
+
   /* statistics */
   GMutex stats_lock;
   guint64 n_frames, n_copies, n_bad;
+  guint64 n_device_copies, n_slab;
   guint64 acc_torn, acc_skipped, acc_retries;  /* of closed readers */
   guint64 lat[N_LATENCY_SAMPLES];
   guint n_lat;
@@ -109,6 +159,9 @@ GST_ELEMENT_REGISTER_DEFINE_WITH_CODE (doradmasrc, "doradmasrc",
 #define DEFAULT_MAX_LEASES 4
 #define DEFAULT_ON_WRITER_LOST GST_DORADMA_WRITER_LOST_WAIT
 #define DEFAULT_PROCESSING_DEADLINE (20 * GST_MSECOND)
+#define DEFAULT_TRANSPORT GST_DORADMA_TRANSPORT_AUTO
+#define DEFAULT_COPY_TO GST_DORADMA_COPY_TO_NONE
+#define DEFAULT_COPY_BUDGET 0
 
 enum
 {
@@ -120,15 +173,26 @@ enum
   PROP_MAX_LEASES,
   PROP_ON_WRITER_LOST,
   PROP_PROCESSING_DEADLINE,
+  PROP_TRANSPORT,
+  PROP_COPY_TO,
+  PROP_COPY_BUDGET,
   PROP_STATS,
   NUM_PROPERTIES
 };
 
 static GParamSpec *properties[NUM_PROPERTIES];
 
+#ifdef HAVE_GST_CUDA
+#define SRC_CAPS GST_VIDEO_CAPS_MAKE (GST_VIDEO_FORMATS_ALL) "; " \
+    GST_VIDEO_CAPS_MAKE_WITH_FEATURES (GST_CAPS_FEATURE_MEMORY_CUDA_MEMORY, \
+        GST_VIDEO_FORMATS_ALL)
+#else
+#define SRC_CAPS GST_VIDEO_CAPS_MAKE (GST_VIDEO_FORMATS_ALL)
+#endif
+#define CUDA_FEATURE "memory:CUDAMemory"
+
 static GstStaticPadTemplate src_template = GST_STATIC_PAD_TEMPLATE ("src",
-    GST_PAD_SRC, GST_PAD_ALWAYS,
-    GST_STATIC_CAPS (GST_VIDEO_CAPS_MAKE (GST_VIDEO_FORMATS_ALL)));
+    GST_PAD_SRC, GST_PAD_ALWAYS, GST_STATIC_CAPS (SRC_CAPS));
 
 /* Buffer flags carried from the writer (the sink's list). */
 #define CARRIED_FLAGS (GST_BUFFER_FLAG_DISCONT | GST_BUFFER_FLAG_RESYNC | \
@@ -160,6 +224,7 @@ gst_doradma_src_get_stats (GstDoradmaSrc * self)
   struct doradma_reader_stats rs = { 0 };
   guint64 sorted[N_LATENCY_SAMPLES], p50 = 0, p99 = 0;
   DoradmaReaderHandle *rh = NULL;
+  const gchar *transport;
   GstStructure *s;
   guint n;
 
@@ -173,6 +238,8 @@ gst_doradma_src_get_stats (GstDoradmaSrc * self)
   }
 
   g_mutex_lock (&self->stats_lock);
+  transport = self->path == DORADMA_CUDA_PATH_IPC ? "ipc" :
+      self->path == DORADMA_CUDA_PATH_NONE ? "shmem" : "unified";
   n = MIN (self->n_lat, N_LATENCY_SAMPLES);
   memcpy (sorted, self->lat, n * sizeof (guint64));
   qsort (sorted, n, sizeof (guint64), cmp_u64);
@@ -187,7 +254,13 @@ gst_doradma_src_get_stats (GstDoradmaSrc * self)
       "copies", G_TYPE_UINT64, self->n_copies,
       "lease-waits", G_TYPE_UINT64, self->acc_retries + rs.lease_retries,
       "latency-p50", G_TYPE_UINT64, p50,
-      "latency-p99", G_TYPE_UINT64, p99, NULL);
+      "latency-p99", G_TYPE_UINT64, p99,
+      "transport", G_TYPE_STRING, transport,
+      "cuda-path", G_TYPE_STRING, doradma_cuda_path_name (self->path),
+      "cuda-registrations", G_TYPE_UINT64, doradma_gst_cuda_registrations (),
+      "memory", G_TYPE_STRING, self->cuda_out ? CUDA_FEATURE : "system",
+      "device-copies", G_TYPE_UINT64, self->n_device_copies,
+      "copied-to-slab", G_TYPE_UINT64, self->n_slab, NULL);
   g_mutex_unlock (&self->stats_lock);
   return s;
 }
@@ -281,6 +354,114 @@ post_open_error (GstDoradmaSrc * self, const gchar * channel, int r,
   }
 }
 
+/* ---------------------------------------------------------------------- */
+/* CUDA: which transport, and does downstream want memory:CUDAMemory? */
+
+/* `auto` unless $DORADMA_TRANSPORT (which overrides `auto` only) says
+ * otherwise; FALSE with an element error for a bad value. */
+static gboolean
+resolve_transport (GstDoradmaSrc * self, GstDoradmaTransport * out)
+{
+  GstDoradmaTransport t;
+  gchar *bad = NULL;
+  const gchar *env = g_getenv ("DORADMA_TRANSPORT");
+
+  GST_OBJECT_LOCK (self);
+  t = self->transport;
+  GST_OBJECT_UNLOCK (self);
+  if (t == GST_DORADMA_TRANSPORT_AUTO && (env == NULL || env[0] == '\0'
+          || g_str_equal (env, "auto"))) {
+    *out = GST_DORADMA_TRANSPORT_AUTO;
+    return TRUE;
+  }
+  if (!doradma_transport_resolve (t, out, &bad)) {
+    GST_ELEMENT_ERROR (self, RESOURCE, SETTINGS,
+        ("Invalid value \"%s\" in the DORADMA_TRANSPORT environment variable",
+            bad), ("DORADMA_TRANSPORT must be empty, auto, shmem, unified "
+            "or ipc"));
+    g_free (bad);
+    return FALSE;
+  }
+  return TRUE;
+}
+
+/* Downstream explicitly accepts memory:CUDAMemory (ANY does not count:
+ * an appsink without caps gets the zero-copy system-memory path). */
+static gboolean
+downstream_wants_cuda (GstDoradmaSrc * self)
+{
+  GstCaps *peer = gst_pad_peer_query_caps (GST_BASE_SRC_PAD (self), NULL);
+  gboolean want = FALSE;
+  guint i;
+
+  if (peer == NULL || gst_caps_is_any (peer)) {
+    gst_clear_caps (&peer);
+    return FALSE;
+  }
+  for (i = 0; i < gst_caps_get_size (peer) && !want; i++) {
+    GstCapsFeatures *f = gst_caps_get_features (peer, i);
+
+    want = f && !gst_caps_features_is_any (f)
+        && gst_caps_features_contains (f, CUDA_FEATURE);
+  }
+  gst_caps_unref (peer);
+  return want;
+}
+
+/* Decides the CUDA path of a freshly opened reader and sets it up: the
+ * segment's ipc flag forces an IPC import; `unified` (or `auto` with a
+ * CUDA downstream) registers the mapping. Returns the DoradmaCudaReader,
+ * NULL for plain shmem, or sets *fatal after posting an error. */
+static DoradmaCudaReader *
+setup_cuda (GstDoradmaSrc * self, struct doradma_reader *reader,
+    gboolean * fatal)
+{
+  struct doradma_segment_info si;
+  GstDoradmaTransport t;
+  DoradmaCudaReader *cr;
+  gboolean needed;
+  gchar *reason = NULL;
+
+  *fatal = FALSE;
+  if (!resolve_transport (self, &t)) {
+    *fatal = TRUE;
+    return NULL;
+  }
+  doradma_reader_segment_info (reader, &si);
+  self->want_cuda = downstream_wants_cuda (self);
+  if (!si.ipc && t == GST_DORADMA_TRANSPORT_IPC)
+    GST_WARNING_OBJECT (self, "transport=ipc, but the writer's slots are in "
+        "shared memory (transport \"%s\"): reading them as shmem",
+        si.transport);
+  if (!si.ipc && t != GST_DORADMA_TRANSPORT_UNIFIED
+      && !(t == GST_DORADMA_TRANSPORT_AUTO && self->want_cuda)) {
+    GST_DEBUG_OBJECT (self, "CUDA path none (transport %s, downstream %s "
+        "CUDA memory)", doradma_transport_name (t),
+        self->want_cuda ? "wants" : "does not want");
+    return NULL;
+  }
+  needed = si.ipc || t == GST_DORADMA_TRANSPORT_UNIFIED;
+  cr = doradma_cuda_reader_new (reader, &reason);
+  if (cr == NULL) {
+    if (needed) {
+      GST_ELEMENT_ERROR (self, RESOURCE, SETTINGS,
+          ("%s needs CUDA: %s", si.ipc ?
+              "The writer's slots live in GPU memory (transport ipc); reading "
+              "them" : "transport=unified", reason),
+          ("segment transport \"%s\"", si.transport));
+      *fatal = TRUE;
+    } else {
+      GST_INFO_OBJECT (self, "auto: staying on shmem: %s", reason);
+    }
+    g_free (reason);
+    return NULL;
+  }
+  GST_INFO_OBJECT (self, "CUDA path %s (transport property %s, segment "
+      "transport \"%s\")", doradma_cuda_path_name (doradma_cuda_reader_path
+          (cr)), doradma_transport_name (t), si.transport);
+  return cr;
+}
+
 /* Waits for the channel and joins it. `token`: adopt the entry a superseded
  * segment's writer carried over (0: none). */
 static GstFlowReturn
@@ -351,8 +532,25 @@ open_reader (GstDoradmaSrc * self, guint64 token)
     break;
   }
 
+  {
+    gboolean fatal;
+    DoradmaCudaReader *cr = setup_cuda (self, reader, &fatal);
+
+    if (fatal) {
+      doradma_reader_close (reader);
+      g_free (channel);
+      return GST_FLOW_ERROR;
+    }
+    g_mutex_lock (&self->stats_lock);
+    self->path = doradma_cuda_reader_path (cr);
+    g_mutex_unlock (&self->stats_lock);
+    GST_OBJECT_LOCK (self);
+    self->rh = doradma_reader_handle_new (reader);
+    self->rh->cuda = cr;
+    GST_OBJECT_UNLOCK (self);
+  }
+
   GST_OBJECT_LOCK (self);
-  self->rh = doradma_reader_handle_new (reader);
   if (g_atomic_int_get (&self->unlocked))
     doradma_reader_interrupt (reader, 1);
   GST_OBJECT_UNLOCK (self);
@@ -398,6 +596,9 @@ open_failed:
 /* ---------------------------------------------------------------------- */
 /* Caps and geometry */
 
+static gint set_output_caps (GstDoradmaSrc * self, GstCaps * caps,
+    const GstVideoInfo * info, const gchar * str);
+
 /* Returns 0 (caps set), 1 (epoch unreadable: skip the frame) or -1 (error
  * posted). */
 static gint
@@ -439,23 +640,70 @@ update_caps (GstDoradmaSrc * self, guint32 epoch)
     gst_caps_unref (caps);
     return 0;
   }
+  return set_output_caps (self, caps, &info, str);
+}
 
-  GST_INFO_OBJECT (self, "caps %" GST_PTR_FORMAT, caps);
+/* Pushes `caps` (system memory, taken) or their memory:CUDAMemory twin when
+ * downstream asks for it and gstreamer-cuda works here. */
+static gint
+set_output_caps (GstDoradmaSrc * self, GstCaps * caps, const GstVideoInfo *
+    info, const gchar * str)
+{
+  GstCaps *out = gst_caps_copy (caps);
+  gboolean cuda_out = FALSE;
+
+  if (downstream_wants_cuda (self)) {
+    gchar *reason = NULL;
+
+    if (doradma_gst_cuda_memory_available (&reason)) {
+      gst_caps_set_features (out, 0, gst_caps_features_new (CUDA_FEATURE,
+              NULL));
+      cuda_out = TRUE;
+    } else {
+      GST_WARNING_OBJECT (self, "downstream asks for %s: %s; offering "
+          "system memory", CUDA_FEATURE, reason);
+      g_free (reason);
+    }
+  }
+
+  GST_INFO_OBJECT (self, "caps %" GST_PTR_FORMAT, out);
   GST_OBJECT_LOCK (self);
   gst_caps_replace (&self->caps, caps);
+  gst_caps_replace (&self->out_caps, out);
   GST_OBJECT_UNLOCK (self);
-  self->info = info;
+  self->info = *info;
   self->discont = TRUE;
+  self->cuda_out = cuda_out;
   if (self->copy_pool) {
     gst_buffer_pool_set_active (self->copy_pool, FALSE);
     gst_clear_object (&self->copy_pool);
   }
-  if (!gst_base_src_set_caps (GST_BASE_SRC (self), caps)) {
+#ifdef HAVE_GST_CUDA
+  if (self->cuda_pool) {
+    gst_buffer_pool_set_active (self->cuda_pool, FALSE);
+    gst_clear_object (&self->cuda_pool);
+  }
+#endif
+  if (!gst_base_src_set_caps (GST_BASE_SRC (self), out)) {
+    if (cuda_out) {
+      /* downstream changed its mind: system memory */
+      GST_OBJECT_LOCK (self);
+      gst_caps_replace (&self->out_caps, caps);
+      GST_OBJECT_UNLOCK (self);
+      self->cuda_out = FALSE;
+      if (gst_base_src_set_caps (GST_BASE_SRC (self), caps))
+        goto done;
+    }
+    gst_caps_unref (out);
     gst_caps_unref (caps);
     GST_ELEMENT_ERROR (self, CORE, NEGOTIATION, (NULL),
         ("downstream refused %s", str));
     return -1;
   }
+done:
+  GST_INFO_OBJECT (self, "output: %s memory", self->cuda_out ? CUDA_FEATURE :
+      "system");
+  gst_caps_unref (out);
   gst_caps_unref (caps);
   return 0;
 }
@@ -581,6 +829,337 @@ copy_to_pool (GstDoradmaSrc * self, GstBuffer * leased)
 }
 
 /* ---------------------------------------------------------------------- */
+/* Device paths: memory:CUDAMemory output, ipc → system memory, copy-to */
+
+static void
+add_crop_meta (GstBuffer * buf, const struct doradma_frame_info *fi)
+{
+  if (fi->crop_width > 0 && fi->crop_height > 0) {
+    GstVideoCropMeta *crop = gst_buffer_add_video_crop_meta (buf);
+
+    crop->x = fi->crop_x;
+    crop->y = fi->crop_y;
+    crop->width = fi->crop_width;
+    crop->height = fi->crop_height;
+  }
+}
+
+/* The leased frame as a copy source: its device pointer when the segment
+ * is registered or IPC-mapped, else its host pointer. */
+static void
+frame_source (GstDoradmaSrc * self, const struct doradma_frame *frame,
+    DoradmaCudaFrame * src, guint32 * rows, guint32 * row_bytes)
+{
+  guint p;
+
+  memset (src, 0, sizeof (*src));
+  src->ptr = doradma_cuda_reader_frame_pointer (self->rh->cuda, frame);
+  src->kind = DORADMA_CUDA_MEM_DEVICE;
+  if (src->ptr == 0) {
+    src->ptr = (guint64) (guintptr) frame->data;
+    src->kind = DORADMA_CUDA_MEM_HOST;
+  }
+  for (p = 0; p < frame->info.n_planes; p++) {
+    src->offset[p] = frame->info.planes[p].offset;
+    src->stride[p] = frame->info.planes[p].stride;
+    doradma_plane_needs (&self->info, p, &rows[p], &row_bytes[p]);
+  }
+}
+
+static gboolean
+ensure_copier (GstDoradmaSrc * self, gchar ** err)
+{
+  if (self->copier == NULL)
+    self->copier = doradma_cuda_copier_new (err);
+  return self->copier != NULL;
+}
+
+/* Copies into `dst`, waits for the copy, then gives the lease back. */
+static gboolean
+device_copy_and_release (GstDoradmaSrc * self,
+    const struct doradma_frame *frame, const DoradmaCudaFrame * dst,
+    gchar ** err)
+{
+  DoradmaCudaFrame src;
+  guint32 rows[GST_VIDEO_MAX_PLANES], rb[GST_VIDEO_MAX_PLANES];
+  gboolean ok;
+
+  frame_source (self, frame, &src, rows, rb);
+  ok = ensure_copier (self, err)
+      && doradma_cuda_copier_copy (self->copier, frame->info.n_planes, dst,
+      &src, rows, rb, err)
+      /* GPU work is not ordered by the lease's CPU fences (#9): the copy
+       * must be complete before the writer may reuse the slot */
+      && doradma_cuda_copier_sync (self->copier, err);
+  doradma_reader_release (self->rh->r, frame->slot);
+  if (ok) {
+    g_mutex_lock (&self->stats_lock);
+    self->n_device_copies++;
+    g_mutex_unlock (&self->stats_lock);
+  }
+  return ok;
+}
+
+/* ipc segment, system-memory output: download into the local pool. */
+static GstBuffer *
+download_frame (GstDoradmaSrc * self, const struct doradma_frame *frame,
+    gchar ** err)
+{
+  DoradmaCudaFrame dst = { 0 };
+  GstVideoFrame vf;
+  GstBuffer *out = NULL;
+  guint p;
+  gboolean ok;
+
+  if (self->copy_pool == NULL)
+    self->copy_pool = make_pool (self, gst_video_buffer_pool_new (),
+        self->info.size);
+  if (self->copy_pool == NULL
+      || gst_buffer_pool_acquire_buffer (self->copy_pool, &out, NULL)
+      != GST_FLOW_OK || !gst_video_frame_map (&vf, &self->info, out,
+          GST_MAP_WRITE)) {
+    doradma_reader_release (self->rh->r, frame->slot);
+    gst_clear_buffer (&out);
+    *err = g_strdup ("no local buffer to download into");
+    return NULL;
+  }
+  dst.kind = DORADMA_CUDA_MEM_HOST;
+  for (p = 0; p < GST_VIDEO_FRAME_N_PLANES (&vf); p++) {
+    dst.offset[p] = (gsize) vf.data[p];
+    dst.stride[p] = GST_VIDEO_FRAME_PLANE_STRIDE (&vf, p);
+  }
+  ok = device_copy_and_release (self, frame, &dst, err);
+  gst_video_frame_unmap (&vf);
+  if (!ok) {
+    gst_buffer_unref (out);
+    return NULL;
+  }
+  add_crop_meta (out, &frame->info);
+  g_mutex_lock (&self->stats_lock);
+  self->n_copies++;
+  g_mutex_unlock (&self->stats_lock);
+  return out;
+}
+
+/* copy-to: the frame into a CUDA slab, lease released at once. */
+static GstBuffer *
+copy_to_slab (GstDoradmaSrc * self, GstDoradmaCopyTo to,
+    const struct doradma_frame *frame, gchar ** err)
+{
+  static const GstDoradmaSlabKind kinds[] = {
+    GST_DORADMA_SLAB_KIND_MANAGED, GST_DORADMA_SLAB_KIND_MANAGED,
+    GST_DORADMA_SLAB_KIND_PINNED, GST_DORADMA_SLAB_KIND_DEVICE
+  };
+  gsize size = frame->info.payload_bytes;
+  GError *e = NULL;
+  GstMemory *mem = NULL;
+  GstBuffer *buf;
+
+  if (self->slab_alloc == NULL) {
+    guint64 budget;
+
+    GST_OBJECT_LOCK (self);
+    budget = self->copy_budget;
+    GST_OBJECT_UNLOCK (self);
+    self->slab_alloc = gst_doradma_slab_allocator_new (kinds[to], budget, &e);
+    if (self->slab_alloc == NULL)
+      goto failed;
+  }
+  if ((mem = gst_doradma_slab_allocator_alloc (self->slab_alloc, size,
+              &e)) == NULL)
+    goto failed;
+  if (frame->data) {
+    /* memcpy (managed, pinned) or a synchronous cuMemcpyHtoD (device) */
+    if (!gst_doradma_slab_memory_upload (mem, 0, frame->data, size, &e))
+      goto failed;
+    doradma_reader_release (self->rh->r, frame->slot);
+  } else {
+    DoradmaCudaFrame dst = { 0 };
+    guint p;
+
+    dst.ptr = gst_doradma_slab_memory_get_device_pointer (mem);
+    dst.kind = DORADMA_CUDA_MEM_DEVICE;
+    for (p = 0; p < frame->info.n_planes; p++) {
+      dst.offset[p] = frame->info.planes[p].offset;
+      dst.stride[p] = frame->info.planes[p].stride;
+    }
+    if (!device_copy_and_release (self, frame, &dst, err)) {
+      gst_memory_unref (mem);
+      return NULL;
+    }
+  }
+  buf = gst_buffer_new ();
+  gst_buffer_append_memory (buf, mem);
+  add_frame_metas (self, buf, &frame->info);
+  g_mutex_lock (&self->stats_lock);
+  self->n_slab++;
+  g_mutex_unlock (&self->stats_lock);
+  return buf;
+
+failed:
+  doradma_reader_release (self->rh->r, frame->slot);
+  if (mem)
+    gst_memory_unref (mem);
+  *err = g_strdup_printf ("copy-to %s: %s", to == GST_DORADMA_COPY_TO_UMA ?
+      "uma" : to == GST_DORADMA_COPY_TO_PINNED ? "pinned" : "device",
+      e ? e->message : "failed");
+  g_clear_error (&e);
+  return NULL;
+}
+
+#ifdef HAVE_GST_CUDA
+static GstCudaContext *
+get_cuda_context (GstDoradmaSrc * self, gchar ** err)
+{
+  GstCudaContext *ctx = NULL;
+
+  GST_OBJECT_LOCK (self);
+  if (self->cuda_ctx)
+    ctx = gst_object_ref (self->cuda_ctx);
+  GST_OBJECT_UNLOCK (self);
+  if (ctx)
+    return ctx;
+  if ((ctx = doradma_gst_cuda_context (err)) == NULL)
+    return NULL;
+  GST_OBJECT_LOCK (self);
+  if (self->cuda_ctx == NULL)
+    self->cuda_ctx = gst_object_ref (ctx);
+  GST_OBJECT_UNLOCK (self);
+  return ctx;
+}
+
+#ifdef HAVE_GST_CUDA_ALLOC_WRAPPED
+/* >= 1.24: wrap the slot itself; the lease goes back in the notify, once
+ * the GPU is done with it. (Not compiled on the 1.22 dev machines.) */
+typedef struct
+{
+  DoradmaReaderHandle *rh;
+  guint32 slot;
+} WrapLease;
+
+static void
+wrap_lease_notify (gpointer data)
+{
+  WrapLease *l = data;
+
+  doradma_cuda_reader_sync (l->rh->cuda);
+  if (l->rh->pid == getpid ())
+    doradma_reader_release (l->rh->r, l->slot);
+  g_atomic_int_add (&l->rh->outstanding, -1);
+  doradma_reader_handle_unref (l->rh);
+  g_free (l);
+}
+
+static GstBuffer *
+wrap_frame (GstDoradmaSrc * self, GstCudaContext * ctx,
+    const struct doradma_frame *frame)
+{
+  GstVideoInfo winfo = self->info;
+  WrapLease *l = g_new0 (WrapLease, 1);
+  GstMemory *mem;
+  GstBuffer *buf;
+  guint p;
+
+  for (p = 0; p < frame->info.n_planes; p++) {
+    winfo.offset[p] = frame->info.planes[p].offset;
+    winfo.stride[p] = frame->info.planes[p].stride;
+  }
+  winfo.size = frame->info.payload_bytes;
+  l->rh = doradma_reader_handle_ref (self->rh);
+  l->slot = frame->slot;
+  g_atomic_int_inc (&self->rh->outstanding);
+  mem = gst_cuda_allocator_alloc_wrapped (NULL, ctx, NULL, &winfo,
+      doradma_cuda_reader_frame_pointer (self->rh->cuda, frame), l,
+      wrap_lease_notify);
+  if (mem == NULL) {
+    wrap_lease_notify (l);
+    return NULL;
+  }
+  buf = gst_buffer_new ();
+  gst_buffer_append_memory (buf, mem);
+  gst_buffer_add_video_meta_full (buf, GST_VIDEO_FRAME_FLAG_NONE,
+      GST_VIDEO_INFO_FORMAT (&winfo), GST_VIDEO_INFO_WIDTH (&winfo),
+      GST_VIDEO_INFO_HEIGHT (&winfo), GST_VIDEO_INFO_N_PLANES (&winfo),
+      winfo.offset, winfo.stride);
+  add_crop_meta (buf, &frame->info);
+  return buf;
+}
+#endif
+
+/* memory:CUDAMemory output. 1.22: copy on the device into a GstCudaMemory
+ * from a GstCudaBufferPool, wait, release the lease. */
+static GstBuffer *
+cuda_output (GstDoradmaSrc * self, const struct doradma_frame *frame,
+    gchar ** err)
+{
+  DoradmaCudaFrame dst = { 0 };
+  GstCudaContext *ctx;
+  GstBuffer *out = NULL;
+  GstMemory *mem;
+  GstMapInfo map;
+  guint p;
+  gboolean ok;
+
+  if ((ctx = get_cuda_context (self, err)) == NULL)
+    goto fail;
+#ifdef HAVE_GST_CUDA_ALLOC_WRAPPED
+  if (self->rh->cuda && (out = wrap_frame (self, ctx, frame))) {
+    gst_object_unref (ctx);
+    return out;
+  }
+#endif
+  if (self->cuda_pool == NULL) {
+    GstBufferPool *pool = gst_cuda_buffer_pool_new (ctx);
+    GstStructure *config = gst_buffer_pool_get_config (pool);
+
+    gst_buffer_pool_config_set_params (config, self->out_caps,
+        self->info.size, 0, 0);
+    gst_buffer_pool_config_add_option (config,
+        GST_BUFFER_POOL_OPTION_VIDEO_META);
+    if (!gst_buffer_pool_set_config (pool, config)
+        || !gst_buffer_pool_set_active (pool, TRUE)) {
+      gst_object_unref (pool);
+      *err = g_strdup ("the CUDA buffer pool refused its configuration");
+      gst_object_unref (ctx);
+      goto fail;
+    }
+    self->cuda_pool = pool;
+  }
+  gst_object_unref (ctx);
+  if (gst_buffer_pool_acquire_buffer (self->cuda_pool, &out, NULL)
+      != GST_FLOW_OK) {
+    *err = g_strdup ("no buffer from the CUDA buffer pool");
+    goto fail;
+  }
+  mem = gst_buffer_peek_memory (out, 0);
+  if (!gst_is_cuda_memory (mem)
+      || !gst_memory_map (mem, &map, GST_MAP_WRITE | GST_MAP_CUDA)) {
+    *err = g_strdup ("could not map the CUDA memory for writing");
+    goto fail;
+  }
+  dst.ptr = (guint64) (guintptr) map.data;
+  dst.kind = DORADMA_CUDA_MEM_DEVICE;
+  for (p = 0; p < GST_VIDEO_INFO_N_PLANES (&self->info); p++) {
+    dst.offset[p] = ((GstCudaMemory *) mem)->info.offset[p];
+    dst.stride[p] = ((GstCudaMemory *) mem)->info.stride[p];
+  }
+  ok = device_copy_and_release (self, frame, &dst, err);
+  gst_memory_unmap (mem, &map);
+  if (!ok) {
+    gst_buffer_unref (out);
+    return NULL;
+  }
+  add_crop_meta (out, &frame->info);
+  return out;
+
+fail:
+  doradma_reader_release (self->rh->r, frame->slot);
+  gst_clear_buffer (&out);
+  return NULL;
+}
+#endif
+
+/* ---------------------------------------------------------------------- */
 /* Timestamps */
 
 static void
@@ -676,9 +1255,11 @@ gst_doradma_src_create (GstPushSrc * psrc, GstBuffer ** outbuf)
   enum doradma_read_mode mode;
   gboolean copy;
   guint max_leases;
+  GstDoradmaCopyTo copy_to;
   GstFlowReturn ret;
 
   GST_OBJECT_LOCK (self);
+  copy_to = self->copy_to;
   mode = self->read_mode == GST_DORADMA_READ_MODE_LATEST ?
       DORADMA_READ_LATEST : DORADMA_READ_NEXT;
   copy = self->copy;
@@ -806,6 +1387,27 @@ gst_doradma_src_create (GstPushSrc * psrc, GstBuffer ** outbuf)
       /* copy mode: the bytes are in the writer's layout */
       gst_buffer_resize (buf, 0, frame.info.payload_bytes);
       add_frame_metas (self, buf, &frame.info);
+    } else if (self->cuda_out || copy_to != GST_DORADMA_COPY_TO_NONE
+        || frame.data == NULL) {
+      gchar *err = NULL;
+
+#ifdef HAVE_GST_CUDA
+      if (self->cuda_out)
+        buf = cuda_output (self, &frame, &err);
+      else
+#endif
+      if (copy_to != GST_DORADMA_COPY_TO_NONE)
+        buf = copy_to_slab (self, copy_to, &frame, &err);
+      else
+        buf = download_frame (self, &frame, &err);
+      if (buf == NULL) {
+        GST_ELEMENT_ERROR (self, RESOURCE, FAILED,
+            ("Could not copy a frame on the GPU"), ("%s (CUDA path %s)",
+                err ? err : "unknown error",
+                doradma_cuda_path_name (self->path)));
+        g_free (err);
+        return GST_FLOW_ERROR;
+      }
     } else {
       GstBuffer *leased = gst_buffer_new ();
 
@@ -874,8 +1476,8 @@ gst_doradma_src_get_caps (GstBaseSrc * bsrc, GstCaps * filter)
   GstCaps *caps;
 
   GST_OBJECT_LOCK (self);
-  if (self->caps)
-    caps = gst_caps_ref (self->caps);
+  if (self->out_caps)
+    caps = gst_caps_ref (self->out_caps);
   else
     caps = gst_pad_get_pad_template_caps (GST_BASE_SRC_PAD (bsrc));
   GST_OBJECT_UNLOCK (self);
@@ -896,9 +1498,9 @@ gst_doradma_src_negotiate (GstBaseSrc * bsrc)
   GstDoradmaSrc *self = GST_DORADMA_SRC (bsrc);
 
   /* The caps come from the ring: until a frame told us, nothing to do. */
-  if (self->caps == NULL)
+  if (self->out_caps == NULL)
     return TRUE;
-  return gst_base_src_set_caps (bsrc, self->caps);
+  return gst_base_src_set_caps (bsrc, self->out_caps);
 }
 
 static gboolean
@@ -951,9 +1553,50 @@ gst_doradma_src_query (GstBaseSrc * bsrc, GstQuery * query)
     gst_query_set_latency (query, TRUE, min, max);
     return TRUE;
   }
+#ifdef HAVE_GST_CUDA
+  if (GST_QUERY_TYPE (query) == GST_QUERY_CONTEXT) {
+    const gchar *type = NULL;
+
+    /* share the primary context our registrations live in with a CUDA
+     * neighbour (cudadownload...), only where CUDA works */
+    gst_query_parse_context_type (query, &type);
+    if (g_strcmp0 (type, GST_CUDA_CONTEXT_TYPE) == 0
+        && doradma_gst_cuda_available (NULL)) {
+      GstCudaContext *ctx = get_cuda_context (self, NULL);
+      gboolean ret = FALSE;
+
+      if (ctx) {
+        ret = gst_cuda_handle_context_query (GST_ELEMENT (self), query, ctx);
+        gst_object_unref (ctx);
+      }
+      if (ret)
+        return TRUE;
+    }
+  }
+#endif
   return GST_BASE_SRC_CLASS (gst_doradma_src_parent_class)->query (bsrc,
       query);
 }
+
+#ifdef HAVE_GST_CUDA
+static void
+gst_doradma_src_set_context (GstElement * element, GstContext * context)
+{
+  GstDoradmaSrc *self = GST_DORADMA_SRC (element);
+  GstCudaContext *ctx = NULL;
+
+  /* an application's (or a neighbour's) context wins over our own, as long
+   * as it is on device 0, where our registrations are */
+  if (gst_cuda_handle_set_context (element, context, 0, &ctx) && ctx) {
+    GST_OBJECT_LOCK (self);
+    gst_object_replace ((GstObject **) & self->cuda_ctx, (GstObject *) ctx);
+    GST_OBJECT_UNLOCK (self);
+    gst_object_unref (ctx);
+  }
+  GST_ELEMENT_CLASS (gst_doradma_src_parent_class)->set_context (element,
+      context);
+}
+#endif
 
 static gboolean
 gst_doradma_src_start (GstBaseSrc * bsrc)
@@ -993,6 +1636,8 @@ gst_doradma_src_start (GstBaseSrc * bsrc)
   self->producer_latency = 0;
   g_mutex_lock (&self->stats_lock);
   self->n_frames = self->n_copies = self->n_bad = 0;
+  self->n_device_copies = self->n_slab = 0;
+  self->path = DORADMA_CUDA_PATH_NONE;
   self->acc_torn = self->acc_skipped = self->acc_retries = 0;
   self->n_lat = 0;
   g_mutex_unlock (&self->stats_lock);
@@ -1013,8 +1658,18 @@ gst_doradma_src_stop (GstBaseSrc * bsrc)
     gst_buffer_pool_set_active (self->raw_pool, FALSE);
     gst_clear_object (&self->raw_pool);
   }
+#ifdef HAVE_GST_CUDA
+  if (self->cuda_pool) {
+    gst_buffer_pool_set_active (self->cuda_pool, FALSE);
+    gst_clear_object (&self->cuda_pool);
+  }
+#endif
+  g_clear_pointer (&self->copier, doradma_cuda_copier_free);
+  gst_clear_object (&self->slab_alloc);
+  self->cuda_out = FALSE;
   GST_OBJECT_LOCK (self);
   gst_clear_caps (&self->caps);
+  gst_clear_caps (&self->out_caps);
   GST_OBJECT_UNLOCK (self);
   if (self->cancel_fd >= 0) {
     close (self->cancel_fd);
@@ -1094,6 +1749,15 @@ gst_doradma_src_set_property (GObject * object, guint prop_id,
     case PROP_PROCESSING_DEADLINE:
       self->processing_deadline = g_value_get_uint64 (value);
       break;
+    case PROP_TRANSPORT:
+      self->transport = g_value_get_enum (value);
+      break;
+    case PROP_COPY_TO:
+      self->copy_to = g_value_get_enum (value);
+      break;
+    case PROP_COPY_BUDGET:
+      self->copy_budget = g_value_get_uint64 (value);
+      break;
     default:
       G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
       break;
@@ -1138,6 +1802,15 @@ gst_doradma_src_get_property (GObject * object, guint prop_id,
     case PROP_PROCESSING_DEADLINE:
       g_value_set_uint64 (value, self->processing_deadline);
       break;
+    case PROP_TRANSPORT:
+      g_value_set_enum (value, self->transport);
+      break;
+    case PROP_COPY_TO:
+      g_value_set_enum (value, self->copy_to);
+      break;
+    case PROP_COPY_BUDGET:
+      g_value_set_uint64 (value, self->copy_budget);
+      break;
     default:
       G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
       break;
@@ -1152,6 +1825,10 @@ gst_doradma_src_finalize (GObject * object)
 
   g_free (self->channel);
   gst_clear_caps (&self->caps);
+  gst_clear_caps (&self->out_caps);
+#ifdef HAVE_GST_CUDA
+  gst_clear_object (&self->cuda_ctx);
+#endif
   g_mutex_clear (&self->stats_lock);
 
   G_OBJECT_CLASS (gst_doradma_src_parent_class)->finalize (object);
@@ -1189,6 +1866,9 @@ gst_doradma_src_class_init (GstDoradmaSrcClass * klass)
   bsrc_class->unlock = GST_DEBUG_FUNCPTR (gst_doradma_src_unlock);
   bsrc_class->unlock_stop = GST_DEBUG_FUNCPTR (gst_doradma_src_unlock_stop);
   psrc_class->create = GST_DEBUG_FUNCPTR (gst_doradma_src_create);
+#ifdef HAVE_GST_CUDA
+  element_class->set_context = GST_DEBUG_FUNCPTR (gst_doradma_src_set_context);
+#endif
 
   /**
    * GstDoradmaSrc:channel:
@@ -1278,6 +1958,53 @@ gst_doradma_src_class_init (GstDoradmaSrcClass * klass)
       G_MAXUINT64, DEFAULT_PROCESSING_DEADLINE,
       G_PARAM_READWRITE | G_PARAM_STATIC_STRINGS | GST_PARAM_MUTABLE_PLAYING);
   /**
+   * GstDoradmaSrc:transport:
+   *
+   * How frames reach the GPU. `shmem`: host memory only. `unified`: the
+   * whole read-only data mapping is page-locked with CUDA once per process
+   * and buffers carry its device alias (gst_doradma_memory_get_device_pointer
+   * ()); an error names what is missing without CUDA. `auto`: `unified`
+   * when downstream asks for memory:CUDAMemory, else `shmem`, never an
+   * error ($DORADMA_TRANSPORT overrides `auto` only). A writer whose slots
+   * live in GPU memory (transport ipc) is always read through its CUDA IPC
+   * handle, whatever this says. The path taken is the stats' `cuda-path`.
+   *
+   * Since: 0.2
+   */
+  properties[PROP_TRANSPORT] = g_param_spec_enum ("transport", "Transport",
+      "auto: unified when downstream wants CUDA memory, else shmem; unified: "
+      "register the ring with CUDA (device pointers); an ipc writer forces "
+      "ipc", GST_TYPE_DORADMA_TRANSPORT, DEFAULT_TRANSPORT,
+      G_PARAM_READWRITE | G_PARAM_STATIC_STRINGS | GST_PARAM_MUTABLE_READY);
+  /**
+   * GstDoradmaSrc:copy-to:
+   *
+   * Copy every frame into a CUDA slab of the given kind (managed "uma",
+   * mapped "pinned" host memory, or "device" memory, which is not mappable)
+   * and release the slot's lease at once, so downstream may keep buffers as
+   * long as it likes without holding the writer back. Counted in the
+   * stats' `copied-to-slab`. Applies to system-memory output.
+   *
+   * Since: 0.2
+   */
+  properties[PROP_COPY_TO] = g_param_spec_enum ("copy-to", "Copy to",
+      "Copy frames into CUDA slabs and release the lease at once",
+      GST_TYPE_DORADMA_COPY_TO, DEFAULT_COPY_TO,
+      G_PARAM_READWRITE | G_PARAM_STATIC_STRINGS | GST_PARAM_MUTABLE_READY);
+  /**
+   * GstDoradmaSrc:copy-budget:
+   *
+   * Byte budget of the copy-to slab allocator (0: $DORADMA_SLAB_POOL_BYTES,
+   * else 512 MiB).
+   *
+   * Since: 0.2
+   */
+  properties[PROP_COPY_BUDGET] = g_param_spec_uint64 ("copy-budget",
+      "Copy budget", "Bytes the copy-to slabs may hold (0: "
+      "$DORADMA_SLAB_POOL_BYTES, else 512 MiB)", 0, G_MAXUINT64,
+      DEFAULT_COPY_BUDGET,
+      G_PARAM_READWRITE | G_PARAM_STATIC_STRINGS | GST_PARAM_MUTABLE_READY);
+  /**
    * GstDoradmaSrc:stats:
    *
    * Counters since start, as a "doradmasrc-stats" structure (also posted as
@@ -1292,6 +2019,14 @@ gst_doradma_src_class_init (GstDoradmaSrcClass * klass)
    * - lease-waits (guint64): lease handshakes lost to the writer and retried
    * - latency-p50, latency-p99 (guint64): ns from publish to delivery, over
    *   the last 512 frames
+   * - transport (string): shmem, unified or ipc, as taken
+   * - cuda-path (string): none, unified, unified-integrated (iGPU) or ipc
+   * - cuda-registrations (guint64): host registrations of segments made in
+   *   this process (one per data object, shared by readers of it)
+   * - memory (string): "system" or "memory:CUDAMemory" (output)
+   * - device-copies (guint64): frames copied by the GPU (CUDA output on
+   *   1.22, ipc downloads, copy-to from device slots)
+   * - copied-to-slab (guint64): frames copied by copy-to
    *
    * Since: 0.1
    */
@@ -1304,6 +2039,8 @@ gst_doradma_src_class_init (GstDoradmaSrcClass * klass)
       properties);
 
   gst_type_mark_as_plugin_api (GST_TYPE_DORADMA_READ_MODE, 0);
+  gst_type_mark_as_plugin_api (GST_TYPE_DORADMA_TRANSPORT, 0);
+  gst_type_mark_as_plugin_api (GST_TYPE_DORADMA_COPY_TO, 0);
   gst_type_mark_as_plugin_api (GST_TYPE_DORADMA_WRITER_LOST, 0);
 }
 
@@ -1317,6 +2054,9 @@ gst_doradma_src_init (GstDoradmaSrc * self)
   self->max_leases = DEFAULT_MAX_LEASES;
   self->on_writer_lost = DEFAULT_ON_WRITER_LOST;
   self->processing_deadline = DEFAULT_PROCESSING_DEADLINE;
+  self->transport = DEFAULT_TRANSPORT;
+  self->copy_to = DEFAULT_COPY_TO;
+  self->copy_budget = DEFAULT_COPY_BUDGET;
   self->cancel_fd = -1;
 
   gst_base_src_set_live (GST_BASE_SRC (self), TRUE);

@@ -1,0 +1,579 @@
+/* doradma GStreamer plugin — the GStreamer side of CUDA (see the header).
+ *
+ * Copyright (C) 2025 the doradma authors
+ * SPDX-License-Identifier: LGPL-2.1-or-later
+ */
+#ifdef HAVE_CONFIG_H
+#include "config.h"
+#endif
+
+#include <errno.h>
+#include <string.h>
+#include <sys/mman.h>
+
+#include "gstdoradmacuda.h"
+#include "gstdoradmaelements.h"
+#include "doradma-cuda.h"
+
+#ifdef DORADMA_HAVE_CUDA
+/* stream, event and copy calls are not in doradma-cuda.h's public API; the
+ * loaded table is (gstdoradmaallocator.c and tests/cuda use it too) */
+#include "cuda-api.h"
+#endif
+
+#define GST_CAT_DEFAULT gst_doradma_debug
+
+static const gchar *const path_names[] = {
+  "none", "unified", "unified-integrated", "ipc"
+};
+
+const gchar *
+doradma_cuda_path_name (DoradmaCudaPath path)
+{
+  return (guint) path < G_N_ELEMENTS (path_names) ? path_names[path] : "?";
+}
+
+static gchar *
+reason_from (int ret, const struct doradma_diag *d, const gchar * what)
+{
+  switch (-ret) {
+    case ENOSYS:
+      return g_strdup_printf ("%s: not built with CUDA support (rebuild with "
+          "-Dcuda=enabled)", what);
+    case ENOENT:
+      return g_strdup_printf ("%s: no CUDA driver (libcuda.so.1): %s", what,
+          d->msg);
+    case ENODEV:
+      return g_strdup_printf ("%s: no CUDA device: %s", what, d->msg);
+    default:
+      return g_strdup_printf ("%s: %s (%s)", what, d->msg[0] ? d->msg :
+          "CUDA error", g_strerror (-ret));
+  }
+}
+
+static void
+set_reason (gchar ** reason, gchar * msg)
+{
+  if (reason)
+    *reason = msg;
+  else
+    g_free (msg);
+}
+
+/* ---------------------------------------------------------------------- */
+/* Device 0, once per process */
+
+static GMutex dev_lock;
+static struct doradma_cuda_device *the_dev;
+static int dev_ret = 1;
+static struct doradma_diag dev_diag;
+
+struct doradma_cuda_device *
+doradma_gst_cuda_device (gchar ** reason)
+{
+  struct doradma_cuda_device *dev = NULL;
+
+  g_mutex_lock (&dev_lock);
+  if (dev_ret > 0) {
+    dev_ret = doradma_cuda_device_open (0, &the_dev, &dev_diag);
+    if (dev_ret == 0) {
+      const struct doradma_cuda_device_info *i =
+          doradma_cuda_device_get_info (the_dev);
+      GST_INFO ("CUDA device 0: %s, cc %d.%d, %s GPU, driver %d", i->name,
+          i->cc_major, i->cc_minor, i->integrated ? "integrated" : "discrete",
+          doradma_cuda_driver_version ());
+    } else {
+      GST_INFO ("no CUDA: %s", dev_diag.msg);
+    }
+  }
+  if (dev_ret == 0)
+    dev = doradma_cuda_device_ref (the_dev);
+  else
+    set_reason (reason, reason_from (dev_ret, &dev_diag, "CUDA device 0"));
+  g_mutex_unlock (&dev_lock);
+  return dev;
+}
+
+gboolean
+doradma_gst_cuda_available (gchar ** reason)
+{
+  struct doradma_cuda_device *dev = doradma_gst_cuda_device (reason);
+
+  if (dev == NULL)
+    return FALSE;
+  doradma_cuda_device_unref (dev);
+  return TRUE;
+}
+
+gboolean
+doradma_gst_cuda_memory_available (gchar ** reason)
+{
+#ifdef HAVE_GST_CUDA
+  if (!doradma_gst_cuda_available (reason))
+    return FALSE;
+  if (!gst_cuda_load_library ()) {
+    set_reason (reason, g_strdup ("gstreamer-cuda could not load the CUDA "
+            "driver library"));
+    return FALSE;
+  }
+  return TRUE;
+#else
+  set_reason (reason, g_strdup ("memory:CUDAMemory needs gstreamer-cuda: "
+          "not built with it (-Dgst-cuda=enabled)"));
+  return FALSE;
+#endif
+}
+
+static gint n_registrations;
+
+guint64
+doradma_gst_cuda_registrations (void)
+{
+  return (guint64) g_atomic_int_get (&n_registrations);
+}
+
+guint64
+doradma_gst_cuda_mem_free (void)
+{
+  struct doradma_cuda_device *dev = doradma_gst_cuda_device (NULL);
+  uint64_t free_b = 0, total = 0;
+
+  if (dev == NULL)
+    return 0;
+  doradma_cuda_device_mem_info (dev, &free_b, &total, NULL);
+  doradma_cuda_device_unref (dev);
+  return free_b;
+}
+
+/* ---------------------------------------------------------------------- */
+/* Reader */
+
+struct _DoradmaCudaReader
+{
+  struct doradma_cuda_device *dev;
+  struct doradma_cuda_hostreg *reg;
+  struct doradma_cuda_ipc_import *imp;
+  DoradmaCudaPath path;
+  guint64 base;                 /* device address of the mapping / slots */
+  guint64 slot_stride;
+};
+
+DoradmaCudaReader *
+doradma_cuda_reader_new (struct doradma_reader *r, gchar ** reason)
+{
+  struct doradma_segment_info si;
+  struct doradma_diag d = { 0 };
+  DoradmaCudaReader *cr;
+  int ret;
+
+  cr = g_new0 (DoradmaCudaReader, 1);
+  if ((cr->dev = doradma_gst_cuda_device (reason)) == NULL) {
+    g_free (cr);
+    return NULL;
+  }
+  doradma_reader_segment_info (r, &si);
+  cr->slot_stride = si.slot_stride;
+  if (si.ipc) {
+    ret = doradma_cuda_ipc_import_open (cr->dev, si.ipc_handle, &cr->imp, &d);
+    if (ret < 0)
+      goto failed;
+    cr->base = doradma_cuda_ipc_import_get_device_pointer (cr->imp);
+    cr->path = DORADMA_CUDA_PATH_IPC;
+  } else {
+    ret = doradma_cuda_hostreg_acquire (cr->dev, doradma_reader_fd (r),
+        (void *) si.map_base, si.map_size, PROT_READ, &cr->reg, &d);
+    if (ret < 0)
+      goto failed;
+    if (doradma_cuda_hostreg_refcount (cr->reg) == 1)
+      g_atomic_int_inc (&n_registrations);
+    cr->base = doradma_cuda_hostreg_get_device_pointer (cr->reg);
+    cr->path = doradma_cuda_hostreg_is_integrated (cr->reg) ?
+        DORADMA_CUDA_PATH_UNIFIED_INTEGRATED : DORADMA_CUDA_PATH_UNIFIED;
+  }
+  GST_INFO ("segment ino %" G_GUINT64_FORMAT ": CUDA path %s, device base "
+      "0x%" G_GINT64_MODIFIER "x (host mapping %p, %" G_GUINT64_FORMAT
+      " bytes)", si.ino, doradma_cuda_path_name (cr->path), cr->base,
+      si.map_base, si.map_size);
+  return cr;
+
+failed:
+  set_reason (reason, reason_from (ret, &d, si.ipc ?
+          "opening the segment's CUDA IPC handle" :
+          "registering the segment with CUDA"));
+  doradma_cuda_device_unref (cr->dev);
+  g_free (cr);
+  return NULL;
+}
+
+void
+doradma_cuda_reader_free (DoradmaCudaReader * cr)
+{
+  struct doradma_diag d = { 0 };
+
+  if (cr == NULL)
+    return;
+  if (cr->reg && doradma_cuda_hostreg_release (cr->reg, &d) < 0)
+    GST_WARNING ("unregistering: %s", d.msg);
+  if (cr->imp && doradma_cuda_ipc_import_close (cr->imp, &d) < 0)
+    GST_WARNING ("closing the IPC mapping: %s", d.msg);
+  doradma_cuda_device_unref (cr->dev);
+  g_free (cr);
+}
+
+DoradmaCudaPath
+doradma_cuda_reader_path (const DoradmaCudaReader * cr)
+{
+  return cr ? cr->path : DORADMA_CUDA_PATH_NONE;
+}
+
+guint64
+doradma_cuda_reader_frame_pointer (const DoradmaCudaReader * cr,
+    const struct doradma_frame *frame)
+{
+  if (cr == NULL)
+    return 0;
+  if (cr->path == DORADMA_CUDA_PATH_IPC)
+    return cr->base + (guint64) frame->slot * cr->slot_stride;
+  /* never assume alias == host pointer */
+  return cr->base + frame->data_offset;
+}
+
+struct doradma_cuda_device *
+doradma_cuda_reader_device (const DoradmaCudaReader * cr)
+{
+  return cr ? cr->dev : NULL;
+}
+
+void
+doradma_cuda_reader_sync (const DoradmaCudaReader * cr)
+{
+#ifdef DORADMA_HAVE_CUDA
+  if (cr && doradma_cuda_device_push (cr->dev, NULL) == 0) {
+    CUresult res = doradma_cuda_api ()->CtxSynchronize ();
+
+    if (res != CUDA_SUCCESS)
+      GST_WARNING ("cuCtxSynchronize: error %d", (int) res);
+    doradma_cuda_device_pop ();
+  }
+#endif
+}
+
+/* ---------------------------------------------------------------------- */
+/* Writer slots */
+
+struct _DoradmaCudaSlots
+{
+  struct doradma_cuda_device *dev;
+  struct doradma_cuda_ipc_export *exp;
+};
+
+DoradmaCudaSlots *
+doradma_cuda_slots_new (gsize size, guint8 handle[DORADMA_IPC_HANDLE_LEN],
+    gchar ** reason)
+{
+  struct doradma_diag d = { 0 };
+  DoradmaCudaSlots *s = g_new0 (DoradmaCudaSlots, 1);
+  int ret;
+
+  if ((s->dev = doradma_gst_cuda_device (reason)) == NULL) {
+    g_free (s);
+    return NULL;
+  }
+  ret = doradma_cuda_ipc_export_new (s->dev, size, handle, &s->exp, &d);
+  if (ret < 0) {
+    set_reason (reason, reason_from (ret, &d, "allocating the device slot "
+            "area (transport=ipc needs a discrete GPU)"));
+    doradma_cuda_device_unref (s->dev);
+    g_free (s);
+    return NULL;
+  }
+  return s;
+}
+
+guint64
+doradma_cuda_slots_pointer (const DoradmaCudaSlots * s)
+{
+  return doradma_cuda_ipc_export_get_device_pointer (s->exp);
+}
+
+gsize
+doradma_cuda_slots_size (const DoradmaCudaSlots * s)
+{
+  return doradma_cuda_ipc_export_get_size (s->exp);
+}
+
+void
+doradma_cuda_slots_free (DoradmaCudaSlots * s)
+{
+  struct doradma_diag d = { 0 };
+
+  if (s == NULL)
+    return;
+  if (doradma_cuda_ipc_export_free (s->exp, &d) < 0)
+    GST_WARNING ("freeing the device slot area: %s", d.msg);
+  doradma_cuda_device_unref (s->dev);
+  g_free (s);
+}
+
+/* ---------------------------------------------------------------------- */
+/* Copier */
+
+struct _DoradmaCudaCopier
+{
+  struct doradma_cuda_device *dev;
+  gpointer stream;              /* CUstream */
+  guint64 copies;
+};
+
+#ifdef DORADMA_HAVE_CUDA
+static gchar *
+cu_error (CUresult res, const gchar * call)
+{
+  struct doradma_diag d = { 0 };
+
+  __doradma_cuda_fail (&d, call, res, NULL);
+  return g_strdup (d.msg);
+}
+#endif
+
+DoradmaCudaCopier *
+doradma_cuda_copier_new (gchar ** reason)
+{
+#ifdef DORADMA_HAVE_CUDA
+  const struct doradma_cuda_api *cu;
+  DoradmaCudaCopier *c = g_new0 (DoradmaCudaCopier, 1);
+  CUstream stream = NULL;
+  CUresult res;
+
+  if ((c->dev = doradma_gst_cuda_device (reason)) == NULL) {
+    g_free (c);
+    return NULL;
+  }
+  cu = doradma_cuda_api ();
+  if (doradma_cuda_device_push (c->dev, NULL) < 0) {
+    set_reason (reason, g_strdup ("cuCtxPushCurrent failed"));
+    goto fail;
+  }
+  res = cu->StreamCreate (&stream, CU_STREAM_NON_BLOCKING);
+  doradma_cuda_device_pop ();
+  if (res != CUDA_SUCCESS) {
+    set_reason (reason, cu_error (res, "cuStreamCreate"));
+    goto fail;
+  }
+  c->stream = stream;
+  return c;
+fail:
+  doradma_cuda_device_unref (c->dev);
+  g_free (c);
+  return NULL;
+#else
+  set_reason (reason, g_strdup ("CUDA copies: not built with CUDA support"));
+  return NULL;
+#endif
+}
+
+void
+doradma_cuda_copier_free (DoradmaCudaCopier * c)
+{
+  if (c == NULL)
+    return;
+#ifdef DORADMA_HAVE_CUDA
+  if (c->stream && doradma_cuda_device_push (c->dev, NULL) == 0) {
+    const struct doradma_cuda_api *cu = doradma_cuda_api ();
+
+    cu->StreamSynchronize (c->stream);
+    cu->StreamDestroy (c->stream);
+    doradma_cuda_device_pop ();
+  }
+#endif
+  doradma_cuda_device_unref (c->dev);
+  g_free (c);
+}
+
+gpointer
+doradma_cuda_copier_stream (DoradmaCudaCopier * c)
+{
+  return c->stream;
+}
+
+struct doradma_cuda_device *
+doradma_cuda_copier_device (DoradmaCudaCopier * c)
+{
+  return c->dev;
+}
+
+guint64
+doradma_cuda_copier_copies (DoradmaCudaCopier * c)
+{
+  return c ? c->copies : 0;
+}
+
+#ifdef DORADMA_HAVE_CUDA
+/* One linear copy of `n` bytes between any two kinds (host↔device). */
+static CUresult
+copy_linear (const struct doradma_cuda_api *cu, CUstream s, guint64 dst,
+    DoradmaCudaMemKind dk, guint64 src, DoradmaCudaMemKind sk, gsize n,
+    const gchar ** call)
+{
+  if (dk == DORADMA_CUDA_MEM_DEVICE && sk == DORADMA_CUDA_MEM_DEVICE) {
+    *call = "cuMemcpyDtoDAsync";
+    return cu->MemcpyDtoDAsync (dst, src, n, s);
+  }
+  if (dk == DORADMA_CUDA_MEM_DEVICE) {
+    *call = "cuMemcpyHtoDAsync";
+    return cu->MemcpyHtoDAsync (dst, (const void *) (guintptr) src, n, s);
+  }
+  if (sk == DORADMA_CUDA_MEM_DEVICE) {
+    *call = "cuMemcpyDtoHAsync";
+    return cu->MemcpyDtoHAsync ((void *) (guintptr) dst, src, n, s);
+  }
+  *call = "memcpy";
+  memcpy ((void *) (guintptr) dst, (const void *) (guintptr) src, n);
+  return CUDA_SUCCESS;
+}
+
+#ifdef HAVE_GST_CUDA
+#include <gst/cuda/cuda-gst.h>
+static CUresult
+copy_2d (CUstream s, guint64 dst, DoradmaCudaMemKind dk, gsize dpitch,
+    guint64 src, DoradmaCudaMemKind sk, gsize spitch, gsize width, gsize rows)
+{
+  CUDA_MEMCPY2D p = { 0 };
+
+  if (sk == DORADMA_CUDA_MEM_DEVICE) {
+    p.srcMemoryType = CU_MEMORYTYPE_DEVICE;
+    p.srcDevice = src;
+  } else {
+    p.srcMemoryType = CU_MEMORYTYPE_HOST;
+    p.srcHost = (const void *) (guintptr) src;
+  }
+  if (dk == DORADMA_CUDA_MEM_DEVICE) {
+    p.dstMemoryType = CU_MEMORYTYPE_DEVICE;
+    p.dstDevice = dst;
+  } else {
+    p.dstMemoryType = CU_MEMORYTYPE_HOST;
+    p.dstHost = (void *) (guintptr) dst;
+  }
+  p.srcPitch = spitch;
+  p.dstPitch = dpitch;
+  p.WidthInBytes = width;
+  p.Height = rows;
+  return CuMemcpy2DAsync (&p, s);
+}
+#endif
+#endif
+
+gboolean
+doradma_cuda_copier_copy (DoradmaCudaCopier * c, guint n_planes,
+    const DoradmaCudaFrame * dst, const DoradmaCudaFrame * src,
+    const guint32 * rows, const guint32 * row_bytes, gchar ** err)
+{
+#ifdef DORADMA_HAVE_CUDA
+  const struct doradma_cuda_api *cu = doradma_cuda_api ();
+  const gchar *call = "";
+  CUresult res = CUDA_SUCCESS;
+  guint p;
+
+  if (doradma_cuda_device_push (c->dev, NULL) < 0) {
+    set_reason (err, g_strdup ("cuCtxPushCurrent failed"));
+    return FALSE;
+  }
+  for (p = 0; p < n_planes && res == CUDA_SUCCESS; p++) {
+    guint64 d = dst->ptr + dst->offset[p], s = src->ptr + src->offset[p];
+    gsize ds = dst->stride[p], ss = src->stride[p];
+
+    if (rows[p] == 0)
+      continue;
+    if (ds == ss) {
+      /* contiguous: one copy, the last row only as wide as needed */
+      res = copy_linear (cu, c->stream, d, dst->kind, s, src->kind,
+          ds * (rows[p] - 1) + row_bytes[p], &call);
+    } else {
+#ifdef HAVE_GST_CUDA
+      if (gst_cuda_load_library ()) {
+        call = "cuMemcpy2DAsync";
+        res = copy_2d (c->stream, d, dst->kind, ds, s, src->kind, ss,
+            row_bytes[p], rows[p]);
+        continue;
+      }
+#endif
+      for (guint32 r = 0; r < rows[p] && res == CUDA_SUCCESS; r++)
+        res = copy_linear (cu, c->stream, d + r * ds, dst->kind,
+            s + r * ss, src->kind, row_bytes[p], &call);
+    }
+  }
+  doradma_cuda_device_pop ();
+  if (res != CUDA_SUCCESS) {
+    set_reason (err, cu_error (res, call));
+    return FALSE;
+  }
+  c->copies++;
+  return TRUE;
+#else
+  set_reason (err, g_strdup ("not built with CUDA support"));
+  return FALSE;
+#endif
+}
+
+gboolean
+doradma_cuda_copier_sync (DoradmaCudaCopier * c, gchar ** err)
+{
+#ifdef DORADMA_HAVE_CUDA
+  const struct doradma_cuda_api *cu = doradma_cuda_api ();
+  CUresult res;
+
+  if (doradma_cuda_device_push (c->dev, NULL) < 0) {
+    set_reason (err, g_strdup ("cuCtxPushCurrent failed"));
+    return FALSE;
+  }
+  res = cu->StreamSynchronize (c->stream);
+  doradma_cuda_device_pop ();
+  if (res != CUDA_SUCCESS) {
+    set_reason (err, cu_error (res, "cuStreamSynchronize"));
+    return FALSE;
+  }
+  return TRUE;
+#else
+  set_reason (err, g_strdup ("not built with CUDA support"));
+  return FALSE;
+#endif
+}
+
+/* ---------------------------------------------------------------------- */
+/* gstreamer-cuda */
+
+#ifdef HAVE_GST_CUDA
+GstCudaContext *
+doradma_gst_cuda_context (gchar ** reason)
+{
+  static GstCudaContext *ctx;
+  static GMutex lock;
+  GstCudaContext *ret = NULL;
+
+  if (!doradma_gst_cuda_memory_available (reason))
+    return NULL;
+  g_mutex_lock (&lock);
+  if (ctx == NULL) {
+    struct doradma_cuda_device *dev = doradma_gst_cuda_device (reason);
+
+    if (dev) {
+      /* the primary context our registrations and IPC maps live in; the
+       * device reference is kept for the process's lifetime */
+      ctx = gst_cuda_context_new_wrapped ((CUcontext)
+          doradma_cuda_device_get_context (dev),
+          __doradma_cuda_device_handle (dev));
+      if (ctx) {
+        gst_cuda_memory_init_once ();
+        GST_OBJECT_FLAG_SET (ctx, GST_OBJECT_FLAG_MAY_BE_LEAKED);
+      } else {
+        doradma_cuda_device_unref (dev);
+        set_reason (reason, g_strdup ("gst_cuda_context_new_wrapped failed"));
+      }
+    }
+  }
+  if (ctx)
+    ret = gst_object_ref (ctx);
+  g_mutex_unlock (&lock);
+  return ret;
+}
+#endif

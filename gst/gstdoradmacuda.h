@@ -1,0 +1,160 @@
+/* doradma GStreamer plugin — the GStreamer side of CUDA (private).
+ *
+ * One responsibility: everything the elements need from a GPU, on top of
+ * cuda/doradma-cuda.h (driver loaded at run time, never linked):
+ *
+ *  - availability: is CUDA usable here, and if not, a sentence naming what
+ *    is missing (not built with CUDA, no libcuda.so.1, no device);
+ *  - the reader's registration of a segment: "unified" page-locks the whole
+ *    read-only data mapping once per (device, inode) per process (cuda/
+ *    hostreg registry) and gives slot device pointers as alias + offset;
+ *    "ipc" opens the segment's CUDA IPC handle once per segment and gives
+ *    base + slot * stride. Owned by the reader handle, released BEFORE the
+ *    reader unmaps (doradma_reader_handle_unref);
+ *  - the writer's device slot area for transport=ipc (cuda/ ipc export);
+ *  - copies on a private stream (per plane, honouring strides) with an
+ *    explicit synchronise, so a lease is released or a frame published only
+ *    after the GPU finished with it (design-review #9);
+ *  - with gstreamer-cuda (HAVE_GST_CUDA): a GstCudaContext that wraps the
+ *    same primary context, so memory:CUDAMemory peers and our copies share
+ *    one context.
+ *
+ * Without CUDA support every function fails cleanly with a reason; nothing
+ * here makes the plugin need libcuda to load.
+ *
+ * Copyright (C) 2025 the doradma authors
+ * SPDX-License-Identifier: LGPL-2.1-or-later
+ */
+#ifndef __GST_DORADMA_CUDA_H__
+#define __GST_DORADMA_CUDA_H__
+
+#include <gst/gst.h>
+#include <gst/video/video.h>
+#include <doradma/doradma.h>
+
+#ifdef HAVE_GST_CUDA
+#include <gst/cuda/gstcudacontext.h>
+#include <gst/cuda/gstcudamemory.h>
+#include <gst/cuda/gstcudabufferpool.h>
+#include <gst/cuda/gstcudautils.h>
+#endif
+
+G_BEGIN_DECLS
+
+struct doradma_cuda_device;
+
+typedef enum
+{
+  DORADMA_CUDA_PATH_NONE = 0,   /* host memory only */
+  DORADMA_CUDA_PATH_UNIFIED,    /* registered shm, discrete GPU */
+  DORADMA_CUDA_PATH_UNIFIED_INTEGRATED,  /* registered shm, iGPU (Jetson) */
+  DORADMA_CUDA_PATH_IPC,        /* device slots through a CUDA IPC handle */
+} DoradmaCudaPath;
+
+const gchar *doradma_cuda_path_name (DoradmaCudaPath path);
+
+/* Loads CUDA and opens device 0 (cached per process). Returns a new
+ * reference, or NULL with *reason (g_free) naming what is missing. */
+struct doradma_cuda_device *doradma_gst_cuda_device (gchar ** reason);
+
+/* TRUE when doradma_gst_cuda_device () would succeed. */
+gboolean doradma_gst_cuda_available (gchar ** reason);
+
+/* TRUE when memory:CUDAMemory output/input is compiled in (gstreamer-cuda)
+ * and its library loads. */
+gboolean doradma_gst_cuda_memory_available (gchar ** reason);
+
+/* Process-wide number of new host registrations made by readers here (a
+ * second reader of the same inode shares the first registration). */
+guint64 doradma_gst_cuda_registrations (void);
+
+/* ---------------------------------------------------------------------- */
+/* Reader side */
+
+typedef struct _DoradmaCudaReader DoradmaCudaReader;
+
+/* Sets up device access to the open reader's segment: IPC import when the
+ * segment's slots live in device memory, else host registration of the
+ * read-only data mapping. NULL with *reason on failure. */
+DoradmaCudaReader *doradma_cuda_reader_new (struct doradma_reader *r,
+    gchar ** reason);
+
+/* Unregisters / closes. Call before doradma_reader_close (). */
+void doradma_cuda_reader_free (DoradmaCudaReader * cr);
+
+DoradmaCudaPath doradma_cuda_reader_path (const DoradmaCudaReader * cr);
+
+/* Device pointer of a leased frame's first byte. */
+guint64 doradma_cuda_reader_frame_pointer (const DoradmaCudaReader * cr,
+    const struct doradma_frame *frame);
+
+struct doradma_cuda_device *doradma_cuda_reader_device (const
+    DoradmaCudaReader * cr);
+
+/* cuCtxSynchronize on the reader's device: every stream of the context is
+ * done (before a wrapped frame's lease goes back). */
+void doradma_cuda_reader_sync (const DoradmaCudaReader * cr);
+
+/* ---------------------------------------------------------------------- */
+/* Writer side: one device allocation for the slot area (transport=ipc). */
+
+typedef struct _DoradmaCudaSlots DoradmaCudaSlots;
+
+/* Allocates `size` bytes of device memory and its 64-byte IPC handle. */
+DoradmaCudaSlots *doradma_cuda_slots_new (gsize size,
+    guint8 handle[DORADMA_IPC_HANDLE_LEN], gchar ** reason);
+guint64 doradma_cuda_slots_pointer (const DoradmaCudaSlots * s);
+gsize doradma_cuda_slots_size (const DoradmaCudaSlots * s);
+void doradma_cuda_slots_free (DoradmaCudaSlots * s);
+
+/* ---------------------------------------------------------------------- */
+/* Copies on a private stream */
+
+typedef struct _DoradmaCudaCopier DoradmaCudaCopier;
+
+typedef enum
+{
+  DORADMA_CUDA_MEM_HOST,
+  DORADMA_CUDA_MEM_DEVICE,      /* device memory, an alias or an IPC map */
+} DoradmaCudaMemKind;
+
+/* A non-blocking stream on device 0's primary context. */
+DoradmaCudaCopier *doradma_cuda_copier_new (gchar ** reason);
+void doradma_cuda_copier_free (DoradmaCudaCopier * c);
+gpointer doradma_cuda_copier_stream (DoradmaCudaCopier * c);
+struct doradma_cuda_device *doradma_cuda_copier_device (DoradmaCudaCopier *
+    c);
+
+typedef struct
+{
+  guint64 ptr;                  /* first byte of the frame */
+  DoradmaCudaMemKind kind;
+  gsize offset[GST_VIDEO_MAX_PLANES];
+  gint stride[GST_VIDEO_MAX_PLANES];
+} DoradmaCudaFrame;
+
+/* Enqueues a per-plane copy of `n_planes` planes of rows[p] rows of
+ * row_bytes[p] bytes (one call per plane when both strides are equal, else
+ * a 2-D copy, else row by row). Does not wait: call _sync. */
+gboolean doradma_cuda_copier_copy (DoradmaCudaCopier * c, guint n_planes,
+    const DoradmaCudaFrame * dst, const DoradmaCudaFrame * src,
+    const guint32 * rows, const guint32 * row_bytes, gchar ** err);
+
+/* Waits until everything enqueued on the stream has finished. */
+gboolean doradma_cuda_copier_sync (DoradmaCudaCopier * c, gchar ** err);
+
+/* Counters since creation. */
+guint64 doradma_cuda_copier_copies (DoradmaCudaCopier * c);
+
+/* Bytes of device memory free now (cuMemGetInfo), 0 on failure. */
+guint64 doradma_gst_cuda_mem_free (void);
+
+#ifdef HAVE_GST_CUDA
+/* A GstCudaContext wrapping device 0's primary context (one per process,
+ * a new reference), or NULL with *reason. */
+GstCudaContext *doradma_gst_cuda_context (gchar ** reason);
+#endif
+
+G_END_DECLS
+
+#endif /* __GST_DORADMA_CUDA_H__ */
