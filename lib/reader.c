@@ -43,7 +43,7 @@ struct doradma_reader
   uint64_t token;
   int backpressure;
 
-  GMutex lock;                  /* refs[] and the lease handshake */
+  pthread_mutex_t lock;         /* refs[] and the lease handshake */
   uint32_t refs[DORADMA_MAX_SLOTS];
   uint32_t n_leases;
 
@@ -89,7 +89,7 @@ struct shared_map {
   unsigned refs;
   struct shared_map *next;
 };
-static GMutex shared_maps_lock;
+static pthread_mutex_t shared_maps_lock = PTHREAD_MUTEX_INITIALIZER;
 static struct shared_map *shared_maps;
 
 static const uint8_t *
@@ -98,12 +98,12 @@ shared_map_get (int fd, const struct stat *st, int *err)
   struct shared_map *m;
   void *base;
 
-  g_mutex_lock (&shared_maps_lock);
+  pthread_mutex_lock (&shared_maps_lock);
   for (m = shared_maps; m != NULL; m = m->next) {
     if (m->dev == st->st_dev && m->ino == st->st_ino &&
         m->size == (uint64_t) st->st_size) {
       m->refs++;
-      g_mutex_unlock (&shared_maps_lock);
+      pthread_mutex_unlock (&shared_maps_lock);
       return m->base;
     }
   }
@@ -111,7 +111,7 @@ shared_map_get (int fd, const struct stat *st, int *err)
   base = mmap (NULL, st->st_size, PROT_READ, MAP_SHARED | MAP_POPULATE, fd, 0);
   if (base == MAP_FAILED) {
     *err = -errno;
-    g_mutex_unlock (&shared_maps_lock);
+    pthread_mutex_unlock (&shared_maps_lock);
     return NULL;
   }
   m = g_new0 (struct shared_map, 1);
@@ -122,7 +122,7 @@ shared_map_get (int fd, const struct stat *st, int *err)
   m->refs = 1;
   m->next = shared_maps;
   shared_maps = m;
-  g_mutex_unlock (&shared_maps_lock);
+  pthread_mutex_unlock (&shared_maps_lock);
   return base;
 }
 
@@ -131,7 +131,7 @@ shared_map_put (const uint8_t *base)
 {
   struct shared_map **pm, *m;
 
-  g_mutex_lock (&shared_maps_lock);
+  pthread_mutex_lock (&shared_maps_lock);
   for (pm = &shared_maps; (m = *pm) != NULL; pm = &m->next) {
     if (m->base != base)
       continue;
@@ -142,7 +142,7 @@ shared_map_put (const uint8_t *base)
     }
     break;
   }
-  g_mutex_unlock (&shared_maps_lock);
+  pthread_mutex_unlock (&shared_maps_lock);
 }
 
 /* ------------------------------------------------------------------------ */
@@ -160,7 +160,7 @@ reader_free (struct doradma_reader *r)
     close (r->data_fd);
   if (r->ctl_fd >= 0)
     close (r->ctl_fd);          /* drops the entry lock */
-  g_mutex_clear (&r->lock);
+  pthread_mutex_destroy (&r->lock);
   g_free (r);
 }
 
@@ -313,7 +313,7 @@ doradma_reader_open (const struct doradma_reader_config *cfg,
     return diag_set (diag, -EINVAL, NULL, "no reader configuration");
   r = g_new0 (struct doradma_reader, 1);
   r->data_fd = r->ctl_fd = -1;
-  g_mutex_init (&r->lock);
+  pthread_mutex_init (&r->lock, NULL);
   r->fork_gen = fork_generation ();
   r->backpressure = cfg->backpressure;
   ret = segment_paths_init (&r->paths, cfg->shm_dir, cfg->channel, diag);
@@ -462,7 +462,7 @@ lease_slot (struct doradma_reader *r, uint32_t slot, uint64_t seq,
   uint64_t *lease = &r->ctl->lease[slot].readers;
   int ok = 0;
 
-  g_mutex_lock (&r->lock);
+  pthread_mutex_lock (&r->lock);
   if (r->refs[slot] > 0) {
     /* Already ours: the slot cannot change under our lease. */
     load_record (shm, rec);
@@ -483,7 +483,7 @@ lease_slot (struct doradma_reader *r, uint32_t slot, uint64_t seq,
       }
     }
   }
-  g_mutex_unlock (&r->lock);
+  pthread_mutex_unlock (&r->lock);
   if (!ok)
     STAT_ADD (r->stats.lease_retries, 1);
   return ok;
@@ -494,10 +494,10 @@ doradma_reader_ref_slot (struct doradma_reader *r, uint32_t slot)
 {
   if (slot >= r->desc.slot_count)
     return;
-  g_mutex_lock (&r->lock);
+  pthread_mutex_lock (&r->lock);
   if (r->refs[slot] > 0)
     r->refs[slot]++;
-  g_mutex_unlock (&r->lock);
+  pthread_mutex_unlock (&r->lock);
 }
 
 DORADMA_API void
@@ -507,14 +507,14 @@ doradma_reader_release (struct doradma_reader *r, uint32_t slot)
 
   if (slot >= r->desc.slot_count || fork_generation () != r->fork_gen)
     return;
-  g_mutex_lock (&r->lock);
+  pthread_mutex_lock (&r->lock);
   if (r->refs[slot] > 0 && --r->refs[slot] == 0) {
     /* RELEASE: our payload reads happen before the writer's next mark. */
     lease_release (&r->ctl->lease[slot].readers, r->bit);
     r->n_leases--;
     cleared = 1;
   }
-  g_mutex_unlock (&r->lock);
+  pthread_mutex_unlock (&r->lock);
   if (cleared)
     eventcount_bump (&r->ctl->space);
 }
@@ -524,9 +524,9 @@ doradma_reader_leases (struct doradma_reader *r)
 {
   uint32_t n;
 
-  g_mutex_lock (&r->lock);
+  pthread_mutex_lock (&r->lock);
   n = r->n_leases;
-  g_mutex_unlock (&r->lock);
+  pthread_mutex_unlock (&r->lock);
   return n;
 }
 

@@ -7,6 +7,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <glib.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -42,7 +43,7 @@ struct doradma_writer
   struct doradma_segment_desc desc;
   struct stat data_st, ctl_st;
 
-  GMutex lock;                  /* slot choice + mark: one marker at a time */
+  pthread_mutex_t lock;         /* slot choice + mark: one marker at a time */
   uint64_t gen[DORADMA_MAX_SLOTS];      /* private copies of the gen words */
   uint64_t seq[DORADMA_MAX_SLOTS];      /* private copies of published seqs */
   uint8_t state[DORADMA_MAX_SLOTS];
@@ -197,7 +198,7 @@ writer_free (struct doradma_writer *w)
     close (w->ctl_fd);
   if (w->old_ctl_fd >= 0)
     close (w->old_ctl_fd);
-  g_mutex_clear (&w->lock);
+  pthread_mutex_destroy (&w->lock);
   g_free (w);
 }
 
@@ -214,7 +215,7 @@ writer_build (const struct doradma_writer_config *cfg,
 
   w = g_new0 (struct doradma_writer, 1);
   w->data_fd = w->ctl_fd = w->old_ctl_fd = -1;
-  g_mutex_init (&w->lock);
+  pthread_mutex_init (&w->lock, NULL);
   w->newest_slot = UINT32_MAX;
   w->next_seq = cfg->first_seq ? cfg->first_seq : 1;
   for (i = 0; i < (int) DORADMA_MAX_SLOTS; i++)
@@ -453,13 +454,13 @@ doradma_writer_replace (struct doradma_writer *old,
     return diag_set (diag, -EINVAL, "channel",
         "replace must keep the channel name");
 
-  g_mutex_lock (&old->lock);
+  pthread_mutex_lock (&old->lock);
   final_seq = old->last_seq;
   c = *cfg;
   c.first_seq = final_seq + 1;
   ret = writer_build (&c, &w, diag);
   if (ret < 0) {
-    g_mutex_unlock (&old->lock);
+    pthread_mutex_unlock (&old->lock);
     return ret;
   }
 
@@ -488,7 +489,7 @@ doradma_writer_replace (struct doradma_writer *old,
   if (ret == 0)
     ret = segment_object_link_replace (w->ctl_fd, old->paths.ctl);
   if (ret < 0) {
-    g_mutex_unlock (&old->lock);
+    pthread_mutex_unlock (&old->lock);
     writer_free (w);
     return diag_set (diag, ret, NULL, "%s: cannot publish the new segment: %s",
         old->paths.label, strerror (-ret));
@@ -497,7 +498,7 @@ doradma_writer_replace (struct doradma_writer *old,
   dr_store_relaxed (&old->rcb->final_seq, final_seq);
   /* RELEASE: readers that see SUPERSEDED see final_seq. */
   dr_store_release (&old->rcb->state, DORADMA_STATE_SUPERSEDED);
-  g_mutex_unlock (&old->lock);
+  pthread_mutex_unlock (&old->lock);
   eventcount_bump (&old->ctl->notify);
   *out = w;
   return 0;
@@ -581,9 +582,9 @@ doradma_writer_sweep (struct doradma_writer *w)
 {
   int n;
 
-  g_mutex_lock (&w->lock);
+  pthread_mutex_lock (&w->lock);
   n = sweep_locked (w);
-  g_mutex_unlock (&w->lock);
+  pthread_mutex_unlock (&w->lock);
   return n;
 }
 
@@ -692,9 +693,9 @@ doradma_writer_acquire_cancellable (struct doradma_writer *w,
     if (g_atomic_int_get (&w->interrupted) ||
         (cancel != NULL && __atomic_load_n (cancel, __ATOMIC_ACQUIRE)))
       return -EINTR;
-    g_mutex_lock (&w->lock);
+    pthread_mutex_lock (&w->lock);
     if (w->superseded) {
-      g_mutex_unlock (&w->lock);
+      pthread_mutex_unlock (&w->lock);
       return -ESTALE;
     }
     ret = try_choose_locked (w, policy, slot);
@@ -702,7 +703,7 @@ doradma_writer_acquire_cancellable (struct doradma_writer *w,
         monotonic_ns () - w->last_sweep > (waited ? 0 : SWEEP_INTERVAL_NS) &&
         sweep_locked (w) > 0)
       ret = try_choose_locked (w, policy, slot);
-    g_mutex_unlock (&w->lock);
+    pthread_mutex_unlock (&w->lock);
     if (ret == 0)
       return 0;
     if (timeout_ns == 0)
@@ -711,9 +712,9 @@ doradma_writer_acquire_cancellable (struct doradma_writer *w,
     if (!waited) {
       waited = 1;
       start = now;
-      g_mutex_lock (&w->lock);
+      pthread_mutex_lock (&w->lock);
       w->stats.full_waits++;
-      g_mutex_unlock (&w->lock);
+      pthread_mutex_unlock (&w->lock);
     }
     if (timeout_ns > 0 && now - start >= (uint64_t) timeout_ns)
       return -ETIMEDOUT;
@@ -734,12 +735,12 @@ doradma_writer_acquire_slot (struct doradma_writer *w,
 
   if (slot >= w->desc.slot_count)
     return -EINVAL;
-  g_mutex_lock (&w->lock);
+  pthread_mutex_lock (&w->lock);
   if (slot_eligible_locked (w, slot, policy,
           policy == DORADMA_POLICY_LOSSLESS ? min_consumed_locked (w) : 0) &&
       mark_locked (w, slot))
     ret = 0;
-  g_mutex_unlock (&w->lock);
+  pthread_mutex_unlock (&w->lock);
   return ret;
 }
 
@@ -820,14 +821,14 @@ doradma_writer_publish (struct doradma_writer *w, uint32_t slot,
   ret = check_geometry (info, w->desc.slot_stride);
   if (ret < 0)
     return ret;
-  g_mutex_lock (&w->lock);
+  pthread_mutex_lock (&w->lock);
   if (w->superseded) {
     /* Past final_seq nobody reads this segment: the frame would be lost. */
-    g_mutex_unlock (&w->lock);
+    pthread_mutex_unlock (&w->lock);
     return -ESTALE;
   }
   if (w->state[slot] != SLOT_WRITING) {
-    g_mutex_unlock (&w->lock);
+    pthread_mutex_unlock (&w->lock);
     return -EINVAL;
   }
   seq = w->next_seq++;
@@ -871,7 +872,7 @@ doradma_writer_publish (struct doradma_writer *w, uint32_t slot,
   w->last_seq = seq;
   w->stats.published++;
   w->stats.last_seq = seq;
-  g_mutex_unlock (&w->lock);
+  pthread_mutex_unlock (&w->lock);
   /* Wakes sleepers only if one announced itself: no system call otherwise. */
   eventcount_bump (&w->ctl->notify);
   return 0;
@@ -882,9 +883,9 @@ doradma_writer_abandon (struct doradma_writer *w, uint32_t slot)
 {
   if (slot >= w->desc.slot_count)
     return -EINVAL;
-  g_mutex_lock (&w->lock);
+  pthread_mutex_lock (&w->lock);
   if (w->state[slot] != SLOT_WRITING) {
-    g_mutex_unlock (&w->lock);
+    pthread_mutex_unlock (&w->lock);
     return -EINVAL;
   }
   /* The payload may be half written: the slot becomes empty (seq 0), never
@@ -896,7 +897,7 @@ doradma_writer_abandon (struct doradma_writer *w, uint32_t slot)
   w->state[slot] = SLOT_FREE;
   w->seq[slot] = 0;
   w->stats.abandoned++;
-  g_mutex_unlock (&w->lock);
+  pthread_mutex_unlock (&w->lock);
   return 0;
 }
 
@@ -913,13 +914,13 @@ doradma_writer_set_caps (struct doradma_writer *w, const char *caps,
   ret = caps_string_validate (caps, strlen (caps) + 1, NULL);
   if (ret < 0)
     return -EINVAL;
-  g_mutex_lock (&w->lock);
+  pthread_mutex_lock (&w->lock);
   w->caps_epoch++;
   write_caps_entry (w, w->caps_epoch, caps);
   dr_store_release (&w->rcb->caps_epoch, w->caps_epoch);
   if (epoch)
     *epoch = w->caps_epoch;
-  g_mutex_unlock (&w->lock);
+  pthread_mutex_unlock (&w->lock);
   return 0;
 }
 
@@ -933,11 +934,11 @@ doradma_writer_set_latency (struct doradma_writer *w, uint64_t latency_ns)
 DORADMA_API int
 doradma_writer_eos (struct doradma_writer *w)
 {
-  g_mutex_lock (&w->lock);
+  pthread_mutex_lock (&w->lock);
   dr_store_relaxed (&w->rcb->final_seq, w->last_seq);
   /* RELEASE: a reader that sees EOS sees final_seq and every frame. */
   dr_store_release (&w->rcb->state, DORADMA_STATE_EOS);
-  g_mutex_unlock (&w->lock);
+  pthread_mutex_unlock (&w->lock);
   eventcount_bump (&w->ctl->notify);
   return 0;
 }
@@ -954,7 +955,7 @@ doradma_writer_evict_stalled (struct doradma_writer *w,
     diag->field = "readers";
     diag->msg[0] = '\0';
   }
-  g_mutex_lock (&w->lock);
+  pthread_mutex_lock (&w->lock);
   min = min_consumed_locked (w);
   active = dr_load_acquire (&w->ctl->active);
   for (r = 0; r < (int) DORADMA_MAX_READERS; r++) {
@@ -977,7 +978,7 @@ doradma_writer_evict_stalled (struct doradma_writer *w,
     n++;
   }
   w->stats.evicted += n;
-  g_mutex_unlock (&w->lock);
+  pthread_mutex_unlock (&w->lock);
   if (n)
     eventcount_bump (&w->ctl->notify);
   return n;
@@ -988,12 +989,12 @@ doradma_writer_hold (struct doradma_writer *w, uint32_t slot, int held)
 {
   if (slot >= w->desc.slot_count)
     return -EINVAL;
-  g_mutex_lock (&w->lock);
+  pthread_mutex_lock (&w->lock);
   if (held)
     w->held |= 1ull << slot;
   else
     w->held &= ~(1ull << slot);
-  g_mutex_unlock (&w->lock);
+  pthread_mutex_unlock (&w->lock);
   /* An acquire waiting in another thread of ours may take it now. */
   if (!held)
     eventcount_bump (&w->ctl->space);
@@ -1062,8 +1063,8 @@ DORADMA_API void
 doradma_writer_get_stats (struct doradma_writer *w,
     struct doradma_writer_stats *st)
 {
-  g_mutex_lock (&w->lock);
+  pthread_mutex_lock (&w->lock);
   *st = w->stats;
-  g_mutex_unlock (&w->lock);
+  pthread_mutex_unlock (&w->lock);
   st->readers = active_readers (w);
 }

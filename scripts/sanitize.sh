@@ -111,8 +111,8 @@ if [ "$which" = all ] || [ "$which" = asan ]; then
     export LD_LIBRARY_PATH="$(dirname "$asan_rt")${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"
     # Every suite but the benchmarks; the soak is scaled down above.
     # Leak checking where every allocation is ours to free: lib, fuzz,
-    # reliability, cuda.
-    run asan+ubsan "$root/asan" -bench -elements -multiproc -- \
+    # reliability, cuda (the allocator suite goes through GStreamer).
+    run asan+ubsan "$root/asan" -bench -elements -multiproc -allocator -- \
         --timeout-multiplier 3
     # GStreamer and GLib keep process-lifetime allocations that LSan cannot
     # attribute (libglib has no frame pointers: stacks end at g_malloc), so
@@ -120,7 +120,7 @@ if [ "$which" = all ] || [ "$which" = asan ]; then
     saved=$ASAN_OPTIONS
     export ASAN_OPTIONS="$ASAN_OPTIONS:detect_leaks=0:verify_asan_link_order=0"
     export LD_PRELOAD="$asan_rt"
-    run asan+ubsan-gst "$root/asan" elements multiproc -- \
+    run asan+ubsan-gst "$root/asan" elements multiproc allocator -- \
         --timeout-multiplier 3
     unset LD_PRELOAD
     export ASAN_OPTIONS="$saved"

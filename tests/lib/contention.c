@@ -190,12 +190,13 @@ main (void)
   for (int i = 0; i < N_READERS; i++)
     readers[i] = t_fork (reader_main, (void *) (intptr_t) i);
   writer = t_fork (writer_main, w);
-  /* The parent's handle was inherited by the writer child; drop ours
-   * without closing it (closing would unlink the live channel). */
-  w = NULL;
-
+  /* The parent's handle was inherited by the writer child: close ours only
+   * once the child is done (closing earlier would unlink its live channel;
+   * after its own close the names are gone and ours unlinks nothing). */
   wcode = t_wait (writer, 200000);
   T_EXPECT (failed, wcode == 0, "writer exit %d", wcode);
+  doradma_writer_close (w);
+  w = NULL;
   for (int i = 0; i < N_READERS; i++) {
     int c = t_wait (readers[i], 30000);
     struct result *res = &sh->res[i];

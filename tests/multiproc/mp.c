@@ -80,15 +80,16 @@ mp_spawn_argv (gchar ** argv)
   MpProc *p = g_new0 (MpProc, 1);
   pid_t pid;
 
-  p->out = g_strdup_printf ("%s/out-%u.txt", tmpdir, n_files++);
+  p->out = g_strdup_printf ("%s/out-%u.txt", tmpdir, n_files);
+  p->err = g_strdup_printf ("%s/err-%u.txt", tmpdir, n_files++);
   pid = fork ();
   g_assert (pid >= 0);
   if (pid == 0) {
-    FILE *f = freopen (p->out, "w", stdout);
-
-    if (f == NULL || dup2 (fileno (stdout), 2) < 0)
+    /* Separate files: the child's stdout is block-buffered, so a stderr
+     * write into the same file could land inside a checksum line. */
+    if (freopen (p->out, "w", stdout) == NULL ||
+        freopen (p->err, "w", stderr) == NULL)
       _exit (127);
-    setvbuf (stdout, NULL, _IOLBF, 0);
     execvp (argv[0], argv);
     _exit (127);
   }
@@ -175,16 +176,23 @@ mp_free (MpProc * p)
     return;
   mp_kill9 (p);
   g_free (p->out);
+  g_free (p->err);
   g_free (p);
 }
 
 gchar *
 mp_output (MpProc * p)
 {
-  gchar *s = NULL;
+  gchar *out = NULL, *err = NULL, *s;
 
-  if (!g_file_get_contents (p->out, &s, NULL, NULL))
-    s = g_strdup ("");
+  if (!g_file_get_contents (p->out, &out, NULL, NULL))
+    out = g_strdup ("");
+  if (!g_file_get_contents (p->err, &err, NULL, NULL))
+    err = g_strdup ("");
+  /* stdout then stderr: checksum lines keep their order, warnings follow */
+  s = g_strconcat (out, "\n", err, NULL);
+  g_free (out);
+  g_free (err);
   return s;
 }
 

@@ -18,7 +18,8 @@
 typedef struct
 {
   pid_t pid;
-  gchar *out;                   /* stdout + stderr of the process */
+  gchar *out;                   /* stdout of the process */
+  gchar *err;                   /* its stderr */
   int status;                   /* waitpid status once reaped */
   gboolean reaped;
 } MpProc;
