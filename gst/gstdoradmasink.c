@@ -491,21 +491,22 @@ publish_frame (GstDoradmaSink * self, DoradmaWriterHandle * wh,
   return GST_FLOW_OK;
 }
 
+/* A slot for a frame that render has to copy. Returns GST_FLOW_OK with
+ * *mem, GST_FLOW_OK with *mem NULL when latest mode found every slot busy
+ * (the frame is dropped, never waited for), or the flow error. */
 static GstFlowReturn
-render_copy (GstDoradmaSink * self, DoradmaWriterHandle * wh, GstBuffer * buf)
+acquire_for_render (GstDoradmaSink * self, DoradmaWriterHandle * wh,
+    GstBuffer * buf, GstMemory ** mem)
 {
   DoradmaAcquireParams ap;
-  GstVideoFrame src, dst;
-  GstMemory *mem = NULL;
-  GstBuffer *tmp;
-  GstVideoInfo info = self->info;
   gboolean waited = FALSE;
   GstFlowReturn ret;
 
+  *mem = NULL;
   gst_doradma_sink_get_acquire_params (GST_ELEMENT (self), &ap);
   ap.waited = &waited;
   for (;;) {
-    ret = doradma_writer_handle_acquire (wh, &ap, &mem);
+    ret = doradma_writer_handle_acquire (wh, &ap, mem);
     if (ret != GST_FLOW_FLUSHING)
       break;
     /* unlocked: flushing, or going to PAUSED (then wait and retry) */
@@ -516,12 +517,25 @@ render_copy (GstDoradmaSink * self, DoradmaWriterHandle * wh, GstBuffer * buf)
   if (waited)
     STAT_ADD (n_waits);
   if (ret == GST_FLOW_EOS) {
-    /* latest mode, every slot busy: the frame is dropped, never waited for */
     STAT_ADD (n_drops);
     GST_LOG_OBJECT (self, "no free slot, dropping %" GST_PTR_FORMAT, buf);
+    *mem = NULL;
     return GST_FLOW_OK;
   }
-  if (ret != GST_FLOW_OK)
+  return ret;
+}
+
+static GstFlowReturn
+render_copy (GstDoradmaSink * self, DoradmaWriterHandle * wh, GstBuffer * buf)
+{
+  GstVideoFrame src, dst;
+  GstMemory *mem = NULL;
+  GstBuffer *tmp;
+  GstVideoInfo info = self->info;
+  GstFlowReturn ret;
+
+  ret = acquire_for_render (self, wh, buf, &mem);
+  if (ret != GST_FLOW_OK || mem == NULL)
     return ret;
 
   /* the slot in the default layout of the caps, via a temporary buffer */
@@ -566,12 +580,11 @@ render_device (GstDoradmaSink * self, DoradmaWriterHandle * wh,
     GstBuffer * buf)
 {
   const GstVideoInfo *info = &self->info;
-  DoradmaAcquireParams ap;
   DoradmaCudaFrame dst = { 0 }, src = { 0 };
   guint32 rows[GST_VIDEO_MAX_PLANES], rb[GST_VIDEO_MAX_PLANES];
   struct doradma_frame_info fi;
   GstVideoFrame vf;
-  gboolean mapped_frame = FALSE, waited = FALSE, ok;
+  gboolean mapped_frame = FALSE, ok;
   GstMemory *mem = NULL;
   gchar *err = NULL;
   GstFlowReturn ret;
@@ -586,23 +599,8 @@ render_device (GstDoradmaSink * self, DoradmaWriterHandle * wh,
       && (self->copier = doradma_cuda_copier_new (&err)) == NULL)
     goto copy_failed;
 
-  gst_doradma_sink_get_acquire_params (GST_ELEMENT (self), &ap);
-  ap.waited = &waited;
-  for (;;) {
-    ret = doradma_writer_handle_acquire (wh, &ap, &mem);
-    if (ret != GST_FLOW_FLUSHING)
-      break;
-    if ((ret = gst_base_sink_wait_preroll (GST_BASE_SINK (self)))
-        != GST_FLOW_OK)
-      return ret;
-  }
-  if (waited)
-    STAT_ADD (n_waits);
-  if (ret == GST_FLOW_EOS) {
-    STAT_ADD (n_drops);
-    return GST_FLOW_OK;
-  }
-  if (ret != GST_FLOW_OK)
+  ret = acquire_for_render (self, wh, buf, &mem);
+  if (ret != GST_FLOW_OK || mem == NULL)
     return ret;
 
   slot = doradma_memory_slot_index (mem);

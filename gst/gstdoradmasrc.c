@@ -276,6 +276,16 @@ post_stats (GstDoradmaSrc * self)
 /* ---------------------------------------------------------------------- */
 /* Opening and closing the reader */
 
+/* Deactivates and drops a pool (NULL is fine). */
+static void
+clear_pool (GstBufferPool ** pool)
+{
+  if (*pool == NULL)
+    return;
+  gst_buffer_pool_set_active (*pool, FALSE);
+  gst_clear_object (pool);
+}
+
 static void
 drop_reader (GstDoradmaSrc * self)
 {
@@ -674,15 +684,10 @@ set_output_caps (GstDoradmaSrc * self, GstCaps * caps, const GstVideoInfo *
   self->info = *info;
   self->discont = TRUE;
   self->cuda_out = cuda_out;
-  if (self->copy_pool) {
-    gst_buffer_pool_set_active (self->copy_pool, FALSE);
-    gst_clear_object (&self->copy_pool);
-  }
+  /* pools of the previous caps */
+  clear_pool (&self->copy_pool);
 #ifdef HAVE_GST_CUDA
-  if (self->cuda_pool) {
-    gst_buffer_pool_set_active (self->cuda_pool, FALSE);
-    gst_clear_object (&self->cuda_pool);
-  }
+  clear_pool (&self->cuda_pool);
 #endif
   if (!gst_base_src_set_caps (GST_BASE_SRC (self), out)) {
     if (cuda_out) {
@@ -1650,19 +1655,10 @@ gst_doradma_src_stop (GstBaseSrc * bsrc)
   GstDoradmaSrc *self = GST_DORADMA_SRC (bsrc);
 
   drop_reader (self);
-  if (self->copy_pool) {
-    gst_buffer_pool_set_active (self->copy_pool, FALSE);
-    gst_clear_object (&self->copy_pool);
-  }
-  if (self->raw_pool) {
-    gst_buffer_pool_set_active (self->raw_pool, FALSE);
-    gst_clear_object (&self->raw_pool);
-  }
+  clear_pool (&self->copy_pool);
+  clear_pool (&self->raw_pool);
 #ifdef HAVE_GST_CUDA
-  if (self->cuda_pool) {
-    gst_buffer_pool_set_active (self->cuda_pool, FALSE);
-    gst_clear_object (&self->cuda_pool);
-  }
+  clear_pool (&self->cuda_pool);
 #endif
   g_clear_pointer (&self->copier, doradma_cuda_copier_free);
   gst_clear_object (&self->slab_alloc);
