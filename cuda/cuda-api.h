@@ -1,8 +1,8 @@
 /* doradma — private: the CUDA driver API as loaded at run time.
  *
- * Only files built with CUDA headers include this (the cuda/ sources and the CUDA
- * tests). Nothing links libcuda: loader.c dlopens "libcuda.so.1" once and
- * fills one table of function pointers, whose prototypes are taken from
+ * Only files built with CUDA headers include this: the cuda/ sources and the
+ * CUDA tests, never gst/ (which uses doradma-cuda.h alone). Nothing links
+ * libcuda: loader.c dlopens "libcuda.so.1" once and fills one table of function pointers, whose prototypes are taken from
  * cuda.h itself with __typeof__, so a mismatch cannot compile.
  *
  * cuda.h maps many names to versioned symbols (cuMemAlloc -> cuMemAlloc_v2);
@@ -71,8 +71,14 @@
   X (LaunchKernel, cuLaunchKernel)
 
 /* Present since CUDA 10.2 / 11.7; a driver without them only loses the slab
- * kind "device" through VMM (falls back to cuMemAlloc) or dma-buf export. */
+ * kind "device" through VMM (falls back to cuMemAlloc) or dma-buf export.
+ * cuMemcpy2D*_v2 are old but kept optional (callers fall back to row-by-row
+ * copies); cuEventElapsedTime_v2 is what CUDA 13's header names, absent from
+ * drivers before 12.8 (only timing is lost). */
 #define DR_CU_OPTIONAL(X) \
+  X (Memcpy2D, cuMemcpy2D) \
+  X (Memcpy2DAsync, cuMemcpy2DAsync) \
+  X (EventElapsedTime, cuEventElapsedTime) \
   X (MemGetAllocationGranularity, cuMemGetAllocationGranularity) \
   X (MemCreate, cuMemCreate) \
   X (MemRelease, cuMemRelease) \

@@ -19,6 +19,10 @@
  *                                    64-byte legacy IPC handle (header bytes
  *                                    32..96, transport "ipc");
  *   doradma_cuda_ipc_import_open()   map that handle in another process;
+ *   doradma_cuda_stream_create(),    streams, events, host/device copies
+ *   doradma_cuda_copy_*()            (linear and 2-D, sync and async) and
+ *                                    managed-memory attach, for callers
+ *                                    that must not see cuda.h (gst/);
  *   doradma_cuda_slab_pool_new()     a pool of slabs of one kind (managed,
  *                                    pinned, device) with size classes, free
  *                                    lists and a byte budget, for the slab
@@ -116,6 +120,133 @@ void doradma_cuda_device_pop (void);
 /* cuMemGetInfo. Returns 0 or -EIO. */
 int doradma_cuda_device_mem_info (const struct doradma_cuda_device *dev,
     uint64_t * free_bytes, uint64_t * total_bytes, struct doradma_diag *diag);
+
+/* The device's CUdevice (an int ordinal handle), for callers that wrap the
+ * primary context themselves (gst_cuda_context_new_wrapped). */
+int doradma_cuda_device_get_handle (const struct doradma_cuda_device *dev);
+
+/* cuCtxSynchronize on the device's primary context: every stream of it is
+ * done. Returns 0, -EIO (or the errno of a sticky kernel error). */
+int doradma_cuda_device_synchronize (const struct doradma_cuda_device *dev,
+    struct doradma_diag *diag);
+
+/* ------------------------------------------------------------------------ */
+/* Streams, events and copies (stream.c)
+ *
+ * Streams and events are the driver's own handles (CUstream, CUevent) as
+ * void *, so they can be handed to and taken from other CUDA code (a
+ * GstCudaStream's handle, an application's stream). A NULL stream is the
+ * context's legacy default stream. Each call makes `dev`'s primary context
+ * current for its duration, like every call of this API. Device addresses
+ * are CUdeviceptr values (device memory, a host registration's alias, an IPC
+ * mapping, a managed or pinned slab's device pointer). */
+
+/* cuStreamCreate: `non_blocking` = CU_STREAM_NON_BLOCKING (no implicit
+ * synchronisation with the legacy default stream). */
+int doradma_cuda_stream_create (const struct doradma_cuda_device *dev,
+    bool non_blocking, void **stream, struct doradma_diag *diag);
+
+/* cuStreamSynchronize: waits for everything enqueued on `stream`. */
+int doradma_cuda_stream_synchronize (const struct doradma_cuda_device *dev,
+    void *stream, struct doradma_diag *diag);
+
+/* cuStreamDestroy (work already enqueued still completes). NULL is a no-op. */
+int doradma_cuda_stream_destroy (const struct doradma_cuda_device *dev,
+    void *stream, struct doradma_diag *diag);
+
+/* Where a managed allocation is attached (cuStreamAttachMemAsync flags). */
+enum doradma_cuda_attach {
+  DORADMA_CUDA_ATTACH_GLOBAL = 1,       /* CU_MEM_ATTACH_GLOBAL */
+  DORADMA_CUDA_ATTACH_HOST = 2,         /* CU_MEM_ATTACH_HOST */
+  DORADMA_CUDA_ATTACH_SINGLE = 4,       /* CU_MEM_ATTACH_SINGLE: `stream`
+                                         * must not be NULL */
+};
+
+/* cuStreamAttachMemAsync of managed memory at `dptr` (`length` 0 = the
+ * whole allocation) to `stream`. Asynchronous: the attachment takes effect
+ * when the stream reaches it (synchronise before the CPU relies on it).
+ * Returns 0, -EINVAL (not managed memory, SINGLE on the NULL stream), -EIO. */
+int doradma_cuda_stream_attach_managed (const struct doradma_cuda_device *dev,
+    void *stream, uint64_t dptr, size_t length, enum doradma_cuda_attach how,
+    struct doradma_diag *diag);
+
+/* cuEventCreate; `timing` false adds CU_EVENT_DISABLE_TIMING (cheaper, no
+ * elapsed time). */
+int doradma_cuda_event_create (const struct doradma_cuda_device *dev,
+    bool timing, void **event, struct doradma_diag *diag);
+
+/* cuEventRecord of `event` on `stream`. */
+int doradma_cuda_event_record (const struct doradma_cuda_device *dev,
+    void *event, void *stream, struct doradma_diag *diag);
+
+/* cuEventSynchronize: waits until the recorded work is done. */
+int doradma_cuda_event_synchronize (const struct doradma_cuda_device *dev,
+    void *event, struct doradma_diag *diag);
+
+/* cuEventQuery: 0 when the recorded work is done, -EAGAIN while it is not
+ * (CUDA_ERROR_NOT_READY, no message), else -errno. */
+int doradma_cuda_event_query (const struct doradma_cuda_device *dev,
+    void *event, struct doradma_diag *diag);
+
+/* cuEventElapsedTime between two completed timing events, in ms. Returns
+ * 0, -ENOTSUP (the driver lacks the symbol), -EAGAIN (not yet complete),
+ * -EINVAL (an event created without timing), -EIO. */
+int doradma_cuda_event_elapsed_ms (const struct doradma_cuda_device *dev,
+    void *start, void *end, float *ms, struct doradma_diag *diag);
+
+/* cuEventDestroy. NULL is a no-op. */
+int doradma_cuda_event_destroy (const struct doradma_cuda_device *dev,
+    void *event, struct doradma_diag *diag);
+
+/* Linear copies of `n` bytes (n 0 is a no-op). The plain forms return when
+ * the copy is done (cuMemcpyHtoD, cuMemcpyDtoH, cuMemcpyDtoD; DtoD may still
+ * be in flight on the device for the legacy stream semantics, as the driver
+ * documents); the _async forms enqueue on `stream` and return (cuMemcpy*
+ * Async: truly asynchronous only for page-locked host memory, pageable host
+ * memory is staged). A failure message names the call and the byte count. */
+int doradma_cuda_copy_htod (const struct doradma_cuda_device *dev,
+    uint64_t dst, const void *src, size_t n, struct doradma_diag *diag);
+int doradma_cuda_copy_dtoh (const struct doradma_cuda_device *dev,
+    void *dst, uint64_t src, size_t n, struct doradma_diag *diag);
+int doradma_cuda_copy_dtod (const struct doradma_cuda_device *dev,
+    uint64_t dst, uint64_t src, size_t n, struct doradma_diag *diag);
+int doradma_cuda_copy_htod_async (const struct doradma_cuda_device *dev,
+    uint64_t dst, const void *src, size_t n, void *stream,
+    struct doradma_diag *diag);
+int doradma_cuda_copy_dtoh_async (const struct doradma_cuda_device *dev,
+    void *dst, uint64_t src, size_t n, void *stream,
+    struct doradma_diag *diag);
+int doradma_cuda_copy_dtod_async (const struct doradma_cuda_device *dev,
+    uint64_t dst, uint64_t src, size_t n, void *stream,
+    struct doradma_diag *diag);
+
+/* A strided copy of `height` rows of `width` bytes (cuMemcpy2D). A side is
+ * host memory (a CPU pointer cast to uint64_t) unless its _device flag is
+ * set. Pitches must be >= width. */
+struct doradma_cuda_copy2d {
+  uint64_t dst;
+  bool dst_device;
+  size_t dst_pitch;
+  uint64_t src;
+  bool src_device;
+  size_t src_pitch;
+  size_t width;         /* bytes per row */
+  size_t height;        /* rows */
+};
+
+/* True when the loaded driver has cuMemcpy2D_v2 and cuMemcpy2DAsync_v2
+ * (optional symbols; false before doradma_cuda_load succeeded). Without
+ * them doradma_cuda_copy_2d* return -ENOTSUP: copy row by row instead. */
+bool doradma_cuda_have_copy_2d (void);
+
+/* cuMemcpy2D / cuMemcpy2DAsync on `stream`. Returns 0, -ENOTSUP (no 2-D
+ * copy in this driver), -EINVAL (pitch < width, or the driver's
+ * CUDA_ERROR_INVALID_VALUE, e.g. a pitch above its limit), -EIO. */
+int doradma_cuda_copy_2d (const struct doradma_cuda_device *dev,
+    const struct doradma_cuda_copy2d *c, struct doradma_diag *diag);
+int doradma_cuda_copy_2d_async (const struct doradma_cuda_device *dev,
+    const struct doradma_cuda_copy2d *c, void *stream,
+    struct doradma_diag *diag);
 
 /* ------------------------------------------------------------------------ */
 /* Host registration of a shm mapping: the "unified" transport (hostreg.c) */

@@ -334,6 +334,12 @@ doradma_cuda_device_get_context (const struct doradma_cuda_device *dev)
   return dev->ctx;
 }
 
+int
+doradma_cuda_device_get_handle (const struct doradma_cuda_device *dev)
+{
+  return (int) dev->handle;
+}
+
 CUcontext
 __doradma_cuda_device_context (const struct doradma_cuda_device *dev)
 {
@@ -396,5 +402,21 @@ doradma_cuda_device_mem_info (const struct doradma_cuda_device *dev,
     *free_bytes = f;
   if (total_bytes)
     *total_bytes = t;
+  return 0;
+}
+
+int
+doradma_cuda_device_synchronize (const struct doradma_cuda_device *dev,
+    struct doradma_diag *diag)
+{
+  CUresult res;
+  int ret = __doradma_cuda_push (dev, diag);
+
+  if (ret < 0)
+    return ret;
+  res = api.CtxSynchronize ();
+  __doradma_cuda_pop ();
+  if (res != CUDA_SUCCESS)
+    return __doradma_cuda_fail (diag, "cuCtxSynchronize", res, NULL);
   return 0;
 }

@@ -233,3 +233,157 @@ doradma_cuda_slab_live_count (void)
 {
   return 0;
 }
+
+int
+doradma_cuda_device_get_handle (const struct doradma_cuda_device *dev)
+{
+  return -1;
+}
+
+int
+doradma_cuda_device_synchronize (const struct doradma_cuda_device *dev,
+    struct doradma_diag *diag)
+{
+  return NOCUDA (diag);
+}
+
+int
+doradma_cuda_stream_create (const struct doradma_cuda_device *dev,
+    bool non_blocking, void **stream, struct doradma_diag *diag)
+{
+  if (stream)
+    *stream = NULL;
+  return NOCUDA (diag);
+}
+
+int
+doradma_cuda_stream_synchronize (const struct doradma_cuda_device *dev,
+    void *stream, struct doradma_diag *diag)
+{
+  return NOCUDA (diag);
+}
+
+int
+doradma_cuda_stream_destroy (const struct doradma_cuda_device *dev,
+    void *stream, struct doradma_diag *diag)
+{
+  return NOCUDA (diag);
+}
+
+int
+doradma_cuda_stream_attach_managed (const struct doradma_cuda_device *dev,
+    void *stream, uint64_t dptr, size_t length, enum doradma_cuda_attach how,
+    struct doradma_diag *diag)
+{
+  return NOCUDA (diag);
+}
+
+int
+doradma_cuda_event_create (const struct doradma_cuda_device *dev,
+    bool timing, void **event, struct doradma_diag *diag)
+{
+  if (event)
+    *event = NULL;
+  return NOCUDA (diag);
+}
+
+int
+doradma_cuda_event_record (const struct doradma_cuda_device *dev,
+    void *event, void *stream, struct doradma_diag *diag)
+{
+  return NOCUDA (diag);
+}
+
+int
+doradma_cuda_event_synchronize (const struct doradma_cuda_device *dev,
+    void *event, struct doradma_diag *diag)
+{
+  return NOCUDA (diag);
+}
+
+int
+doradma_cuda_event_query (const struct doradma_cuda_device *dev,
+    void *event, struct doradma_diag *diag)
+{
+  return NOCUDA (diag);
+}
+
+int
+doradma_cuda_event_elapsed_ms (const struct doradma_cuda_device *dev,
+    void *start, void *end, float *ms, struct doradma_diag *diag)
+{
+  return NOCUDA (diag);
+}
+
+int
+doradma_cuda_event_destroy (const struct doradma_cuda_device *dev,
+    void *event, struct doradma_diag *diag)
+{
+  return NOCUDA (diag);
+}
+
+int
+doradma_cuda_copy_htod (const struct doradma_cuda_device *dev,
+    uint64_t dst, const void *src, size_t n, struct doradma_diag *diag)
+{
+  return NOCUDA (diag);
+}
+
+int
+doradma_cuda_copy_dtoh (const struct doradma_cuda_device *dev,
+    void *dst, uint64_t src, size_t n, struct doradma_diag *diag)
+{
+  return NOCUDA (diag);
+}
+
+int
+doradma_cuda_copy_dtod (const struct doradma_cuda_device *dev,
+    uint64_t dst, uint64_t src, size_t n, struct doradma_diag *diag)
+{
+  return NOCUDA (diag);
+}
+
+int
+doradma_cuda_copy_htod_async (const struct doradma_cuda_device *dev,
+    uint64_t dst, const void *src, size_t n, void *stream,
+    struct doradma_diag *diag)
+{
+  return NOCUDA (diag);
+}
+
+int
+doradma_cuda_copy_dtoh_async (const struct doradma_cuda_device *dev,
+    void *dst, uint64_t src, size_t n, void *stream,
+    struct doradma_diag *diag)
+{
+  return NOCUDA (diag);
+}
+
+int
+doradma_cuda_copy_dtod_async (const struct doradma_cuda_device *dev,
+    uint64_t dst, uint64_t src, size_t n, void *stream,
+    struct doradma_diag *diag)
+{
+  return NOCUDA (diag);
+}
+
+bool
+doradma_cuda_have_copy_2d (void)
+{
+  return false;
+}
+
+int
+doradma_cuda_copy_2d (const struct doradma_cuda_device *dev,
+    const struct doradma_cuda_copy2d *c, struct doradma_diag *diag)
+{
+  return NOCUDA (diag);
+}
+
+int
+doradma_cuda_copy_2d_async (const struct doradma_cuda_device *dev,
+    const struct doradma_cuda_copy2d *c, void *stream,
+    struct doradma_diag *diag)
+{
+  return NOCUDA (diag);
+}

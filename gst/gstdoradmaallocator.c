@@ -30,13 +30,9 @@
 #include <unistd.h>
 
 #include "gstdoradmaallocator.h"
+/* the public API only (copies, streams and managed attach included); never
+ * the private driver table cuda-api.h */
 #include "doradma-cuda.h"
-
-#ifdef DORADMA_HAVE_CUDA
-/* cuMemcpyHtoD, cuStreamAttachMemAsync and cuStreamSynchronize are not in
- * doradma-cuda.h's public API; the loaded table is (tests/cuda use it too). */
-#include "cuda-api.h"
-#endif
 #ifdef HAVE_IBVERBS
 #include "gstdoradmagpudirect.h"
 #else
@@ -345,27 +341,19 @@ static gboolean
 attach_locked_entry (GstDoradmaSlabAllocator * self, SlabEntry * e,
     gpointer stream, GError ** error)
 {
-  const struct doradma_cuda_api *cu = doradma_cuda_api ();
   struct doradma_diag diag = { 0 };
-  CUresult res;
   int ret;
 
   if (e->info->kind != DORADMA_CUDA_SLAB_MANAGED)
     return TRUE;
-  ret = __doradma_cuda_push (self->dev, &diag);
-  if (ret < 0) {
-    set_cuda_error (error, ret, &diag, "attach");
-    return FALSE;
-  }
   /* Length 0 = the whole allocation; SINGLE needs a real stream. HOST on
    * the NULL stream, then wait, so the CPU may touch it on return. */
-  res = cu->StreamAttachMemAsync ((CUstream) stream, e->info->device, 0,
-      stream ? CU_MEM_ATTACH_SINGLE : CU_MEM_ATTACH_HOST);
-  if (res == CUDA_SUCCESS && stream == NULL)
-    res = cu->StreamSynchronize (NULL);
-  __doradma_cuda_pop ();
-  if (res != CUDA_SUCCESS) {
-    ret = __doradma_cuda_fail (&diag, "cuStreamAttachMemAsync", res, NULL);
+  ret = doradma_cuda_stream_attach_managed (self->dev, stream,
+      e->info->device, 0, stream ? DORADMA_CUDA_ATTACH_SINGLE :
+      DORADMA_CUDA_ATTACH_HOST, &diag);
+  if (ret == 0 && stream == NULL)
+    ret = doradma_cuda_stream_synchronize (self->dev, NULL, &diag);
+  if (ret < 0) {
     set_cuda_error (error, ret, &diag, "attach");
     return FALSE;
   }
@@ -378,14 +366,9 @@ attach_locked_entry (GstDoradmaSlabAllocator * self, SlabEntry * e,
 static void
 sync_for_cpu (GstDoradmaSlabAllocator * self, SlabEntry * e)
 {
-  const struct doradma_cuda_api *cu = doradma_cuda_api ();
-
   if (e->stream == NULL || self->concurrent_managed)
     return;
-  if (__doradma_cuda_push (self->dev, NULL) == 0) {
-    cu->StreamSynchronize ((CUstream) e->stream);
-    __doradma_cuda_pop ();
-  }
+  doradma_cuda_stream_synchronize (self->dev, e->stream, NULL);
 }
 #else
 static gboolean
@@ -1242,20 +1225,12 @@ gst_doradma_slab_memory_upload (GstMemory * mem, gsize offset,
   }
 #ifdef DORADMA_HAVE_CUDA
   {
-    const struct doradma_cuda_api *cu = doradma_cuda_api ();
     struct doradma_diag diag = { 0 };
-    CUresult res;
-    int ret = __doradma_cuda_push (self->dev, &diag);
+    int ret = doradma_cuda_copy_htod (self->dev,
+        e->info->device + mem->offset + offset, src, size, &diag);
 
+    /* the message names cuMemcpyHtoD and the byte count */
     if (ret < 0) {
-      set_cuda_error (error, ret, &diag, "upload");
-      return FALSE;
-    }
-    res = cu->MemcpyHtoD (e->info->device + mem->offset + offset, src, size);
-    __doradma_cuda_pop ();
-    if (res != CUDA_SUCCESS) {
-      ret = __doradma_cuda_fail (&diag, "cuMemcpyHtoD", res, " (%"
-          G_GSIZE_FORMAT " bytes)", size);
       set_cuda_error (error, ret, &diag, "upload");
       return FALSE;
     }

@@ -13,13 +13,9 @@
 
 #include "gstdoradmacuda.h"
 #include "gstdoradmaelements.h"
+/* the public, GStreamer- and cuda.h-free API only (streams, copies and
+ * context sync included); never the private driver table cuda-api.h */
 #include "doradma-cuda.h"
-
-#ifdef DORADMA_HAVE_CUDA
-/* stream, event and copy calls are not in doradma-cuda.h's public API; the
- * loaded table is (gstdoradmaallocator.c and tests/cuda use it too) */
-#include "cuda-api.h"
-#endif
 
 #define GST_CAT_DEFAULT gst_doradma_debug
 
@@ -248,13 +244,10 @@ void
 doradma_cuda_reader_sync (const DoradmaCudaReader * cr)
 {
 #ifdef DORADMA_HAVE_CUDA
-  if (cr && doradma_cuda_device_push (cr->dev, NULL) == 0) {
-    CUresult res = doradma_cuda_api ()->CtxSynchronize ();
+  struct doradma_diag d = { 0 };
 
-    if (res != CUDA_SUCCESS)
-      GST_WARNING ("cuCtxSynchronize: error %d", (int) res);
-    doradma_cuda_device_pop ();
-  }
+  if (cr && doradma_cuda_device_synchronize (cr->dev, &d) < 0)
+    GST_WARNING ("%s", d.msg);
 #endif
 }
 
@@ -325,47 +318,24 @@ struct _DoradmaCudaCopier
   guint64 copies;
 };
 
-#ifdef DORADMA_HAVE_CUDA
-static gchar *
-cu_error (CUresult res, const gchar * call)
-{
-  struct doradma_diag d = { 0 };
-
-  __doradma_cuda_fail (&d, call, res, NULL);
-  return g_strdup (d.msg);
-}
-#endif
-
 DoradmaCudaCopier *
 doradma_cuda_copier_new (gchar ** reason)
 {
 #ifdef DORADMA_HAVE_CUDA
-  const struct doradma_cuda_api *cu;
+  struct doradma_diag d = { 0 };
   DoradmaCudaCopier *c = g_new0 (DoradmaCudaCopier, 1);
-  CUstream stream = NULL;
-  CUresult res;
 
   if ((c->dev = doradma_gst_cuda_device (reason)) == NULL) {
     g_free (c);
     return NULL;
   }
-  cu = doradma_cuda_api ();
-  if (doradma_cuda_device_push (c->dev, NULL) < 0) {
-    set_reason (reason, g_strdup ("cuCtxPushCurrent failed"));
-    goto fail;
+  if (doradma_cuda_stream_create (c->dev, TRUE, &c->stream, &d) < 0) {
+    set_reason (reason, g_strdup (d.msg));
+    doradma_cuda_device_unref (c->dev);
+    g_free (c);
+    return NULL;
   }
-  res = cu->StreamCreate (&stream, CU_STREAM_NON_BLOCKING);
-  doradma_cuda_device_pop ();
-  if (res != CUDA_SUCCESS) {
-    set_reason (reason, cu_error (res, "cuStreamCreate"));
-    goto fail;
-  }
-  c->stream = stream;
   return c;
-fail:
-  doradma_cuda_device_unref (c->dev);
-  g_free (c);
-  return NULL;
 #else
   set_reason (reason, g_strdup ("CUDA copies: not built with CUDA support"));
   return NULL;
@@ -378,12 +348,9 @@ doradma_cuda_copier_free (DoradmaCudaCopier * c)
   if (c == NULL)
     return;
 #ifdef DORADMA_HAVE_CUDA
-  if (c->stream && doradma_cuda_device_push (c->dev, NULL) == 0) {
-    const struct doradma_cuda_api *cu = doradma_cuda_api ();
-
-    cu->StreamSynchronize (c->stream);
-    cu->StreamDestroy (c->stream);
-    doradma_cuda_device_pop ();
+  if (c->stream) {
+    doradma_cuda_stream_synchronize (c->dev, c->stream, NULL);
+    doradma_cuda_stream_destroy (c->dev, c->stream, NULL);
   }
 #endif
   doradma_cuda_device_unref (c->dev);
@@ -410,57 +377,21 @@ doradma_cuda_copier_copies (DoradmaCudaCopier * c)
 
 #ifdef DORADMA_HAVE_CUDA
 /* One linear copy of `n` bytes between any two kinds (host↔device). */
-static CUresult
-copy_linear (const struct doradma_cuda_api *cu, CUstream s, guint64 dst,
-    DoradmaCudaMemKind dk, guint64 src, DoradmaCudaMemKind sk, gsize n,
-    const gchar ** call)
+static int
+copy_linear (DoradmaCudaCopier * c, guint64 dst, DoradmaCudaMemKind dk,
+    guint64 src, DoradmaCudaMemKind sk, gsize n, struct doradma_diag *d)
 {
-  if (dk == DORADMA_CUDA_MEM_DEVICE && sk == DORADMA_CUDA_MEM_DEVICE) {
-    *call = "cuMemcpyDtoDAsync";
-    return cu->MemcpyDtoDAsync (dst, src, n, s);
-  }
-  if (dk == DORADMA_CUDA_MEM_DEVICE) {
-    *call = "cuMemcpyHtoDAsync";
-    return cu->MemcpyHtoDAsync (dst, (const void *) (guintptr) src, n, s);
-  }
-  if (sk == DORADMA_CUDA_MEM_DEVICE) {
-    *call = "cuMemcpyDtoHAsync";
-    return cu->MemcpyDtoHAsync ((void *) (guintptr) dst, src, n, s);
-  }
-  *call = "memcpy";
+  if (dk == DORADMA_CUDA_MEM_DEVICE && sk == DORADMA_CUDA_MEM_DEVICE)
+    return doradma_cuda_copy_dtod_async (c->dev, dst, src, n, c->stream, d);
+  if (dk == DORADMA_CUDA_MEM_DEVICE)
+    return doradma_cuda_copy_htod_async (c->dev, dst,
+        (const void *) (guintptr) src, n, c->stream, d);
+  if (sk == DORADMA_CUDA_MEM_DEVICE)
+    return doradma_cuda_copy_dtoh_async (c->dev, (void *) (guintptr) dst,
+        src, n, c->stream, d);
   memcpy ((void *) (guintptr) dst, (const void *) (guintptr) src, n);
-  return CUDA_SUCCESS;
+  return 0;
 }
-
-#ifdef HAVE_GST_CUDA
-#include <gst/cuda/cuda-gst.h>
-static CUresult
-copy_2d (CUstream s, guint64 dst, DoradmaCudaMemKind dk, gsize dpitch,
-    guint64 src, DoradmaCudaMemKind sk, gsize spitch, gsize width, gsize rows)
-{
-  CUDA_MEMCPY2D p = { 0 };
-
-  if (sk == DORADMA_CUDA_MEM_DEVICE) {
-    p.srcMemoryType = CU_MEMORYTYPE_DEVICE;
-    p.srcDevice = src;
-  } else {
-    p.srcMemoryType = CU_MEMORYTYPE_HOST;
-    p.srcHost = (const void *) (guintptr) src;
-  }
-  if (dk == DORADMA_CUDA_MEM_DEVICE) {
-    p.dstMemoryType = CU_MEMORYTYPE_DEVICE;
-    p.dstDevice = dst;
-  } else {
-    p.dstMemoryType = CU_MEMORYTYPE_HOST;
-    p.dstHost = (void *) (guintptr) dst;
-  }
-  p.srcPitch = spitch;
-  p.dstPitch = dpitch;
-  p.WidthInBytes = width;
-  p.Height = rows;
-  return CuMemcpy2DAsync (&p, s);
-}
-#endif
 #endif
 
 gboolean
@@ -469,42 +400,40 @@ doradma_cuda_copier_copy (DoradmaCudaCopier * c, guint n_planes,
     const guint32 * rows, const guint32 * row_bytes, gchar ** err)
 {
 #ifdef DORADMA_HAVE_CUDA
-  const struct doradma_cuda_api *cu = doradma_cuda_api ();
-  const gchar *call = "";
-  CUresult res = CUDA_SUCCESS;
+  struct doradma_diag d = { 0 };
+  int ret = 0;
   guint p;
 
-  if (doradma_cuda_device_push (c->dev, NULL) < 0) {
-    set_reason (err, g_strdup ("cuCtxPushCurrent failed"));
-    return FALSE;
-  }
-  for (p = 0; p < n_planes && res == CUDA_SUCCESS; p++) {
-    guint64 d = dst->ptr + dst->offset[p], s = src->ptr + src->offset[p];
+  for (p = 0; p < n_planes && ret == 0; p++) {
+    guint64 dp = dst->ptr + dst->offset[p], sp = src->ptr + src->offset[p];
     gsize ds = dst->stride[p], ss = src->stride[p];
 
     if (rows[p] == 0)
       continue;
     if (ds == ss) {
       /* contiguous: one copy, the last row only as wide as needed */
-      res = copy_linear (cu, c->stream, d, dst->kind, s, src->kind,
-          ds * (rows[p] - 1) + row_bytes[p], &call);
+      ret = copy_linear (c, dp, dst->kind, sp, src->kind,
+          ds * (rows[p] - 1) + row_bytes[p], &d);
     } else {
-#ifdef HAVE_GST_CUDA
-      if (gst_cuda_load_library ()) {
-        call = "cuMemcpy2DAsync";
-        res = copy_2d (c->stream, d, dst->kind, ds, s, src->kind, ss,
-            row_bytes[p], rows[p]);
+      if (doradma_cuda_have_copy_2d ()) {
+        struct doradma_cuda_copy2d c2 = {
+          .dst = dp,.dst_device = dst->kind == DORADMA_CUDA_MEM_DEVICE,
+          .dst_pitch = ds,
+          .src = sp,.src_device = src->kind == DORADMA_CUDA_MEM_DEVICE,
+          .src_pitch = ss,
+          .width = row_bytes[p],.height = rows[p],
+        };
+
+        ret = doradma_cuda_copy_2d_async (c->dev, &c2, c->stream, &d);
         continue;
       }
-#endif
-      for (guint32 r = 0; r < rows[p] && res == CUDA_SUCCESS; r++)
-        res = copy_linear (cu, c->stream, d + r * ds, dst->kind,
-            s + r * ss, src->kind, row_bytes[p], &call);
+      for (guint32 r = 0; r < rows[p] && ret == 0; r++)
+        ret = copy_linear (c, dp + r * ds, dst->kind, sp + r * ss, src->kind,
+            row_bytes[p], &d);
     }
   }
-  doradma_cuda_device_pop ();
-  if (res != CUDA_SUCCESS) {
-    set_reason (err, cu_error (res, call));
+  if (ret < 0) {
+    set_reason (err, g_strdup (d.msg));
     return FALSE;
   }
   c->copies++;
@@ -519,17 +448,10 @@ gboolean
 doradma_cuda_copier_sync (DoradmaCudaCopier * c, gchar ** err)
 {
 #ifdef DORADMA_HAVE_CUDA
-  const struct doradma_cuda_api *cu = doradma_cuda_api ();
-  CUresult res;
+  struct doradma_diag d = { 0 };
 
-  if (doradma_cuda_device_push (c->dev, NULL) < 0) {
-    set_reason (err, g_strdup ("cuCtxPushCurrent failed"));
-    return FALSE;
-  }
-  res = cu->StreamSynchronize (c->stream);
-  doradma_cuda_device_pop ();
-  if (res != CUDA_SUCCESS) {
-    set_reason (err, cu_error (res, "cuStreamSynchronize"));
+  if (doradma_cuda_stream_synchronize (c->dev, c->stream, &d) < 0) {
+    set_reason (err, g_strdup (d.msg));
     return FALSE;
   }
   return TRUE;
@@ -561,7 +483,7 @@ doradma_gst_cuda_context (gchar ** reason)
        * device reference is kept for the process's lifetime */
       ctx = gst_cuda_context_new_wrapped ((CUcontext)
           doradma_cuda_device_get_context (dev),
-          __doradma_cuda_device_handle (dev));
+          (CUdevice) doradma_cuda_device_get_handle (dev));
       if (ctx) {
         gst_cuda_memory_init_once ();
         GST_OBJECT_FLAG_SET (ctx, GST_OBJECT_FLAG_MAY_BE_LEAKED);

@@ -47,3 +47,25 @@ dr_row_hash (const uint8_t * src, uint64_t rows, uint64_t row_bytes,
   }
   out[r] = h;
 }
+
+/* Benchmark reader: *out += the sum of the n16 16-byte words at src taken
+ * as pairs of little-endian uint64 (mod 2^64), so the loads cannot be
+ * optimised away and the CPU can check the result. 16-byte loads, grid
+ * stride, one atomic per warp. */
+extern "C" __global__ void
+dr_read_sum (const uint4 * src, uint64_t n16, unsigned long long *out)
+{
+  uint64_t i = blockIdx.x * (uint64_t) blockDim.x + threadIdx.x;
+  uint64_t stride = (uint64_t) gridDim.x * blockDim.x;
+  unsigned long long s = 0;
+
+  for (; i < n16; i += stride) {
+    uint4 v = src[i];
+    s += ((unsigned long long) v.y << 32 | v.x)
+        + ((unsigned long long) v.w << 32 | v.z);
+  }
+  for (int off = 16; off > 0; off /= 2)
+    s += __shfl_down_sync (0xffffffffu, s, off);
+  if ((threadIdx.x & 31) == 0)
+    atomicAdd (out, s);
+}
