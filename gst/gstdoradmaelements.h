@@ -110,6 +110,11 @@ struct _DoradmaWriterHandle
   GstMemory *mems[DORADMA_MAX_SLOTS];
   gboolean cached[DORADMA_MAX_SLOTS];
   gboolean closing;
+  /* transport ipc: the device allocation holding this segment's slots,
+   * freed right after the writer closes (when the last slot memory of this
+   * segment came back), not when the element stops */
+  gpointer device_slots;
+  GDestroyNotify device_slots_free;
 };
 
 DoradmaWriterHandle *doradma_writer_handle_new (struct doradma_writer *w);

@@ -78,6 +78,8 @@ doradma_writer_handle_unref (DoradmaWriterHandle * wh)
       gst_memory_unref (wh->mems[i]);
   }
   doradma_writer_close (wh->w);
+  if (wh->device_slots)
+    wh->device_slots_free (wh->device_slots);
   g_mutex_clear (&wh->lock);
   g_free (wh);
 }

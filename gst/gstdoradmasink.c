@@ -83,7 +83,6 @@ struct _GstDoradmaSink
   /* CUDA: transport as resolved at start; for ipc, the device slot area of
    * each segment made (freed at stop, after the writer handle) */
   GstDoradmaTransport resolved;
-  GList *ipc_areas;             /* DoradmaCudaSlots, newest first */
   DoradmaCudaCopier *copier;
   gboolean cuda_in;             /* caps carry memory:CUDAMemory */
 #ifdef HAVE_GST_CUDA
@@ -200,6 +199,7 @@ gst_doradma_sink_prepare_writer (GstElement * element, gsize size)
   DoradmaWriterHandle *wh, *old;
   GstDoradmaTransport transport;
   guint8 ipc_handle[DORADMA_IPC_HANDLE_LEN];
+  DoradmaCudaSlots *area = NULL;
   gchar *channel, *bad = NULL;
   int r;
 
@@ -236,9 +236,8 @@ gst_doradma_sink_prepare_writer (GstElement * element, gsize size)
     gsize page = (gsize) sysconf (_SC_PAGESIZE);
     gsize stride = (size + page - 1) / page * page;
     gchar *reason = NULL;
-    DoradmaCudaSlots *area = doradma_cuda_slots_new (stride * cfg.slots,
-        ipc_handle, &reason);
 
+    area = doradma_cuda_slots_new (stride * cfg.slots, ipc_handle, &reason);
     if (area == NULL) {
       g_mutex_unlock (&self->wlock);
       GST_ELEMENT_ERROR (self, RESOURCE, NO_SPACE_LEFT,
@@ -248,7 +247,6 @@ gst_doradma_sink_prepare_writer (GstElement * element, gsize size)
       g_free (channel);
       return NULL;
     }
-    self->ipc_areas = g_list_prepend (self->ipc_areas, area);
     cfg.ipc_handle = ipc_handle;
   }
 
@@ -263,10 +261,8 @@ gst_doradma_sink_prepare_writer (GstElement * element, gsize size)
     g_mutex_unlock (&old->lock);
   }
   if (r < 0) {
-    if (cfg.ipc_handle) {
-      doradma_cuda_slots_free (self->ipc_areas->data);
-      self->ipc_areas = g_list_delete_link (self->ipc_areas, self->ipc_areas);
-    }
+    if (area)
+      doradma_cuda_slots_free (area);
     g_mutex_unlock (&self->wlock);
     post_create_error (self, channel, r, &diag);
     g_free (channel);
@@ -277,14 +273,16 @@ gst_doradma_sink_prepare_writer (GstElement * element, gsize size)
       " bytes, transport %s, caps %s", old ? "replaced" : "created", channel,
       doradma_writer_slot_count (w), doradma_writer_slot_stride (w),
       cfg.transport, self->caps_str);
-  if (cfg.ipc_handle) {
+  if (area) {
     /* what the lib laid out must fit the allocation */
     g_assert (doradma_writer_slot_count (w) * doradma_writer_slot_stride (w)
-        <= doradma_cuda_slots_size (self->ipc_areas->data));
+        <= doradma_cuda_slots_size (area));
   }
   g_free (channel);
 
   wh = doradma_writer_handle_new (w);
+  wh->device_slots = area;
+  wh->device_slots_free = (GDestroyNotify) doradma_cuda_slots_free;
   if (GST_CLOCK_TIME_IS_VALID (self->latency))
     doradma_writer_set_latency (w, self->latency);
   self->wh = wh;
@@ -604,7 +602,7 @@ render_device (GstDoradmaSink * self, DoradmaWriterHandle * wh,
     return ret;
 
   slot = doradma_memory_slot_index (mem);
-  dst.ptr = doradma_cuda_slots_pointer (self->ipc_areas->data) +
+  dst.ptr = doradma_cuda_slots_pointer (wh->device_slots) +
       (guint64) slot *wh->stride;
   dst.kind = DORADMA_CUDA_MEM_DEVICE;
   for (p = 0; p < GST_VIDEO_INFO_N_PLANES (info); p++) {
@@ -1062,10 +1060,6 @@ gst_doradma_sink_stop (GstBaseSink * bsink)
 
   /* the channel is unlinked when the last slot memory comes back */
   doradma_writer_handle_unref (wh);
-  /* ipc: slot memories never leave this element (render_device), so the
-   * handles are gone now; free the device slot areas after them */
-  g_list_free_full (self->ipc_areas, (GDestroyNotify) doradma_cuda_slots_free);
-  self->ipc_areas = NULL;
   g_clear_pointer (&self->copier, doradma_cuda_copier_free);
   return TRUE;
 }
