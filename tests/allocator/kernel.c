@@ -1,7 +1,8 @@
 /* Description: GPU kernels read and write slab memory of every kind through
  * gst_doradma_slab_memory_get_device_pointer, and the CPU sees the same
  * bytes through gst_memory_map (managed, pinned) or upload (device); a
- * managed slab attached to a stream and back to the host stays coherent.
+ * managed slab attached to a stream, back to the host (CPU only) and then
+ * global again stays coherent.
  * Pooled (6 MiB) and unpooled (72 MiB) sizes. Needs a GPU (else SKIP). */
 #include <stdlib.h>
 #include <string.h>
@@ -49,7 +50,7 @@ one (struct doradma_cuda_device *dev, GstAllocator * a, gsize size)
     /* Jetson rule, exercised here on a concurrent device: attached to one
      * stream, only that stream may touch the slab (so no kernel runs on
      * another one meanwhile); map waits for the stream; attach back to the
-     * host, then the GPU writes again on the default stream. */
+     * host (CPU only), then global before the GPU uses it again. */
     T_CHECK (doradma_cuda_device_push (dev, NULL) == 0, "push");
     T_CHECK (cu->StreamCreate (&stream, CU_STREAM_NON_BLOCKING) ==
         CUDA_SUCCESS, "stream");
@@ -61,9 +62,21 @@ one (struct doradma_cuda_device *dev, GstAllocator * a, gsize size)
     gst_memory_unmap (m, &map);
     T_CHECK (gst_doradma_slab_memory_attach_stream (m, NULL, &err),
         "attach to host: %s", err ? err->message : "");
-    T_CHECK (t_gpu_fill (dev, d, size, 13) == 0, "GPU write (host-attached)");
+    /* CU_MEM_ATTACH_HOST: no stream on any device may touch it now (a GPU
+     * write here is what compute-sanitizer reported on 2026-11-29, second
+     * run), so the CPU writes; then the application makes it global again
+     * before the GPU reads and writes it. */
+    T_CHECK (gst_memory_map (m, &map, GST_MAP_WRITE), "map (host-attached)");
+    t_cpu_fill (map.data, size, 13);
+    gst_memory_unmap (m, &map);
+    T_CHECK (doradma_cuda_stream_attach_managed (dev, NULL, d, 0,
+            DORADMA_CUDA_ATTACH_GLOBAL, NULL) == 0
+        && doradma_cuda_stream_synchronize (dev, NULL, NULL) == 0,
+        "attach global");
+    T_CHECK (t_gpu_check_pattern (dev, d, size, 13) == 0, "GPU read 13");
+    T_CHECK (t_gpu_fill (dev, d, size, 17) == 0, "GPU write (global)");
     T_CHECK (gst_memory_map (m, &map, GST_MAP_READ), "map");
-    T_CHECK (t_cpu_check_pattern (map.data, size, 13) == 0, "CPU read 13");
+    T_CHECK (t_cpu_check_pattern (map.data, size, 17) == 0, "CPU read 17");
     gst_memory_unmap (m, &map);
   }
   printf ("%s slab of %zu bytes (dev 0x%llx): GPU read/write ok\n",
