@@ -666,9 +666,22 @@ test_kill (void)
   CHECK (frames_flow (&c, 30, 20 * GST_SECOND),
       "survivor gets no frames from the new producer");
   print_stats (&c);
-  kill9 (p2);
+  /* the second producer stops cleanly (gst-launch handles SIGINT): its
+   * channel must be gone afterwards, the killed one's reclaimed by it */
+  kill (p2, SIGINT);
+  CHECK (wait_exit (p2, 20) == 0, "producer 2 did not stop cleanly on SIGINT");
   p2 = 0;
   consumer_stop (&c);
+  {
+    gchar *data = g_strdup_printf ("/dev/shm/doradma.%s", ch);
+    gchar *ctl = g_strdup_printf ("/dev/shm/doradma.%s~ctl", ch);
+    gboolean left = g_file_test (data, G_FILE_TEST_EXISTS)
+        || g_file_test (ctl, G_FILE_TEST_EXISTS);
+
+    g_free (data);
+    g_free (ctl);
+    CHECK (!left, "channel %s left in /dev/shm after the clean stop", ch);
+  }
   /* the driver frees a killed process's context asynchronously */
   for (tries = 0; tries < 50; tries++) {
     after = mem_free_now ();
