@@ -499,3 +499,69 @@ doradma_gst_cuda_context (gchar ** reason)
   return ret;
 }
 #endif
+
+#ifdef HAVE_GST_CUDA
+/* The CUDA context of an element, kept in *slot under its object lock: the
+ * one an application or a neighbour gave (set_context), else device 0's
+ * primary context (where our registrations and IPC maps live). */
+GstCudaContext *
+doradma_gst_cuda_element_context (GstElement * element, GstCudaContext ** slot,
+    gchar ** reason)
+{
+  GstCudaContext *ctx = NULL;
+
+  GST_OBJECT_LOCK (element);
+  if (*slot)
+    ctx = gst_object_ref (*slot);
+  GST_OBJECT_UNLOCK (element);
+  if (ctx)
+    return ctx;
+  if ((ctx = doradma_gst_cuda_context (reason)) == NULL)
+    return NULL;
+  GST_OBJECT_LOCK (element);
+  if (*slot == NULL)
+    *slot = gst_object_ref (ctx);
+  GST_OBJECT_UNLOCK (element);
+  return ctx;
+}
+
+gboolean
+doradma_gst_cuda_element_query (GstElement * element, GstCudaContext ** slot,
+    GstQuery * query)
+{
+  const gchar *type = NULL;
+  GstCudaContext *ctx;
+  gboolean ret;
+
+  if (GST_QUERY_TYPE (query) != GST_QUERY_CONTEXT)
+    return FALSE;
+  /* share our context with a CUDA neighbour (cudaupload, cudadownload...),
+   * only where CUDA works */
+  gst_query_parse_context_type (query, &type);
+  if (g_strcmp0 (type, GST_CUDA_CONTEXT_TYPE) != 0
+      || !doradma_gst_cuda_available (NULL))
+    return FALSE;
+  ctx = doradma_gst_cuda_element_context (element, slot, NULL);
+  if (ctx == NULL)
+    return FALSE;
+  ret = gst_cuda_handle_context_query (element, query, ctx);
+  gst_object_unref (ctx);
+  return ret;
+}
+
+void
+doradma_gst_cuda_element_set_context (GstElement * element,
+    GstCudaContext ** slot, GstContext * context)
+{
+  GstCudaContext *ctx = NULL;
+
+  /* an application's (or a neighbour's) context wins over our own, as long
+   * as it is on device 0, where our registrations are */
+  if (gst_cuda_handle_set_context (element, context, 0, &ctx) && ctx) {
+    GST_OBJECT_LOCK (element);
+    gst_object_replace ((GstObject **) slot, (GstObject *) ctx);
+    GST_OBJECT_UNLOCK (element);
+    gst_object_unref (ctx);
+  }
+}
+#endif

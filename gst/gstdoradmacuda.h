@@ -153,6 +153,22 @@ guint64 doradma_gst_cuda_mem_free (void);
 /* A GstCudaContext wrapping device 0's primary context (one per process,
  * a new reference), or NULL with *reason. */
 GstCudaContext *doradma_gst_cuda_context (gchar ** reason);
+
+/* The element's CUDA context kept in *slot (under the element's object
+ * lock): the one set_context gave, else device 0's primary context, stored
+ * there. A new reference, or NULL with *reason. */
+GstCudaContext *doradma_gst_cuda_element_context (GstElement * element,
+    GstCudaContext ** slot, gchar ** reason);
+
+/* Answers a CUDA context query with that context; FALSE when the query is
+ * not one or CUDA is not available. */
+gboolean doradma_gst_cuda_element_query (GstElement * element,
+    GstCudaContext ** slot, GstQuery * query);
+
+/* For set_context: keeps a CUDA context on device 0 that the application or
+ * a neighbour gave. */
+void doradma_gst_cuda_element_set_context (GstElement * element,
+    GstCudaContext ** slot, GstContext * context);
 #endif
 
 G_END_DECLS

@@ -922,33 +922,9 @@ gst_doradma_sink_query (GstBaseSink * bsink, GstQuery * query)
 {
   GstDoradmaSink *self = GST_DORADMA_SINK (bsink);
 
-  if (GST_QUERY_TYPE (query) == GST_QUERY_CONTEXT) {
-    const gchar *type = NULL;
-
-    gst_query_parse_context_type (query, &type);
-    if (g_strcmp0 (type, GST_CUDA_CONTEXT_TYPE) == 0
-        && doradma_gst_cuda_available (NULL)) {
-      GstCudaContext *ctx = NULL;
-      gboolean ret = FALSE;
-
-      GST_OBJECT_LOCK (self);
-      if (self->cuda_ctx)
-        ctx = gst_object_ref (self->cuda_ctx);
-      GST_OBJECT_UNLOCK (self);
-      if (ctx == NULL && (ctx = doradma_gst_cuda_context (NULL))) {
-        GST_OBJECT_LOCK (self);
-        if (self->cuda_ctx == NULL)
-          self->cuda_ctx = gst_object_ref (ctx);
-        GST_OBJECT_UNLOCK (self);
-      }
-      if (ctx) {
-        ret = gst_cuda_handle_context_query (GST_ELEMENT (self), query, ctx);
-        gst_object_unref (ctx);
-      }
-      if (ret)
-        return TRUE;
-    }
-  }
+  if (doradma_gst_cuda_element_query (GST_ELEMENT (self), &self->cuda_ctx,
+          query))
+    return TRUE;
   return GST_BASE_SINK_CLASS (gst_doradma_sink_parent_class)->query (bsink,
       query);
 }
@@ -957,14 +933,8 @@ static void
 gst_doradma_sink_set_context (GstElement * element, GstContext * context)
 {
   GstDoradmaSink *self = GST_DORADMA_SINK (element);
-  GstCudaContext *ctx = NULL;
 
-  if (gst_cuda_handle_set_context (element, context, 0, &ctx) && ctx) {
-    GST_OBJECT_LOCK (self);
-    gst_object_replace ((GstObject **) & self->cuda_ctx, (GstObject *) ctx);
-    GST_OBJECT_UNLOCK (self);
-    gst_object_unref (ctx);
-  }
+  doradma_gst_cuda_element_set_context (element, &self->cuda_ctx, context);
   GST_ELEMENT_CLASS (gst_doradma_sink_parent_class)->set_context (element,
       context);
 }

@@ -1016,21 +1016,8 @@ failed:
 static GstCudaContext *
 get_cuda_context (GstDoradmaSrc * self, gchar ** err)
 {
-  GstCudaContext *ctx = NULL;
-
-  GST_OBJECT_LOCK (self);
-  if (self->cuda_ctx)
-    ctx = gst_object_ref (self->cuda_ctx);
-  GST_OBJECT_UNLOCK (self);
-  if (ctx)
-    return ctx;
-  if ((ctx = doradma_gst_cuda_context (err)) == NULL)
-    return NULL;
-  GST_OBJECT_LOCK (self);
-  if (self->cuda_ctx == NULL)
-    self->cuda_ctx = gst_object_ref (ctx);
-  GST_OBJECT_UNLOCK (self);
-  return ctx;
+  return doradma_gst_cuda_element_context (GST_ELEMENT (self), &self->cuda_ctx,
+      err);
 }
 
 #ifdef HAVE_GST_CUDA_ALLOC_WRAPPED
@@ -1559,25 +1546,9 @@ gst_doradma_src_query (GstBaseSrc * bsrc, GstQuery * query)
     return TRUE;
   }
 #ifdef HAVE_GST_CUDA
-  if (GST_QUERY_TYPE (query) == GST_QUERY_CONTEXT) {
-    const gchar *type = NULL;
-
-    /* share the primary context our registrations live in with a CUDA
-     * neighbour (cudadownload...), only where CUDA works */
-    gst_query_parse_context_type (query, &type);
-    if (g_strcmp0 (type, GST_CUDA_CONTEXT_TYPE) == 0
-        && doradma_gst_cuda_available (NULL)) {
-      GstCudaContext *ctx = get_cuda_context (self, NULL);
-      gboolean ret = FALSE;
-
-      if (ctx) {
-        ret = gst_cuda_handle_context_query (GST_ELEMENT (self), query, ctx);
-        gst_object_unref (ctx);
-      }
-      if (ret)
-        return TRUE;
-    }
-  }
+  if (doradma_gst_cuda_element_query (GST_ELEMENT (self), &self->cuda_ctx,
+          query))
+    return TRUE;
 #endif
   return GST_BASE_SRC_CLASS (gst_doradma_src_parent_class)->query (bsrc,
       query);
@@ -1588,16 +1559,8 @@ static void
 gst_doradma_src_set_context (GstElement * element, GstContext * context)
 {
   GstDoradmaSrc *self = GST_DORADMA_SRC (element);
-  GstCudaContext *ctx = NULL;
 
-  /* an application's (or a neighbour's) context wins over our own, as long
-   * as it is on device 0, where our registrations are */
-  if (gst_cuda_handle_set_context (element, context, 0, &ctx) && ctx) {
-    GST_OBJECT_LOCK (self);
-    gst_object_replace ((GstObject **) & self->cuda_ctx, (GstObject *) ctx);
-    GST_OBJECT_UNLOCK (self);
-    gst_object_unref (ctx);
-  }
+  doradma_gst_cuda_element_set_context (element, &self->cuda_ctx, context);
   GST_ELEMENT_CLASS (gst_doradma_src_parent_class)->set_context (element,
       context);
 }
