@@ -65,6 +65,56 @@ GST_START_TEST (test_pool_buffers_are_distinct_writable_slots)
 
 GST_END_TEST;
 
+/* A decoder keeps reference frames in pool buffers after pushing them: the
+ * ring must never hand out (or erase) a slot whose memory is still
+ * referenced upstream, however old its frame. */
+GST_START_TEST (test_slot_held_upstream_is_never_reused_nor_erased)
+{
+  gchar *ch = t_channel ("held");
+  GstHarness *h = t_sink_new (ch, T_CAPS, "slots=3");
+  GstBufferPool *pool = t_sink_pool (h, T_CAPS, NULL);
+  struct doradma_reader *r = t_reader (ch, FALSE);
+  struct doradma_frame frame;
+  struct doradma_diag diag;
+  GstBuffer *held, *buf;
+  gpointer held_ptr;
+  guint i;
+
+  fail_unless_equals_int (gst_buffer_pool_acquire_buffer (pool, &held, NULL),
+      GST_FLOW_OK);
+  held_ptr = gst_doradma_memory_get_host_pointer (gst_buffer_peek_memory
+      (held, 0));
+  gst_buffer_memset (held, 0, 0x11, gst_buffer_get_size (held));
+  fail_unless_equals_int (gst_harness_push (h, gst_buffer_ref (held)),
+      GST_FLOW_OK);
+  /* frame 1 is the oldest from now on, and its buffer is still ours */
+  for (i = 0; i < 10; i++) {
+    fail_unless_equals_int (gst_buffer_pool_acquire_buffer (pool, &buf, NULL),
+        GST_FLOW_OK);
+    if (gst_is_doradma_memory (gst_buffer_peek_memory (buf, 0)))
+      fail_if (gst_doradma_memory_get_host_pointer (gst_buffer_peek_memory
+              (buf, 0)) == held_ptr, "round %u lent the held slot", i);
+    gst_buffer_memset (buf, 0, 0x22 + i, gst_buffer_get_size (buf));
+    fail_unless_equals_int (gst_harness_push (h, buf), GST_FLOW_OK);
+  }
+  /* the reader joined before frame 1: it is still there, intact */
+  fail_unless_equals_int (doradma_reader_next (r, DORADMA_READ_NEXT,
+          GST_SECOND, &frame, &diag), 0);
+  fail_unless_equals_uint64 (frame.info.seq, 1);
+  fail_unless_equals_int (frame.data[0], 0x11);
+  doradma_reader_release (r, frame.slot);
+
+  gst_buffer_unref (held);
+  doradma_reader_close (r);
+  gst_buffer_pool_set_active (pool, FALSE);
+  gst_object_unref (pool);
+  gst_harness_teardown (h);
+  fail_unless (t_shm_clean (ch));
+  g_free (ch);
+}
+
+GST_END_TEST;
+
 GST_START_TEST (test_alignment_padding_is_published_as_frame_geometry)
 {
   gchar *ch = t_channel ("align");
@@ -195,6 +245,7 @@ pool_suite (void)
   suite_add_tcase (s, tc);
   tcase_add_test (tc, test_proposed_pool_offers_meta_alignment_and_max_zero);
   tcase_add_test (tc, test_pool_buffers_are_distinct_writable_slots);
+  tcase_add_test (tc, test_slot_held_upstream_is_never_reused_nor_erased);
   tcase_add_test (tc, test_alignment_padding_is_published_as_frame_geometry);
   tcase_add_test (tc,
       test_writable_map_of_a_published_slot_makes_a_private_copy);
