@@ -196,21 +196,29 @@ mp_output (MpProc * p)
   return s;
 }
 
-/* "H:MM:SS.NNNNNNNNN <40 hex>" or "99:99:99.999999999 <hex>" */
+/* A checksumsink line "H:MM:SS.NNNNNNNNN <40 hex>". It is printed by one
+ * g_print from the streaming thread, while gst-launch -m prints each bus
+ * message in several pieces from the main thread: the checksum may follow
+ * part of a message on the same line. So look at the last two tokens. */
 static gboolean
 is_checksum_line (const gchar * l, const gchar ** hex)
 {
-  const gchar *sp = strchr (l, ' ');
+  const gchar *sp = strrchr (l, ' '), *ts;
   gsize n;
 
-  if (sp == NULL || !g_ascii_isdigit (l[0]) || strchr (l, ':') == NULL
-      || strchr (l, ':') > sp)
+  if (sp == NULL || sp == l)
     return FALSE;
   n = strlen (sp + 1);
   if (n < 32)
     return FALSE;
   for (gsize i = 0; i < n; i++)
     if (!g_ascii_isxdigit (sp[1 + i]))
+      return FALSE;
+  for (ts = sp; ts > l && ts[-1] != ' '; ts--);
+  if (!g_ascii_isdigit (ts[0]) || sp - ts < 17 || ts[sp - ts - 10] != '.')
+    return FALSE;
+  for (const gchar * c = ts; c < sp; c++)
+    if (!g_ascii_isdigit (*c) && *c != ':' && *c != '.')
       return FALSE;
   *hex = sp + 1;
   return TRUE;
