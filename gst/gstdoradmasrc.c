@@ -1273,10 +1273,7 @@ gst_doradma_src_create (GstPushSrc * psrc, GstBuffer ** outbuf)
 
       doradma_reader_segment_info (self->rh->r, &si);
       if (self->raw_pool == NULL || self->raw_size < si.slot_stride) {
-        if (self->raw_pool) {
-          gst_buffer_pool_set_active (self->raw_pool, FALSE);
-          gst_clear_object (&self->raw_pool);
-        }
+        clear_pool (&self->raw_pool);
         self->raw_size = si.slot_stride;
         self->raw_pool = make_pool (self, gst_buffer_pool_new (),
             self->raw_size);
