@@ -30,4 +30,14 @@ void eventcount_wake_all (uint32_t *shm_word);
 /* CLOCK_MONOTONIC in ns. */
 uint64_t monotonic_ns (void);
 
+/* How long the next wait may sleep: `slice`, cut to what is left of
+ * timeout_ns (< 0: no limit) since `start`. */
+static inline int64_t
+wait_slice (uint64_t start, uint64_t now, int64_t timeout_ns, int64_t slice)
+{
+  if (timeout_ns > 0 && (int64_t) (timeout_ns - (now - start)) < slice)
+    return timeout_ns - (int64_t) (now - start);
+  return slice;
+}
+
 #endif

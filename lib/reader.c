@@ -672,9 +672,7 @@ next_common (struct doradma_reader *r, enum doradma_read_mode mode,
     now = monotonic_ns ();
     if (timeout_ns > 0 && now - start >= (uint64_t) timeout_ns)
       return -ETIMEDOUT;
-    slice = WAIT_SLICE_NS;
-    if (timeout_ns > 0 && (int64_t) (timeout_ns - (now - start)) < slice)
-      slice = timeout_ns - (now - start);
+    slice = wait_slice (start, now, timeout_ns, WAIT_SLICE_NS);
     if (eventcount_wait (&r->ctl->notify, v, slice) == -ETIMEDOUT &&
         dr_load_acquire (&r->rcb->state) == DORADMA_STATE_LIVE &&
         ofd_is_locked (r->data_fd, 0) == 0 &&

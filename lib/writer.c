@@ -718,12 +718,8 @@ doradma_writer_acquire_cancellable (struct doradma_writer *w,
     }
     if (timeout_ns > 0 && now - start >= (uint64_t) timeout_ns)
       return -ETIMEDOUT;
-    {
-      int64_t slice = WAIT_SLICE_NS;
-      if (timeout_ns > 0 && (int64_t) (timeout_ns - (now - start)) < slice)
-        slice = timeout_ns - (now - start);
-      eventcount_wait (&w->ctl->space, v, slice);
-    }
+    eventcount_wait (&w->ctl->space, v,
+        wait_slice (start, now, timeout_ns, WAIT_SLICE_NS));
   }
 }
 
@@ -1031,7 +1027,6 @@ doradma_writer_wait_readers (struct doradma_writer *w, uint32_t n,
     /* Snapshot before counting: a join bumps `space` after it is ACTIVE. */
     uint32_t v = eventcount_snapshot (&w->ctl->space);
     uint64_t now;
-    int64_t slice = WAIT_SLICE_NS;
 
     if (active_readers (w) >= n)
       return 0;
@@ -1043,11 +1038,10 @@ doradma_writer_wait_readers (struct doradma_writer *w, uint32_t n,
       return -EAGAIN;
     if (timeout_ns > 0 && now - start >= (uint64_t) timeout_ns)
       return -ETIMEDOUT;
-    if (timeout_ns > 0 && (int64_t) (timeout_ns - (now - start)) < slice)
-      slice = timeout_ns - (now - start);
     /* Dead readers' entries would count until reclaimed. */
     doradma_writer_sweep (w);
-    eventcount_wait (&w->ctl->space, v, slice);
+    eventcount_wait (&w->ctl->space, v,
+        wait_slice (start, now, timeout_ns, WAIT_SLICE_NS));
   }
 }
 
