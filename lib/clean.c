@@ -1,0 +1,152 @@
+/* Removal of a dead channel's objects, for tools; see doradma/inspect.h.
+ *
+ * The rules are the writer's (docs/format.md, "Create"/"Replace"): a name
+ * may be changed only by the holder of the OFD lock of the data object it
+ * currently resolves to. While we hold that lock and the name still
+ * resolves to our inode, no writer can link or rename anything over the
+ * channel's names, and every control object or leftover there belongs to a
+ * dead writer. The control object is removed before the data object: once
+ * the data name is gone a new writer may link its own control object. */
+#include <doradma/inspect.h>
+
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "liveness.h"
+#include "segment.h"
+
+#define CLEAN_ATTEMPTS 16
+
+static int
+count_leftovers (const struct segment_paths *p, const char *channel)
+{
+  char ch[DORADMA_NAME_MAX + 1];
+  DIR *dir = opendir (p->dir);
+  struct dirent *de;
+  int n = 0;
+
+  if (dir == NULL)
+    return 0;
+  while ((de = readdir (dir)) != NULL)
+    if (doradma_object_classify (de->d_name, ch) == DORADMA_OBJECT_LEFTOVER
+        && strcmp (ch, channel) == 0)
+      n++;
+  closedir (dir);
+  return n;
+}
+
+static int
+owned_regular_file (int fd, const char *label, struct stat *st,
+    struct doradma_diag *diag)
+{
+  if (fstat (fd, st) != 0)
+    return diag_set (diag, -errno, NULL, "%s: fstat: %s", label,
+        strerror (errno));
+  if (!S_ISREG (st->st_mode))
+    return diag_set (diag, -EBADMSG, "object.type",
+        "%s is not a regular file: left alone", label);
+  if (st->st_uid != getuid ())
+    return diag_set (diag, -EPERM, "owner",
+        "%s is owned by uid %u, not by us (uid %u): left alone", label,
+        (unsigned) st->st_uid, (unsigned) getuid ());
+  return 0;
+}
+
+/* A control object whose data object is gone (a writer killed between the
+ * two unlinks of its close). No lock guards this name, so it is moved aside
+ * first (rename is atomic); if a data object appeared meanwhile, a writer is
+ * starting and the object goes back (RENAME_NOREPLACE: never over a newer
+ * one), else it belonged to no live writer and is removed. */
+static int
+clean_orphan_ctl (const struct segment_paths *p, struct doradma_clean_report *rep,
+    struct doradma_diag *diag)
+{
+  char aside[PATH_MAX + 64];
+  struct stat st;
+  int fd, ret;
+
+  fd = open (p->ctl, O_RDONLY | O_NONBLOCK | O_NOFOLLOW | O_CLOEXEC);
+  if (fd < 0)
+    return diag_set (diag, errno == ENOENT ? -ENOENT : -errno, "channel",
+        "%s: %s", p->label, errno == ENOENT ? "no such channel" :
+        strerror (errno));
+  ret = owned_regular_file (fd, p->label, &st, diag);
+  close (fd);
+  if (ret < 0)
+    return ret;
+  snprintf (aside, sizeof aside, "%s~clean.%d", p->ctl, (int) getpid ());
+  if (rename (p->ctl, aside) != 0)
+    return diag_set (diag, -errno, "ctl", "%s~ctl: rename: %s", p->label,
+        strerror (errno));
+  if (access (p->data, F_OK) != 0 && errno == ENOENT) {
+    unlink (aside);
+    rep->removed_ctl = 1;
+    return 0;
+  }
+  if (renameat2 (AT_FDCWD, aside, AT_FDCWD, p->ctl, RENAME_NOREPLACE) != 0)
+    unlink (aside);             /* a newer writer's control object is there */
+  return diag_set (diag, -EBUSY, "writer",
+      "%s: a writer is starting: its control object was left in place",
+      p->label);
+}
+
+DORADMA_API int
+doradma_clean_channel (const char *shm_dir, const char *channel,
+    struct doradma_clean_report *rep, struct doradma_diag *diag)
+{
+  struct segment_paths p;
+  struct stat st;
+  int attempt, fd, ret;
+
+  memset (rep, 0, sizeof *rep);
+  ret = segment_paths_init (&p, shm_dir, channel, diag);
+  if (ret < 0)
+    return ret;
+
+  for (attempt = 0; attempt < CLEAN_ATTEMPTS; attempt++) {
+    int before;
+
+    /* O_RDWR: an OFD write lock needs a writable fd. */
+    fd = open (p.data, O_RDWR | O_NONBLOCK | O_NOFOLLOW | O_CLOEXEC);
+    if (fd < 0 && errno == ENOENT)
+      return clean_orphan_ctl (&p, rep, diag);
+    if (fd < 0 && (errno == EACCES || errno == EPERM))
+      return diag_set (diag, -EPERM, "owner", "%s: %s: left alone", p.label,
+          strerror (errno));
+    if (fd < 0)
+      return diag_set (diag, -errno, NULL, "%s: open: %s", p.label,
+          errno == ELOOP ? "a symbolic link" : strerror (errno));
+    ret = owned_regular_file (fd, p.label, &st, diag);
+    if (ret < 0) {
+      close (fd);
+      return ret;
+    }
+    ret = ofd_trylock (fd, 0);
+    if (ret == -EAGAIN) {
+      close (fd);
+      return diag_set (diag, -EBUSY, "writer",
+          "%s has a live writer: left alone", p.label);
+    }
+    if (ret < 0 || !segment_path_is (p.data, &st)) {
+      close (fd);               /* replaced under us: look again */
+      continue;
+    }
+    /* The names are frozen while we hold this lock. */
+    if (unlink (p.ctl) == 0)
+      rep->removed_ctl = 1;
+    before = count_leftovers (&p, channel);
+    segment_remove_leftovers (&p);
+    rep->removed_leftovers = before - count_leftovers (&p, channel);
+    if (unlink (p.data) == 0)
+      rep->removed_data = 1;
+    close (fd);                 /* drops the lock */
+    return 0;
+  }
+  return diag_set (diag, -EBUSY, "writer",
+      "%s: the name kept changing while we looked at it", p.label);
+}

@@ -1,0 +1,226 @@
+/* doradma list: one line per channel (or one JSON document); with
+ * --interval, two looks that far apart give each channel's frame rate. */
+#include "tool.h"
+
+#include <errno.h>
+#include <stdio.h>
+#include <string.h>
+#include <unistd.h>
+
+static gboolean opt_json;
+static double opt_interval;
+
+struct row {
+  struct doradma_inspect in;
+  int rc;                       /* doradma_inspect_channel */
+  double rate;                  /* frames/s, < 0 without --interval */
+};
+
+static void
+row_free (gpointer p)
+{
+  struct row *r = p;
+
+  doradma_inspect_clear (&r->in);
+  g_free (r);
+}
+
+static GPtrArray *
+inspect_all (GPtrArray * entries)
+{
+  GPtrArray *rows = g_ptr_array_new_with_free_func (row_free);
+  guint i;
+
+  for (i = 0; i < entries->len; i++) {
+    const struct tool_entry *e = g_ptr_array_index (entries, i);
+    struct row *r;
+
+    if (e->kind != DORADMA_OBJECT_DATA)
+      continue;
+    r = g_new0 (struct row, 1);
+    r->rc = tool_inspect (e->channel, &r->in);
+    r->rate = -1;
+    if (r->rc == -ENOENT) {
+      row_free (r);             /* gone since the directory was read */
+      continue;
+    }
+    g_ptr_array_add (rows, r);
+  }
+  return rows;
+}
+
+/* Second look, `interval` seconds later: frames/s from the newest sequence
+ * of the same object (a replaced segment is not compared). */
+static void
+add_rates (GPtrArray * rows, double interval)
+{
+  guint i;
+
+  for (i = 0; i < rows->len; i++) {
+    struct row *r = g_ptr_array_index (rows, i);
+    struct doradma_inspect later;
+    guint64 a = doradma_inspect_newest_seq (&r->in), b;
+
+    if (r->rc != 0 || tool_inspect (r->in.channel, &later) != 0)
+      continue;
+    b = doradma_inspect_newest_seq (&later);
+    if (later.ino == r->in.ino && later.dev == r->in.dev && b >= a)
+      r->rate = (b - a) / interval;
+    doradma_inspect_clear (&later);
+  }
+}
+
+static void
+print_text (GPtrArray * rows, GPtrArray * entries)
+{
+  guint i;
+
+  printf ("%-24s %-10s %-14s %-16s %-7s %-9s %s%s\n", "CHANNEL", "STATUS",
+      "WRITER", "SLOTS", "READERS", "FRAMES", opt_interval > 0 ? "RATE     " :
+      "", "CAPS");
+  for (i = 0; i < rows->len; i++) {
+    struct row *r = g_ptr_array_index (rows, i);
+    struct doradma_inspect *in = &r->in;
+    char writer[32], slots[48], rate[16] = "";
+
+    if (opt_interval > 0) {
+      if (r->rate >= 0)
+        snprintf (rate, sizeof rate, "%-8.1f ", r->rate);
+      else
+        snprintf (rate, sizeof rate, "%-8s ", "-");
+    }
+    if (r->rc != 0 || in->object.rc != 0 || in->segment.rc != 0) {
+      printf ("%-24s %-10s %-14s %s\n", in->channel, r->rc != 0 ?
+          "unreadable" : "invalid", in->writer_alive == 1 ? "alive" : "-",
+          tool_error_text (in));
+      continue;
+    }
+    snprintf (writer, sizeof writer, "%u %s", in->writer_pid,
+        in->writer_alive == 1 ? "alive" : "dead");
+    {
+      char *stride = tool_bytes (in->slot_stride);
+      snprintf (slots, sizeof slots, "%u x %s", in->slot_count, stride);
+      g_free (stride);
+    }
+    printf ("%-24s %-10s %-14s %-16s %-7u %-9" G_GUINT64_FORMAT " %s%s\n",
+        in->channel, doradma_inspect_status (in), writer, slots,
+        doradma_inspect_live_readers (in), doradma_inspect_published (in),
+        rate, tool_caps_now (in));
+    if (tool_error_text (in))
+      printf ("%-24s   ! %s\n", "", tool_error_text (in));
+  }
+  for (i = 0; i < entries->len; i++) {
+    const struct tool_entry *e = g_ptr_array_index (entries, i);
+    char *size = tool_bytes (e->size);
+
+    if (e->kind == DORADMA_OBJECT_DORA_POOL)
+      printf ("%-24s %-10s %s\n", e->name, "dora pool", size);
+    else if (e->kind == DORADMA_OBJECT_CTL && !tool_has_data (entries,
+            e->channel))
+      printf ("%-24s %-10s control object without a data object (doradma "
+          "clean removes it)\n", e->channel, "orphan");
+    else if (e->kind == DORADMA_OBJECT_LEFTOVER)
+      printf ("%-24s %-10s %s, left by a writer killed while replacing the "
+          "channel\n", e->name, "leftover", size);
+    g_free (size);
+  }
+}
+
+static void
+print_json (GPtrArray * rows, GPtrArray * entries)
+{
+  JsonBuilder *b = json_builder_new ();
+  guint i;
+
+  json_builder_begin_object (b);
+  json_builder_set_member_name (b, "shm_dir");
+  json_builder_add_string_value (b, tool_shm_dir ());
+  json_builder_set_member_name (b, "channels");
+  json_builder_begin_array (b);
+  for (i = 0; i < rows->len; i++) {
+    struct row *r = g_ptr_array_index (rows, i);
+
+    json_builder_begin_object (b);
+    tool_json_summary (b, &r->in);
+    if (opt_interval > 0) {
+      json_builder_set_member_name (b, "rate");
+      if (r->rate >= 0)
+        json_builder_add_double_value (b, r->rate);
+      else
+        json_builder_add_null_value (b);
+    }
+    json_builder_end_object (b);
+  }
+  json_builder_end_array (b);
+  json_builder_set_member_name (b, "others");
+  json_builder_begin_array (b);
+  for (i = 0; i < entries->len; i++) {
+    const struct tool_entry *e = g_ptr_array_index (entries, i);
+    const char *kind = NULL;
+
+    if (e->kind == DORADMA_OBJECT_DORA_POOL)
+      kind = "dora-pool";
+    else if (e->kind == DORADMA_OBJECT_CTL && !tool_has_data (entries,
+            e->channel))
+      kind = "orphan-control";
+    else if (e->kind == DORADMA_OBJECT_LEFTOVER)
+      kind = "leftover";
+    if (kind == NULL)
+      continue;
+    json_builder_begin_object (b);
+    json_builder_set_member_name (b, "name");
+    json_builder_add_string_value (b, e->name);
+    json_builder_set_member_name (b, "kind");
+    json_builder_add_string_value (b, kind);
+    json_builder_set_member_name (b, "size");
+    json_builder_add_int_value (b, (gint64) e->size);
+    json_builder_end_object (b);
+  }
+  json_builder_end_array (b);
+  json_builder_end_object (b);
+  tool_json_print (b);
+  g_object_unref (b);
+}
+
+int
+tool_list (int argc, char **argv)
+{
+  GOptionEntry entries[] = {
+    {"json", 'j', 0, G_OPTION_ARG_NONE, &opt_json,
+        "One JSON document (schema in docs/cli.md)", NULL},
+    {"interval", 'i', 0, G_OPTION_ARG_DOUBLE, &opt_interval,
+        "Look twice, SECONDS apart, and show frames/s", "SECONDS"},
+    {NULL}
+  };
+  GPtrArray *objects, *rows;
+  GError *err = NULL;
+
+  if (!tool_parse ("list", "", "Lists every channel in the shm directory: "
+          "writer pid and liveness, status, slots, readers, frames, caps. "
+          "Read-only.", entries, &argc, &argv))
+    return TOOL_EXIT_USAGE;
+  if (argc > 1 || opt_interval < 0 || opt_interval > 3600) {
+    fprintf (stderr, "doradma list: %s\n", argc > 1 ?
+        "takes no channel (use doradma show)" :
+        "--interval must be 0..3600 seconds");
+    return TOOL_EXIT_USAGE;
+  }
+  objects = tool_scan (&err);
+  if (objects == NULL) {
+    fprintf (stderr, "doradma list: %s\n", err->message);
+    g_error_free (err);
+    return TOOL_EXIT_NOT_FOUND;
+  }
+  rows = inspect_all (objects);
+  if (opt_interval > 0) {
+    g_usleep ((gulong) (opt_interval * G_USEC_PER_SEC));
+    add_rates (rows, opt_interval);
+  }
+  if (opt_json)
+    print_json (rows, objects);
+  else
+    print_text (rows, objects);
+  g_ptr_array_unref (rows);
+  g_ptr_array_unref (objects);
+  return TOOL_EXIT_OK;
+}

@@ -1,0 +1,91 @@
+/* doradma: inspect doradma channels (list, show, watch) and remove the
+ * objects of dead ones (clean). Read-only except clean. docs/cli.md. */
+#include "tool.h"
+
+#include <stdio.h>
+#include <string.h>
+
+static char *opt_shm_dir;
+
+static const struct {
+  const char *name;
+  int (*run) (int argc, char **argv);
+  const char *what;
+} commands[] = {
+  {"list", tool_list, "every channel in the shm directory, one line each"},
+  {"show", tool_show, "everything in one channel's segment, validated part by part"},
+  {"watch", tool_watch, "a live view: frames/s, lag per reader, newest frame's age"},
+  {"clean", tool_clean, "remove the objects of channels whose writer is dead"},
+};
+
+gboolean
+tool_parse (const char *command, const char *parameters, const char *summary,
+    GOptionEntry * entries, int *argc, char ***argv)
+{
+  GOptionEntry common[] = {
+    {"shm-dir", 'd', 0, G_OPTION_ARG_FILENAME, &opt_shm_dir,
+        "Shm directory (default: $DORADMA_SHM_DIR, else /dev/shm)", "DIR"},
+    {NULL}
+  };
+  char *title = g_strdup_printf ("%s %s", command, parameters);
+  GOptionContext *ctx = g_option_context_new (title);
+  GError *err = NULL;
+  gboolean ok;
+
+  g_option_context_set_summary (ctx, summary);
+  g_option_context_add_main_entries (ctx, common, NULL);
+  if (entries)
+    g_option_context_add_main_entries (ctx, entries, NULL);
+  ok = g_option_context_parse (ctx, argc, argv, &err);
+  if (!ok) {
+    fprintf (stderr, "doradma %s: %s (see doradma %s --help)\n", command,
+        err->message, command);
+    g_error_free (err);
+  }
+  g_option_context_free (ctx);
+  g_free (title);
+  return ok;
+}
+
+const char *
+tool_shm_dir (void)
+{
+  return doradma_shm_dir (opt_shm_dir);
+}
+
+static void
+usage (FILE * out)
+{
+  size_t i;
+
+  fprintf (out, "Usage: doradma COMMAND [OPTIONS]\n\n"
+      "Inspect doradma channels; never joins one as a reader.\n\nCommands:\n");
+  for (i = 0; i < G_N_ELEMENTS (commands); i++)
+    fprintf (out, "  %-6s %s\n", commands[i].name, commands[i].what);
+  fprintf (out, "\n'doradma COMMAND --help' describes a command's options.\n"
+      "Exit codes: 0 ok, 1 channel not found, 2 bad usage, 3 invalid segment.\n");
+}
+
+int
+main (int argc, char **argv)
+{
+  size_t i;
+
+  /* Usage lines read "doradma [OPTION…] show CHANNEL". */
+  g_set_prgname ("doradma");
+  if (argc < 2) {
+    usage (stderr);
+    return TOOL_EXIT_USAGE;
+  }
+  if (strcmp (argv[1], "--help") == 0 || strcmp (argv[1], "-h") == 0
+      || strcmp (argv[1], "help") == 0) {
+    usage (stdout);
+    return TOOL_EXIT_OK;
+  }
+  for (i = 0; i < G_N_ELEMENTS (commands); i++)
+    if (strcmp (argv[1], commands[i].name) == 0)
+      return commands[i].run (argc - 1, argv + 1);
+  fprintf (stderr, "doradma: unknown command \"%s\"\n\n", argv[1]);
+  usage (stderr);
+  return TOOL_EXIT_USAGE;
+}
