@@ -361,7 +361,7 @@ json_slots (JsonBuilder * b, const struct doradma_inspect *in, guint64 now)
 {
   guint32 s, p;
 
-  json_builder_set_member_name (b, "slots");
+  json_builder_set_member_name (b, "slot_records");
   json_builder_begin_array (b);
   for (s = 0; s < in->slot_count; s++) {
     const struct doradma_inspect_slot *sl = &in->slots[s];

@@ -192,6 +192,7 @@ tool_watch (int argc, char **argv)
   };
   struct termios saved, raw;
   struct sigaction sa;
+  sigset_t mask;
   gboolean tty, stdin_open = TRUE;
   GHashTable *prevs;
   int i;
@@ -216,6 +217,11 @@ tool_watch (int argc, char **argv)
   sa.sa_handler = on_signal;
   sigaction (SIGINT, &sa, NULL);
   sigaction (SIGTERM, &sa, NULL);
+  /* A parent may have started us with them blocked: Ctrl-C must work. */
+  sigemptyset (&mask);
+  sigaddset (&mask, SIGINT);
+  sigaddset (&mask, SIGTERM);
+  sigprocmask (SIG_UNBLOCK, &mask, NULL);
   tty = isatty (STDIN_FILENO) && tcgetattr (STDIN_FILENO, &saved) == 0;
   if (tty) {
     /* Keys without Enter, no echo; ISIG stays so Ctrl-C is SIGINT. */
