@@ -15,7 +15,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#define ROUNDS_DEFAULT 40
+#define ROUNDS_DEFAULT 100
 
 struct shared {
   char channel[64];
@@ -79,7 +79,7 @@ main (void)
   int rounds = env ? atoi (env) : ROUNDS_DEFAULT;
   struct shared *sh = t_shared_alloc (sizeof *sh);
   const char *tool = getenv ("DORADMA_TOOL");
-  int fails = 0, round, clean_first = 0, busy = 0, i;
+  int fails = 0, round, clean_first = 0, busy = 0, removed = 0, i;
   pid_t prev = 0;
 
   t_watchdog (230);
@@ -91,6 +91,7 @@ main (void)
       cli_dir, sh->channel, NULL };
     GError *err = NULL;
     GPid clean_pid;
+    int clean_out;
     pid_t w;
     int status, pub;
     uint64_t ino = 0, ctl_ino = 0;
@@ -102,16 +103,25 @@ main (void)
     sh->ino = 0;
     sh->published = 0;
     w = t_fork (writer_child, sh);
-    if (!g_spawn_async (NULL, argv, NULL, G_SPAWN_DO_NOT_REAP_CHILD |
-            G_SPAWN_STDOUT_TO_DEV_NULL, NULL, NULL, &clean_pid, &err)) {
+    if (!g_spawn_async_with_pipes (NULL, argv, NULL,
+            G_SPAWN_DO_NOT_REAP_CHILD, NULL, NULL, &clean_pid, NULL,
+            &clean_out, NULL, &err)) {
       t_log ("spawn clean: %s", err->message);
       return T_EXIT_FAIL;
     }
-    /* Vary who starts first from round to round. */
-    if (round % 3 == 1)
-      g_usleep (1000);
+    /* Vary who starts first: clean needs a few ms to start up, the
+     * writer under one; delays of 0..14 ms put either first. */
+    g_usleep ((round % 8) * 2000);
     __atomic_store_n (&sh->go, 1, __ATOMIC_RELEASE);
     waitpid (clean_pid, &status, 0);
+    {
+      char buf[4096];
+      ssize_t n = read (clean_out, buf, sizeof buf - 1);
+      buf[n > 0 ? n : 0] = '\0';
+      if (strstr (buf, "removed doradma."))
+        removed++;
+      close (clean_out);
+    }
     T_EXPECT (fails, WIFEXITED (status) && (WEXITSTATUS (status) == 0
             || WEXITSTATUS (status) == 1), "round %d: clean exit %d", round,
         status);
@@ -149,8 +159,11 @@ main (void)
   }
   if (prev > 0)
     waitpid (prev, NULL, 0);
-  t_log ("%d rounds: clean held the stale lock first in %d (writer saw "
-      "-EBUSY %d times, then started)", round, clean_first, busy);
+  t_log ("%d rounds: clean removed the stale channel first in %d; the "
+      "writer met clean's lock in %d (-EBUSY %d times, then started)", round,
+      removed, clean_first, busy);
+  T_EXPECT (fails, removed > 0 && removed < round,
+      "both orders happened (clean first in %d of %d)", removed, round);
 
   /* clean --all next to a live, publishing writer. */
   if (fails == 0) {

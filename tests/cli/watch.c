@@ -82,7 +82,9 @@ watch_and_quit (const char *channel, char key, GString * screen)
       close (master);
       return WIFEXITED (status) ? WEXITSTATUS (status) : 128 + WTERMSIG (status);
     }
+    /* Once the child closed the pty, reads fail at once: pace the loop. */
     drain (master, screen, 10);
+    g_usleep (10000);
   }
   kill (pid, SIGKILL);
   waitpid (pid, NULL, 0);
