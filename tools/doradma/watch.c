@@ -158,26 +158,34 @@ render (GString * out, const char *only, GHashTable * prevs)
   return TRUE;
 }
 
-/* Waits up to ms for 'q' on stdin. Returns TRUE to quit. */
+/* Waits up to ms for 'q' on stdin (other keys are ignored; at EOF it just
+ * sleeps). Returns TRUE to quit. */
 static gboolean
 wait_for_quit (int ms, gboolean * stdin_open)
 {
-  struct pollfd pfd = { STDIN_FILENO, POLLIN, 0 };
-  char c;
-  ssize_t n;
+  guint64 end = tool_now_mono () + (guint64) ms * 1000000;
 
-  if (!*stdin_open) {
-    g_usleep ((gulong) ms * 1000);
-    return stop_signal != 0;
+  while (stop_signal == 0) {
+    struct pollfd pfd = { STDIN_FILENO, POLLIN, 0 };
+    guint64 now = tool_now_mono ();
+    int left;
+    char c;
+
+    if (now >= end)
+      return FALSE;
+    left = (int) ((end - now) / 1000000) + 1;
+    if (!*stdin_open) {
+      g_usleep ((gulong) left * 1000);
+      continue;
+    }
+    if (poll (&pfd, 1, left) <= 0)
+      continue;
+    if (read (STDIN_FILENO, &c, 1) <= 0)
+      *stdin_open = FALSE;
+    else if (c == 'q' || c == 'Q')
+      return TRUE;
   }
-  if (poll (&pfd, 1, ms) <= 0)
-    return stop_signal != 0;
-  n = read (STDIN_FILENO, &c, 1);
-  if (n <= 0) {
-    *stdin_open = FALSE;        /* EOF: keep refreshing until a signal */
-    return stop_signal != 0;
-  }
-  return c == 'q' || c == 'Q' || stop_signal != 0;
+  return TRUE;
 }
 
 int
