@@ -361,7 +361,13 @@ doradma_inspect_status (const struct doradma_inspect *in)
     return "invalid";
   if (in->writer_alive == 0)
     return "stale";
-  switch (in->rcb.state) {
+  return doradma_inspect_state_name (in->rcb.state);
+}
+
+INSPECT_API const char *
+doradma_inspect_state_name (uint32_t state)
+{
+  switch (state) {
     case DORADMA_STATE_LIVE:
       return "live";
     case DORADMA_STATE_EOS:

@@ -121,6 +121,8 @@ const struct doradma_inspect_verdict *doradma_inspect_first_error (
 /* "live", "eos", "superseded", "stale" (the writer lock is free), or
  * "invalid" (the segment failed validation). */
 const char *doradma_inspect_status (const struct doradma_inspect *in);
+/* rcb.state in words: "live", "eos", "superseded", "unknown". */
+const char *doradma_inspect_state_name (uint32_t state);
 
 /* Sequence of the newest frame (0: none) and frames published in this
  * segment (newest - first_seq + 1), from the RCB copy. */

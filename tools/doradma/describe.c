@@ -63,21 +63,6 @@ tool_reader_state (guint32 state)
   }
 }
 
-const char *
-tool_rcb_state (guint32 state)
-{
-  switch (state) {
-    case DORADMA_STATE_LIVE:
-      return "live";
-    case DORADMA_STATE_EOS:
-      return "eos";
-    case DORADMA_STATE_SUPERSEDED:
-      return "superseded";
-    default:
-      return "unknown";
-  }
-}
-
 guint64
 tool_now_mono (void)
 {
@@ -157,7 +142,7 @@ tool_json_summary (JsonBuilder * b, const struct doradma_inspect *in)
   if (!valid)
     return;
   json_builder_set_member_name (b, "state");
-  json_builder_add_string_value (b, tool_rcb_state (in->rcb.state));
+  json_builder_add_string_value (b, doradma_inspect_state_name (in->rcb.state));
   json_builder_set_member_name (b, "transport");
   json_builder_add_string_value (b, in->transport);
   json_builder_set_member_name (b, "caps");

@@ -114,7 +114,7 @@ text_rcb (const struct doradma_inspect *in)
       r->writer_start, r->ctl_token);
   printf ("  state %s (%u)  caps_epoch %u  newest seq %" PRIu64 " slot %u  "
       "first_seq %" PRIu64 "  final_seq %" PRIu64 "  latency %s\n",
-      tool_rcb_state (r->state), r->state, r->caps_epoch,
+      doradma_inspect_state_name (r->state), r->state, r->caps_epoch,
       (guint64) DORADMA_NEWEST_SEQ (r->newest), DORADMA_NEWEST_SLOT (r->newest),
       r->first_seq, r->final_seq, lat);
   g_free (lat);
@@ -312,7 +312,7 @@ json_rcb (JsonBuilder * b, const struct doradma_inspect *in)
   m_uint (b, "slots_offset", r->slots_offset);
   m_hex (b, "ctl_token", r->ctl_token);
   json_builder_set_member_name (b, "state");
-  json_builder_add_string_value (b, tool_rcb_state (r->state));
+  json_builder_add_string_value (b, doradma_inspect_state_name (r->state));
   m_uint (b, "caps_epoch", r->caps_epoch);
   m_uint (b, "newest_seq", DORADMA_NEWEST_SEQ (r->newest));
   m_uint (b, "newest_slot", DORADMA_NEWEST_SLOT (r->newest));

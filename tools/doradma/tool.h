@@ -46,7 +46,6 @@ const char *tool_caps_now (const struct doradma_inspect *in);
 char *tool_bytes (guint64 bytes);      /* "8.0 MiB" */
 char *tool_duration (guint64 ns);      /* "12.3 ms", "-" for TIME_NONE */
 const char *tool_reader_state (guint32 state);
-const char *tool_rcb_state (guint32 state);
 guint64 tool_now_mono (void);
 /* JSON object of `v`: {"rc", "errno", "field", "message"} or {"rc":0}. */
 void tool_json_verdict (JsonBuilder * b, const char *member,
