@@ -343,6 +343,8 @@ doradma_inspect_clear (struct doradma_inspect *in)
 INSPECT_API const struct doradma_inspect_verdict *
 doradma_inspect_first_error (const struct doradma_inspect *in)
 {
+  uint32_t s, e;
+
   if (in->object.rc != 0)
     return &in->object;
   if (in->segment.rc != 0)
@@ -351,6 +353,13 @@ doradma_inspect_first_error (const struct doradma_inspect *in)
     return &in->ctl_object;
   if (in->ctl_valid.rc != 0)
     return &in->ctl_valid;
+  for (s = 0; s < in->slot_count; s++)
+    if (in->slots[s].state == DORADMA_INSPECT_SLOT_FRAME
+        && in->slots[s].valid.rc != 0)
+      return &in->slots[s].valid;
+  for (e = 0; e < DORADMA_CAPS_ENTRIES; e++)
+    if (in->caps_table[e].consistent && in->caps_table[e].valid.rc != 0)
+      return &in->caps_table[e].valid;
   return NULL;
 }
 

@@ -113,8 +113,8 @@ int doradma_inspect_channel (const char *shm_dir, const char *channel,
     struct doradma_inspect *in);
 void doradma_inspect_clear (struct doradma_inspect *in);
 
-/* The first failed verdict (object, segment, ctl object, ctl), or NULL when
- * every part is valid. Slot records are per frame, not counted here. */
+/* The first failed verdict (object, segment, ctl object, ctl, then frame
+ * records and caps entries in use), or NULL when every part is valid. */
 const struct doradma_inspect_verdict *doradma_inspect_first_error (
     const struct doradma_inspect *in);
 

@@ -4,7 +4,8 @@
  * part and the field the lib's validator names (the same field
  * doradma_reader_open reports, which the test asks the lib for), and the
  * text form and `list` do not crash. Objects that are not regular files (a
- * FIFO, a symbolic link, a directory) are refused without blocking. */
+ * FIFO, a symbolic link, a directory) are refused without blocking. 300
+ * randomly damaged segments each get exit 0 or 3 and one JSON document. */
 #include "cli-test.h"
 
 #include <errno.h>
@@ -311,6 +312,65 @@ not_files (void)
   return fails;
 }
 
+/* Random damage (fixed seed): bytes of the header, JSON, RCB and control
+ * object overwritten, or the object cut short. The tool must answer every
+ * one with exit 0 or 3 and one JSON document, and never die of a signal. */
+static int
+random_damage (int rounds)
+{
+  GRand *rand = g_rand_new_with_seed (20261201);
+  int fails = 0, i;
+
+  for (i = 0; i < rounds && fails < 5; i++) {
+    struct cli_image c = dup_image ();
+    char ch[64], *out = NULL;
+    JsonNode *root;
+    int code, tcode, n, k;
+
+    n = g_rand_int_range (rand, 1, 4);
+    for (k = 0; k < n; k++) {
+      uint64_t where;
+      int part = g_rand_int_range (rand, 0, 5);
+      if (part == 0)
+        where = g_rand_int_range (rand, 0, DORADMA_HEADER_SIZE);
+      else if (part == 1)
+        where = g_rand_int_range (rand, DORADMA_HEADER_SIZE, 1024);
+      else if (part == 2)
+        where = c.rcb_offset + g_rand_int_range (rand, 0,
+            sizeof (struct doradma_shm_rcb));
+      else
+        where = c.len;          /* the control object, below */
+      if (where < c.len) {
+        c.data[where] = (uint8_t) g_rand_int (rand);
+      } else {
+        where = g_rand_int_range (rand, 0, c.ctl_len);
+        c.ctl[where] = (uint8_t) g_rand_int (rand);
+      }
+    }
+    if (g_rand_int_range (rand, 0, 10) == 0)
+      c.len = g_rand_int_range (rand, 0, c.len);
+    t_channel (ch, sizeof ch, "damage");
+    if (cli_install (&c, ch) != 0) {
+      cli_image_free (&c);
+      return fails + 1;
+    }
+    code = cli_run (&out, "show", "--json", ch, NULL);
+    tcode = cli_run (NULL, "show", ch, NULL);
+    root = cli_parse (out);
+    T_EXPECT (fails, (code == 0 || code == 3) && (tcode == 0 || tcode == 3)
+        && root && cli_get (root, "valid") && (code == 0) == cli_bool (root,
+            "valid"), "damage %d: exit %d / %d", i, code, tcode);
+    if (root)
+      json_node_unref (root);
+    g_free (out);
+    cli_image_free (&c);
+  }
+  g_rand_free (rand);
+  t_log ("%d randomly damaged segments: %s", i, fails ? "FAILED" : "all "
+      "answered with exit 0 or 3 and JSON");
+  return fails;
+}
+
 int
 main (void)
 {
@@ -324,6 +384,7 @@ main (void)
   fails += crafted ();
   fails += records ();
   fails += not_files ();
+  fails += random_damage (300);
   /* Everything above at once (what is left in the directory): list and
    * list --json survive it; the hostile ones are listed as invalid. */
   {

@@ -11,13 +11,15 @@
  *   superseded   a replaced segment (kept reachable under another name while
  *                its writer lives): status superseded, final_seq; its
  *                successor continues the sequence; clean removes the old one
- *                only once its writer closed */
+ *                only once its writer closed
+ *   usage        exit codes 1 (not found) and 2 (bad usage), --help */
 #include "cli-test.h"
 
 #include <errno.h>
 #include <fcntl.h>
 #include <pthread.h>
 #include <signal.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
@@ -405,13 +407,56 @@ err:
   return T_EXIT_FAIL;
 }
 
+/* Exit codes: 0 ok, 1 not found, 2 bad usage; --help per command. */
+static int
+test_usage (void)
+{
+  const char *tool = getenv ("DORADMA_TOOL");
+  char *out = NULL;
+  int fails = 0, status = 0;
+  const char *commands[] = { "list", "show", "watch", "clean" };
+  char *argv[4];
+  size_t i;
+
+  T_EXPECT (fails, cli_run (NULL, "show", NULL) == 2, "show without channel");
+  T_EXPECT (fails, cli_run (NULL, "show", "a/b", NULL) == 2, "bad name");
+  T_EXPECT (fails, cli_run (NULL, "show", "--frob", "x", NULL) == 2,
+      "unknown option");
+  T_EXPECT (fails, cli_run (NULL, "list", "extra", NULL) == 2, "list arg");
+  T_EXPECT (fails, cli_run (NULL, "clean", NULL) == 2, "clean without target");
+  T_EXPECT (fails, cli_run (NULL, "clean", "--all", "x", NULL) == 2,
+      "clean with both");
+  T_EXPECT (fails, cli_run (NULL, "watch", "--interval", "0", NULL) == 2,
+      "watch interval 0");
+  T_EXPECT (fails, cli_run (NULL, "frob", NULL) == 2, "unknown command");
+  T_EXPECT (fails, cli_run (NULL, "show", "nosuch", NULL) == 1, "not found");
+  T_EXPECT (fails, cli_run (NULL, "clean", "nosuch", NULL) == 1,
+      "clean not found");
+  T_EXPECT (fails, cli_run (&out, "list", NULL) == 0 && out
+      && strstr (out, "CHANNEL"), "empty list");
+  g_free (out);
+  for (i = 0; i < G_N_ELEMENTS (commands); i++) {
+    argv[0] = (char *) tool;
+    argv[1] = (char *) commands[i];
+    argv[2] = (char *) "--help";
+    argv[3] = NULL;
+    out = NULL;
+    T_EXPECT (fails, g_spawn_sync (NULL, argv, NULL, G_SPAWN_DEFAULT, NULL,
+            NULL, &out, NULL, &status, NULL) && WIFEXITED (status)
+        && WEXITSTATUS (status) == 0 && out && strstr (out, commands[i])
+        && strstr (out, "--shm-dir"), "%s --help", commands[i]);
+    g_free (out);
+  }
+  return fails ? T_EXIT_FAIL : T_EXIT_PASS;
+}
+
 int
 main (int argc, char **argv)
 {
   int ret;
 
   if (argc != 2) {
-    fprintf (stderr, "usage: %s channels|killed|superseded\n", argv[0]);
+    fprintf (stderr, "usage: %s channels|killed|superseded|usage\n", argv[0]);
     return T_EXIT_FAIL;
   }
   t_watchdog (100);
@@ -422,6 +467,8 @@ main (int argc, char **argv)
     ret = test_killed ();
   else if (strcmp (argv[1], "superseded") == 0)
     ret = test_superseded ();
+  else if (strcmp (argv[1], "usage") == 0)
+    ret = test_usage ();
   else
     ret = T_EXIT_FAIL;
   t_shm_dir_remove (cli_dir);

@@ -57,18 +57,7 @@ reader_shown (const struct doradma_inspect_reader *rd)
 static int
 show_exit (const struct doradma_inspect *in)
 {
-  guint32 s, e;
-
-  if (doradma_inspect_first_error (in))
-    return TOOL_EXIT_INVALID;
-  for (s = 0; s < in->slot_count; s++)
-    if (in->slots[s].state == DORADMA_INSPECT_SLOT_FRAME
-        && in->slots[s].valid.rc != 0)
-      return TOOL_EXIT_INVALID;
-  for (e = 0; e < DORADMA_CAPS_ENTRIES; e++)
-    if (in->caps_table[e].consistent && in->caps_table[e].valid.rc != 0)
-      return TOOL_EXIT_INVALID;
-  return TOOL_EXIT_OK;
+  return doradma_inspect_first_error (in) ? TOOL_EXIT_INVALID : TOOL_EXIT_OK;
 }
 
 /* ------------------------------------------------------------------------ */
