@@ -111,6 +111,10 @@ doradma_clean_channel (const char *shm_dir, const char *channel,
   for (attempt = 0; attempt < CLEAN_ATTEMPTS; attempt++) {
     int before;
 
+    /* Counted before the lock, to hold it for two unlinks only in the
+     * common case (a writer starting meanwhile meets it: -EBUSY). Only a
+     * holder of the lock makes such names, so none appear meanwhile. */
+    before = count_leftovers (&p, channel);
     /* O_RDWR: an OFD write lock needs a writable fd. */
     fd = open (p.data, O_RDWR | O_NONBLOCK | O_NOFOLLOW | O_CLOEXEC);
     if (fd < 0 && errno == ENOENT)
@@ -139,9 +143,10 @@ doradma_clean_channel (const char *shm_dir, const char *channel,
     /* The names are frozen while we hold this lock. */
     if (unlink (p.ctl) == 0)
       rep->removed_ctl = 1;
-    before = count_leftovers (&p, channel);
-    segment_remove_leftovers (&p);
-    rep->removed_leftovers = before - count_leftovers (&p, channel);
+    if (before > 0) {
+      segment_remove_leftovers (&p);
+      rep->removed_leftovers = before - count_leftovers (&p, channel);
+    }
     if (unlink (p.data) == 0)
       rep->removed_data = 1;
     close (fd);                 /* drops the lock */

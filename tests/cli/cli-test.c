@@ -66,7 +66,8 @@ cli_parse (const char *text)
     t_log ("not JSON: %s\n%s", err ? err->message : "no output",
         text ? text : "");
     g_clear_error (&err);
-  } else if (!JSON_NODE_HOLDS_OBJECT (json_parser_get_root (p))) {
+  } else if (json_parser_get_root (p) == NULL
+      || !JSON_NODE_HOLDS_OBJECT (json_parser_get_root (p))) {
     t_log ("JSON root is not an object");
   } else {
     root = json_node_copy (json_parser_get_root (p));

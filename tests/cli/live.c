@@ -107,6 +107,7 @@ test_channels (void)
   char cha[64], chb[64], caps_a[256];
   JsonNode *root = NULL, *list = NULL, *e, *s;
   struct pump pump = { 0 };
+  struct doradma_shm_ctl *ctl = NULL, *before = NULL;
   pthread_t th;
   int fails = 0, i;
   char *out = NULL;
@@ -144,6 +145,13 @@ test_channels (void)
   for (i = 0; i < 3; i++)
     T_RC (t_publish (wb, DORADMA_POLICY_LATEST, 0, 4096, NULL, NULL), 0,
         "publish b");
+
+  /* The control object as the readers left it: the tool must not join,
+   * lease or bump anything in it. */
+  ctl = t_ctl_map (cli_dir, cha);
+  T_CHECK (ctl != NULL, "map ctl");
+  before = g_malloc (sizeof *ctl);
+  memcpy (before, ctl, sizeof *ctl);
 
   root = show_json (cha, 0);
   T_CHECK (root != NULL, "show a");
@@ -205,6 +213,14 @@ test_channels (void)
       "show text");
   g_free (out);
   out = NULL;
+
+  T_EXPECT (fails, cli_run (NULL, "watch", "--iterations", "2", "--interval",
+          "0.1", cha, NULL) == 0, "watch --iterations 2");
+  T_EXPECT (fails, cli_run (NULL, "list", "--json", NULL) == 0, "list");
+  T_EXPECT (fails, memcmp (before, ctl, sizeof *ctl) == 0,
+      "list/show/watch changed the control object (joined, leased or bumped)");
+  g_free (before);
+  t_ctl_unmap (ctl);
 
   /* list: both channels; a rate only where frames flow. */
   pump.w = wa;

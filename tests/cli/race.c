@@ -24,6 +24,7 @@ struct shared {
   int busy;                     /* -EBUSY answers seen before success */
   uint64_t ino;
   int published;
+  char busy_msg[200];           /* the first -EBUSY's message */
 };
 
 static int
@@ -44,6 +45,8 @@ writer_child (void *arg)
   /* -EBUSY while clean holds the stale object's lock for a moment. */
   while ((ret = doradma_writer_create (&wc, &w, &diag)) == -EBUSY
       && t_now_ns () - start < 2000000000ull) {
+    if (sh->busy_msg[0] == '\0')
+      g_strlcpy (sh->busy_msg, diag.msg, sizeof sh->busy_msg);
     sh->busy++;
     g_usleep (1000);
   }
@@ -80,7 +83,6 @@ main (void)
   struct shared *sh = t_shared_alloc (sizeof *sh);
   const char *tool = getenv ("DORADMA_TOOL");
   int fails = 0, round, clean_first = 0, busy = 0, removed = 0, i;
-  pid_t prev = 0;
 
   t_watchdog (230);
   cli_dir = t_shm_dir_new (NULL, "cli-race");
@@ -102,6 +104,7 @@ main (void)
     sh->created = 0;
     sh->ino = 0;
     sh->published = 0;
+    sh->busy = 0;
     w = t_fork (writer_child, sh);
     if (!g_spawn_async_with_pipes (NULL, argv, NULL,
             G_SPAWN_DO_NOT_REAP_CHILD, NULL, NULL, &clean_pid, NULL,
@@ -133,8 +136,6 @@ main (void)
     busy += sh->busy;
     if (sh->busy)
       clean_first++;
-    if (prev > 0)
-      waitpid (prev, NULL, 0);
 
     /* The started writer owns both names, after clean is done. */
     T_EXPECT (fails, ino_at (sh->channel, "", &ino) == 0 && ino == sh->ino,
@@ -150,18 +151,22 @@ main (void)
     if (root)
       json_node_unref (root);
     g_free (out);
+    /* It keeps publishing (up to 2 s: the machine is shared). */
     pub = __atomic_load_n (&sh->published, __ATOMIC_RELAXED);
-    g_usleep (20000);
+    for (i = 0; i < 200 && __atomic_load_n (&sh->published,
+            __ATOMIC_RELAXED) <= pub + 2; i++)
+      g_usleep (10000);
     T_EXPECT (fails, __atomic_load_n (&sh->published, __ATOMIC_RELAXED) > pub,
         "round %d: the writer still publishes", round);
-    kill (w, SIGKILL);          /* stale for the next round */
-    prev = w;
+    /* Stale for the next round; reaped now, so that its lock is gone
+     * before the next writer starts (else that writer sees it held). */
+    kill (w, SIGKILL);
+    waitpid (w, NULL, 0);
   }
-  if (prev > 0)
-    waitpid (prev, NULL, 0);
   t_log ("%d rounds: clean removed the stale channel first in %d; the "
-      "writer met clean's lock in %d (-EBUSY %d times, then started)", round,
-      removed, clean_first, busy);
+      "writer met clean's lock in %d (-EBUSY %d times, then started%s%s)",
+      round, removed, clean_first, busy, busy ? "; first: " : "",
+      sh->busy_msg);
   T_EXPECT (fails, removed > 0 && removed < round,
       "both orders happened (clean first in %d of %d)", removed, round);
 
