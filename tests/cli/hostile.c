@@ -309,6 +309,30 @@ not_files (void)
     else
       unlink (path);
   }
+  /* A FIFO under the control object's name of a valid data object. */
+  {
+    struct cli_image c = dup_image ();
+
+    c.ctl_len = 0;
+    t_channel (ch, sizeof ch, "ctl-fifo");
+    if (cli_install (&c, ch) == 0) {
+      snprintf (path, sizeof path, "%s/doradma.%s~ctl", cli_dir, ch);
+      mkfifo (path, 0600);
+      T_EXPECT (fails, cli_run (&out, "show", "--json", ch, NULL) == 3,
+          "ctl fifo: exit 3");
+      root = cli_parse (out);
+      T_EXPECT (fails, root && cli_bool (root, "segment.valid")
+          && g_strcmp0 (cli_str (root, "ctl.object.field"), "object.type")
+          == 0, "ctl fifo: ctl.object.field\n%s", out);
+      if (root)
+        json_node_unref (root);
+      g_free (out);
+      unlink (path);
+    } else {
+      fails++;
+    }
+    cli_image_free (&c);
+  }
   return fails;
 }
 

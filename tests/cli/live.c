@@ -248,6 +248,27 @@ test_channels (void)
   g_free (out);
 
   json_node_unref (list);
+
+  /* EOS is a status of its own; a dora pool is listed with its size. */
+  doradma_writer_eos (wb);
+  {
+    char pool[4096];
+    GError *gerr = NULL;
+    JsonNode *o;
+
+    snprintf (pool, sizeof pool, "%s/dora_pool_cli_test", cli_dir);
+    T_CHECK (g_file_set_contents (pool, "0123456789", 10, &gerr), "pool");
+    list = list_json (NULL);
+    T_CHECK (list != NULL, "list");
+    e = cli_find (list, "channels", "name", chb, 0);
+    T_EXPECT (fails, e && g_strcmp0 (cli_str (e, "status"), "eos") == 0,
+        "b at eos");
+    o = cli_find (list, "others", "name", "dora_pool_cli_test", 0);
+    T_EXPECT (fails, o && g_strcmp0 (cli_str (o, "kind"), "dora-pool") == 0
+        && cli_int (o, "size", -1) == 10, "dora pool listed");
+    json_node_unref (list);
+    unlink (pool);
+  }
   doradma_reader_close (bp);
   doradma_reader_close (bp2);
   doradma_reader_close (nobp);
@@ -334,6 +355,58 @@ test_killed (void)
   T_EXPECT (fails, exists (chl, "") && exists (chl, "~ctl"), "live kept");
   T_RC (t_publish (live, DORADMA_POLICY_LATEST, 0, 4096, NULL, NULL), 0,
       "live writer still publishes");
+
+  /* A control object whose data object is gone (a writer killed between
+   * the two unlinks of its close) and a leftover name of a replace cut
+   * short, next to a stale channel: listed, then removed by clean. */
+  {
+    char cho[64], path[4096], left[4096];
+    JsonNode *l, *o;
+    int fd;
+
+    t_channel (cho, sizeof cho, "cli-orphan");
+    pid = t_fork (killed_child, args);
+    write (to_child[1], cho, sizeof cho);
+    T_CHECK (read (from_child[0], &c, 1) == 1, "child ready");
+    kill (pid, SIGKILL);
+    waitpid (pid, NULL, 0);
+    snprintf (path, sizeof path, "%s/doradma.%s", cli_dir, cho);
+    T_CHECK (unlink (path) == 0, "unlink data");
+    pid = t_fork (killed_child, args);
+    write (to_child[1], chk, sizeof chk);
+    T_CHECK (read (from_child[0], &c, 1) == 1, "child ready");
+    kill (pid, SIGKILL);
+    waitpid (pid, NULL, 0);
+    snprintf (left, sizeof left, "%s/doradma.%s~new.%d.1234abcd", cli_dir, chk,
+        (int) pid);
+    fd = open (left, O_CREAT | O_WRONLY | O_CLOEXEC, 0600);
+    T_CHECK (fd >= 0, "leftover");
+    close (fd);
+
+    T_EXPECT (fails, cli_run (&out, "list", "--json", NULL) == 0, "list");
+    l = cli_parse (out);
+    g_free (out);
+    snprintf (path, sizeof path, "doradma.%s~ctl", cho);
+    o = l ? cli_find (l, "others", "name", path, 0) : NULL;
+    T_EXPECT (fails, o && g_strcmp0 (cli_str (o, "kind"), "orphan-control")
+        == 0 && cli_int (o, "size", 0) >= (gint64) sizeof (struct
+            doradma_shm_ctl), "orphan listed");
+    o = l ? cli_find (l, "others", "name", strrchr (left, '/') + 1, 0) : NULL;
+    T_EXPECT (fails, o && g_strcmp0 (cli_str (o, "kind"), "leftover") == 0,
+        "leftover listed");
+    if (l)
+      json_node_unref (l);
+    T_EXPECT (fails, cli_run (&out, "watch", "--iterations", "1", NULL) == 0
+        && out && strstr (out, chk) && strstr (out, chl), "watch of all");
+    g_free (out);
+    T_EXPECT (fails, cli_run (&out, "clean", "--all", NULL) == 0 && out
+        && strstr (out, "removed 1 leftover name"), "clean --all: %s", out);
+    g_free (out);
+    T_EXPECT (fails, !exists (cho, "~ctl") && !exists (chk, "")
+        && !exists (chk, "~ctl") && access (left, F_OK) != 0
+        && exists (chl, "") && exists (chl, "~ctl"),
+        "orphan, stale channel and leftover gone, live channel kept");
+  }
   doradma_writer_close (live);
   return fails ? T_EXIT_FAIL : T_EXIT_PASS;
 err:
