@@ -418,6 +418,33 @@ doradma_inspect_live_readers (const struct doradma_inspect *in)
   return n;
 }
 
+INSPECT_API uint64_t
+doradma_inspect_lost (const struct doradma_inspect *in, uint32_t r)
+{
+  const struct doradma_inspect_reader *rd;
+  uint64_t newest = doradma_inspect_newest_seq (in), consumed, held = 0;
+  uint32_t s;
+
+  if (r >= DORADMA_MAX_READERS || newest == 0)
+    return 0;
+  rd = &in->readers[r];
+  consumed = rd->entry.consumed_seq;
+  if (!(rd->entry.flags & DORADMA_READER_BACKPRESSURE) || consumed >= newest)
+    return 0;
+  /* Frames after `consumed` still in a slot (or being rewritten: counted
+   * as held, so the answer is a lower bound, never a false loss). */
+  for (s = 0; s < in->slot_count; s++) {
+    const struct doradma_inspect_slot *sl = &in->slots[s];
+    if (sl->state != DORADMA_INSPECT_SLOT_FRAME && sl->state !=
+        DORADMA_INSPECT_SLOT_EMPTY)
+      held++;
+    else if (sl->state == DORADMA_INSPECT_SLOT_FRAME && sl->rec.seq > consumed
+        && sl->rec.seq <= newest)
+      held++;
+  }
+  return newest - consumed > held ? newest - consumed - held : 0;
+}
+
 INSPECT_API enum doradma_object_kind
 doradma_object_classify (const char *name, char *channel)
 {

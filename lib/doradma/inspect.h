@@ -128,6 +128,12 @@ const char *doradma_inspect_state_name (uint32_t state);
  * segment (newest - first_seq + 1), from the RCB copy. */
 uint64_t doradma_inspect_newest_seq (const struct doradma_inspect *in);
 uint64_t doradma_inspect_published (const struct doradma_inspect *in);
+/* Frames a back-pressure reader (entry r) will never get: published after
+ * its consumed_seq and already overwritten (no slot holds them). 0 for a
+ * reader without back-pressure (its consumed_seq is not kept current) and
+ * under a lossless writer, which waits for it. A lower bound: a slot being
+ * rewritten counts as still holding a frame. */
+uint64_t doradma_inspect_lost (const struct doradma_inspect *in, uint32_t r);
 /* Reader entries in state ACTIVE whose lock is held. */
 uint32_t doradma_inspect_live_readers (const struct doradma_inspect *in);
 

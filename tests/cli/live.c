@@ -178,6 +178,8 @@ test_channels (void)
       && cli_int (e, "leases", -1) == 1 && cli_int (e, "pid", -1) == getpid ()
       && g_strcmp0 (cli_str (e, "state"), "active") == 0,
       "reader bp (entry %u)", st_bp.entry);
+  T_EXPECT (fails, e && cli_int (e, "lost", -1) == 0,
+      "bp lost nothing: six slots hold all five frames");
   e = cli_find (root, "reader_entries", "index", NULL, st_bp2.entry);
   T_EXPECT (fails, e && cli_bool (e, "backpressure")
       && cli_int (e, "consumed_seq", -1) == 5 && cli_int (e, "lag", -1) == 0
@@ -248,6 +250,37 @@ test_channels (void)
   g_free (out);
 
   json_node_unref (list);
+
+  /* A back-pressure reader behind a latest writer on two slots: of five
+   * frames after what it consumed, three are overwritten: lost. */
+  {
+    struct doradma_writer *wc_ = NULL;
+    struct doradma_reader *slow = NULL;
+    struct doradma_reader_stats st;
+    char chc[64];
+
+    t_channel (chc, sizeof chc, "cli-c");
+    t_writer_config (&wc, chc, cli_dir, 2, 4096);
+    T_RC (doradma_writer_create (&wc, &wc_, &diag), 0, "writer c");
+    t_reader_config (&rc, chc, cli_dir, 1);
+    T_RC (doradma_reader_open (&rc, &slow, &diag), 0, "reader c");
+    for (i = 0; i < 5; i++)
+      T_RC (t_publish (wc_, DORADMA_POLICY_LATEST, 0, 4096, NULL, NULL), 0,
+          "publish c");
+    doradma_reader_get_stats (slow, &st);
+    root = show_json (chc, 0);
+    e = root ? cli_find (root, "reader_entries", "index", NULL, st.entry) :
+        NULL;
+    T_EXPECT (fails, e && cli_int (e, "consumed_seq", -1) == 0
+        && cli_int (e, "lag", -1) == 5 && cli_int (e, "lost", -1) == 3,
+        "slow reader: lag %lld lost %lld", e ? (long long) cli_int (e, "lag",
+            -1) : -1, e ? (long long) cli_int (e, "lost", -1) : -1);
+    if (root)
+      json_node_unref (root);
+    root = NULL;
+    doradma_reader_close (slow);
+    doradma_writer_close (wc_);
+  }
 
   /* EOS is a status of its own; a dora pool is listed with its size. */
   doradma_writer_eos (wb);

@@ -186,12 +186,13 @@ text_ctl (const struct doradma_inspect *in)
   for (r = 0; r < DORADMA_MAX_READERS; r++) {
     const struct doradma_inspect_reader *rd = &in->readers[r];
     gint64 lag = reader_lag (in, rd);
-    char lagtext[32] = "n/a (no back-pressure)";
+    char lagtext[48] = "n/a (no back-pressure)";
 
     if (!reader_shown (rd))
       continue;
     if (lag >= 0)
-      snprintf (lagtext, sizeof lagtext, "%" G_GINT64_FORMAT, lag);
+      snprintf (lagtext, sizeof lagtext, "%" G_GINT64_FORMAT "  lost %"
+          PRIu64, lag, doradma_inspect_lost (in, r));
     printf ("  [%u] pid %u  %s  %s  %s  consumed %" PRIu64 "  lag %s  leases "
         "%u  token 0x%016" PRIx64 "\n", r, rd->entry.pid,
         rd->alive == 1 ? "alive" : "dead", tool_reader_state (rd->entry.state),
@@ -447,6 +448,11 @@ json_ctl (JsonBuilder * b, const struct doradma_inspect *in)
     json_builder_set_member_name (b, "lag");
     if (lag >= 0)
       json_builder_add_int_value (b, lag);
+    else
+      json_builder_add_null_value (b);
+    json_builder_set_member_name (b, "lost");
+    if (lag >= 0)
+      json_builder_add_int_value (b, (gint64) doradma_inspect_lost (in, r));
     else
       json_builder_add_null_value (b);
     m_uint (b, "leases", rd->leases);

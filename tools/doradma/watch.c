@@ -76,13 +76,13 @@ render_channel (GString * out, const struct doradma_inspect *in,
   g_free (age);
   g_free (capture);
   g_free (lat);
-  g_string_append_printf (out, "  %-6s %-8s %-6s %-16s %-9s %-6s %-11s %s\n",
-      "READER", "PID", "ALIVE", "MODE", "STATE", "LAG", "CONSUMED/S",
-      "LEASES");
+  g_string_append_printf (out, "  %-6s %-8s %-6s %-16s %-9s %-6s %-11s %-9s "
+      "%s\n", "READER", "PID", "ALIVE", "MODE", "STATE", "LAG", "CONSUMED/S",
+      "LOST", "LEASES");
   for (r = 0; r < DORADMA_MAX_READERS; r++) {
     const struct doradma_inspect_reader *rd = &in->readers[r];
     int bp = (rd->entry.flags & DORADMA_READER_BACKPRESSURE) != 0;
-    char lag[24] = "n/a", rate[24] = "n/a";
+    char lag[24] = "n/a", rate[24] = "n/a", lost[24] = "n/a";
 
     if (rd->entry.state == DORADMA_READER_FREE && rd->leases == 0)
       continue;
@@ -92,11 +92,12 @@ render_channel (GString * out, const struct doradma_inspect *in,
       if (same)
         snprintf (rate, sizeof rate, "%.1f",
             per_second (rd->entry.consumed_seq, pv->consumed[r], dt));
+      snprintf (lost, sizeof lost, "%" PRIu64, doradma_inspect_lost (in, r));
     }
-    g_string_append_printf (out, "  %-6u %-8u %-6s %-16s %-9s %-6s %-11s %u\n",
-        r, rd->entry.pid, rd->alive == 1 ? "yes" : "NO",
+    g_string_append_printf (out, "  %-6u %-8u %-6s %-16s %-9s %-6s %-11s %-9s "
+        "%u\n", r, rd->entry.pid, rd->alive == 1 ? "yes" : "NO",
         bp ? "backpressure" : "no-backpressure",
-        tool_reader_state (rd->entry.state), lag, rate, rd->leases);
+        tool_reader_state (rd->entry.state), lag, rate, lost, rd->leases);
   }
   g_string_append (out, "\n");
   pv->dev = in->dev;
