@@ -15,7 +15,7 @@
 GST_DEBUG_CATEGORY (gst_doradma_debug);
 
 void
-doradma_element_init (GstPlugin * plugin)
+gst_doradma_element_init (GstPlugin * plugin)
 {
   static gsize res = FALSE;
 
@@ -45,10 +45,10 @@ func (void)                                                              \
 }
 
 static const GEnumValue transport_values[] = {
-  {GST_DORADMA_TRANSPORT_AUTO, "shmem, or $DORADMA_TRANSPORT when set", "auto"},
-  {GST_DORADMA_TRANSPORT_SHMEM, "Slots in POSIX shared memory", "shmem"},
-  {GST_DORADMA_TRANSPORT_UNIFIED, "Shared memory registered with CUDA (needs CUDA)", "unified"},
-  {GST_DORADMA_TRANSPORT_IPC, "Slots in CUDA device memory, CUDA IPC (needs CUDA)", "ipc"},
+  {GST_DORADMA_TRANSPORT_AUTO, "$DORADMA_TRANSPORT when set and not empty, else shmem", "auto"},
+  {GST_DORADMA_TRANSPORT_SHMEM, "Slots in POSIX shared memory (no CUDA needed)", "shmem"},
+  {GST_DORADMA_TRANSPORT_UNIFIED, "Slots in POSIX shared memory that readers register with CUDA (needs CUDA)", "unified"},
+  {GST_DORADMA_TRANSPORT_IPC, "Slots in one CUDA device allocation shared through CUDA IPC (needs a discrete GPU)", "ipc"},
   {0, NULL, NULL}
 };
 DEFINE_ENUM (gst_doradma_transport_get_type, "GstDoradmaTransport", transport_values)
@@ -85,7 +85,7 @@ DEFINE_ENUM (gst_doradma_writer_lost_get_type, "GstDoradmaWriterLost", writer_lo
 /* *INDENT-ON* */
 
 const gchar *
-doradma_transport_name (GstDoradmaTransport t)
+gst_doradma_transport_name (GstDoradmaTransport t)
 {
   switch (t) {
     case GST_DORADMA_TRANSPORT_SHMEM:
@@ -100,7 +100,7 @@ doradma_transport_name (GstDoradmaTransport t)
 }
 
 gboolean
-doradma_transport_resolve (GstDoradmaTransport requested,
+gst_doradma_transport_resolve (GstDoradmaTransport requested,
     GstDoradmaTransport * resolved, gchar ** bad_value)
 {
   const gchar *env;
@@ -128,7 +128,7 @@ doradma_transport_resolve (GstDoradmaTransport requested,
 }
 
 void
-doradma_plane_needs (const GstVideoInfo * info, guint plane,
+gst_doradma_plane_needs (const GstVideoInfo * info, guint plane,
     guint32 * rows, guint32 * row_bytes)
 {
   const GstVideoFormatInfo *finfo = info->finfo;
@@ -169,7 +169,7 @@ doradma_plane_needs (const GstVideoInfo * info, guint plane,
 }
 
 GstClockTime
-doradma_monotonic_now (void)
+gst_doradma_monotonic_now (void)
 {
   struct timespec ts;
 
@@ -178,10 +178,10 @@ doradma_monotonic_now (void)
 }
 
 GstClockTimeDiff
-doradma_clock_diff (GstClock * clock)
+gst_doradma_clock_diff (GstClock * clock)
 {
   GstClockTime c = gst_clock_get_time (clock);
-  GstClockTime m = doradma_monotonic_now ();
+  GstClockTime m = gst_doradma_monotonic_now ();
 
   return GST_CLOCK_DIFF (c, m);
 }
