@@ -69,6 +69,7 @@ gst_doradma_pool_set_config (GstBufferPool * pool, GstStructure * config)
   GstCaps *caps;
   guint size, min, max;
   GstVideoInfo info;
+  gboolean modified;
 
   if (!gst_buffer_pool_config_get_params (config, &caps, &size, &min, &max)
       || caps == NULL) {
@@ -99,12 +100,18 @@ gst_doradma_pool_set_config (GstBufferPool * pool, GstStructure * config)
   self->info = info;
   self->size = MAX ((gsize) size, info.size);
   self->min_buffers = min;
+  /* Buffers are ring slots, not counted here: no maximum (max 0); and a
+   * frame of the (aligned) layout must fit. When the caller asked for
+   * something else, the config says what we do, and set_config returns
+   * FALSE so that it can check it (gst_buffer_pool_config_validate_params)
+   * and set it again. */
+  modified = max != 0 || self->size != size;
   gst_buffer_pool_config_set_params (config, caps, self->size, min, 0);
   GST_DEBUG_OBJECT (pool, "%" GST_PTR_FORMAT " size %" G_GSIZE_FORMAT
-      " min %u", caps, self->size, min);
+      " min %u%s", caps, self->size, min, modified ? " (modified)" : "");
 
   return GST_BUFFER_POOL_CLASS (gst_doradma_pool_parent_class)->set_config
-      (pool, config);
+      (pool, config) && !modified;
 }
 
 static gboolean

@@ -44,6 +44,7 @@
 
 #include <errno.h>
 #include <string.h>
+#include <sys/stat.h>
 
 #include <gst/base/gstbasesink.h>
 #include <gst/video/video.h>
@@ -135,20 +136,25 @@ static GstStaticPadTemplate sink_template = GST_STATIC_PAD_TEMPLATE ("sink",
 /* Timestamps */
 
 /* The buffer's running time as CLOCK_MONOTONIC ns, through the pipeline
- * clock (which need not be monotonic: audio, PTP, device clocks). */
+ * clock (which need not be monotonic: audio, PTP, device clocks). A
+ * timestamp before the segment start (a buffer that overlaps it) has a
+ * negative running time: it maps to before the base time, not to "none". */
 static GstClockTime
 to_monotonic (GstDoradmaSink * self, GstClockTime ts)
 {
   GstBaseSink *bsink = GST_BASE_SINK (self);
-  GstClockTime rt, base;
   GstClockTimeDiff diff;
+  GstClockTime base;
+  guint64 rt;
   GstClock *clock;
   gint64 mono;
+  gint sign;
 
   if (!GST_CLOCK_TIME_IS_VALID (ts) || bsink->segment.format != GST_FORMAT_TIME)
     return DORADMA_TIME_NONE;
-  rt = gst_segment_to_running_time (&bsink->segment, GST_FORMAT_TIME, ts);
-  if (!GST_CLOCK_TIME_IS_VALID (rt))
+  sign = gst_segment_to_running_time_full (&bsink->segment, GST_FORMAT_TIME,
+      ts, &rt);
+  if (sign == 0)
     return DORADMA_TIME_NONE;
   clock = gst_element_get_clock (GST_ELEMENT (self));
   if (clock == NULL)
@@ -157,7 +163,7 @@ to_monotonic (GstDoradmaSink * self, GstClockTime ts)
   diff = gst_doradma_clock_diff (clock);
   gst_object_unref (clock);
 
-  mono = (gint64) (rt + base) + diff;
+  mono = (gint64) base + diff + (sign > 0 ? (gint64) rt : -(gint64) rt);
   return mono < 0 ? DORADMA_TIME_NONE : (GstClockTime) mono;
 }
 
@@ -370,17 +376,12 @@ gst_doradma_sink_render (GstBaseSink * bsink, GstBuffer * buf)
   const GstDoradmaProducerSettings *s =
       gst_doradma_producer_settings (self->producer);
   GstMemory *mem = NULL;
-  GstClockTime latency;
   GstFlowReturn ret;
   guint n_readers, tries;
 
   ret = gst_doradma_producer_prepare (self->producer, self->info.size);
   if (ret != GST_FLOW_OK)
     return ret;
-
-  latency = gst_base_sink_get_latency (bsink);
-  if (latency != gst_doradma_producer_get_latency (self->producer))
-    gst_doradma_producer_set_latency (self->producer, latency);
 
   GST_OBJECT_LOCK (self);
   n_readers = self->wait_for_readers;
@@ -424,6 +425,29 @@ gst_doradma_sink_render (GstBaseSink * bsink, GstBuffer * buf)
 /* ---------------------------------------------------------------------- */
 /* Negotiation and allocation */
 
+/* Until the pipeline configures its latency (the LATENCY event, at
+ * PLAYING), readers get what a live upstream reports now: its latency is
+ * known once it has caps, and the segment (created with the pool, before
+ * the first frame) carries it from the start. */
+static void
+publish_upstream_latency (GstDoradmaSink * self)
+{
+  GstQuery *q;
+  GstClockTime min = 0;
+  gboolean live = FALSE;
+
+  if (GST_CLOCK_TIME_IS_VALID (gst_doradma_producer_get_latency
+          (self->producer)))
+    return;
+  q = gst_query_new_latency ();
+  if (gst_pad_peer_query (GST_BASE_SINK_PAD (self), q)) {
+    gst_query_parse_latency (q, &live, &min, NULL);
+    if (live && GST_CLOCK_TIME_IS_VALID (min))
+      gst_doradma_producer_set_latency (self->producer, min);
+  }
+  gst_query_unref (q);
+}
+
 static gboolean
 gst_doradma_sink_set_caps (GstBaseSink * bsink, GstCaps * caps)
 {
@@ -453,20 +477,21 @@ gst_doradma_sink_set_caps (GstBaseSink * bsink, GstCaps * caps)
   self->info = info;
   gst_doradma_producer_set_caps (self->producer, str, info.size);
   g_free (str);
+  publish_upstream_latency (self);
   return TRUE;
 
   /* ERRORS */
+  /* a refusal, not a fatal error: upstream (an autoplugger) may try other
+   * caps; without any, the stream ends in not-negotiated */
 invalid_caps:
   {
-    GST_ELEMENT_ERROR (self, CORE, NEGOTIATION, (NULL),
-        ("invalid video caps %" GST_PTR_FORMAT, caps));
+    GST_ERROR_OBJECT (self, "invalid video caps %" GST_PTR_FORMAT, caps);
     return FALSE;
   }
 caps_too_long:
   {
-    GST_ELEMENT_ERROR (self, CORE, NEGOTIATION, (NULL),
-        ("caps string longer than %u bytes: %" GST_PTR_FORMAT,
-            DORADMA_CAPS_MAX - 1, caps));
+    GST_ERROR_OBJECT (self, "caps string longer than %u bytes: %"
+        GST_PTR_FORMAT, DORADMA_CAPS_MAX - 1, caps);
     return FALSE;
   }
 }
@@ -499,6 +524,11 @@ gst_doradma_sink_propose_allocation (GstBaseSink * bsink, GstQuery * query)
     }
   }
 
+  gst_query_add_allocation_meta (query, GST_VIDEO_META_API_TYPE, NULL);
+  gst_query_add_allocation_meta (query, GST_VIDEO_CROP_META_API_TYPE, NULL);
+  if (!need_pool)
+    return TRUE;
+
   pool = gst_doradma_pool_new (self->producer);
   config = gst_buffer_pool_get_config (pool);
   gst_buffer_pool_config_set_params (config, caps, info.size, 0, 0);
@@ -508,12 +538,10 @@ gst_doradma_sink_propose_allocation (GstBaseSink * bsink, GstQuery * query)
     gst_object_unref (pool);
     return FALSE;
   }
-  /* max 0: decoders replace pools with a small max by their own (#7b) */
+  /* max 0: decoders replace a pool whose max is below what they need by
+   * one of their own */
   gst_query_add_allocation_pool (query, pool, info.size, 0, 0);
   gst_object_unref (pool);
-
-  gst_query_add_allocation_meta (query, GST_VIDEO_META_API_TYPE, NULL);
-  gst_query_add_allocation_meta (query, GST_VIDEO_CROP_META_API_TYPE, NULL);
   return TRUE;
 }
 
@@ -532,6 +560,11 @@ gst_doradma_sink_event (GstBaseSink * bsink, GstEvent * event)
           gst_message_new_element (GST_OBJECT (self),
               gst_doradma_producer_get_stats (self->producer)));
       break;
+    case GST_EVENT_FLUSH_STOP:
+    case GST_EVENT_STREAM_START:
+      /* after EOS (a seek, a loop, a restart from READY): a new segment */
+      gst_doradma_producer_new_stream (self->producer);
+      break;
     default:
       break;
   }
@@ -539,15 +572,40 @@ gst_doradma_sink_event (GstBaseSink * bsink, GstEvent * event)
       event);
 }
 
+/* The pipeline's latency arrives as an upstream LATENCY event that the bin
+ * sends to the sink element (basesink stores it): publish it at once, not
+ * at the next frame. */
+static gboolean
+gst_doradma_sink_send_event (GstElement * element, GstEvent * event)
+{
+  GstDoradmaSink *self = GST_DORADMA_SINK (element);
+  gboolean latency = GST_EVENT_TYPE (event) == GST_EVENT_LATENCY;
+  gboolean ret;
+
+  ret = GST_ELEMENT_CLASS (gst_doradma_sink_parent_class)->send_event
+      (element, event);
+  if (latency)
+    gst_doradma_producer_set_latency (self->producer,
+        gst_base_sink_get_latency (GST_BASE_SINK (self)));
+  return ret;
+}
+
 #ifdef HAVE_GST_CUDA
-/* Share device 0's primary context (where the IPC slot area lives) with a
- * CUDA neighbour (cudaupload), only where CUDA works. */
+/* transport=ipc only (the slot area is on device 0): share device 0's
+ * primary context with a CUDA neighbour (cudaupload). Other transports use
+ * no GPU here and leave the choice of device to the neighbours. */
 static gboolean
 gst_doradma_sink_query (GstBaseSink * bsink, GstQuery * query)
 {
   GstDoradmaSink *self = GST_DORADMA_SINK (bsink);
+  gboolean started;
 
-  if (gst_doradma_cuda_element_query (GST_ELEMENT (self), &self->cuda_ctx,
+  GST_OBJECT_LOCK (self);
+  started = self->started;
+  GST_OBJECT_UNLOCK (self);
+  if (started && gst_doradma_producer_settings (self->producer)->transport ==
+      GST_DORADMA_TRANSPORT_IPC
+      && gst_doradma_cuda_element_query (GST_ELEMENT (self), &self->cuda_ctx,
           query))
     return TRUE;
   return GST_BASE_SINK_CLASS (gst_doradma_sink_parent_class)->query (bsink,
@@ -590,6 +648,8 @@ gst_doradma_sink_start (GstBaseSink * bsink)
     goto no_channel;
   if ((r = doradma_name_validate (channel, &diag)) < 0)
     goto bad_channel;
+  if (ps.permissions & S_IWOTH)
+    goto world_writable;
   if (!gst_doradma_transport_resolve (transport, &transport, &bad))
     goto bad_env;
   if ((transport == GST_DORADMA_TRANSPORT_UNIFIED
@@ -632,6 +692,19 @@ bad_env:
             bad), ("DORADMA_TRANSPORT must be empty, auto, shmem, unified "
             "or ipc"));
     g_free (bad);
+    g_free (channel);
+    return FALSE;
+  }
+world_writable:
+  {
+    /* every reader refuses such objects, the writer's own user included */
+    GST_ELEMENT_ERROR_WITH_DETAILS (self, RESOURCE, SETTINGS,
+        ("Invalid permissions %04o for channel \"%s\": writable by others",
+            ps.permissions, channel),
+        ("readers refuse objects others may write; share with a group "
+            "instead (0660) and set the readers' allowed-uid"),
+        ("channel", G_TYPE_STRING, channel, "field", G_TYPE_STRING,
+            "permissions", NULL));
     g_free (channel);
     return FALSE;
   }
@@ -686,9 +759,11 @@ gst_doradma_sink_set_property (GObject * object, guint prop_id,
   GstDoradmaSink *self = GST_DORADMA_SINK (object);
 
   GST_OBJECT_LOCK (self);
-  if (prop_id != PROP_WAIT_FOR_READERS && GST_STATE (self) > GST_STATE_READY) {
-    GST_WARNING_OBJECT (self, "cannot change %s while running",
-        pspec->name);
+  /* start() (NULL to READY) took the snapshot the channel is made from:
+   * a later change would apply to part of the element only */
+  if (prop_id != PROP_WAIT_FOR_READERS && self->started) {
+    GST_WARNING_OBJECT (self, "cannot change %s after the element started "
+        "(set it in the NULL state)", pspec->name);
     GST_OBJECT_UNLOCK (self);
     return;
   }
@@ -806,6 +881,7 @@ gst_doradma_sink_class_init (GstDoradmaSinkClass * klass)
   gobject_class->get_property = gst_doradma_sink_get_property;
   gobject_class->finalize = gst_doradma_sink_finalize;
 
+  element_class->send_event = GST_DEBUG_FUNCPTR (gst_doradma_sink_send_event);
   bsink_class->start = GST_DEBUG_FUNCPTR (gst_doradma_sink_start);
   bsink_class->stop = GST_DEBUG_FUNCPTR (gst_doradma_sink_stop);
   bsink_class->set_caps = GST_DEBUG_FUNCPTR (gst_doradma_sink_set_caps);
@@ -833,20 +909,21 @@ gst_doradma_sink_class_init (GstDoradmaSinkClass * klass)
   properties[PROP_CHANNEL] = g_param_spec_string ("channel", "Channel",
       "Channel name ([A-Za-z0-9_.-], 1-200 bytes); the ring is "
       "/dev/shm/doradma.<channel>", DEFAULT_CHANNEL,
-      G_PARAM_READWRITE | G_PARAM_STATIC_STRINGS | GST_PARAM_MUTABLE_READY);
+      G_PARAM_READWRITE | G_PARAM_STATIC_STRINGS);
   /**
    * GstDoradmaSink:slots:
    *
-   * Frame slots in the ring. Sizing rule: slots >= 1 (the newest frame) +
-   * buffers upstream keeps (decoder references) + the sum of the readers'
-   * max-leases + 1.
+   * Frame slots in the ring, at least 2 (the newest frame is never
+   * rewritten, so one slot would publish a single frame). Sizing rule:
+   * slots >= 1 (the newest frame) + buffers upstream keeps (decoder
+   * references) + the sum of the readers' max-leases + 1.
    *
    * Since: 0.1
    */
   properties[PROP_SLOTS] = g_param_spec_uint ("slots", "Slots",
       "Frame slots in the ring (>= 1 newest + upstream outstanding + sum of "
-      "reader max-leases + 1)", 1, DORADMA_MAX_SLOTS, DEFAULT_SLOTS,
-      G_PARAM_READWRITE | G_PARAM_STATIC_STRINGS | GST_PARAM_MUTABLE_READY);
+      "reader max-leases + 1)", 2, DORADMA_MAX_SLOTS, DEFAULT_SLOTS,
+      G_PARAM_READWRITE | G_PARAM_STATIC_STRINGS);
   /**
    * GstDoradmaSink:transport:
    *
@@ -858,7 +935,7 @@ gst_doradma_sink_class_init (GstDoradmaSinkClass * klass)
   properties[PROP_TRANSPORT] = g_param_spec_enum ("transport", "Transport",
       "Where the slots live (auto follows $DORADMA_TRANSPORT, else shmem)",
       GST_TYPE_DORADMA_TRANSPORT, DEFAULT_TRANSPORT,
-      G_PARAM_READWRITE | G_PARAM_STATIC_STRINGS | GST_PARAM_MUTABLE_READY);
+      G_PARAM_READWRITE | G_PARAM_STATIC_STRINGS);
   /**
    * GstDoradmaSink:mode:
    *
@@ -871,19 +948,23 @@ gst_doradma_sink_class_init (GstDoradmaSinkClass * klass)
   properties[PROP_MODE] = g_param_spec_enum ("mode", "Mode",
       "latest: never wait for readers; lossless: wait for every next-mode "
       "reader", GST_TYPE_DORADMA_MODE, DEFAULT_MODE,
-      G_PARAM_READWRITE | G_PARAM_STATIC_STRINGS | GST_PARAM_MUTABLE_READY);
+      G_PARAM_READWRITE | G_PARAM_STATIC_STRINGS);
   /**
    * GstDoradmaSink:permissions:
    *
    * File mode of the channel's objects in /dev/shm. Readers need read
-   * access to the data object and read-write access to the control object.
+   * access to the data object and read-write access to the control object;
+   * share with another user through a common group (0660). Modes writable
+   * by others (o+w, such as 0666) are refused at start: every reader
+   * refuses such objects. 0 means 0600.
    *
    * Since: 0.1
    */
   properties[PROP_PERMISSIONS] = g_param_spec_uint ("permissions",
       "Permissions", "File mode of the channel's shared-memory objects "
-      "(e.g. 0600 = 384, 0660 = 432)", 0, 0777, DEFAULT_PERMISSIONS,
-      G_PARAM_READWRITE | G_PARAM_STATIC_STRINGS | GST_PARAM_MUTABLE_READY);
+      "(e.g. 0600 = 384, 0660 = 432; 0 = 0600; o+w is refused)", 0, 0777,
+      DEFAULT_PERMISSIONS,
+      G_PARAM_READWRITE | G_PARAM_STATIC_STRINGS);
   /**
    * GstDoradmaSink:timeout:
    *
@@ -895,7 +976,7 @@ gst_doradma_sink_class_init (GstDoradmaSinkClass * klass)
   properties[PROP_TIMEOUT] = g_param_spec_uint64 ("timeout", "Timeout",
       "Nanoseconds lossless mode waits for a free slot before applying "
       "on-reader-stall (0 = forever)", 0, G_MAXUINT64, DEFAULT_TIMEOUT,
-      G_PARAM_READWRITE | G_PARAM_STATIC_STRINGS | GST_PARAM_MUTABLE_READY);
+      G_PARAM_READWRITE | G_PARAM_STATIC_STRINGS);
   /**
    * GstDoradmaSink:wait-for-readers:
    *
@@ -922,8 +1003,7 @@ gst_doradma_sink_class_init (GstDoradmaSinkClass * klass)
   properties[PROP_ON_READER_STALL] = g_param_spec_enum ("on-reader-stall",
       "On reader stall", "Lossless mode, no slot free within timeout: wait, "
       "evict the stalled readers, or error", GST_TYPE_DORADMA_STALL_POLICY,
-      DEFAULT_ON_STALL, G_PARAM_READWRITE | G_PARAM_STATIC_STRINGS |
-      GST_PARAM_MUTABLE_READY);
+      DEFAULT_ON_STALL, G_PARAM_READWRITE | G_PARAM_STATIC_STRINGS);
   /**
    * GstDoradmaSink:stats:
    *
@@ -936,13 +1016,17 @@ gst_doradma_sink_class_init (GstDoradmaSinkClass * klass)
    * - fallback-buffers (guint64): system-memory buffers lent upstream when
    *   no slot was free
    * - full-ring-waits (guint64): slot acquisitions that had to wait
+   * - transport (string): the transport in use (auto resolved at start)
+   * - uploads (guint64): transport ipc, frames copied host to device
+   * - device-copies (guint64): transport ipc, frames copied device to
+   *   device (memory:CUDAMemory upstream)
    * - readers (guint): readers joined now
    *
    * Since: 0.1
    */
   properties[PROP_STATS] = g_param_spec_boxed ("stats", "Statistics",
       "Counters: frames, copies, drops, fallback-buffers, full-ring-waits, "
-      "readers", GST_TYPE_STRUCTURE,
+      "transport, uploads, device-copies, readers", GST_TYPE_STRUCTURE,
       G_PARAM_READABLE | G_PARAM_STATIC_STRINGS);
 
   g_object_class_install_properties (gobject_class, NUM_PROPERTIES,
