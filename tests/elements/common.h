@@ -186,4 +186,18 @@ t_stat (GstElement * e, const gchar * field)
   return v;
 }
 
+/* The common end of a sink test: the pool (or NULL) deactivated, the
+ * harness torn down, nothing of `channel` left in the shm directory. */
+static inline void
+t_teardown (GstHarness * h, GstBufferPool * pool, gchar * channel)
+{
+  if (pool) {
+    gst_buffer_pool_set_active (pool, FALSE);
+    gst_object_unref (pool);
+  }
+  gst_harness_teardown (h);
+  fail_unless (t_shm_clean (channel), "leftovers of %s", channel);
+  g_free (channel);
+}
+
 #endif

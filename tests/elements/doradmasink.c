@@ -231,11 +231,7 @@ GST_START_TEST (test_inplace_buffers_are_published_without_copy)
   fail_unless_equals_uint64 (t_stat (h->element, "copies"), 0);
 
   doradma_reader_close (r);
-  gst_buffer_pool_set_active (pool, FALSE);
-  gst_object_unref (pool);
-  gst_harness_teardown (h);
-  fail_unless (t_shm_clean (ch));
-  g_free (ch);
+  t_teardown (h, pool, ch);
 }
 
 GST_END_TEST;
@@ -282,9 +278,7 @@ GST_START_TEST (test_system_memory_is_copied_honouring_strides_and_counted)
 
   doradma_reader_close (r);
   gst_caps_unref (caps);
-  gst_harness_teardown (h);
-  fail_unless (t_shm_clean (ch));
-  g_free (ch);
+  t_teardown (h, NULL, ch);
 }
 
 GST_END_TEST;
@@ -312,11 +306,7 @@ GST_START_TEST (test_published_slot_becomes_readonly_and_second_render_copies)
   fail_unless_equals_uint64 (t_stat (h->element, "frames"), 2);
   gst_buffer_unref (buf);
 
-  gst_buffer_pool_set_active (pool, FALSE);
-  gst_object_unref (pool);
-  gst_harness_teardown (h);
-  fail_unless (t_shm_clean (ch));
-  g_free (ch);
+  t_teardown (h, pool, ch);
 }
 
 GST_END_TEST;
@@ -347,11 +337,7 @@ GST_START_TEST (test_buffer_dropped_without_render_is_abandoned)
   doradma_reader_release (r, frame.slot);
 
   doradma_reader_close (r);
-  gst_buffer_pool_set_active (pool, FALSE);
-  gst_object_unref (pool);
-  gst_harness_teardown (h);
-  fail_unless (t_shm_clean (ch));
-  g_free (ch);
+  t_teardown (h, pool, ch);
 }
 
 GST_END_TEST;
@@ -380,11 +366,7 @@ GST_START_TEST (test_latest_mode_never_blocks_and_counts_fallbacks)
   for (i = 0; i < 4; i++)
     gst_buffer_unref (held[i]);
 
-  gst_buffer_pool_set_active (pool, FALSE);
-  gst_object_unref (pool);
-  gst_harness_teardown (h);
-  fail_unless (t_shm_clean (ch));
-  g_free (ch);
+  t_teardown (h, pool, ch);
 }
 
 GST_END_TEST;
@@ -441,9 +423,7 @@ GST_START_TEST (test_lossless_stalled_reader_is_evicted_on_request)
   fail_unless_equals_uint64 (t_stat (h->element, "frames"), 7);
 
   doradma_reader_close (r);
-  gst_harness_teardown (h);
-  fail_unless (t_shm_clean (ch));
-  g_free (ch);
+  t_teardown (h, NULL, ch);
 }
 
 GST_END_TEST;
@@ -478,9 +458,7 @@ GST_START_TEST (test_timestamps_and_flags_are_carried_with_monotonic_pts)
   doradma_reader_release (r, frame.slot);
 
   doradma_reader_close (r);
-  gst_harness_teardown (h);
-  fail_unless (t_shm_clean (ch));
-  g_free (ch);
+  t_teardown (h, NULL, ch);
 }
 
 GST_END_TEST;
@@ -504,9 +482,7 @@ GST_START_TEST (test_eos_ends_the_ring_after_the_last_frame)
           GST_SECOND, &frame, &diag), -EPIPE);
 
   doradma_reader_close (r);
-  gst_harness_teardown (h);
-  fail_unless (t_shm_clean (ch));
-  g_free (ch);
+  t_teardown (h, NULL, ch);
 }
 
 GST_END_TEST;
@@ -549,9 +525,7 @@ GST_START_TEST (test_caps_that_fit_change_in_band_and_larger_caps_replace)
           GST_SECOND, &frame, &diag), -ESTALE);
 
   doradma_reader_close (r);
-  gst_harness_teardown (h);
-  fail_unless (t_shm_clean (ch));
-  g_free (ch);
+  t_teardown (h, NULL, ch);
 }
 
 GST_END_TEST;
@@ -588,9 +562,7 @@ GST_START_TEST (test_wait_for_readers_holds_frames_until_a_reader_joined)
   fail_unless_equals_uint64 (t_stat (h->element, "readers"), 1);
 
   doradma_reader_close (r);
-  gst_harness_teardown (h);
-  fail_unless (t_shm_clean (ch));
-  g_free (ch);
+  t_teardown (h, NULL, ch);
 }
 
 GST_END_TEST;
@@ -772,9 +744,7 @@ GST_START_TEST (test_flush_after_eos_starts_a_segment_readers_follow)
       GST_FLOW_OK);
   assert_live_with_frame (ch, 2);
 
-  gst_harness_teardown (h);
-  fail_unless (t_shm_clean (ch));
-  g_free (ch);
+  t_teardown (h, NULL, ch);
 }
 
 GST_END_TEST;
@@ -800,9 +770,7 @@ GST_START_TEST (test_stream_start_after_eos_starts_a_segment_readers_follow)
       GST_FLOW_OK);
   assert_live_with_frame (ch, 2);
 
-  gst_harness_teardown (h);
-  fail_unless (t_shm_clean (ch));
-  g_free (ch);
+  t_teardown (h, NULL, ch);
 }
 
 GST_END_TEST;
@@ -887,9 +855,7 @@ GST_START_TEST (test_unrecordable_caps_are_refused_without_an_error_message)
   gst_object_unref (bus);
   gst_object_unref (pad);
   g_string_free (caps, TRUE);
-  gst_harness_teardown (h);
-  fail_unless (t_shm_clean (ch));
-  g_free (ch);
+  t_teardown (h, NULL, ch);
 }
 
 GST_END_TEST;
@@ -945,9 +911,7 @@ GST_START_TEST (test_lossless_stall_without_readers_blames_upstream)
   gst_object_unref (pool);
   gst_element_set_bus (h->element, NULL);
   gst_object_unref (bus);
-  gst_harness_teardown (h);
-  fail_unless (t_shm_clean (ch));
-  g_free (ch);
+  t_teardown (h, NULL, ch);
 }
 
 GST_END_TEST;
@@ -962,9 +926,7 @@ GST_START_TEST (test_cuda_context_query_is_not_answered_for_shmem)
 
   fail_if (gst_pad_peer_query (h->srcpad, q));
   gst_query_unref (q);
-  gst_harness_teardown (h);
-  fail_unless (t_shm_clean (ch));
-  g_free (ch);
+  t_teardown (h, NULL, ch);
 }
 
 GST_END_TEST;
@@ -1014,9 +976,7 @@ GST_START_TEST (test_buffer_starting_before_the_segment_gets_its_mono_pts)
       2 * GST_MSECOND, "%" G_GINT64_FORMAT, GST_CLOCK_DIFF (mono1, mono2));
 
   doradma_reader_close (r);
-  gst_harness_teardown (h);
-  fail_unless (t_shm_clean (ch));
-  g_free (ch);
+  t_teardown (h, NULL, ch);
 }
 
 GST_END_TEST;

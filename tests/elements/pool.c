@@ -30,9 +30,7 @@ GST_START_TEST (test_proposed_pool_offers_meta_alignment_and_max_zero)
   gst_object_unref (pool);
   gst_query_unref (q);
   gst_caps_unref (caps);
-  gst_harness_teardown (h);
-  fail_unless (t_shm_clean (ch));
-  g_free (ch);
+  t_teardown (h, NULL, ch);
 }
 
 GST_END_TEST;
@@ -58,11 +56,7 @@ GST_START_TEST (test_pool_buffers_are_distinct_writable_slots)
   fail_unless (gst_buffer_get_video_meta (a) != NULL);
   gst_buffer_unref (a);
   gst_buffer_unref (b);
-  gst_buffer_pool_set_active (pool, FALSE);
-  gst_object_unref (pool);
-  gst_harness_teardown (h);
-  fail_unless (t_shm_clean (ch));
-  g_free (ch);
+  t_teardown (h, pool, ch);
 }
 
 GST_END_TEST;
@@ -108,11 +102,7 @@ GST_START_TEST (test_slot_held_upstream_is_never_reused_nor_erased)
 
   gst_buffer_unref (held);
   doradma_reader_close (r);
-  gst_buffer_pool_set_active (pool, FALSE);
-  gst_object_unref (pool);
-  gst_harness_teardown (h);
-  fail_unless (t_shm_clean (ch));
-  g_free (ch);
+  t_teardown (h, pool, ch);
 }
 
 GST_END_TEST;
@@ -148,11 +138,7 @@ GST_START_TEST (test_alignment_padding_is_published_as_frame_geometry)
   fail_unless_equals_uint64 (t_stat (h->element, "copies"), 0);
 
   doradma_reader_close (r);
-  gst_buffer_pool_set_active (pool, FALSE);
-  gst_object_unref (pool);
-  gst_harness_teardown (h);
-  fail_unless (t_shm_clean (ch));
-  g_free (ch);
+  t_teardown (h, pool, ch);
 }
 
 GST_END_TEST;
@@ -187,11 +173,7 @@ GST_START_TEST (test_writable_map_of_a_published_slot_makes_a_private_copy)
   gst_buffer_unref (buf);
 
   doradma_reader_close (r);
-  gst_buffer_pool_set_active (pool, FALSE);
-  gst_object_unref (pool);
-  gst_harness_teardown (h);
-  fail_unless (t_shm_clean (ch));
-  g_free (ch);
+  t_teardown (h, pool, ch);
 }
 
 GST_END_TEST;
@@ -229,11 +211,7 @@ GST_START_TEST (test_lossless_acquire_waits_and_honours_flushing)
   gst_buffer_unref (b);
   gst_buffer_unref (c);
 
-  gst_buffer_pool_set_active (pool, FALSE);
-  gst_object_unref (pool);
-  gst_harness_teardown (h);
-  fail_unless (t_shm_clean (ch));
-  g_free (ch);
+  t_teardown (h, pool, ch);
 }
 
 GST_END_TEST;
@@ -296,9 +274,7 @@ GST_START_TEST (test_set_config_returns_false_when_it_changed_the_config)
 
   gst_caps_unref (caps);
   gst_object_unref (pool);
-  gst_harness_teardown (h);
-  fail_unless (t_shm_clean (ch));
-  g_free (ch);
+  t_teardown (h, NULL, ch);
 }
 
 GST_END_TEST;
@@ -319,9 +295,7 @@ GST_START_TEST (test_query_without_need_pool_gets_metas_and_no_pool)
   fail_unless (gst_query_find_allocation_meta (q,
           GST_VIDEO_CROP_META_API_TYPE, NULL));
   gst_query_unref (q);
-  gst_harness_teardown (h);
-  fail_unless (t_shm_clean (ch));
-  g_free (ch);
+  t_teardown (h, NULL, ch);
 }
 
 GST_END_TEST;
@@ -376,11 +350,7 @@ GST_START_TEST (test_waiting_acquire_does_not_poll_while_the_sink_is_unlocked)
   fail_unless_equals_int (GPOINTER_TO_INT (g_thread_join (t)), GST_FLOW_OK);
   gst_buffer_unref (b);
 
-  gst_buffer_pool_set_active (pool, FALSE);
-  gst_object_unref (pool);
-  gst_harness_teardown (h);
-  fail_unless (t_shm_clean (ch));
-  g_free (ch);
+  t_teardown (h, pool, ch);
 }
 
 GST_END_TEST;
@@ -410,11 +380,7 @@ GST_START_TEST (test_adjacent_shares_of_a_slot_are_a_span)
   gst_memory_unref (z);
   gst_buffer_unref (buf);
 
-  gst_buffer_pool_set_active (pool, FALSE);
-  gst_object_unref (pool);
-  gst_harness_teardown (h);
-  fail_unless (t_shm_clean (ch));
-  g_free (ch);
+  t_teardown (h, pool, ch);
 }
 
 GST_END_TEST;
