@@ -127,6 +127,22 @@ gst_doradma_transport_resolve (GstDoradmaTransport requested,
   return TRUE;
 }
 
+gboolean
+gst_doradma_transport_resolve_or_error (GstElement * element,
+    GstDoradmaTransport requested, GstDoradmaTransport * resolved)
+{
+  gchar *bad = NULL;
+
+  if (gst_doradma_transport_resolve (requested, resolved, &bad))
+    return TRUE;
+  GST_ELEMENT_ERROR (element, RESOURCE, SETTINGS,
+      ("Invalid value \"%s\" in the DORADMA_TRANSPORT environment variable",
+          bad), ("DORADMA_TRANSPORT must be empty, auto, shmem, unified "
+          "or ipc"));
+  g_free (bad);
+  return FALSE;
+}
+
 void
 gst_doradma_plane_needs (const GstVideoInfo * info, guint plane,
     guint32 * rows, guint32 * row_bytes)

@@ -83,6 +83,9 @@ GType gst_doradma_writer_lost_get_type (void);
  * value. */
 gboolean gst_doradma_transport_resolve (GstDoradmaTransport requested,
     GstDoradmaTransport * resolved, gchar ** bad_value);
+/* The same, posting RESOURCE/SETTINGS on `element` naming the variable. */
+gboolean gst_doradma_transport_resolve_or_error (GstElement * element,
+    GstDoradmaTransport requested, GstDoradmaTransport * resolved);
 const gchar *gst_doradma_transport_name (GstDoradmaTransport t);
 
 /* Geometry shared by writer and reader: the rows and bytes per row that a

@@ -53,6 +53,24 @@ gpointer gst_doradma_memory_get_owner (GstMemory * mem,
 /* The slot index of a doradma memory (shares included). */
 guint32 gst_doradma_memory_get_slot (GstMemory * mem);
 
+/* A reader's lease, as gstdoradmamemory.c makes it today (a reference on
+ * the reader handle for the memory's lifetime, the lease ended on free):
+ *
+ *   static const GstDoradmaMemoryOwner lease_owner = {
+ *     NULL, lease_release, reader_handle_ref, reader_handle_unref
+ *   };
+ *   mem = gst_doradma_memory_new (GST_MEMORY_FLAG_READONLY,
+ *       (gpointer) frame->data, frame->info.payload_bytes, frame->slot,
+ *       device_pointer_of (frame), &lease_owner, handle);
+ *
+ * and a producer's slot (gstdoradmaproducer.c: recycled in `returned`, the
+ * memory holds no reference on the segment):
+ *
+ *   static const GstDoradmaMemoryOwner slot_owner = {
+ *     segment_slot_returned, NULL, NULL, NULL
+ *   };
+ */
+
 G_END_DECLS
 
 #endif /* __GST_DORADMA_MEMORY_PRIVATE_H__ */

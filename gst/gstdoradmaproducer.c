@@ -709,6 +709,13 @@ gst_doradma_producer_publish (GstDoradmaProducer * p, GstMemory * mem,
   r = doradma_writer_publish (seg->w, slot, fi);
   if (r == -ESTALE)
     return GST_FLOW_CUSTOM_SUCCESS;
+  if (r == -EPIPE) {
+    /* never after _new_stream: EOS and a frame without a flush between */
+    POST (p, ERROR, STREAM, FAILED, ("Could not publish a frame after the "
+            "end of the stream"), ("doradma_writer_publish: %s",
+            g_strerror (-r)));
+    return GST_FLOW_ERROR;
+  }
   if (r < 0) {
     POST (p, ERROR, STREAM, FORMAT, ("Could not publish a frame"),
         ("doradma_writer_publish: %s (%ux%u, %u planes, %" G_GUINT64_FORMAT

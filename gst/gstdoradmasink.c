@@ -21,7 +21,12 @@
  *
  * The channel is created when caps and allocation are known and removed from
  * /dev/shm on a clean stop; a channel held by another live writer is refused
- * with an error naming its pid.
+ * with an error naming its pid. After EOS, a flushing seek or a new stream
+ * start makes the next frame open a new segment that readers follow.
+ *
+ * The properties (but wait-for-readers) are read once when the element
+ * leaves the NULL state; later changes are refused until it is back in
+ * NULL.
  *
  * ## Example launch lines
  * |[
@@ -630,7 +635,7 @@ gst_doradma_sink_start (GstBaseSink * bsink)
   struct doradma_diag diag = { 0 };
   GstDoradmaProducerSettings ps = { 0 };
   GstDoradmaTransport transport;
-  gchar *bad = NULL, *channel, *reason = NULL;
+  gchar *channel, *reason = NULL;
   int r;
 
   /* every setting is read here, once: later changes are refused */
@@ -650,8 +655,9 @@ gst_doradma_sink_start (GstBaseSink * bsink)
     goto bad_channel;
   if (ps.permissions & S_IWOTH)
     goto world_writable;
-  if (!gst_doradma_transport_resolve (transport, &transport, &bad))
-    goto bad_env;
+  if (!gst_doradma_transport_resolve_or_error (GST_ELEMENT (self), transport,
+          &transport))
+    goto failed;
   if ((transport == GST_DORADMA_TRANSPORT_UNIFIED
           || transport == GST_DORADMA_TRANSPORT_IPC)
       && !gst_doradma_cuda_available (&reason))
@@ -685,13 +691,8 @@ bad_channel:
     g_free (channel);
     return FALSE;
   }
-bad_env:
+failed:
   {
-    GST_ELEMENT_ERROR (self, RESOURCE, SETTINGS,
-        ("Invalid value \"%s\" in the DORADMA_TRANSPORT environment variable",
-            bad), ("DORADMA_TRANSPORT must be empty, auto, shmem, unified "
-            "or ipc"));
-    g_free (bad);
     g_free (channel);
     return FALSE;
   }
