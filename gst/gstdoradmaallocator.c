@@ -31,6 +31,7 @@
 #include <unistd.h>
 
 #include "gstdoradmaallocator.h"
+#include "gstdoradmaelements.h"
 /* the public API only (copies, streams and managed attach included); never
  * the private driver table cuda-api.h */
 #include "doradma-cuda.h"
@@ -102,23 +103,16 @@ G_DEFINE_TYPE (GstDoradmaSlabAllocator, gst_doradma_slab_allocator,
 
 G_DEFINE_QUARK (gst-doradma-slab-error-quark, gst_doradma_slab_error);
 
-GType
-gst_doradma_slab_kind_get_type (void)
-{
-  static gsize id = 0;
-  static const GEnumValue values[] = {
-    {GST_DORADMA_SLAB_KIND_MANAGED, "CUDA managed memory (UMA)", "managed"},
-    {GST_DORADMA_SLAB_KIND_PINNED, "Pinned, mapped host memory", "pinned"},
-    {GST_DORADMA_SLAB_KIND_DEVICE, "Device memory (cuMemCreate)", "device"},
-    {0, NULL, NULL}
-  };
-
-  if (g_once_init_enter (&id)) {
-    GType t = g_enum_register_static ("GstDoradmaSlabKind", values);
-    g_once_init_leave (&id, t);
-  }
-  return (GType) id;
-}
+/* *INDENT-OFF* */
+static const GEnumValue slab_kind_values[] = {
+  {GST_DORADMA_SLAB_KIND_MANAGED, "CUDA managed memory (UMA)", "managed"},
+  {GST_DORADMA_SLAB_KIND_PINNED, "Pinned, mapped host memory", "pinned"},
+  {GST_DORADMA_SLAB_KIND_DEVICE, "Device memory (cuMemCreate)", "device"},
+  {0, NULL, NULL}
+};
+GST_DORADMA_DEFINE_ENUM (gst_doradma_slab_kind_get_type, "GstDoradmaSlabKind",
+    slab_kind_values)
+/* *INDENT-ON* */
 
 static void
 debug_init (void)

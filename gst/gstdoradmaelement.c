@@ -32,18 +32,6 @@ gst_doradma_element_init (GstPlugin * plugin)
 }
 
 /* *INDENT-OFF* */
-#define DEFINE_ENUM(func, Name, values)                                  \
-GType                                                                    \
-func (void)                                                              \
-{                                                                        \
-  static gsize id = 0;                                                   \
-  if (g_once_init_enter (&id)) {                                         \
-    GType t = g_enum_register_static (Name, values);                     \
-    g_once_init_leave (&id, t);                                          \
-  }                                                                      \
-  return (GType) id;                                                     \
-}
-
 static const GEnumValue transport_values[] = {
   {GST_DORADMA_TRANSPORT_AUTO, "$DORADMA_TRANSPORT when set and not empty, else shmem", "auto"},
   {GST_DORADMA_TRANSPORT_SHMEM, "Slots in POSIX shared memory (no CUDA needed)", "shmem"},
@@ -51,21 +39,21 @@ static const GEnumValue transport_values[] = {
   {GST_DORADMA_TRANSPORT_IPC, "Slots in one CUDA device allocation shared through CUDA IPC (needs a discrete GPU)", "ipc"},
   {0, NULL, NULL}
 };
-DEFINE_ENUM (gst_doradma_transport_get_type, "GstDoradmaTransport", transport_values)
+GST_DORADMA_DEFINE_ENUM (gst_doradma_transport_get_type, "GstDoradmaTransport", transport_values)
 
 static const GEnumValue mode_values[] = {
   {GST_DORADMA_MODE_LATEST, "Never wait for readers; slow readers skip frames", "latest"},
   {GST_DORADMA_MODE_LOSSLESS, "Wait until every next-mode reader consumed a frame", "lossless"},
   {0, NULL, NULL}
 };
-DEFINE_ENUM (gst_doradma_mode_get_type, "GstDoradmaMode", mode_values)
+GST_DORADMA_DEFINE_ENUM (gst_doradma_mode_get_type, "GstDoradmaMode", mode_values)
 
 static const GEnumValue read_mode_values[] = {
   {GST_DORADMA_READ_MODE_NEXT, "Every frame in order (lossless writers wait for us)", "next"},
   {GST_DORADMA_READ_MODE_LATEST, "Always the newest frame, skipping older ones", "latest"},
   {0, NULL, NULL}
 };
-DEFINE_ENUM (gst_doradma_read_mode_get_type, "GstDoradmaReadMode", read_mode_values)
+GST_DORADMA_DEFINE_ENUM (gst_doradma_read_mode_get_type, "GstDoradmaReadMode", read_mode_values)
 
 static const GEnumValue stall_values[] = {
   {GST_DORADMA_STALL_WAIT, "Keep waiting for the stalled reader", "wait"},
@@ -73,7 +61,7 @@ static const GEnumValue stall_values[] = {
   {GST_DORADMA_STALL_ERROR, "Post an error and stop", "error"},
   {0, NULL, NULL}
 };
-DEFINE_ENUM (gst_doradma_stall_policy_get_type, "GstDoradmaStallPolicy", stall_values)
+GST_DORADMA_DEFINE_ENUM (gst_doradma_stall_policy_get_type, "GstDoradmaStallPolicy", stall_values)
 
 static const GEnumValue writer_lost_values[] = {
   {GST_DORADMA_WRITER_LOST_WAIT, "Warn and wait for a new writer", "wait"},
@@ -81,7 +69,7 @@ static const GEnumValue writer_lost_values[] = {
   {GST_DORADMA_WRITER_LOST_ERROR, "Post an error", "error"},
   {0, NULL, NULL}
 };
-DEFINE_ENUM (gst_doradma_writer_lost_get_type, "GstDoradmaWriterLost", writer_lost_values)
+GST_DORADMA_DEFINE_ENUM (gst_doradma_writer_lost_get_type, "GstDoradmaWriterLost", writer_lost_values)
 /* *INDENT-ON* */
 
 const gchar *
