@@ -288,6 +288,7 @@ gst_doradma_producer_start (GstDoradmaProducer * p,
   p->s.channel = g_strdup (s->channel);
   p->started = TRUE;
   p->replace = p->eos = FALSE;
+  g_atomic_int_set (&p->unlocked, FALSE);
   p->latency = GST_CLOCK_TIME_NONE;
   for (i = 0; i < GST_DORADMA_COUNT_N; i++)
     __atomic_store_n (&p->counters[i], 0, __ATOMIC_RELAXED);

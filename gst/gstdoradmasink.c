@@ -85,7 +85,6 @@ struct _GstDoradmaSink
 
   /* streaming thread only */
   GstVideoInfo info;
-  gboolean cuda_in;             /* caps carry memory:CUDAMemory */
   gboolean readers_reached;     /* wait-for-readers was satisfied once */
   GstDoradmaCudaCopier *copier; /* transport ipc; freed at stop */
 #ifdef HAVE_GST_CUDA
@@ -465,11 +464,8 @@ gst_doradma_sink_set_caps (GstBaseSink * bsink, GstCaps * caps)
   {
     /* the ring records plain video/x-raw: memory:CUDAMemory is how frames
      * reach us, not what readers get */
-    GstCapsFeatures *f = gst_caps_get_features (caps, 0);
     GstCaps *plain = gst_caps_copy (caps);
 
-    self->cuda_in = f
-        && gst_caps_features_contains (f, GST_DORADMA_CUDA_FEATURE);
     gst_caps_set_features (plain, 0, NULL);
     str = gst_caps_to_string (plain);
     gst_caps_unref (plain);
