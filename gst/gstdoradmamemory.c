@@ -190,9 +190,9 @@ gst_doradma_memory_get_slot (GstMemory * mem)
 }
 
 /* ---------------------------------------------------------------------- */
-/* Reader handle and lease memory, used by doradmasrc. They move to the
- * consumer (gstdoradmaconsumer.c) when its branch is merged; the lease is
- * already an ordinary owner of gst_doradma_memory_new. */
+/* Reader handle, used by doradmasrc until the consumer branch is merged:
+ * gstdoradmaconsumer.c defines these three functions then, and this block
+ * goes (from here to the "Lease memory" line). */
 
 #include "gstdoradmaelements.h"
 #include "gstdoradmacuda.h"
@@ -227,6 +227,10 @@ doradma_reader_handle_unref (DoradmaReaderHandle * rh)
     g_free (rh);
   }
 }
+
+/* ---------------------------------------------------------------------- */
+/* Lease memory: a reader's lease as an owner of gst_doradma_memory_new (the
+ * consumer makes its leases the same way; then this block moves there). */
 
 static gpointer
 lease_owner_ref (gpointer rh)
