@@ -662,12 +662,12 @@ GST_START_TEST (test_a_changed_pipeline_latency_is_published_without_a_frame)
 {
   gchar *ch = t_channel ("lat1"), *desc, *path;
   struct doradma_reader *r;
-  GstElement *p;
+  GstElement *p, *sink;
   gint64 end;
 
   /* render blocks until 2 readers joined: only 1 will */
   desc = g_strdup_printf ("videotestsrc is-live=true ! video/x-raw,"
-      "format=I420,width=64,height=48,framerate=10/1 ! doradmasink "
+      "format=I420,width=64,height=48,framerate=10/1 ! doradmasink name=s "
       "channel=%s wait-for-readers=2", ch);
   p = gst_parse_launch (desc, NULL);
   gst_element_set_state (p, GST_STATE_PLAYING);
@@ -693,8 +693,9 @@ GST_START_TEST (test_a_changed_pipeline_latency_is_published_without_a_frame)
       && g_get_monotonic_time () < end)
     g_usleep (10 * 1000);
   fail_unless_equals_uint64 (doradma_reader_latency (r), 700 * GST_MSECOND);
-  fail_unless_equals_uint64 (t_stat (gst_bin_get_by_name (GST_BIN (p),
-              "doradmasink0"), "frames"), 0);
+  sink = gst_bin_get_by_name (GST_BIN (p), "s");
+  fail_unless_equals_uint64 (t_stat (sink, "frames"), 0);
+  gst_object_unref (sink);
 
   doradma_reader_close (r);
   gst_element_set_state (p, GST_STATE_NULL);
