@@ -972,9 +972,11 @@ GST_START_TEST (test_buffer_starting_before_the_segment_gets_its_mono_pts)
 
   fail_unless (mono1 != DORADMA_TIME_NONE, "no mono_pts before the segment");
   fail_unless (mono2 != DORADMA_TIME_NONE);
-  /* 10 ms apart, up to the sampling of the clock offset */
+  /* 10 ms apart (not 10 ms + a clipped running time), up to the clock
+   * offset, which is sampled per frame (both clocks are CLOCK_MONOTONIC
+   * here: a preempted sample is the only error) */
   fail_unless (ABS (GST_CLOCK_DIFF (mono1, mono2) - 10 * GST_MSECOND) <
-      2 * GST_MSECOND, "%" G_GINT64_FORMAT, GST_CLOCK_DIFF (mono1, mono2));
+      5 * GST_MSECOND, "%" G_GINT64_FORMAT, GST_CLOCK_DIFF (mono1, mono2));
 
   doradma_reader_close (r);
   t_teardown (h, NULL, ch);
