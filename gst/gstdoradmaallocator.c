@@ -2,10 +2,11 @@
  *
  * The slabs, their size classes, free lists and byte budget live in cuda/'s
  * GStreamer-free slab pool (cuda/slab.c); this file wraps them as GstMemory,
- * reports errors as GError, and adds NIC registration (GPUDirect RDMA).
+ * reports errors as GError, and adds NIC registration (GPUDirect RDMA; the
+ * probe of what the machine offers is gstdoradmagpudirect.c).
  *
- * Recycling. STYLE.md suggests the unixfd model (dispose resurrects the
- * GstMemory onto a free list). A resurrected memory would keep its reference
+ * Recycling. The unixfd allocator's model (dispose resurrects the GstMemory
+ * onto a free list) does not fit here. A resurrected memory would keep its reference
  * on the allocator, so an allocator could never finalize while anything is
  * cached. Here a GstMemory is a small wrapper created per allocation; its
  * mem_free returns the *slab*: to the pool's free list, or (RDMA mode) to
@@ -30,20 +31,16 @@
 #include <unistd.h>
 
 #include "gstdoradmaallocator.h"
+#include "gstdoradmaelements.h"
 /* the public API only (copies, streams and managed attach included); never
  * the private driver table cuda-api.h */
 #include "doradma-cuda.h"
-#ifdef HAVE_IBVERBS
 #include "gstdoradmagpudirect.h"
-#else
-typedef struct _GstDoradmaMr GstDoradmaMr;
-#endif
 
 GST_DEBUG_CATEGORY_STATIC (doradma_allocator_debug);
 #define GST_CAT_DEFAULT doradma_allocator_debug
 
 #define N_CLASSES DORADMA_CUDA_SLAB_N_CLASSES
-#define PROBE_POOL_BYTES (64ull << 20)
 
 typedef enum
 {
@@ -106,23 +103,16 @@ G_DEFINE_TYPE (GstDoradmaSlabAllocator, gst_doradma_slab_allocator,
 
 G_DEFINE_QUARK (gst-doradma-slab-error-quark, gst_doradma_slab_error);
 
-GType
-gst_doradma_slab_kind_get_type (void)
-{
-  static gsize id = 0;
-  static const GEnumValue values[] = {
-    {GST_DORADMA_SLAB_KIND_MANAGED, "CUDA managed memory (UMA)", "managed"},
-    {GST_DORADMA_SLAB_KIND_PINNED, "Pinned, mapped host memory", "pinned"},
-    {GST_DORADMA_SLAB_KIND_DEVICE, "Device memory (cuMemCreate)", "device"},
-    {0, NULL, NULL}
-  };
-
-  if (g_once_init_enter (&id)) {
-    GType t = g_enum_register_static ("GstDoradmaSlabKind", values);
-    g_once_init_leave (&id, t);
-  }
-  return (GType) id;
-}
+/* *INDENT-OFF* */
+static const GEnumValue slab_kind_values[] = {
+  {GST_DORADMA_SLAB_KIND_MANAGED, "CUDA managed memory (UMA)", "managed"},
+  {GST_DORADMA_SLAB_KIND_PINNED, "Pinned, mapped host memory", "pinned"},
+  {GST_DORADMA_SLAB_KIND_DEVICE, "Device memory (cuMemCreate)", "device"},
+  {0, NULL, NULL}
+};
+GST_DORADMA_DEFINE_ENUM (gst_doradma_slab_kind_get_type, "GstDoradmaSlabKind",
+    slab_kind_values)
+/* *INDENT-ON* */
 
 static void
 debug_init (void)
@@ -731,227 +721,6 @@ gst_doradma_slab_allocator_alloc (GstAllocator * allocator, gsize size,
 }
 
 /* ------------------------------------------------------------------------ */
-/* GPUDirect probe */
-
-static gboolean
-peermem_loaded (gchar * detail, gsize n)
-{
-  static const char *const mods[] = {
-    "/sys/module/nvidia_peermem", "/sys/module/nv_peer_mem"
-  };
-  guint i;
-
-  for (i = 0; i < G_N_ELEMENTS (mods); i++)
-    if (g_file_test (mods[i], G_FILE_TEST_IS_DIR)) {
-      g_snprintf (detail, n, "%s is loaded", mods[i]);
-      return TRUE;
-    }
-  g_snprintf (detail, n, "kernel module nvidia_peermem not loaded "
-      "(no /sys/module/nvidia_peermem); needed only by the legacy path");
-  return FALSE;
-}
-
-typedef struct
-{
-  gboolean ok[7];
-  gchar detail[7][224];
-} Probe;
-
-enum
-{ P_LIBIBVERBS, P_DEVICE, P_PORT, P_DMABUF_MR, P_CUDA, P_CUDA_DMABUF,
-  P_PEERMEM, P_N
-};
-
-static const char *const probe_names[P_N] = {
-  "libibverbs", "ibverbs-device", "active-port", "dmabuf-mr", "cuda",
-  "cuda-dma-buf", "nvidia-peermem"
-};
-
-#ifdef HAVE_IBVERBS
-/* Registers a real dma-buf of a small device slab with a real PD: the only
- * reliable test of dmabuf-mr (kernel, provider and driver must agree). */
-static gboolean
-try_dmabuf_mr (struct doradma_cuda_device *dev, gchar * detail, gsize n)
-{
-  struct doradma_diag diag = { 0 };
-  struct doradma_cuda_slab_pool *pool = NULL;
-  struct doradma_cuda_slab *slab = NULL;
-  GstDoradmaMr *mr = NULL;
-  gpointer pd, ctx = NULL;
-  GString *why = g_string_new (NULL);
-  uint64_t sz = 0;
-  int fd = -1;
-
-  pd = gst_doradma_verbs_open_pd (&ctx, why);
-  if (pd == NULL)
-    goto done;
-  if (doradma_cuda_slab_pool_new (dev, DORADMA_CUDA_SLAB_DEVICE,
-          PROBE_POOL_BYTES, &pool, &diag) < 0
-      || doradma_cuda_slab_alloc (pool, DORADMA_CUDA_SLAB_MIN_CLASS, &slab,
-          &diag) < 0
-      || doradma_cuda_slab_export_dmabuf (slab, &fd, &sz, &diag) < 0) {
-    g_string_append (why, diag.msg);
-    goto done;
-  }
-  mr = gst_doradma_mr_reg_dmabuf (pd, fd, sz,
-      doradma_cuda_slab_get_info (slab)->device, why);
-done:
-  if (mr) {
-    g_snprintf (detail, n, "ibv_reg_dmabuf_mr of a %" G_GUINT64_FORMAT
-        "-byte CUDA dma-buf succeeded", (guint64) sz);
-    gst_doradma_mr_dereg (mr);
-  } else {
-    g_snprintf (detail, n, "%s", why->str);
-  }
-  if (fd >= 0)
-    close (fd);
-  if (slab)
-    doradma_cuda_slab_free (slab);
-  if (pool)
-    doradma_cuda_slab_pool_destroy (pool);
-  gst_doradma_verbs_close_pd (pd, ctx);
-  g_string_free (why, TRUE);
-  return mr != NULL;
-}
-#endif
-
-
-/* Fills every prerequisite with its state and reason. */
-static void
-run_probe (gint ordinal, Probe * p)
-{
-  struct doradma_cuda_device *dev = NULL;
-  struct doradma_diag diag = { 0 };
-  int ret;
-
-  memset (p, 0, sizeof *p);
-#ifdef HAVE_IBVERBS
-  {
-    GstDoradmaVerbsProbe v;
-
-    p->ok[P_LIBIBVERBS] = TRUE;
-    g_snprintf (p->detail[P_LIBIBVERBS], sizeof p->detail[0],
-        "built with libibverbs");
-    gst_doradma_verbs_probe (&v);
-    p->ok[P_DEVICE] = v.device;
-    g_strlcpy (p->detail[P_DEVICE], v.device_detail, sizeof p->detail[0]);
-    p->ok[P_PORT] = v.active_port;
-    g_strlcpy (p->detail[P_PORT], v.port_detail, sizeof p->detail[0]);
-  }
-#else
-  g_snprintf (p->detail[P_LIBIBVERBS], sizeof p->detail[0],
-      "built without libibverbs (meson option ibverbs)");
-  g_snprintf (p->detail[P_DEVICE], sizeof p->detail[0],
-      "not checked: built without libibverbs");
-  g_snprintf (p->detail[P_PORT], sizeof p->detail[0],
-      "not checked: built without libibverbs");
-#endif
-  p->ok[P_PEERMEM] = peermem_loaded (p->detail[P_PEERMEM],
-      sizeof p->detail[0]);
-
-  ret = doradma_cuda_device_open (ordinal, &dev, &diag);
-  if (ret < 0) {
-    g_snprintf (p->detail[P_CUDA], sizeof p->detail[0], "%s", diag.msg);
-    g_snprintf (p->detail[P_CUDA_DMABUF], sizeof p->detail[0],
-        "not checked: no CUDA device (%s)", g_strerror (-ret));
-  } else {
-    const struct doradma_cuda_device_info *i =
-        doradma_cuda_device_get_info (dev);
-
-    p->ok[P_CUDA] = TRUE;
-    g_snprintf (p->detail[P_CUDA], sizeof p->detail[0], "device %d: %s, "
-        "driver %d", ordinal, i->name, doradma_cuda_driver_version ());
-    /* Device slabs are cuMemCreate ranges where VMM exists. */
-    p->ok[P_CUDA_DMABUF] = i->dma_buf_supported
-        && (!i->vmm_supported || i->gpu_direct_rdma_with_vmm_supported);
-    g_snprintf (p->detail[P_CUDA_DMABUF], sizeof p->detail[0],
-        "device %d (%s): CU_DEVICE_ATTRIBUTE_DMA_BUF_SUPPORTED=%d, "
-        "GPU_DIRECT_RDMA_WITH_CUDA_VMM_SUPPORTED=%d", ordinal, i->name,
-        i->dma_buf_supported, i->gpu_direct_rdma_with_vmm_supported);
-  }
-
-  if (!(p->ok[P_DEVICE] && p->ok[P_PORT] && p->ok[P_CUDA_DMABUF])) {
-    g_snprintf (p->detail[P_DMABUF_MR], sizeof p->detail[0],
-        "not checked: ibv_reg_dmabuf_mr can only be tried with an RDMA "
-        "device, an active port and a CUDA dma-buf");
-  } else {
-#ifdef HAVE_IBVERBS
-    p->ok[P_DMABUF_MR] = try_dmabuf_mr (dev, p->detail[P_DMABUF_MR],
-        sizeof p->detail[0]);
-#endif
-  }
-  if (dev)
-    doradma_cuda_device_unref (dev);
-}
-
-static gboolean
-probe_gpudirect_ok (const Probe * p)
-{
-  return p->ok[P_LIBIBVERBS] && p->ok[P_DEVICE] && p->ok[P_PORT]
-      && p->ok[P_CUDA] && ((p->ok[P_DMABUF_MR] && p->ok[P_CUDA_DMABUF])
-      || p->ok[P_PEERMEM]);
-}
-
-/* "name (detail); name (detail)" for the missing ones among `which`. */
-static gchar *
-probe_missing (const Probe * p, const int *which, guint n)
-{
-  GString *s = g_string_new (NULL);
-  guint i;
-
-  for (i = 0; i < n; i++)
-    if (!p->ok[which[i]])
-      g_string_append_printf (s, "%s%s (%s)", s->len ? "; " : "",
-          probe_names[which[i]], p->detail[which[i]]);
-  return g_string_free (s, FALSE);
-}
-
-static const int gpudirect_prereqs[] = {
-  P_LIBIBVERBS, P_DEVICE, P_PORT, P_DMABUF_MR, P_CUDA, P_CUDA_DMABUF,
-  P_PEERMEM
-};
-
-static const int pinned_prereqs[] = {
-  P_LIBIBVERBS, P_DEVICE, P_PORT, P_CUDA
-};
-
-gboolean
-gst_doradma_gpudirect_probe (gint cuda_device, GstStructure ** report,
-    GError ** error)
-{
-  Probe p;
-  gboolean ok;
-  int i;
-
-  debug_init ();
-  run_probe (cuda_device, &p);
-  ok = probe_gpudirect_ok (&p);
-  if (report) {
-    *report = gst_structure_new_empty ("doradma-gpudirect-probe");
-    for (i = 0; i < P_N; i++) {
-      gchar *k = g_strconcat (probe_names[i], "-detail", NULL);
-
-      gst_structure_set (*report, probe_names[i], G_TYPE_BOOLEAN, p.ok[i],
-          k, G_TYPE_STRING, p.detail[i], NULL);
-      g_free (k);
-    }
-    gst_structure_set (*report, "usable", G_TYPE_BOOLEAN, ok, NULL);
-  }
-  if (!ok) {
-    gchar *m = probe_missing (&p, gpudirect_prereqs,
-        G_N_ELEMENTS (gpudirect_prereqs));
-
-    g_set_error (error, GST_DORADMA_SLAB_ERROR,
-        GST_DORADMA_SLAB_ERROR_RDMA_UNAVAILABLE,
-        "GPUDirect RDMA unavailable; missing: %s. It needs libibverbs, "
-        "ibverbs-device, active-port and cuda, plus either dmabuf-mr with "
-        "cuda-dma-buf, or nvidia-peermem for the legacy path", m);
-    g_free (m);
-  }
-  return ok;
-}
-
-/* ------------------------------------------------------------------------ */
 /* RDMA constructor: GPUDirect -> pinned -> managed */
 
 #ifdef HAVE_IBVERBS
@@ -1001,18 +770,19 @@ gst_doradma_slab_allocator_new_rdma (gpointer pd, guint64 budget,
   GString *steps = g_string_new (NULL);
   gchar *m;
   guint64 b;
-  Probe p;
+  GstDoradmaGpudirectProbe p;
 
   debug_init ();
   if (!resolve_budget (budget, &b, error))
     goto out;
-  run_probe (0, &p);
+  gst_doradma_gpudirect_run_probe (0, &p);
 
   /* 1. GPUDirect RDMA: device slabs, NIC reads/writes GPU memory. */
-  if (probe_gpudirect_ok (&p)) {
+  if (gst_doradma_gpudirect_usable (&p)) {
 #ifdef HAVE_IBVERBS
     GString *why = g_string_new (NULL);
-    RdmaMode mode = (p.ok[P_DMABUF_MR] && p.ok[P_CUDA_DMABUF]) ?
+    RdmaMode mode = (p.ok[GST_DORADMA_PROBE_DMABUF_MR]
+        && p.ok[GST_DORADMA_PROBE_CUDA_DMABUF]) ?
         RDMA_GPUDIRECT_DMABUF : RDMA_GPUDIRECT_PEERMEM;
 
     self = try_rdma_step (GST_DORADMA_SLAB_KIND_DEVICE, mode, pd, b, why);
@@ -1021,8 +791,7 @@ gst_doradma_slab_allocator_new_rdma (gpointer pd, guint64 budget,
     g_string_free (why, TRUE);
 #endif
   } else {
-    m = probe_missing (&p, gpudirect_prereqs,
-        G_N_ELEMENTS (gpudirect_prereqs));
+    m = gst_doradma_gpudirect_missing (&p, FALSE);
     g_string_append_printf (steps, "gpudirect: unavailable, missing %s\n", m);
     g_free (m);
   }
@@ -1038,7 +807,7 @@ gst_doradma_slab_allocator_new_rdma (gpointer pd, guint64 budget,
   /* 2. Pinned host slabs registered with ibv_reg_mr: NIC <-> host DRAM,
    * the GPU reads them through the mapped alias. */
   if (self == NULL) {
-    m = probe_missing (&p, pinned_prereqs, G_N_ELEMENTS (pinned_prereqs));
+    m = gst_doradma_gpudirect_missing (&p, TRUE);
     if (m[0] != '\0') {
       g_string_append_printf (steps, "pinned-mr: unavailable, missing %s\n",
           m);

@@ -24,7 +24,7 @@ static const gchar *const path_names[] = {
 };
 
 const gchar *
-doradma_cuda_path_name (DoradmaCudaPath path)
+gst_doradma_cuda_path_name (GstDoradmaCudaPath path)
 {
   return (guint) path < G_N_ELEMENTS (path_names) ? path_names[path] : "?";
 }
@@ -65,7 +65,7 @@ static int dev_ret = 1;
 static struct doradma_diag dev_diag;
 
 struct doradma_cuda_device *
-doradma_gst_cuda_device (gchar ** reason)
+gst_doradma_cuda_device (gchar ** reason)
 {
   struct doradma_cuda_device *dev = NULL;
 
@@ -91,9 +91,9 @@ doradma_gst_cuda_device (gchar ** reason)
 }
 
 gboolean
-doradma_gst_cuda_available (gchar ** reason)
+gst_doradma_cuda_available (gchar ** reason)
 {
-  struct doradma_cuda_device *dev = doradma_gst_cuda_device (reason);
+  struct doradma_cuda_device *dev = gst_doradma_cuda_device (reason);
 
   if (dev == NULL)
     return FALSE;
@@ -102,10 +102,10 @@ doradma_gst_cuda_available (gchar ** reason)
 }
 
 gboolean
-doradma_gst_cuda_memory_available (gchar ** reason)
+gst_doradma_cuda_memory_available (gchar ** reason)
 {
 #ifdef HAVE_GST_CUDA
-  if (!doradma_gst_cuda_available (reason))
+  if (!gst_doradma_cuda_available (reason))
     return FALSE;
   if (!gst_cuda_load_library ()) {
     set_reason (reason, g_strdup ("gstreamer-cuda could not load the CUDA "
@@ -123,15 +123,15 @@ doradma_gst_cuda_memory_available (gchar ** reason)
 static gint n_registrations;
 
 guint64
-doradma_gst_cuda_registrations (void)
+gst_doradma_cuda_registrations (void)
 {
   return (guint64) g_atomic_int_get (&n_registrations);
 }
 
 guint64
-doradma_gst_cuda_mem_free (void)
+gst_doradma_cuda_mem_free (void)
 {
-  struct doradma_cuda_device *dev = doradma_gst_cuda_device (NULL);
+  struct doradma_cuda_device *dev = gst_doradma_cuda_device (NULL);
   uint64_t free_b = 0, total = 0;
 
   if (dev == NULL)
@@ -144,26 +144,26 @@ doradma_gst_cuda_mem_free (void)
 /* ---------------------------------------------------------------------- */
 /* Reader */
 
-struct _DoradmaCudaReader
+struct _GstDoradmaCudaReader
 {
   struct doradma_cuda_device *dev;
   struct doradma_cuda_hostreg *reg;
   struct doradma_cuda_ipc_import *imp;
-  DoradmaCudaPath path;
+  GstDoradmaCudaPath path;
   guint64 base;                 /* device address of the mapping / slots */
   guint64 slot_stride;
 };
 
-DoradmaCudaReader *
-doradma_cuda_reader_new (struct doradma_reader *r, gchar ** reason)
+GstDoradmaCudaReader *
+gst_doradma_cuda_reader_new (struct doradma_reader *r, gchar ** reason)
 {
   struct doradma_segment_info si;
   struct doradma_diag d = { 0 };
-  DoradmaCudaReader *cr;
+  GstDoradmaCudaReader *cr;
   int ret;
 
-  cr = g_new0 (DoradmaCudaReader, 1);
-  if ((cr->dev = doradma_gst_cuda_device (reason)) == NULL) {
+  cr = g_new0 (GstDoradmaCudaReader, 1);
+  if ((cr->dev = gst_doradma_cuda_device (reason)) == NULL) {
     g_free (cr);
     return NULL;
   }
@@ -174,7 +174,7 @@ doradma_cuda_reader_new (struct doradma_reader *r, gchar ** reason)
     if (ret < 0)
       goto failed;
     cr->base = doradma_cuda_ipc_import_get_device_pointer (cr->imp);
-    cr->path = DORADMA_CUDA_PATH_IPC;
+    cr->path = GST_DORADMA_CUDA_PATH_IPC;
   } else {
     ret = doradma_cuda_hostreg_acquire (cr->dev, doradma_reader_fd (r),
         (void *) si.map_base, si.map_size, PROT_READ, &cr->reg, &d);
@@ -184,11 +184,11 @@ doradma_cuda_reader_new (struct doradma_reader *r, gchar ** reason)
       g_atomic_int_inc (&n_registrations);
     cr->base = doradma_cuda_hostreg_get_device_pointer (cr->reg);
     cr->path = doradma_cuda_hostreg_is_integrated (cr->reg) ?
-        DORADMA_CUDA_PATH_UNIFIED_INTEGRATED : DORADMA_CUDA_PATH_UNIFIED;
+        GST_DORADMA_CUDA_PATH_UNIFIED_INTEGRATED : GST_DORADMA_CUDA_PATH_UNIFIED;
   }
   GST_INFO ("segment ino %" G_GUINT64_FORMAT ": CUDA path %s, device base "
       "0x%" G_GINT64_MODIFIER "x (host mapping %p, %" G_GUINT64_FORMAT
-      " bytes)", si.ino, doradma_cuda_path_name (cr->path), cr->base,
+      " bytes)", si.ino, gst_doradma_cuda_path_name (cr->path), cr->base,
       si.map_base, si.map_size);
   return cr;
 
@@ -202,7 +202,7 @@ failed:
 }
 
 void
-doradma_cuda_reader_free (DoradmaCudaReader * cr)
+gst_doradma_cuda_reader_free (GstDoradmaCudaReader * cr)
 {
   struct doradma_diag d = { 0 };
 
@@ -216,32 +216,32 @@ doradma_cuda_reader_free (DoradmaCudaReader * cr)
   g_free (cr);
 }
 
-DoradmaCudaPath
-doradma_cuda_reader_path (const DoradmaCudaReader * cr)
+GstDoradmaCudaPath
+gst_doradma_cuda_reader_path (const GstDoradmaCudaReader * cr)
 {
-  return cr ? cr->path : DORADMA_CUDA_PATH_NONE;
+  return cr ? cr->path : GST_DORADMA_CUDA_PATH_NONE;
 }
 
 guint64
-doradma_cuda_reader_frame_pointer (const DoradmaCudaReader * cr,
+gst_doradma_cuda_reader_frame_pointer (const GstDoradmaCudaReader * cr,
     const struct doradma_frame *frame)
 {
   if (cr == NULL)
     return 0;
-  if (cr->path == DORADMA_CUDA_PATH_IPC)
+  if (cr->path == GST_DORADMA_CUDA_PATH_IPC)
     return cr->base + (guint64) frame->slot * cr->slot_stride;
   /* never assume alias == host pointer */
   return cr->base + frame->data_offset;
 }
 
 struct doradma_cuda_device *
-doradma_cuda_reader_device (const DoradmaCudaReader * cr)
+gst_doradma_cuda_reader_device (const GstDoradmaCudaReader * cr)
 {
   return cr ? cr->dev : NULL;
 }
 
 void
-doradma_cuda_reader_sync (const DoradmaCudaReader * cr)
+gst_doradma_cuda_reader_sync (const GstDoradmaCudaReader * cr)
 {
 #ifdef DORADMA_HAVE_CUDA
   struct doradma_diag d = { 0 };
@@ -254,21 +254,21 @@ doradma_cuda_reader_sync (const DoradmaCudaReader * cr)
 /* ---------------------------------------------------------------------- */
 /* Writer slots */
 
-struct _DoradmaCudaSlots
+struct _GstDoradmaCudaSlots
 {
   struct doradma_cuda_device *dev;
   struct doradma_cuda_ipc_export *exp;
 };
 
-DoradmaCudaSlots *
-doradma_cuda_slots_new (gsize size, guint8 handle[DORADMA_IPC_HANDLE_LEN],
+GstDoradmaCudaSlots *
+gst_doradma_cuda_slots_new (gsize size, guint8 handle[DORADMA_IPC_HANDLE_LEN],
     gchar ** reason)
 {
   struct doradma_diag d = { 0 };
-  DoradmaCudaSlots *s = g_new0 (DoradmaCudaSlots, 1);
+  GstDoradmaCudaSlots *s = g_new0 (GstDoradmaCudaSlots, 1);
   int ret;
 
-  if ((s->dev = doradma_gst_cuda_device (reason)) == NULL) {
+  if ((s->dev = gst_doradma_cuda_device (reason)) == NULL) {
     g_free (s);
     return NULL;
   }
@@ -284,19 +284,19 @@ doradma_cuda_slots_new (gsize size, guint8 handle[DORADMA_IPC_HANDLE_LEN],
 }
 
 guint64
-doradma_cuda_slots_pointer (const DoradmaCudaSlots * s)
+gst_doradma_cuda_slots_pointer (const GstDoradmaCudaSlots * s)
 {
   return doradma_cuda_ipc_export_get_device_pointer (s->exp);
 }
 
 gsize
-doradma_cuda_slots_size (const DoradmaCudaSlots * s)
+gst_doradma_cuda_slots_size (const GstDoradmaCudaSlots * s)
 {
   return doradma_cuda_ipc_export_get_size (s->exp);
 }
 
 void
-doradma_cuda_slots_free (DoradmaCudaSlots * s)
+gst_doradma_cuda_slots_free (GstDoradmaCudaSlots * s)
 {
   struct doradma_diag d = { 0 };
 
@@ -311,21 +311,21 @@ doradma_cuda_slots_free (DoradmaCudaSlots * s)
 /* ---------------------------------------------------------------------- */
 /* Copier */
 
-struct _DoradmaCudaCopier
+struct _GstDoradmaCudaCopier
 {
   struct doradma_cuda_device *dev;
   gpointer stream;              /* CUstream */
   guint64 copies;
 };
 
-DoradmaCudaCopier *
-doradma_cuda_copier_new (gchar ** reason)
+GstDoradmaCudaCopier *
+gst_doradma_cuda_copier_new (gchar ** reason)
 {
 #ifdef DORADMA_HAVE_CUDA
   struct doradma_diag d = { 0 };
-  DoradmaCudaCopier *c = g_new0 (DoradmaCudaCopier, 1);
+  GstDoradmaCudaCopier *c = g_new0 (GstDoradmaCudaCopier, 1);
 
-  if ((c->dev = doradma_gst_cuda_device (reason)) == NULL) {
+  if ((c->dev = gst_doradma_cuda_device (reason)) == NULL) {
     g_free (c);
     return NULL;
   }
@@ -343,7 +343,7 @@ doradma_cuda_copier_new (gchar ** reason)
 }
 
 void
-doradma_cuda_copier_free (DoradmaCudaCopier * c)
+gst_doradma_cuda_copier_free (GstDoradmaCudaCopier * c)
 {
   if (c == NULL)
     return;
@@ -358,19 +358,19 @@ doradma_cuda_copier_free (DoradmaCudaCopier * c)
 }
 
 gpointer
-doradma_cuda_copier_stream (DoradmaCudaCopier * c)
+gst_doradma_cuda_copier_stream (GstDoradmaCudaCopier * c)
 {
   return c->stream;
 }
 
 struct doradma_cuda_device *
-doradma_cuda_copier_device (DoradmaCudaCopier * c)
+gst_doradma_cuda_copier_device (GstDoradmaCudaCopier * c)
 {
   return c->dev;
 }
 
 guint64
-doradma_cuda_copier_copies (DoradmaCudaCopier * c)
+gst_doradma_cuda_copier_copies (GstDoradmaCudaCopier * c)
 {
   return c ? c->copies : 0;
 }
@@ -378,15 +378,15 @@ doradma_cuda_copier_copies (DoradmaCudaCopier * c)
 #ifdef DORADMA_HAVE_CUDA
 /* One linear copy of `n` bytes between any two kinds (host↔device). */
 static int
-copy_linear (DoradmaCudaCopier * c, guint64 dst, DoradmaCudaMemKind dk,
-    guint64 src, DoradmaCudaMemKind sk, gsize n, struct doradma_diag *d)
+copy_linear (GstDoradmaCudaCopier * c, guint64 dst, GstDoradmaCudaMemKind dk,
+    guint64 src, GstDoradmaCudaMemKind sk, gsize n, struct doradma_diag *d)
 {
-  if (dk == DORADMA_CUDA_MEM_DEVICE && sk == DORADMA_CUDA_MEM_DEVICE)
+  if (dk == GST_DORADMA_CUDA_MEM_DEVICE && sk == GST_DORADMA_CUDA_MEM_DEVICE)
     return doradma_cuda_copy_dtod_async (c->dev, dst, src, n, c->stream, d);
-  if (dk == DORADMA_CUDA_MEM_DEVICE)
+  if (dk == GST_DORADMA_CUDA_MEM_DEVICE)
     return doradma_cuda_copy_htod_async (c->dev, dst,
         (const void *) (guintptr) src, n, c->stream, d);
-  if (sk == DORADMA_CUDA_MEM_DEVICE)
+  if (sk == GST_DORADMA_CUDA_MEM_DEVICE)
     return doradma_cuda_copy_dtoh_async (c->dev, (void *) (guintptr) dst,
         src, n, c->stream, d);
   memcpy ((void *) (guintptr) dst, (const void *) (guintptr) src, n);
@@ -395,8 +395,8 @@ copy_linear (DoradmaCudaCopier * c, guint64 dst, DoradmaCudaMemKind dk,
 #endif
 
 gboolean
-doradma_cuda_copier_copy (DoradmaCudaCopier * c, guint n_planes,
-    const DoradmaCudaFrame * dst, const DoradmaCudaFrame * src,
+gst_doradma_cuda_copier_copy (GstDoradmaCudaCopier * c, guint n_planes,
+    const GstDoradmaCudaFrame * dst, const GstDoradmaCudaFrame * src,
     const guint32 * rows, const guint32 * row_bytes, gchar ** err)
 {
 #ifdef DORADMA_HAVE_CUDA
@@ -417,9 +417,9 @@ doradma_cuda_copier_copy (DoradmaCudaCopier * c, guint n_planes,
     } else {
       if (doradma_cuda_have_copy_2d ()) {
         struct doradma_cuda_copy2d c2 = {
-          .dst = dp,.dst_device = dst->kind == DORADMA_CUDA_MEM_DEVICE,
+          .dst = dp,.dst_device = dst->kind == GST_DORADMA_CUDA_MEM_DEVICE,
           .dst_pitch = ds,
-          .src = sp,.src_device = src->kind == DORADMA_CUDA_MEM_DEVICE,
+          .src = sp,.src_device = src->kind == GST_DORADMA_CUDA_MEM_DEVICE,
           .src_pitch = ss,
           .width = row_bytes[p],.height = rows[p],
         };
@@ -445,7 +445,7 @@ doradma_cuda_copier_copy (DoradmaCudaCopier * c, guint n_planes,
 }
 
 gboolean
-doradma_cuda_copier_sync (DoradmaCudaCopier * c, gchar ** err)
+gst_doradma_cuda_copier_sync (GstDoradmaCudaCopier * c, gchar ** err)
 {
 #ifdef DORADMA_HAVE_CUDA
   struct doradma_diag d = { 0 };
@@ -466,17 +466,17 @@ doradma_cuda_copier_sync (DoradmaCudaCopier * c, gchar ** err)
 
 #ifdef HAVE_GST_CUDA
 GstCudaContext *
-doradma_gst_cuda_context (gchar ** reason)
+gst_doradma_cuda_context (gchar ** reason)
 {
   static GstCudaContext *ctx;
   static GMutex lock;
   GstCudaContext *ret = NULL;
 
-  if (!doradma_gst_cuda_memory_available (reason))
+  if (!gst_doradma_cuda_memory_available (reason))
     return NULL;
   g_mutex_lock (&lock);
   if (ctx == NULL) {
-    struct doradma_cuda_device *dev = doradma_gst_cuda_device (reason);
+    struct doradma_cuda_device *dev = gst_doradma_cuda_device (reason);
 
     if (dev) {
       /* the primary context our registrations and IPC maps live in; the
@@ -505,7 +505,7 @@ doradma_gst_cuda_context (gchar ** reason)
  * one an application or a neighbour gave (set_context), else device 0's
  * primary context (where our registrations and IPC maps live). */
 GstCudaContext *
-doradma_gst_cuda_element_context (GstElement * element, GstCudaContext ** slot,
+gst_doradma_cuda_element_context (GstElement * element, GstCudaContext ** slot,
     gchar ** reason)
 {
   GstCudaContext *ctx = NULL;
@@ -516,7 +516,7 @@ doradma_gst_cuda_element_context (GstElement * element, GstCudaContext ** slot,
   GST_OBJECT_UNLOCK (element);
   if (ctx)
     return ctx;
-  if ((ctx = doradma_gst_cuda_context (reason)) == NULL)
+  if ((ctx = gst_doradma_cuda_context (reason)) == NULL)
     return NULL;
   GST_OBJECT_LOCK (element);
   if (*slot == NULL)
@@ -526,7 +526,7 @@ doradma_gst_cuda_element_context (GstElement * element, GstCudaContext ** slot,
 }
 
 gboolean
-doradma_gst_cuda_element_query (GstElement * element, GstCudaContext ** slot,
+gst_doradma_cuda_element_query (GstElement * element, GstCudaContext ** slot,
     GstQuery * query)
 {
   const gchar *type = NULL;
@@ -539,9 +539,9 @@ doradma_gst_cuda_element_query (GstElement * element, GstCudaContext ** slot,
    * only where CUDA works */
   gst_query_parse_context_type (query, &type);
   if (g_strcmp0 (type, GST_CUDA_CONTEXT_TYPE) != 0
-      || !doradma_gst_cuda_available (NULL))
+      || !gst_doradma_cuda_available (NULL))
     return FALSE;
-  ctx = doradma_gst_cuda_element_context (element, slot, NULL);
+  ctx = gst_doradma_cuda_element_context (element, slot, NULL);
   if (ctx == NULL)
     return FALSE;
   ret = gst_cuda_handle_context_query (element, query, ctx);
@@ -550,7 +550,7 @@ doradma_gst_cuda_element_query (GstElement * element, GstCudaContext ** slot,
 }
 
 void
-doradma_gst_cuda_element_set_context (GstElement * element,
+gst_doradma_cuda_element_set_context (GstElement * element,
     GstCudaContext ** slot, GstContext * context)
 {
   GstCudaContext *ctx = NULL;
@@ -565,3 +565,81 @@ doradma_gst_cuda_element_set_context (GstElement * element,
   }
 }
 #endif
+
+/* ---------------------------------------------------------------------- */
+/* Writer side: a frame into a device slot (transport=ipc) */
+
+gboolean
+gst_doradma_cuda_upload_frame (GstDoradmaCudaCopier * copier,
+    const GstVideoInfo * info, GstBuffer * buf, guint64 dst_ptr,
+    gboolean * from_device, gchar ** err)
+{
+  GstDoradmaCudaFrame dst = { 0 }, src = { 0 };
+  guint32 rows[GST_VIDEO_MAX_PLANES], rb[GST_VIDEO_MAX_PLANES];
+  GstVideoFrame vf;
+  gboolean mapped_frame = FALSE, ok;
+  guint p;
+#ifdef HAVE_GST_CUDA
+  GstMemory *cmem = NULL;
+  GstMapInfo cmap;
+#endif
+
+  *from_device = FALSE;
+  dst.ptr = dst_ptr;
+  dst.kind = GST_DORADMA_CUDA_MEM_DEVICE;
+  for (p = 0; p < GST_VIDEO_INFO_N_PLANES (info); p++) {
+    /* the slot in the caps' default layout */
+    dst.offset[p] = info->offset[p];
+    dst.stride[p] = info->stride[p];
+    gst_doradma_plane_needs (info, p, &rows[p], &rb[p]);
+  }
+
+#ifdef HAVE_GST_CUDA
+  if (gst_buffer_n_memory (buf) == 1
+      && gst_is_cuda_memory ((cmem = gst_buffer_peek_memory (buf, 0)))) {
+    GstVideoMeta *meta = gst_buffer_get_video_meta (buf);
+
+    if (!gst_memory_map (cmem, &cmap, GST_MAP_READ | GST_MAP_CUDA)) {
+      set_reason (err, g_strdup ("could not map the upstream CUDA memory"));
+      return FALSE;
+    }
+    src.ptr = (guint64) (guintptr) cmap.data;
+    src.kind = GST_DORADMA_CUDA_MEM_DEVICE;
+    for (p = 0; p < GST_VIDEO_INFO_N_PLANES (info); p++) {
+      src.offset[p] = meta ? meta->offset[p] :
+          ((GstCudaMemory *) cmem)->info.offset[p];
+      src.stride[p] = meta ? meta->stride[p] :
+          ((GstCudaMemory *) cmem)->info.stride[p];
+    }
+    *from_device = TRUE;
+  } else
+#endif
+  {
+#ifdef HAVE_GST_CUDA
+    cmem = NULL;
+#endif
+    if (!gst_video_frame_map (&vf, info, buf, GST_MAP_READ)) {
+      set_reason (err, g_strdup ("the buffer does not match the caps"));
+      return FALSE;
+    }
+    mapped_frame = TRUE;
+    src.kind = GST_DORADMA_CUDA_MEM_HOST;
+    for (p = 0; p < GST_VIDEO_FRAME_N_PLANES (&vf); p++) {
+      src.offset[p] = (gsize) vf.data[p];
+      src.stride[p] = GST_VIDEO_FRAME_PLANE_STRIDE (&vf, p);
+    }
+  }
+
+  /* synchronised BEFORE the caller publishes: GPU work is not ordered by
+   * the ring's CPU fences */
+  ok = gst_doradma_cuda_copier_copy (copier, GST_VIDEO_INFO_N_PLANES (info),
+      &dst, &src, rows, rb, err)
+      && gst_doradma_cuda_copier_sync (copier, err);
+  if (mapped_frame)
+    gst_video_frame_unmap (&vf);
+#ifdef HAVE_GST_CUDA
+  if (cmem)
+    gst_memory_unmap (cmem, &cmap);
+#endif
+  return ok;
+}

@@ -14,7 +14,7 @@
  *  - the writer's device slot area for transport=ipc (cuda/ ipc export);
  *  - copies on a private stream (per plane, honouring strides) with an
  *    explicit synchronise, so a lease is released or a frame published only
- *    after the GPU finished with it (design-review #9);
+ *    after the GPU finished with it (the ring's CPU fences do not order GPU work);
  *  - with gstreamer-cuda (HAVE_GST_CUDA): a GstCudaContext that wraps the
  *    same primary context, so memory:CUDAMemory peers and our copies share
  *    one context.
@@ -45,131 +45,183 @@ struct doradma_cuda_device;
 
 typedef enum
 {
-  DORADMA_CUDA_PATH_NONE = 0,   /* host memory only */
-  DORADMA_CUDA_PATH_UNIFIED,    /* registered shm, discrete GPU */
-  DORADMA_CUDA_PATH_UNIFIED_INTEGRATED,  /* registered shm, iGPU (Jetson) */
-  DORADMA_CUDA_PATH_IPC,        /* device slots through a CUDA IPC handle */
-} DoradmaCudaPath;
+  GST_DORADMA_CUDA_PATH_NONE = 0,   /* host memory only */
+  GST_DORADMA_CUDA_PATH_UNIFIED,    /* registered shm, discrete GPU */
+  GST_DORADMA_CUDA_PATH_UNIFIED_INTEGRATED,  /* registered shm, iGPU (Jetson) */
+  GST_DORADMA_CUDA_PATH_IPC,        /* device slots through a CUDA IPC handle */
+} GstDoradmaCudaPath;
 
-const gchar *doradma_cuda_path_name (DoradmaCudaPath path);
+const gchar *gst_doradma_cuda_path_name (GstDoradmaCudaPath path);
 
 /* Loads CUDA and opens device 0 (cached per process). Returns a new
  * reference, or NULL with *reason (g_free) naming what is missing. */
-struct doradma_cuda_device *doradma_gst_cuda_device (gchar ** reason);
+struct doradma_cuda_device *gst_doradma_cuda_device (gchar ** reason);
 
-/* TRUE when doradma_gst_cuda_device () would succeed. */
-gboolean doradma_gst_cuda_available (gchar ** reason);
+/* TRUE when gst_doradma_cuda_device () would succeed. */
+gboolean gst_doradma_cuda_available (gchar ** reason);
 
 /* TRUE when memory:CUDAMemory output/input is compiled in (gstreamer-cuda)
  * and its library loads. */
-gboolean doradma_gst_cuda_memory_available (gchar ** reason);
+gboolean gst_doradma_cuda_memory_available (gchar ** reason);
 
 /* Process-wide number of new host registrations made by readers here (a
  * second reader of the same inode shares the first registration). */
-guint64 doradma_gst_cuda_registrations (void);
+guint64 gst_doradma_cuda_registrations (void);
 
 /* ---------------------------------------------------------------------- */
 /* Reader side */
 
-typedef struct _DoradmaCudaReader DoradmaCudaReader;
+typedef struct _GstDoradmaCudaReader GstDoradmaCudaReader;
 
 /* Sets up device access to the open reader's segment: IPC import when the
  * segment's slots live in device memory, else host registration of the
  * read-only data mapping. NULL with *reason on failure. */
-DoradmaCudaReader *doradma_cuda_reader_new (struct doradma_reader *r,
+GstDoradmaCudaReader *gst_doradma_cuda_reader_new (struct doradma_reader *r,
     gchar ** reason);
 
 /* Unregisters / closes. Call before doradma_reader_close (). */
-void doradma_cuda_reader_free (DoradmaCudaReader * cr);
+void gst_doradma_cuda_reader_free (GstDoradmaCudaReader * cr);
 
-DoradmaCudaPath doradma_cuda_reader_path (const DoradmaCudaReader * cr);
+GstDoradmaCudaPath gst_doradma_cuda_reader_path (const GstDoradmaCudaReader * cr);
 
 /* Device pointer of a leased frame's first byte. */
-guint64 doradma_cuda_reader_frame_pointer (const DoradmaCudaReader * cr,
+guint64 gst_doradma_cuda_reader_frame_pointer (const GstDoradmaCudaReader * cr,
     const struct doradma_frame *frame);
 
-struct doradma_cuda_device *doradma_cuda_reader_device (const
-    DoradmaCudaReader * cr);
+struct doradma_cuda_device *gst_doradma_cuda_reader_device (const
+    GstDoradmaCudaReader * cr);
 
 /* cuCtxSynchronize on the reader's device: every stream of the context is
  * done (before a wrapped frame's lease goes back). */
-void doradma_cuda_reader_sync (const DoradmaCudaReader * cr);
+void gst_doradma_cuda_reader_sync (const GstDoradmaCudaReader * cr);
 
 /* ---------------------------------------------------------------------- */
 /* Writer side: one device allocation for the slot area (transport=ipc). */
 
-typedef struct _DoradmaCudaSlots DoradmaCudaSlots;
+typedef struct _GstDoradmaCudaSlots GstDoradmaCudaSlots;
 
 /* Allocates `size` bytes of device memory and its 64-byte IPC handle. */
-DoradmaCudaSlots *doradma_cuda_slots_new (gsize size,
+GstDoradmaCudaSlots *gst_doradma_cuda_slots_new (gsize size,
     guint8 handle[DORADMA_IPC_HANDLE_LEN], gchar ** reason);
-guint64 doradma_cuda_slots_pointer (const DoradmaCudaSlots * s);
-gsize doradma_cuda_slots_size (const DoradmaCudaSlots * s);
-void doradma_cuda_slots_free (DoradmaCudaSlots * s);
+guint64 gst_doradma_cuda_slots_pointer (const GstDoradmaCudaSlots * s);
+gsize gst_doradma_cuda_slots_size (const GstDoradmaCudaSlots * s);
+void gst_doradma_cuda_slots_free (GstDoradmaCudaSlots * s);
 
 /* ---------------------------------------------------------------------- */
 /* Copies on a private stream */
 
-typedef struct _DoradmaCudaCopier DoradmaCudaCopier;
+typedef struct _GstDoradmaCudaCopier GstDoradmaCudaCopier;
 
 typedef enum
 {
-  DORADMA_CUDA_MEM_HOST,
-  DORADMA_CUDA_MEM_DEVICE,      /* device memory, an alias or an IPC map */
-} DoradmaCudaMemKind;
+  GST_DORADMA_CUDA_MEM_HOST,
+  GST_DORADMA_CUDA_MEM_DEVICE,      /* device memory, an alias or an IPC map */
+} GstDoradmaCudaMemKind;
 
 /* A non-blocking stream on device 0's primary context. */
-DoradmaCudaCopier *doradma_cuda_copier_new (gchar ** reason);
-void doradma_cuda_copier_free (DoradmaCudaCopier * c);
-gpointer doradma_cuda_copier_stream (DoradmaCudaCopier * c);
-struct doradma_cuda_device *doradma_cuda_copier_device (DoradmaCudaCopier *
+GstDoradmaCudaCopier *gst_doradma_cuda_copier_new (gchar ** reason);
+void gst_doradma_cuda_copier_free (GstDoradmaCudaCopier * c);
+gpointer gst_doradma_cuda_copier_stream (GstDoradmaCudaCopier * c);
+struct doradma_cuda_device *gst_doradma_cuda_copier_device (GstDoradmaCudaCopier *
     c);
 
 typedef struct
 {
   guint64 ptr;                  /* first byte of the frame */
-  DoradmaCudaMemKind kind;
+  GstDoradmaCudaMemKind kind;
   gsize offset[GST_VIDEO_MAX_PLANES];
   gint stride[GST_VIDEO_MAX_PLANES];
-} DoradmaCudaFrame;
+} GstDoradmaCudaFrame;
 
 /* Enqueues a per-plane copy of `n_planes` planes of rows[p] rows of
  * row_bytes[p] bytes (one call per plane when both strides are equal, else
  * a 2-D copy, else row by row). Does not wait: call _sync. */
-gboolean doradma_cuda_copier_copy (DoradmaCudaCopier * c, guint n_planes,
-    const DoradmaCudaFrame * dst, const DoradmaCudaFrame * src,
+gboolean gst_doradma_cuda_copier_copy (GstDoradmaCudaCopier * c, guint n_planes,
+    const GstDoradmaCudaFrame * dst, const GstDoradmaCudaFrame * src,
     const guint32 * rows, const guint32 * row_bytes, gchar ** err);
 
 /* Waits until everything enqueued on the stream has finished. */
-gboolean doradma_cuda_copier_sync (DoradmaCudaCopier * c, gchar ** err);
+gboolean gst_doradma_cuda_copier_sync (GstDoradmaCudaCopier * c, gchar ** err);
 
 /* Counters since creation. */
-guint64 doradma_cuda_copier_copies (DoradmaCudaCopier * c);
+guint64 gst_doradma_cuda_copier_copies (GstDoradmaCudaCopier * c);
+
+/* transport=ipc: copies the frame of `buf` (caps `info`) into the device
+ * slot at `dst_ptr`, in the default layout of `info`: device to device from
+ * memory:CUDAMemory (*from_device TRUE), host to device from anything else,
+ * plane by plane honouring the source's strides. Waits for the copy before
+ * returning, so the caller may publish at once. FALSE with *err. */
+gboolean gst_doradma_cuda_upload_frame (GstDoradmaCudaCopier * copier,
+    const GstVideoInfo * info, GstBuffer * buf, guint64 dst_ptr,
+    gboolean * from_device, gchar ** err);
 
 /* Bytes of device memory free now (cuMemGetInfo), 0 on failure. */
-guint64 doradma_gst_cuda_mem_free (void);
+guint64 gst_doradma_cuda_mem_free (void);
 
 #ifdef HAVE_GST_CUDA
 /* A GstCudaContext wrapping device 0's primary context (one per process,
  * a new reference), or NULL with *reason. */
-GstCudaContext *doradma_gst_cuda_context (gchar ** reason);
+GstCudaContext *gst_doradma_cuda_context (gchar ** reason);
 
 /* The element's CUDA context kept in *slot (under the element's object
  * lock): the one set_context gave, else device 0's primary context, stored
  * there. A new reference, or NULL with *reason. */
-GstCudaContext *doradma_gst_cuda_element_context (GstElement * element,
+GstCudaContext *gst_doradma_cuda_element_context (GstElement * element,
     GstCudaContext ** slot, gchar ** reason);
 
 /* Answers a CUDA context query with that context; FALSE when the query is
  * not one or CUDA is not available. */
-gboolean doradma_gst_cuda_element_query (GstElement * element,
+gboolean gst_doradma_cuda_element_query (GstElement * element,
     GstCudaContext ** slot, GstQuery * query);
 
 /* For set_context: keeps a CUDA context on device 0 that the application or
  * a neighbour gave. */
-void doradma_gst_cuda_element_set_context (GstElement * element,
+void gst_doradma_cuda_element_set_context (GstElement * element,
     GstCudaContext ** slot, GstContext * context);
 #endif
+
+
+/* Old names, for gstdoradmasrc.c until the consumer branch is merged and
+ * switched to the gst_doradma_ names; delete then. */
+#define doradma_cuda_path_name gst_doradma_cuda_path_name
+#define doradma_gst_cuda_device gst_doradma_cuda_device
+#define doradma_gst_cuda_available gst_doradma_cuda_available
+#define doradma_gst_cuda_memory_available gst_doradma_cuda_memory_available
+#define doradma_gst_cuda_registrations gst_doradma_cuda_registrations
+#define doradma_gst_cuda_mem_free gst_doradma_cuda_mem_free
+#define doradma_gst_cuda_context gst_doradma_cuda_context
+#define doradma_gst_cuda_element_context gst_doradma_cuda_element_context
+#define doradma_gst_cuda_element_query gst_doradma_cuda_element_query
+#define doradma_gst_cuda_element_set_context gst_doradma_cuda_element_set_context
+#define doradma_cuda_reader_new gst_doradma_cuda_reader_new
+#define doradma_cuda_reader_free gst_doradma_cuda_reader_free
+#define doradma_cuda_reader_path gst_doradma_cuda_reader_path
+#define doradma_cuda_reader_frame_pointer gst_doradma_cuda_reader_frame_pointer
+#define doradma_cuda_reader_device gst_doradma_cuda_reader_device
+#define doradma_cuda_reader_sync gst_doradma_cuda_reader_sync
+#define doradma_cuda_slots_new gst_doradma_cuda_slots_new
+#define doradma_cuda_slots_pointer gst_doradma_cuda_slots_pointer
+#define doradma_cuda_slots_size gst_doradma_cuda_slots_size
+#define doradma_cuda_slots_free gst_doradma_cuda_slots_free
+#define doradma_cuda_copier_new gst_doradma_cuda_copier_new
+#define doradma_cuda_copier_free gst_doradma_cuda_copier_free
+#define doradma_cuda_copier_stream gst_doradma_cuda_copier_stream
+#define doradma_cuda_copier_device gst_doradma_cuda_copier_device
+#define doradma_cuda_copier_copy gst_doradma_cuda_copier_copy
+#define doradma_cuda_copier_sync gst_doradma_cuda_copier_sync
+#define doradma_cuda_copier_copies gst_doradma_cuda_copier_copies
+typedef GstDoradmaCudaPath DoradmaCudaPath;
+typedef GstDoradmaCudaReader DoradmaCudaReader;
+typedef GstDoradmaCudaSlots DoradmaCudaSlots;
+typedef GstDoradmaCudaCopier DoradmaCudaCopier;
+typedef GstDoradmaCudaMemKind DoradmaCudaMemKind;
+typedef GstDoradmaCudaFrame DoradmaCudaFrame;
+#define DORADMA_CUDA_PATH_NONE GST_DORADMA_CUDA_PATH_NONE
+#define DORADMA_CUDA_PATH_UNIFIED GST_DORADMA_CUDA_PATH_UNIFIED
+#define DORADMA_CUDA_PATH_UNIFIED_INTEGRATED GST_DORADMA_CUDA_PATH_UNIFIED_INTEGRATED
+#define DORADMA_CUDA_PATH_IPC GST_DORADMA_CUDA_PATH_IPC
+#define DORADMA_CUDA_MEM_HOST GST_DORADMA_CUDA_MEM_HOST
+#define DORADMA_CUDA_MEM_DEVICE GST_DORADMA_CUDA_MEM_DEVICE
 
 G_END_DECLS
 

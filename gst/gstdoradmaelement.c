@@ -15,7 +15,7 @@
 GST_DEBUG_CATEGORY (gst_doradma_debug);
 
 void
-doradma_element_init (GstPlugin * plugin)
+gst_doradma_element_init (GstPlugin * plugin)
 {
   static gsize res = FALSE;
 
@@ -32,40 +32,28 @@ doradma_element_init (GstPlugin * plugin)
 }
 
 /* *INDENT-OFF* */
-#define DEFINE_ENUM(func, Name, values)                                  \
-GType                                                                    \
-func (void)                                                              \
-{                                                                        \
-  static gsize id = 0;                                                   \
-  if (g_once_init_enter (&id)) {                                         \
-    GType t = g_enum_register_static (Name, values);                     \
-    g_once_init_leave (&id, t);                                          \
-  }                                                                      \
-  return (GType) id;                                                     \
-}
-
 static const GEnumValue transport_values[] = {
-  {GST_DORADMA_TRANSPORT_AUTO, "shmem, or $DORADMA_TRANSPORT when set", "auto"},
-  {GST_DORADMA_TRANSPORT_SHMEM, "Slots in POSIX shared memory", "shmem"},
-  {GST_DORADMA_TRANSPORT_UNIFIED, "Shared memory registered with CUDA (needs CUDA)", "unified"},
-  {GST_DORADMA_TRANSPORT_IPC, "Slots in CUDA device memory, CUDA IPC (needs CUDA)", "ipc"},
+  {GST_DORADMA_TRANSPORT_AUTO, "$DORADMA_TRANSPORT when set and not empty, else shmem", "auto"},
+  {GST_DORADMA_TRANSPORT_SHMEM, "Slots in POSIX shared memory (no CUDA needed)", "shmem"},
+  {GST_DORADMA_TRANSPORT_UNIFIED, "Slots in POSIX shared memory that readers register with CUDA (needs CUDA)", "unified"},
+  {GST_DORADMA_TRANSPORT_IPC, "Slots in one CUDA device allocation shared through CUDA IPC (needs a discrete GPU)", "ipc"},
   {0, NULL, NULL}
 };
-DEFINE_ENUM (gst_doradma_transport_get_type, "GstDoradmaTransport", transport_values)
+GST_DORADMA_DEFINE_ENUM (gst_doradma_transport_get_type, "GstDoradmaTransport", transport_values)
 
 static const GEnumValue mode_values[] = {
   {GST_DORADMA_MODE_LATEST, "Never wait for readers; slow readers skip frames", "latest"},
   {GST_DORADMA_MODE_LOSSLESS, "Wait until every next-mode reader consumed a frame", "lossless"},
   {0, NULL, NULL}
 };
-DEFINE_ENUM (gst_doradma_mode_get_type, "GstDoradmaMode", mode_values)
+GST_DORADMA_DEFINE_ENUM (gst_doradma_mode_get_type, "GstDoradmaMode", mode_values)
 
 static const GEnumValue read_mode_values[] = {
   {GST_DORADMA_READ_MODE_NEXT, "Every frame in order (lossless writers wait for us)", "next"},
   {GST_DORADMA_READ_MODE_LATEST, "Always the newest frame, skipping older ones", "latest"},
   {0, NULL, NULL}
 };
-DEFINE_ENUM (gst_doradma_read_mode_get_type, "GstDoradmaReadMode", read_mode_values)
+GST_DORADMA_DEFINE_ENUM (gst_doradma_read_mode_get_type, "GstDoradmaReadMode", read_mode_values)
 
 static const GEnumValue stall_values[] = {
   {GST_DORADMA_STALL_WAIT, "Keep waiting for the stalled reader", "wait"},
@@ -73,7 +61,7 @@ static const GEnumValue stall_values[] = {
   {GST_DORADMA_STALL_ERROR, "Post an error and stop", "error"},
   {0, NULL, NULL}
 };
-DEFINE_ENUM (gst_doradma_stall_policy_get_type, "GstDoradmaStallPolicy", stall_values)
+GST_DORADMA_DEFINE_ENUM (gst_doradma_stall_policy_get_type, "GstDoradmaStallPolicy", stall_values)
 
 static const GEnumValue writer_lost_values[] = {
   {GST_DORADMA_WRITER_LOST_WAIT, "Warn and wait for a new writer", "wait"},
@@ -81,11 +69,11 @@ static const GEnumValue writer_lost_values[] = {
   {GST_DORADMA_WRITER_LOST_ERROR, "Post an error", "error"},
   {0, NULL, NULL}
 };
-DEFINE_ENUM (gst_doradma_writer_lost_get_type, "GstDoradmaWriterLost", writer_lost_values)
+GST_DORADMA_DEFINE_ENUM (gst_doradma_writer_lost_get_type, "GstDoradmaWriterLost", writer_lost_values)
 /* *INDENT-ON* */
 
 const gchar *
-doradma_transport_name (GstDoradmaTransport t)
+gst_doradma_transport_name (GstDoradmaTransport t)
 {
   switch (t) {
     case GST_DORADMA_TRANSPORT_SHMEM:
@@ -100,7 +88,7 @@ doradma_transport_name (GstDoradmaTransport t)
 }
 
 gboolean
-doradma_transport_resolve (GstDoradmaTransport requested,
+gst_doradma_transport_resolve (GstDoradmaTransport requested,
     GstDoradmaTransport * resolved, gchar ** bad_value)
 {
   const gchar *env;
@@ -127,8 +115,24 @@ doradma_transport_resolve (GstDoradmaTransport requested,
   return TRUE;
 }
 
+gboolean
+gst_doradma_transport_resolve_or_error (GstElement * element,
+    GstDoradmaTransport requested, GstDoradmaTransport * resolved)
+{
+  gchar *bad = NULL;
+
+  if (gst_doradma_transport_resolve (requested, resolved, &bad))
+    return TRUE;
+  GST_ELEMENT_ERROR (element, RESOURCE, SETTINGS,
+      ("Invalid value \"%s\" in the DORADMA_TRANSPORT environment variable",
+          bad), ("DORADMA_TRANSPORT must be empty, auto, shmem, unified "
+          "or ipc"));
+  g_free (bad);
+  return FALSE;
+}
+
 void
-doradma_plane_needs (const GstVideoInfo * info, guint plane,
+gst_doradma_plane_needs (const GstVideoInfo * info, guint plane,
     guint32 * rows, guint32 * row_bytes)
 {
   const GstVideoFormatInfo *finfo = info->finfo;
@@ -169,7 +173,7 @@ doradma_plane_needs (const GstVideoInfo * info, guint plane,
 }
 
 GstClockTime
-doradma_monotonic_now (void)
+gst_doradma_monotonic_now (void)
 {
   struct timespec ts;
 
@@ -178,10 +182,10 @@ doradma_monotonic_now (void)
 }
 
 GstClockTimeDiff
-doradma_clock_diff (GstClock * clock)
+gst_doradma_clock_diff (GstClock * clock)
 {
   GstClockTime c = gst_clock_get_time (clock);
-  GstClockTime m = doradma_monotonic_now ();
+  GstClockTime m = gst_doradma_monotonic_now ();
 
   return GST_CLOCK_DIFF (c, m);
 }

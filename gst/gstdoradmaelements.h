@@ -17,7 +17,9 @@ GST_ELEMENT_REGISTER_DECLARE (doradmasrc);
 
 GST_DEBUG_CATEGORY_EXTERN (gst_doradma_debug);
 
-void doradma_element_init (GstPlugin * plugin);
+/* Once per process: the shared debug category, and every enum below marked
+ * as plugin API (nowhere else). */
+void gst_doradma_element_init (GstPlugin * plugin);
 
 /* Enumerations of the element properties. */
 typedef enum
@@ -65,103 +67,67 @@ GType gst_doradma_writer_lost_get_type (void);
 #define GST_TYPE_DORADMA_STALL_POLICY (gst_doradma_stall_policy_get_type ())
 #define GST_TYPE_DORADMA_WRITER_LOST (gst_doradma_writer_lost_get_type ())
 
+/* Defines `GType func (void)` registering enum `Name` from `values` once. */
+#define GST_DORADMA_DEFINE_ENUM(func, Name, values)                     \
+GType                                                                   \
+func (void)                                                             \
+{                                                                       \
+  static gsize id = 0;                                                  \
+  if (g_once_init_enter (&id)) {                                        \
+    GType t = g_enum_register_static (Name, values);                    \
+    g_once_init_leave (&id, t);                                         \
+  }                                                                     \
+  return (GType) id;                                                    \
+}
+
+/* The caps feature of GStreamer's CUDA memory. */
+#define GST_DORADMA_CUDA_FEATURE "memory:CUDAMemory"
+
+/* Buffer flags that travel with a frame (the wire contract: the writer
+ * stores exactly these, the reader restores exactly these). */
+#define GST_DORADMA_CARRIED_FLAGS (GST_BUFFER_FLAG_DISCONT | \
+    GST_BUFFER_FLAG_RESYNC | GST_BUFFER_FLAG_CORRUPTED | \
+    GST_BUFFER_FLAG_MARKER | GST_BUFFER_FLAG_HEADER | GST_BUFFER_FLAG_GAP | \
+    GST_BUFFER_FLAG_DROPPABLE | GST_BUFFER_FLAG_DELTA_UNIT | \
+    GST_BUFFER_FLAG_NON_DROPPABLE)
+
 /* Resolves `auto` through $DORADMA_TRANSPORT (empty = unset). Returns FALSE
  * with *bad_value set (to be g_free'd) when the variable holds an unknown
  * value. */
-gboolean doradma_transport_resolve (GstDoradmaTransport requested,
+gboolean gst_doradma_transport_resolve (GstDoradmaTransport requested,
     GstDoradmaTransport * resolved, gchar ** bad_value);
-const gchar *doradma_transport_name (GstDoradmaTransport t);
+/* The same, posting RESOURCE/SETTINGS on `element` naming the variable. */
+gboolean gst_doradma_transport_resolve_or_error (GstElement * element,
+    GstDoradmaTransport requested, GstDoradmaTransport * resolved);
+const gchar *gst_doradma_transport_name (GstDoradmaTransport t);
 
 /* Geometry shared by writer and reader: the rows and bytes per row that a
  * plane of `info`'s format needs at its width/height. The writer publishes
  * exactly these, the reader requires at least these. */
-void doradma_plane_needs (const GstVideoInfo * info, guint plane,
+void gst_doradma_plane_needs (const GstVideoInfo * info, guint plane,
     guint32 * rows, guint32 * row_bytes);
 
 /* Nanoseconds of CLOCK_MONOTONIC, the clock of publish_time and mono_pts. */
-GstClockTime doradma_monotonic_now (void);
+GstClockTime gst_doradma_monotonic_now (void);
 
 /* Monotonic minus pipeline clock, sampled back to back (as unixfdsink). */
-GstClockTimeDiff doradma_clock_diff (GstClock * clock);
-
-/* ---------------------------------------------------------------------- */
-/* Writer side: a refcounted handle on a doradma_writer, shared by the sink,
- * its pool and every slot memory, so that buffers of a replaced segment keep
- * their mapping until they are freed. All calls into the writer run under
- * `lock` (one marker per seqlock, design-review #7f). */
-
-typedef enum
-{
-  DORADMA_SLOT_FREE = 0,        /* no WRITING mark; maybe published */
-  DORADMA_SLOT_WRITING,         /* marked WRITING, handed upstream */
-  DORADMA_SLOT_PUBLISHED,       /* published, memory still referenced */
-} DoradmaSlotState;
-
-typedef struct _DoradmaWriterHandle DoradmaWriterHandle;
-struct _DoradmaWriterHandle
-{
-  gint refcount;
-  GMutex lock;
-  struct doradma_writer *w;
-  guint32 n_slots;
-  guint64 stride;
-  /* one GstMemory per slot, created on demand; recycled by its dispose hook
-   * while not referenced (cached[s] TRUE) */
-  GstMemory *mems[DORADMA_MAX_SLOTS];
-  gboolean cached[DORADMA_MAX_SLOTS];
-  gboolean closing;
-  /* transport ipc: the device allocation holding this segment's slots,
-   * freed right after the writer closes (when the last slot memory of this
-   * segment came back), not when the element stops */
-  gpointer device_slots;
-  GDestroyNotify device_slots_free;
-};
-
-DoradmaWriterHandle *doradma_writer_handle_new (struct doradma_writer *w);
-DoradmaWriterHandle *doradma_writer_handle_ref (DoradmaWriterHandle * wh);
-void doradma_writer_handle_unref (DoradmaWriterHandle * wh);
-
-/* Callbacks a waiting slot acquisition uses: is the caller flushing? */
-typedef gboolean (*DoradmaCancelledFunc) (gpointer data);
-
-typedef struct
-{
-  enum doradma_slot_policy policy;
-  GstClockTime timeout;         /* ns for lossless to wait for a free slot */
-  GstDoradmaStallPolicy on_stall;
-  DoradmaCancelledFunc cancelled;
-  gpointer cancelled_data;
-  GstElement *element;          /* errors and warnings go there */
-  gboolean *waited;             /* out: had to wait for space */
-} DoradmaAcquireParams;
-
-/* Chooses a slot not referenced in this process, marks it WRITING and
- * returns its memory (a new reference, state WRITING, writable).
- * Returns GST_FLOW_OK, GST_FLOW_EOS meaning "no free slot and latest mode
- * must not wait", GST_FLOW_FLUSHING, or GST_FLOW_ERROR after posting an
- * element error. */
-GstFlowReturn doradma_writer_handle_acquire (DoradmaWriterHandle * wh,
-    const DoradmaAcquireParams * params, GstMemory ** mem);
-
-/* Publishes the slot memory `mem` (state WRITING) with `info`: state becomes
- * PUBLISHED and the memory READONLY. Returns 0 or -errno from the lib. */
-int doradma_writer_handle_publish (DoradmaWriterHandle * wh, GstMemory * mem,
-    struct doradma_frame_info *info);
+GstClockTimeDiff gst_doradma_clock_diff (GstClock * clock);
 
 /* ---------------------------------------------------------------------- */
 /* Reader side: a refcounted handle on a doradma_reader. Every leased memory
- * holds a reference, so the mapping outlives the element. */
+ * holds a reference, so the mapping outlives the element. Implemented in
+ * gstdoradmamemory.c until the consumer (gstdoradmaconsumer.c) owns it. */
 
 typedef struct _DoradmaReaderHandle DoradmaReaderHandle;
 struct _DoradmaReaderHandle
 {
   gint refcount;
   struct doradma_reader *r;
-  pid_t pid;                    /* a forked child never releases our leases */
+  pid_t pid;                    /* a forked child never closes our reader */
   gint outstanding;             /* leased memories alive */
-  /* DoradmaCudaReader (gstdoradmacuda.h): the segment's CUDA registration
-   * or IPC mapping, or NULL; set once before the first lease, released by
-   * the last unref BEFORE the reader unmaps */
+  /* GstDoradmaCudaReader (gstdoradmacuda.h): the segment's CUDA
+   * registration or IPC mapping, or NULL; set once before the first lease,
+   * released by the last unref BEFORE the reader unmaps */
   gpointer cuda;
 };
 
@@ -169,37 +135,19 @@ DoradmaReaderHandle *doradma_reader_handle_new (struct doradma_reader *r);
 DoradmaReaderHandle *doradma_reader_handle_ref (DoradmaReaderHandle * rh);
 void doradma_reader_handle_unref (DoradmaReaderHandle * rh);
 
-/* ---------------------------------------------------------------------- */
-/* Memories (gstdoradmamemory.c). */
-
 /* A read-only memory over a leased slot; takes over the lease (released by
  * the memory's free, from any thread) and a reference on `rh`. */
 GstMemory *doradma_memory_new_lease (DoradmaReaderHandle * rh,
     const struct doradma_frame *frame);
 
-/* The writable memory over slot `slot` of `wh` (no reference on wh: the
- * handle owns it and lends it out through doradma_writer_handle_acquire). */
-GstMemory *doradma_memory_new_slot (DoradmaWriterHandle * wh, guint32 slot);
-
-/* Slot memory accessors (writer side). NULL / FALSE for other memories. */
-gboolean doradma_memory_is_slot (GstMemory * mem);
-DoradmaWriterHandle *doradma_memory_slot_handle (GstMemory * mem);
-guint32 doradma_memory_slot_index (GstMemory * mem);
-DoradmaSlotState doradma_memory_slot_state (GstMemory * mem);
-void doradma_memory_slot_set_state (GstMemory * mem, DoradmaSlotState state);
-
-/* ---------------------------------------------------------------------- */
-/* The sink's hooks, used by its pool (gstdoradmasink.c). */
-
-/* Makes sure a writer exists whose slots hold `size` bytes (creating or
- * replacing the segment) and returns a new reference on it, or NULL after
- * posting an element error. */
-DoradmaWriterHandle *gst_doradma_sink_prepare_writer (GstElement * sink,
-    gsize size);
-void gst_doradma_sink_get_acquire_params (GstElement * sink,
-    DoradmaAcquireParams * params);
-void gst_doradma_sink_count_fallback (GstElement * sink);
-void gst_doradma_sink_count_wait (GstElement * sink);
+/* Old names, for gstdoradmasrc.c until the consumer branch is merged and
+ * switched to the gst_doradma_ names; delete then. */
+#define doradma_element_init gst_doradma_element_init
+#define doradma_transport_resolve gst_doradma_transport_resolve
+#define doradma_transport_name gst_doradma_transport_name
+#define doradma_plane_needs gst_doradma_plane_needs
+#define doradma_monotonic_now gst_doradma_monotonic_now
+#define doradma_clock_diff gst_doradma_clock_diff
 
 G_END_DECLS
 

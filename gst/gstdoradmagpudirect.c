@@ -1,4 +1,5 @@
-/* doradma GStreamer plugin — libibverbs probe and memory registration.
+/* doradma GStreamer plugin — GPUDirect RDMA: what the machine offers (the
+ * probe) and, with libibverbs, NIC memory registration.
  *
  * No fake NIC and no mock: everything here talks to the real libibverbs.
  * Machines without an RDMA device (the project's CI and GPU machines) get an
@@ -13,10 +14,18 @@
 
 #include <errno.h>
 #include <string.h>
-
-#include <infiniband/verbs.h>
+#include <unistd.h>
 
 #include "gstdoradmagpudirect.h"
+#include "gstdoradmaallocator.h"
+/* the public API only; never the private driver table cuda-api.h */
+#include "doradma-cuda.h"
+
+/* the device slab pool try_dmabuf_mr exports one slab from */
+#define PROBE_POOL_BYTES (64ull << 20)
+
+#ifdef HAVE_IBVERBS
+#include <infiniband/verbs.h>
 
 struct _GstDoradmaMr
 {
@@ -224,4 +233,221 @@ guint64
 gst_doradma_mr_iova (const GstDoradmaMr * r)
 {
   return r->iova;
+}
+#endif /* HAVE_IBVERBS */
+
+/* ------------------------------------------------------------------------ */
+/* GPUDirect probe */
+
+static gboolean
+peermem_loaded (gchar * detail, gsize n)
+{
+  static const char *const mods[] = {
+    "/sys/module/nvidia_peermem", "/sys/module/nv_peer_mem"
+  };
+  guint i;
+
+  for (i = 0; i < G_N_ELEMENTS (mods); i++)
+    if (g_file_test (mods[i], G_FILE_TEST_IS_DIR)) {
+      g_snprintf (detail, n, "%s is loaded", mods[i]);
+      return TRUE;
+    }
+  g_snprintf (detail, n, "kernel module nvidia_peermem not loaded "
+      "(no /sys/module/nvidia_peermem); needed only by the legacy path");
+  return FALSE;
+}
+
+static const char *const probe_names[GST_DORADMA_PROBE_N] = {
+  "libibverbs", "ibverbs-device", "active-port", "dmabuf-mr", "cuda",
+  "cuda-dma-buf", "nvidia-peermem"
+};
+
+#ifdef HAVE_IBVERBS
+/* Registers a real dma-buf of a small device slab with a real PD: the only
+ * reliable test of dmabuf-mr (kernel, provider and driver must agree). */
+static gboolean
+try_dmabuf_mr (struct doradma_cuda_device *dev, gchar * detail, gsize n)
+{
+  struct doradma_diag diag = { 0 };
+  struct doradma_cuda_slab_pool *pool = NULL;
+  struct doradma_cuda_slab *slab = NULL;
+  GstDoradmaMr *mr = NULL;
+  gpointer pd, ctx = NULL;
+  GString *why = g_string_new (NULL);
+  uint64_t sz = 0;
+  int fd = -1;
+
+  pd = gst_doradma_verbs_open_pd (&ctx, why);
+  if (pd == NULL)
+    goto done;
+  if (doradma_cuda_slab_pool_new (dev, DORADMA_CUDA_SLAB_DEVICE,
+          PROBE_POOL_BYTES, &pool, &diag) < 0
+      || doradma_cuda_slab_alloc (pool, DORADMA_CUDA_SLAB_MIN_CLASS, &slab,
+          &diag) < 0
+      || doradma_cuda_slab_export_dmabuf (slab, &fd, &sz, &diag) < 0) {
+    g_string_append (why, diag.msg);
+    goto done;
+  }
+  mr = gst_doradma_mr_reg_dmabuf (pd, fd, sz,
+      doradma_cuda_slab_get_info (slab)->device, why);
+done:
+  if (mr) {
+    g_snprintf (detail, n, "ibv_reg_dmabuf_mr of a %" G_GUINT64_FORMAT
+        "-byte CUDA dma-buf succeeded", (guint64) sz);
+    gst_doradma_mr_dereg (mr);
+  } else {
+    g_snprintf (detail, n, "%s", why->str);
+  }
+  if (fd >= 0)
+    close (fd);
+  if (slab)
+    doradma_cuda_slab_free (slab);
+  if (pool)
+    doradma_cuda_slab_pool_destroy (pool);
+  gst_doradma_verbs_close_pd (pd, ctx);
+  g_string_free (why, TRUE);
+  return mr != NULL;
+}
+#endif
+
+
+/* Fills every prerequisite with its state and reason. */
+void
+gst_doradma_gpudirect_run_probe (gint ordinal, GstDoradmaGpudirectProbe * p)
+{
+  struct doradma_cuda_device *dev = NULL;
+  struct doradma_diag diag = { 0 };
+  int ret;
+
+  memset (p, 0, sizeof *p);
+#ifdef HAVE_IBVERBS
+  {
+    GstDoradmaVerbsProbe v;
+
+    p->ok[GST_DORADMA_PROBE_LIBIBVERBS] = TRUE;
+    g_snprintf (p->detail[GST_DORADMA_PROBE_LIBIBVERBS], sizeof p->detail[0],
+        "built with libibverbs");
+    gst_doradma_verbs_probe (&v);
+    p->ok[GST_DORADMA_PROBE_DEVICE] = v.device;
+    g_strlcpy (p->detail[GST_DORADMA_PROBE_DEVICE], v.device_detail, sizeof p->detail[0]);
+    p->ok[GST_DORADMA_PROBE_PORT] = v.active_port;
+    g_strlcpy (p->detail[GST_DORADMA_PROBE_PORT], v.port_detail, sizeof p->detail[0]);
+  }
+#else
+  g_snprintf (p->detail[GST_DORADMA_PROBE_LIBIBVERBS], sizeof p->detail[0],
+      "built without libibverbs (meson option ibverbs)");
+  g_snprintf (p->detail[GST_DORADMA_PROBE_DEVICE], sizeof p->detail[0],
+      "not checked: built without libibverbs");
+  g_snprintf (p->detail[GST_DORADMA_PROBE_PORT], sizeof p->detail[0],
+      "not checked: built without libibverbs");
+#endif
+  p->ok[GST_DORADMA_PROBE_PEERMEM] = peermem_loaded (p->detail[GST_DORADMA_PROBE_PEERMEM],
+      sizeof p->detail[0]);
+
+  ret = doradma_cuda_device_open (ordinal, &dev, &diag);
+  if (ret < 0) {
+    g_snprintf (p->detail[GST_DORADMA_PROBE_CUDA], sizeof p->detail[0], "%s", diag.msg);
+    g_snprintf (p->detail[GST_DORADMA_PROBE_CUDA_DMABUF], sizeof p->detail[0],
+        "not checked: no CUDA device (%s)", g_strerror (-ret));
+  } else {
+    const struct doradma_cuda_device_info *i =
+        doradma_cuda_device_get_info (dev);
+
+    p->ok[GST_DORADMA_PROBE_CUDA] = TRUE;
+    g_snprintf (p->detail[GST_DORADMA_PROBE_CUDA], sizeof p->detail[0], "device %d: %s, "
+        "driver %d", ordinal, i->name, doradma_cuda_driver_version ());
+    /* Device slabs are cuMemCreate ranges where VMM exists. */
+    p->ok[GST_DORADMA_PROBE_CUDA_DMABUF] = i->dma_buf_supported
+        && (!i->vmm_supported || i->gpu_direct_rdma_with_vmm_supported);
+    g_snprintf (p->detail[GST_DORADMA_PROBE_CUDA_DMABUF], sizeof p->detail[0],
+        "device %d (%s): CU_DEVICE_ATTRIBUTE_DMA_BUF_SUPPORTED=%d, "
+        "GPU_DIRECT_RDMA_WITH_CUDA_VMM_SUPPORTED=%d", ordinal, i->name,
+        i->dma_buf_supported, i->gpu_direct_rdma_with_vmm_supported);
+  }
+
+  if (!(p->ok[GST_DORADMA_PROBE_DEVICE] && p->ok[GST_DORADMA_PROBE_PORT] && p->ok[GST_DORADMA_PROBE_CUDA_DMABUF])) {
+    g_snprintf (p->detail[GST_DORADMA_PROBE_DMABUF_MR], sizeof p->detail[0],
+        "not checked: ibv_reg_dmabuf_mr can only be tried with an RDMA "
+        "device, an active port and a CUDA dma-buf");
+  } else {
+#ifdef HAVE_IBVERBS
+    p->ok[GST_DORADMA_PROBE_DMABUF_MR] = try_dmabuf_mr (dev, p->detail[GST_DORADMA_PROBE_DMABUF_MR],
+        sizeof p->detail[0]);
+#endif
+  }
+  if (dev)
+    doradma_cuda_device_unref (dev);
+}
+
+gboolean
+gst_doradma_gpudirect_usable (const GstDoradmaGpudirectProbe * p)
+{
+  return p->ok[GST_DORADMA_PROBE_LIBIBVERBS] && p->ok[GST_DORADMA_PROBE_DEVICE] && p->ok[GST_DORADMA_PROBE_PORT]
+      && p->ok[GST_DORADMA_PROBE_CUDA] && ((p->ok[GST_DORADMA_PROBE_DMABUF_MR] && p->ok[GST_DORADMA_PROBE_CUDA_DMABUF])
+      || p->ok[GST_DORADMA_PROBE_PEERMEM]);
+}
+
+/* "name (detail); name (detail)" for the missing ones among `which`. */
+static gchar *
+missing_of (const GstDoradmaGpudirectProbe * p, const int *which, guint n)
+{
+  GString *s = g_string_new (NULL);
+  guint i;
+
+  for (i = 0; i < n; i++)
+    if (!p->ok[which[i]])
+      g_string_append_printf (s, "%s%s (%s)", s->len ? "; " : "",
+          probe_names[which[i]], p->detail[which[i]]);
+  return g_string_free (s, FALSE);
+}
+
+static const int gpudirect_prereqs[] = {
+  GST_DORADMA_PROBE_LIBIBVERBS, GST_DORADMA_PROBE_DEVICE, GST_DORADMA_PROBE_PORT, GST_DORADMA_PROBE_DMABUF_MR, GST_DORADMA_PROBE_CUDA, GST_DORADMA_PROBE_CUDA_DMABUF,
+  GST_DORADMA_PROBE_PEERMEM
+};
+
+static const int pinned_prereqs[] = {
+  GST_DORADMA_PROBE_LIBIBVERBS, GST_DORADMA_PROBE_DEVICE, GST_DORADMA_PROBE_PORT, GST_DORADMA_PROBE_CUDA
+};
+
+gchar *
+gst_doradma_gpudirect_missing (const GstDoradmaGpudirectProbe * p,
+    gboolean pinned)
+{
+  return pinned ? missing_of (p, pinned_prereqs, G_N_ELEMENTS (pinned_prereqs))
+      : missing_of (p, gpudirect_prereqs, G_N_ELEMENTS (gpudirect_prereqs));
+}
+
+gboolean
+gst_doradma_gpudirect_probe (gint cuda_device, GstStructure ** report,
+    GError ** error)
+{
+  GstDoradmaGpudirectProbe p;
+  gboolean ok;
+  int i;
+
+  gst_doradma_gpudirect_run_probe (cuda_device, &p);
+  ok = gst_doradma_gpudirect_usable (&p);
+  if (report) {
+    *report = gst_structure_new_empty ("doradma-gpudirect-probe");
+    for (i = 0; i < GST_DORADMA_PROBE_N; i++) {
+      gchar *k = g_strconcat (probe_names[i], "-detail", NULL);
+
+      gst_structure_set (*report, probe_names[i], G_TYPE_BOOLEAN, p.ok[i],
+          k, G_TYPE_STRING, p.detail[i], NULL);
+      g_free (k);
+    }
+    gst_structure_set (*report, "usable", G_TYPE_BOOLEAN, ok, NULL);
+  }
+  if (!ok) {
+    gchar *m = gst_doradma_gpudirect_missing (&p, FALSE);
+
+    g_set_error (error, GST_DORADMA_SLAB_ERROR,
+        GST_DORADMA_SLAB_ERROR_RDMA_UNAVAILABLE,
+        "GPUDirect RDMA unavailable; missing: %s. It needs libibverbs, "
+        "ibverbs-device, active-port and cuda, plus either dmabuf-mr with "
+        "cuda-dma-buf, or nvidia-peermem for the legacy path", m);
+    g_free (m);
+  }
+  return ok;
 }

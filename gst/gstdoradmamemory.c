@@ -3,16 +3,13 @@
  * Copyright (C) 2025 the doradma authors
  * SPDX-License-Identifier: LGPL-2.1-or-later
  *
- * Two kinds of memory share one allocator and the mem_type "DoradmaSlot":
- *
- *  - a writer slot: one memory per slot of a doradmasink's segment, created
- *    once and recycled by its dispose hook (the unixfd allocator model), so
- *    "this slot is referenced somewhere in this process" is exactly "its
- *    memory is alive". Its state (FREE, WRITING, PUBLISHED) lives here and
- *    is changed under the writer handle's lock.
- *  - a reader lease: read-only, wraps a slot leased by doradmasrc; its free
- *    releases the lease (from any thread) and drops a reference on the
- *    reader handle, so the mapping outlives the element.
+ * One allocator, mem_type "DoradmaSlot", one memory kind: a slot of a ring
+ * (host address, size, slot index, device address) and its owner, known
+ * only through a GstDoradmaMemoryOwner vtable (gstdoradmamemoryprivate.h).
+ * The owner decides what a returning memory means: the producer recycles
+ * its writer slots in the dispose hook (the unixfd allocator model, so
+ * "this slot is referenced in this process" is exactly "its memory is
+ * alive"); a reader's lease ends in release, from any thread.
  */
 #ifdef HAVE_CONFIG_H
 #include "config.h"
@@ -20,36 +17,28 @@
 
 #include <unistd.h>
 
-#include "gstdoradmaelements.h"
-#include "gstdoradmamemory.h"
-#include "gstdoradmacuda.h"
+#include "gstdoradmamemoryprivate.h"
 
-#define GST_CAT_DEFAULT gst_doradma_debug
-
-typedef enum
-{
-  KIND_SLOT,
-  KIND_LEASE,
-  KIND_SHARE,
-} MemKind;
+GST_DEBUG_CATEGORY_STATIC (gst_doradma_memory_debug);
+#define GST_CAT_DEFAULT gst_doradma_memory_debug
 
 typedef struct
 {
   GstMemory mem;
-  MemKind kind;
-  guint8 *data;                 /* first byte of the slot */
+  guint8 *data;                 /* first byte of the slot, NULL: device only */
   guint32 slot;
-  DoradmaWriterHandle *wh;      /* KIND_SLOT: not a reference */
-  DoradmaSlotState state;       /* KIND_SLOT, under wh->lock */
-  DoradmaReaderHandle *rh;      /* KIND_LEASE: a reference */
-  guint64 devptr;               /* CUDA device address of `data`, or 0 */
+  guint64 devptr;               /* CUDA device address of the slot, or 0 */
+  const GstDoradmaMemoryOwner *vtable;  /* NULL for shares */
+  gpointer owner;
 } GstDoradmaMemory;
 
 typedef GstAllocator GstDoradmaAllocator;
 typedef GstAllocatorClass GstDoradmaAllocatorClass;
 
 GType gst_doradma_allocator_get_type (void);
-G_DEFINE_TYPE (GstDoradmaAllocator, gst_doradma_allocator, GST_TYPE_ALLOCATOR);
+G_DEFINE_TYPE_WITH_CODE (GstDoradmaAllocator, gst_doradma_allocator,
+    GST_TYPE_ALLOCATOR, GST_DEBUG_CATEGORY_INIT (gst_doradma_memory_debug,
+        "doradmamemory", 0, "doradma slot memory"));
 
 static GstMemory *
 gst_doradma_allocator_alloc (GstAllocator * allocator, gsize size,
@@ -63,32 +52,28 @@ static void
 gst_doradma_allocator_free (GstAllocator * allocator, GstMemory * mem)
 {
   GstDoradmaMemory *dm = (GstDoradmaMemory *) mem;
+  const GstDoradmaMemoryOwner *v = dm->vtable;
 
-  if (dm->kind == KIND_LEASE) {
-    DoradmaReaderHandle *rh = dm->rh;
-
-    /* After fork() the child owns no lease of ours. */
-    if (rh->pid == getpid ())
-      doradma_reader_release (rh->r, dm->slot);
-    g_atomic_int_add (&rh->outstanding, -1);
-    doradma_reader_handle_unref (rh);
-  }
+  if (v && v->release)
+    v->release (dm->owner, dm->slot, mem);
+  if (v && v->unref)
+    v->unref (dm->owner);
   g_slice_free (GstDoradmaMemory, dm);
 }
 
 static gpointer
-doradma_mem_map (GstMemory * mem, gsize maxsize, GstMapFlags flags)
+gst_doradma_mem_map (GstMemory * mem, gsize maxsize, GstMapFlags flags)
 {
   return ((GstDoradmaMemory *) mem)->data;
 }
 
 static void
-doradma_mem_unmap (GstMemory * mem)
+gst_doradma_mem_unmap (GstMemory * mem)
 {
 }
 
 static GstMemory *
-doradma_mem_share (GstMemory * mem, gssize offset, gssize size)
+gst_doradma_mem_share (GstMemory * mem, gssize offset, gssize size)
 {
   GstDoradmaMemory *dm = (GstDoradmaMemory *) mem, *sub;
   GstMemory *parent;
@@ -104,11 +89,26 @@ doradma_mem_share (GstMemory * mem, gssize offset, gssize size)
   gst_memory_init (GST_MEMORY_CAST (sub), GST_MINI_OBJECT_FLAGS (parent) |
       GST_MINI_OBJECT_FLAG_LOCK_READONLY, mem->allocator, parent,
       mem->maxsize, mem->align, mem->offset + offset, size);
-  sub->kind = KIND_SHARE;
   sub->data = dm->data;
   sub->slot = dm->slot;
   sub->devptr = dm->devptr;
   return GST_MEMORY_CAST (sub);
+}
+
+/* Two pieces of one slot, back to back: gst_buffer_span/merge take the
+ * parent instead of copying. */
+static gboolean
+gst_doradma_mem_is_span (GstMemory * mem1, GstMemory * mem2, gsize * offset)
+{
+  GstDoradmaMemory *a = (GstDoradmaMemory *) mem1;
+  GstDoradmaMemory *b = (GstDoradmaMemory *) mem2;
+
+  if (a->data != b->data || a->devptr != b->devptr
+      || mem1->offset + mem1->size != mem2->offset)
+    return FALSE;
+  if (offset)
+    *offset = mem1->offset - (mem1->parent ? mem1->parent->offset : 0);
+  return TRUE;
 }
 
 static void
@@ -122,14 +122,15 @@ static void
 gst_doradma_allocator_init (GstDoradmaAllocator * alloc)
 {
   alloc->mem_type = GST_DORADMA_MEMORY_TYPE;
-  alloc->mem_map = doradma_mem_map;
-  alloc->mem_unmap = doradma_mem_unmap;
-  alloc->mem_share = doradma_mem_share;
+  alloc->mem_map = gst_doradma_mem_map;
+  alloc->mem_unmap = gst_doradma_mem_unmap;
+  alloc->mem_share = gst_doradma_mem_share;
+  alloc->mem_is_span = gst_doradma_mem_is_span;
   GST_OBJECT_FLAG_SET (alloc, GST_ALLOCATOR_FLAG_CUSTOM_ALLOC);
 }
 
 static GstAllocator *
-doradma_allocator_get (void)
+gst_doradma_allocator_get (void)
 {
   static GstAllocator *allocator = NULL;
 
@@ -143,8 +144,58 @@ doradma_allocator_get (void)
   return allocator;
 }
 
+static gboolean
+gst_doradma_memory_dispose (GstMiniObject * obj)
+{
+  GstDoradmaMemory *dm = (GstDoradmaMemory *) obj;
+
+  return dm->vtable->returned (dm->owner, dm->slot, GST_MEMORY_CAST (dm));
+}
+
+GstMemory *
+gst_doradma_memory_new (GstMemoryFlags flags, gpointer data, gsize size,
+    guint32 slot, guint64 devptr, const GstDoradmaMemoryOwner * vtable,
+    gpointer owner)
+{
+  GstDoradmaMemory *dm = g_slice_new0 (GstDoradmaMemory);
+
+  if (data == NULL)
+    flags |= GST_MEMORY_FLAG_NOT_MAPPABLE;
+  gst_memory_init (GST_MEMORY_CAST (dm), flags, gst_doradma_allocator_get (),
+      NULL, size, 0, 0, size);
+  dm->data = data;
+  dm->slot = slot;
+  dm->devptr = devptr;
+  dm->vtable = vtable;
+  dm->owner = vtable && vtable->ref ? vtable->ref (owner) : owner;
+  if (vtable && vtable->returned)
+    GST_MINI_OBJECT_CAST (dm)->dispose = gst_doradma_memory_dispose;
+  return GST_MEMORY_CAST (dm);
+}
+
+gpointer
+gst_doradma_memory_get_owner (GstMemory * mem,
+    const GstDoradmaMemoryOwner * vtable)
+{
+  if (mem == NULL || mem->allocator != gst_doradma_allocator_get ()
+      || ((GstDoradmaMemory *) mem)->vtable != vtable)
+    return NULL;
+  return ((GstDoradmaMemory *) mem)->owner;
+}
+
+guint32
+gst_doradma_memory_get_slot (GstMemory * mem)
+{
+  return ((GstDoradmaMemory *) mem)->slot;
+}
+
 /* ---------------------------------------------------------------------- */
-/* Reader handle */
+/* Reader handle, used by doradmasrc until the consumer branch is merged:
+ * gstdoradmaconsumer.c defines these three functions then, and this block
+ * goes (from here to the "Lease memory" line). */
+
+#include "gstdoradmaelements.h"
+#include "gstdoradmacuda.h"
 
 DoradmaReaderHandle *
 doradma_reader_handle_new (struct doradma_reader *r)
@@ -170,109 +221,50 @@ doradma_reader_handle_unref (DoradmaReaderHandle * rh)
   if (rh && g_atomic_int_dec_and_test (&rh->refcount)) {
     if (rh->pid == getpid ()) {
       /* unregister / unmap the IPC handle before the mapping goes */
-      doradma_cuda_reader_free (rh->cuda);
+      gst_doradma_cuda_reader_free (rh->cuda);
       doradma_reader_close (rh->r);
     }
     g_free (rh);
   }
 }
 
+/* ---------------------------------------------------------------------- */
+/* Lease memory: a reader's lease as an owner of gst_doradma_memory_new (the
+ * consumer makes its leases the same way; then this block moves there). */
+
+static gpointer
+lease_owner_ref (gpointer rh)
+{
+  g_atomic_int_inc (&((DoradmaReaderHandle *) rh)->outstanding);
+  return doradma_reader_handle_ref (rh);
+}
+
+static void
+lease_owner_unref (gpointer rh)
+{
+  g_atomic_int_add (&((DoradmaReaderHandle *) rh)->outstanding, -1);
+  doradma_reader_handle_unref (rh);
+}
+
+/* The lib makes a release from a forked child a no-op: no getpid here. */
+static void
+lease_release (gpointer rh, guint32 slot, GstMemory * mem)
+{
+  doradma_reader_release (((DoradmaReaderHandle *) rh)->r, slot);
+}
+
+static const GstDoradmaMemoryOwner lease_owner = {
+  NULL, lease_release, lease_owner_ref, lease_owner_unref
+};
+
 GstMemory *
 doradma_memory_new_lease (DoradmaReaderHandle * rh,
     const struct doradma_frame *frame)
 {
-  GstDoradmaMemory *dm = g_slice_new0 (GstDoradmaMemory);
-  gsize size = frame->info.payload_bytes;
-
-  /* device slots (transport ipc) have no host address: not mappable */
-  gst_memory_init (GST_MEMORY_CAST (dm), GST_MEMORY_FLAG_READONLY |
-      (frame->data ? 0 : GST_MEMORY_FLAG_NOT_MAPPABLE),
-      doradma_allocator_get (), NULL, size, 0, 0, size);
-  dm->kind = KIND_LEASE;
-  dm->data = (guint8 *) frame->data;
-  dm->slot = frame->slot;
-  dm->devptr = doradma_cuda_reader_frame_pointer (rh->cuda, frame);
-  dm->rh = doradma_reader_handle_ref (rh);
-  g_atomic_int_inc (&rh->outstanding);
-  return GST_MEMORY_CAST (dm);
-}
-
-/* ---------------------------------------------------------------------- */
-/* Writer slot memory */
-
-static gboolean
-slot_mem_dispose (GstMiniObject * obj)
-{
-  GstDoradmaMemory *dm = (GstDoradmaMemory *) obj;
-  DoradmaWriterHandle *wh = dm->wh;
-
-  g_mutex_lock (&wh->lock);
-  if (wh->closing) {
-    g_mutex_unlock (&wh->lock);
-    return TRUE;
-  }
-  /* Every return without a render ends here with the slot still WRITING:
-   * abandon it, it must never be readable as a frame. */
-  if (dm->state == DORADMA_SLOT_WRITING) {
-    GST_LOG ("abandoning slot %u", dm->slot);
-    doradma_writer_abandon (wh->w, dm->slot);
-  }
-  dm->state = DORADMA_SLOT_FREE;
-  gst_memory_ref (GST_MEMORY_CAST (dm));
-  wh->cached[dm->slot] = TRUE;
-  doradma_writer_hold (wh->w, dm->slot, 0);
-  g_mutex_unlock (&wh->lock);
-
-  /* the reference the lent-out memory held */
-  doradma_writer_handle_unref (wh);
-  return FALSE;
-}
-
-GstMemory *
-doradma_memory_new_slot (DoradmaWriterHandle * wh, guint32 slot)
-{
-  GstDoradmaMemory *dm = g_slice_new0 (GstDoradmaMemory);
-
-  gst_memory_init (GST_MEMORY_CAST (dm), 0, doradma_allocator_get (), NULL,
-      wh->stride, 0, 0, wh->stride);
-  dm->kind = KIND_SLOT;
-  dm->data = doradma_writer_slot_data (wh->w, slot);
-  dm->slot = slot;
-  dm->wh = wh;
-  dm->state = DORADMA_SLOT_FREE;
-  GST_MINI_OBJECT_CAST (dm)->dispose = slot_mem_dispose;
-  return GST_MEMORY_CAST (dm);
-}
-
-gboolean
-doradma_memory_is_slot (GstMemory * mem)
-{
-  return mem && mem->allocator == doradma_allocator_get ()
-      && ((GstDoradmaMemory *) mem)->kind == KIND_SLOT;
-}
-
-DoradmaWriterHandle *
-doradma_memory_slot_handle (GstMemory * mem)
-{
-  return doradma_memory_is_slot (mem) ? ((GstDoradmaMemory *) mem)->wh : NULL;
-}
-
-guint32
-doradma_memory_slot_index (GstMemory * mem)
-{
-  return ((GstDoradmaMemory *) mem)->slot;
-}
-
-DoradmaSlotState
-doradma_memory_slot_state (GstMemory * mem)
-{
-  return ((GstDoradmaMemory *) mem)->state;
-}
-
-void
-doradma_memory_slot_set_state (GstMemory * mem, DoradmaSlotState state)
-{
-  ((GstDoradmaMemory *) mem)->state = state;
+  return gst_doradma_memory_new (GST_MEMORY_FLAG_READONLY,
+      (gpointer) frame->data, frame->info.payload_bytes, frame->slot,
+      gst_doradma_cuda_reader_frame_pointer (rh->cuda, frame), &lease_owner,
+      rh);
 }
 
 /* ---------------------------------------------------------------------- */
@@ -305,10 +297,9 @@ gst_doradma_memory_get_device_pointer (GstMemory * mem)
 
   dm = (GstDoradmaMemory *) mem;
   if (dm->devptr == 0) {
-    GST_CAT_LOG (gst_doradma_debug, "no device pointer: %s",
+    GST_LOG ("no device pointer: %s",
 #ifdef HAVE_CUDA
-        "the reader did not register the segment with CUDA "
-        "(transport=shmem, or no GPU)"
+        "the slot is not registered with CUDA (transport=shmem, or no GPU)"
 #else
         "not built with CUDA support"
 #endif

@@ -1,23 +1,21 @@
-/* doradma GStreamer plugin — the slot buffer pool and the writer handle.
+/* doradma GStreamer plugin — the slot buffer pool.
  *
  * Copyright (C) 2025 the doradma authors
  * SPDX-License-Identifier: LGPL-2.1-or-later
  *
  * GstBufferPool's own acquire sleeps until a buffer comes back to *this*
  * pool; our slots are freed by other processes (leases, lossless
- * consumption), so acquire_buffer is overridden (design-review #7a):
+ * consumption), so acquire_buffer is overridden and asks the producer
+ * (gstdoradmaproducer.c) for a slot:
  *
- *  - a slot is chosen by libdoradma (oldest free, unleased, not newest,
- *    consumed in lossless mode) AND must not be referenced in this process
- *    (a decoder's reference frame, a tee branch, videorate's last buffer);
  *  - latest mode never waits: with no slot free it lends a system-memory
  *    fallback buffer (counted) that render copies or drops;
- *  - lossless mode waits for space in slices, honours flushing and applies
- *    the sink's on-reader-stall policy after `timeout`.
+ *  - lossless mode waits in the ring, ends the wait when the pool flushes
+ *    and applies the sink's on-reader-stall policy after `timeout`.
  *
  * The buffers themselves are empty shells recycled here; the slot identity
- * lives on the GstMemory (gstdoradmamemory.c), which is lent out WRITING and
- * comes back through its dispose hook, abandoning the slot when no render
+ * lives on the GstMemory, which is lent out WRITING and goes back to the
+ * producer through its dispose hook, abandoning the slot when no render
  * published it.
  */
 #ifdef HAVE_CONFIG_H
@@ -27,199 +25,11 @@
 #include <errno.h>
 #include <string.h>
 
-#include "gstdoradmaelements.h"
 #include "gstdoradmapool.h"
+#include "gstdoradmamemory.h"
 
 GST_DEBUG_CATEGORY_STATIC (gst_doradma_pool_debug);
 #define GST_CAT_DEFAULT gst_doradma_pool_debug
-
-/* Wait slice for lossless waits: bounds how late a flush is noticed when
- * the interrupt races with the start of a wait. */
-#define WAIT_SLICE_NS (10 * GST_MSECOND)
-
-/* ---------------------------------------------------------------------- */
-/* Writer handle */
-
-DoradmaWriterHandle *
-doradma_writer_handle_new (struct doradma_writer *w)
-{
-  DoradmaWriterHandle *wh = g_new0 (DoradmaWriterHandle, 1);
-
-  wh->refcount = 1;
-  g_mutex_init (&wh->lock);
-  wh->w = w;
-  wh->n_slots = doradma_writer_slot_count (w);
-  wh->stride = doradma_writer_slot_stride (w);
-  return wh;
-}
-
-DoradmaWriterHandle *
-doradma_writer_handle_ref (DoradmaWriterHandle * wh)
-{
-  g_atomic_int_inc (&wh->refcount);
-  return wh;
-}
-
-void
-doradma_writer_handle_unref (DoradmaWriterHandle * wh)
-{
-  guint i;
-
-  if (wh == NULL || !g_atomic_int_dec_and_test (&wh->refcount))
-    return;
-
-  /* Every lent-out memory holds a reference, so all of them are cached now:
-   * let their dispose hooks free them this time. */
-  g_mutex_lock (&wh->lock);
-  wh->closing = TRUE;
-  g_mutex_unlock (&wh->lock);
-  for (i = 0; i < DORADMA_MAX_SLOTS; i++) {
-    if (wh->mems[i])
-      gst_memory_unref (wh->mems[i]);
-  }
-  doradma_writer_close (wh->w);
-  if (wh->device_slots)
-    wh->device_slots_free (wh->device_slots);
-  g_mutex_clear (&wh->lock);
-  g_free (wh);
-}
-
-static GstMemory *
-lend_locked (DoradmaWriterHandle * wh, guint32 s)
-{
-  GstMemory *mem;
-
-  if (wh->mems[s] == NULL)
-    wh->mems[s] = doradma_memory_new_slot (wh, s);
-  mem = wh->mems[s];
-  wh->cached[s] = FALSE;
-  /* Referenced here until its memory comes back (a decoder's reference
-   * frame, a tee branch): the ring must not hand it out again. */
-  doradma_writer_hold (wh->w, s, 1);
-  doradma_memory_slot_set_state (mem, DORADMA_SLOT_WRITING);
-  GST_MINI_OBJECT_FLAG_UNSET (mem, GST_MEMORY_FLAG_READONLY);
-  mem->offset = 0;
-  mem->size = wh->stride;
-  /* the lent memory keeps the segment mapped */
-  g_atomic_int_inc (&wh->refcount);
-  return mem;
-}
-
-GstFlowReturn
-doradma_writer_handle_acquire (DoradmaWriterHandle * wh,
-    const DoradmaAcquireParams * p, GstMemory ** mem)
-{
-  GstClockTime deadline = GST_CLOCK_TIME_NONE;
-  gboolean warned = FALSE;
-  guint32 s;
-  int r;
-
-  /* Waits happen in the ring, without wh->lock: slot memories coming back
-   * on other threads (doradma_writer_hold (0)) wake them. */
-  for (;;) {
-    if (p->cancelled && p->cancelled (p->cancelled_data))
-      goto flushing;
-
-    r = doradma_writer_acquire (wh->w, p->policy, 0, &s);
-    if (r == 0)
-      break;
-    if (r != -EAGAIN && r != -EINTR)
-      goto lib_error;
-    if (p->policy == DORADMA_POLICY_LATEST)
-      return GST_FLOW_EOS;
-
-    /* lossless: wait for readers to consume, within `timeout` */
-    if (p->waited)
-      *p->waited = TRUE;
-    if (GST_CLOCK_TIME_IS_VALID (p->timeout)) {
-      GstClockTime now = doradma_monotonic_now ();
-
-      if (!GST_CLOCK_TIME_IS_VALID (deadline))
-        deadline = now + p->timeout;
-      if (now >= deadline) {
-        struct doradma_diag diag = { 0 };
-        int n;
-
-        switch (p->on_stall) {
-          case GST_DORADMA_STALL_ERROR:
-            goto stalled;
-          case GST_DORADMA_STALL_EVICT:
-            n = doradma_writer_evict_stalled (wh->w, &diag);
-            if (n > 0)
-              GST_ELEMENT_WARNING (p->element, RESOURCE, BUSY,
-                  ("Evicted %d stalled reader(s) from back-pressure", n),
-                  ("%s", diag.msg));
-            break;
-          case GST_DORADMA_STALL_WAIT:
-          default:
-            if (!warned)
-              GST_WARNING_OBJECT (p->element, "no free slot for %"
-                  GST_TIME_FORMAT ", still waiting (on-reader-stall=wait)",
-                  GST_TIME_ARGS (p->timeout));
-            warned = TRUE;
-            break;
-        }
-        deadline = now + p->timeout;
-      }
-    }
-
-    r = doradma_writer_acquire (wh->w, p->policy, WAIT_SLICE_NS, &s);
-    if (r == 0)
-      break;
-    if (r == -EINTR) {
-      /* the sink is unlocked (state change): look at flushing again soon */
-      g_usleep (1000);
-    } else if (r != -ETIMEDOUT && r != -EAGAIN) {
-      goto lib_error;
-    }
-  }
-  g_mutex_lock (&wh->lock);
-  *mem = lend_locked (wh, s);
-  g_mutex_unlock (&wh->lock);
-  GST_LOG_OBJECT (p->element, "lent slot %u", s);
-  return GST_FLOW_OK;
-
-  /* ERRORS */
-flushing:
-  {
-    return GST_FLOW_FLUSHING;
-  }
-lib_error:
-  {
-    GST_ELEMENT_ERROR (p->element, RESOURCE, WRITE,
-        ("Could not acquire a frame slot"),
-        ("doradma_writer_acquire: %s", g_strerror (-r)));
-    return GST_FLOW_ERROR;
-  }
-stalled:
-  {
-    GST_ELEMENT_ERROR (p->element, RESOURCE, BUSY,
-        ("No free frame slot within %" GST_TIME_FORMAT
-            ": a lossless reader stalled, or upstream holds every slot",
-            GST_TIME_ARGS (p->timeout)),
-        ("on-reader-stall=error; raise `slots`, `timeout`, or use "
-            "on-reader-stall=evict"));
-    return GST_FLOW_ERROR;
-  }
-}
-
-int
-doradma_writer_handle_publish (DoradmaWriterHandle * wh, GstMemory * mem,
-    struct doradma_frame_info *info)
-{
-  int r;
-
-  g_mutex_lock (&wh->lock);
-  r = doradma_writer_publish (wh->w, doradma_memory_slot_index (mem), info);
-  if (r == 0) {
-    doradma_memory_slot_set_state (mem, DORADMA_SLOT_PUBLISHED);
-    /* upstream may still hold the buffer: a later write map must copy
-     * instead of scribbling over a frame readers lease (#7d) */
-    GST_MINI_OBJECT_FLAG_SET (mem, GST_MEMORY_FLAG_READONLY);
-  }
-  g_mutex_unlock (&wh->lock);
-  return r;
-}
 
 /* ---------------------------------------------------------------------- */
 /* The pool */
@@ -228,8 +38,9 @@ struct _GstDoradmaPool
 {
   GstBufferPool parent;
 
-  GstElement *sink;
-  DoradmaWriterHandle *wh;      /* from start to stop */
+  GstDoradmaProducer *producer;
+  gint flushing;                /* atomic: cancels the producer's waits */
+  gboolean started;
   GstVideoInfo info;            /* layout of the frames, alignment applied */
   gsize size;
   guint min_buffers;
@@ -258,6 +69,7 @@ gst_doradma_pool_set_config (GstBufferPool * pool, GstStructure * config)
   GstCaps *caps;
   guint size, min, max;
   GstVideoInfo info;
+  gboolean modified;
 
   if (!gst_buffer_pool_config_get_params (config, &caps, &size, &min, &max)
       || caps == NULL) {
@@ -288,12 +100,18 @@ gst_doradma_pool_set_config (GstBufferPool * pool, GstStructure * config)
   self->info = info;
   self->size = MAX ((gsize) size, info.size);
   self->min_buffers = min;
+  /* Buffers are ring slots, not counted here: no maximum (max 0); and a
+   * frame of the (aligned) layout must fit. When the caller asked for
+   * something else, the config says what we do, and set_config returns
+   * FALSE so that it can check it (gst_buffer_pool_config_validate_params)
+   * and set it again. */
+  modified = max != 0 || self->size != size;
   gst_buffer_pool_config_set_params (config, caps, self->size, min, 0);
   GST_DEBUG_OBJECT (pool, "%" GST_PTR_FORMAT " size %" G_GSIZE_FORMAT
-      " min %u", caps, self->size, min);
+      " min %u%s", caps, self->size, min, modified ? " (modified)" : "");
 
   return GST_BUFFER_POOL_CLASS (gst_doradma_pool_parent_class)->set_config
-      (pool, config);
+      (pool, config) && !modified;
 }
 
 static gboolean
@@ -302,17 +120,14 @@ gst_doradma_pool_start (GstBufferPool * pool)
   GstDoradmaPool *self = GST_DORADMA_POOL (pool);
 
   /* The segment is created (or replaced) here, when both the caps and the
-   * layout upstream asked for are known. */
-  self->wh = gst_doradma_sink_prepare_writer (self->sink, self->size);
-  if (self->wh == NULL)
+   * layout upstream asked for are known: readers may join before the first
+   * frame. */
+  if (gst_doradma_producer_prepare (self->producer, self->size) != GST_FLOW_OK)
     return FALSE;
-
-  if (self->min_buffers + 2 > self->wh->n_slots)
-    GST_ELEMENT_WARNING (self->sink, RESOURCE, SETTINGS,
-        ("Too few slots: upstream keeps up to %u buffers, the ring has %u",
-            self->min_buffers, self->wh->n_slots),
-        ("slots >= 1 (newest) + upstream outstanding + sum of reader "
-            "max-leases + 1; extra frames go through fallback buffers"));
+  gst_doradma_producer_check_slots (self->producer, self->min_buffers);
+  GST_OBJECT_LOCK (self);
+  self->started = TRUE;
+  GST_OBJECT_UNLOCK (self);
   return TRUE;
 }
 
@@ -323,19 +138,11 @@ gst_doradma_pool_stop (GstBufferPool * pool)
   GstBuffer *buf;
 
   GST_OBJECT_LOCK (self);
+  self->started = FALSE;
   while ((buf = g_queue_pop_head (&self->shells)))
     gst_buffer_unref (buf);
   GST_OBJECT_UNLOCK (self);
-
-  doradma_writer_handle_unref (self->wh);
-  self->wh = NULL;
   return GST_BUFFER_POOL_CLASS (gst_doradma_pool_parent_class)->stop (pool);
-}
-
-static gboolean
-pool_flushing (gpointer data)
-{
-  return GST_BUFFER_POOL_IS_FLUSHING (GST_BUFFER_POOL (data));
 }
 
 static void
@@ -358,40 +165,29 @@ gst_doradma_pool_acquire_buffer (GstBufferPool * pool, GstBuffer ** buffer,
     GstBufferPoolAcquireParams * params)
 {
   GstDoradmaPool *self = GST_DORADMA_POOL (pool);
-  DoradmaAcquireParams ap;
-  gboolean waited = FALSE;
+  gboolean dontwait = params
+      && (params->flags & GST_BUFFER_POOL_ACQUIRE_FLAG_DONTWAIT);
   GstMemory *mem = NULL;
   GstFlowReturn ret;
   GstBuffer *buf;
 
-  if (G_UNLIKELY (self->wh == NULL))
-    return GST_FLOW_FLUSHING;
+  ret = gst_doradma_producer_acquire (self->producer, self->size, dontwait,
+      &self->flushing, &mem);
+  if (ret != GST_FLOW_OK)
+    return ret;
 
-  gst_doradma_sink_get_acquire_params (self->sink, &ap);
-  ap.cancelled = pool_flushing;
-  ap.cancelled_data = pool;
-  ap.waited = &waited;
-  if (params && (params->flags & GST_BUFFER_POOL_ACQUIRE_FLAG_DONTWAIT))
-    ap.policy = DORADMA_POLICY_LATEST;
-
-  ret = doradma_writer_handle_acquire (self->wh, &ap, &mem);
-  if (waited)
-    gst_doradma_sink_count_wait (self->sink);
-
-  if (ret == GST_FLOW_EOS) {
-    if (params && (params->flags & GST_BUFFER_POOL_ACQUIRE_FLAG_DONTWAIT))
+  if (mem == NULL) {
+    if (dontwait)
       return GST_FLOW_EOS;
     /* latest mode never blocks on readers: lend plain memory, render will
      * copy it into a slot if one is free by then, or drop it */
     buf = gst_buffer_new_allocate (NULL, self->size, NULL);
     add_meta (self, buf);
-    gst_doradma_sink_count_fallback (self->sink);
+    gst_doradma_producer_count (self->producer, GST_DORADMA_COUNT_FALLBACK);
     GST_LOG_OBJECT (pool, "no free slot, fallback buffer %p", buf);
     *buffer = buf;
     return GST_FLOW_OK;
   }
-  if (ret != GST_FLOW_OK)
-    return ret;
 
   GST_OBJECT_LOCK (self);
   buf = g_queue_pop_head (&self->shells);
@@ -399,7 +195,6 @@ gst_doradma_pool_acquire_buffer (GstBufferPool * pool, GstBuffer ** buffer,
   if (buf == NULL)
     buf = gst_buffer_new ();
 
-  mem->size = self->size;
   gst_buffer_append_memory (buf, mem);
   add_meta (self, buf);
   *buffer = buf;
@@ -428,7 +223,7 @@ gst_doradma_pool_release_buffer (GstBufferPool * pool, GstBuffer * buffer)
 {
   GstDoradmaPool *self = GST_DORADMA_POOL (pool);
   gboolean shell = gst_buffer_n_memory (buffer) == 1
-      && doradma_memory_is_slot (gst_buffer_peek_memory (buffer, 0));
+      && gst_is_doradma_memory (gst_buffer_peek_memory (buffer, 0));
 
   if (!shell) {
     /* a fallback buffer, or one whose memory was replaced */
@@ -448,7 +243,7 @@ gst_doradma_pool_release_buffer (GstBufferPool * pool, GstBuffer * buffer)
   gst_buffer_foreach_meta (buffer, remove_unpooled, NULL);
 
   GST_OBJECT_LOCK (self);
-  if (GST_BUFFER_POOL_IS_FLUSHING (pool) || self->wh == NULL) {
+  if (GST_BUFFER_POOL_IS_FLUSHING (pool) || !self->started) {
     GST_OBJECT_UNLOCK (self);
     gst_buffer_unref (buffer);
     return;
@@ -462,11 +257,16 @@ gst_doradma_pool_flush_start (GstBufferPool * pool)
 {
   GstDoradmaPool *self = GST_DORADMA_POOL (pool);
 
-  /* Not doradma_writer_interrupt(): the writer is shared by every pool of
-   * the sink (an old pool is flushed when upstream renegotiates). Waits
-   * check GST_BUFFER_POOL_IS_FLUSHING after every wake: wake them. */
-  if (self->wh)
-    doradma_writer_wake (self->wh->w);
+  /* Only our own waits: the producer is shared by every pool of the sink
+   * (an old pool is flushed when upstream renegotiates). */
+  g_atomic_int_set (&self->flushing, TRUE);
+  gst_doradma_producer_wake (self->producer);
+}
+
+static void
+gst_doradma_pool_flush_stop (GstBufferPool * pool)
+{
+  g_atomic_int_set (&GST_DORADMA_POOL (pool)->flushing, FALSE);
 }
 
 static void
@@ -477,8 +277,7 @@ gst_doradma_pool_finalize (GObject * object)
 
   while ((buf = g_queue_pop_head (&self->shells)))
     gst_buffer_unref (buf);
-  doradma_writer_handle_unref (self->wh);
-  gst_object_unref (self->sink);
+  gst_doradma_producer_unref (self->producer);
 
   G_OBJECT_CLASS (gst_doradma_pool_parent_class)->finalize (object);
 }
@@ -498,6 +297,7 @@ gst_doradma_pool_class_init (GstDoradmaPoolClass * klass)
   pool_class->reset_buffer = gst_doradma_pool_reset_buffer;
   pool_class->release_buffer = gst_doradma_pool_release_buffer;
   pool_class->flush_start = gst_doradma_pool_flush_start;
+  pool_class->flush_stop = gst_doradma_pool_flush_stop;
 }
 
 static void
@@ -507,11 +307,11 @@ gst_doradma_pool_init (GstDoradmaPool * self)
 }
 
 GstBufferPool *
-gst_doradma_pool_new (GstElement * sink)
+gst_doradma_pool_new (GstDoradmaProducer * producer)
 {
   GstDoradmaPool *self = g_object_new (GST_TYPE_DORADMA_POOL, NULL);
 
   gst_object_ref_sink (self);
-  self->sink = gst_object_ref (sink);
+  self->producer = gst_doradma_producer_ref (producer);
   return GST_BUFFER_POOL (self);
 }

@@ -9,15 +9,17 @@
 #include <gst/gst.h>
 #include <gst/video/video.h>
 
+#include "gstdoradmaproducer.h"
+
 G_BEGIN_DECLS
 
 #define GST_TYPE_DORADMA_POOL (gst_doradma_pool_get_type ())
 G_DECLARE_FINAL_TYPE (GstDoradmaPool, gst_doradma_pool, GST, DORADMA_POOL,
     GstBufferPool);
 
-/* A pool for `sink` (a doradmasink): its buffers hold one slot memory each,
- * so upstream writes frames in place. */
-GstBufferPool *gst_doradma_pool_new (GstElement * sink);
+/* A pool whose buffers hold one slot memory of `producer` each, so
+ * upstream writes frames in place. */
+GstBufferPool *gst_doradma_pool_new (GstDoradmaProducer * producer);
 
 G_END_DECLS
 

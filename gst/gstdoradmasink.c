@@ -21,7 +21,12 @@
  *
  * The channel is created when caps and allocation are known and removed from
  * /dev/shm on a clean stop; a channel held by another live writer is refused
- * with an error naming its pid.
+ * with an error naming its pid. After EOS, a flushing seek or a new stream
+ * start makes the next frame open a new segment that readers follow.
+ *
+ * The properties (but wait-for-readers) are read once when the element
+ * leaves the NULL state; later changes are refused until it is back in
+ * NULL.
  *
  * ## Example launch lines
  * |[
@@ -44,11 +49,12 @@
 
 #include <errno.h>
 #include <string.h>
+#include <sys/stat.h>
 
 #include <gst/base/gstbasesink.h>
 #include <gst/video/video.h>
 
-#include "gstdoradmaelements.h"
+#include "gstdoradmamemory.h"
 #include "gstdoradmapool.h"
 #include "gstdoradmacuda.h"
 
@@ -62,7 +68,8 @@ struct _GstDoradmaSink
 {
   GstBaseSink parent;
 
-  /* properties, under the object lock */
+  /* properties, under the object lock; `started` freezes all of them but
+   * wait-for-readers until stop (start took its snapshot) */
   gchar *channel;
   guint slots;
   GstDoradmaTransport transport;
@@ -71,36 +78,24 @@ struct _GstDoradmaSink
   guint64 timeout;
   guint wait_for_readers;
   GstDoradmaStallPolicy on_stall;
+  gboolean started;
 
-  /* the segment; `wlock` guards creation/replacement and the caps */
-  GMutex wlock;
-  DoradmaWriterHandle *wh;
+  /* the channel: segment, slots, counters (its own lock); init to finalize */
+  GstDoradmaProducer *producer;
+
+  /* streaming thread only */
   GstVideoInfo info;
-  gchar *caps_str;
-  gboolean caps_pending;        /* caps did not fit in band: replace */
-  GstClockTime latency;
-
-  /* CUDA: transport as resolved at start; for ipc, the device slot area of
-   * each segment made (freed at stop, after the writer handle) */
-  GstDoradmaTransport resolved;
-  DoradmaCudaCopier *copier;
-  gboolean cuda_in;             /* caps carry memory:CUDAMemory */
-#ifdef HAVE_GST_CUDA
-  GstCudaContext *cuda_ctx;
-#endif
-
-  gint unlocked;                /* atomic: unlock() until unlock_stop() */
   gboolean readers_reached;     /* wait-for-readers was satisfied once */
-
-  /* statistics, atomic */
-  guint64 n_frames, n_copies, n_drops, n_fallback, n_waits;
-  guint64 n_uploads, n_device_copies;
+  GstDoradmaCudaCopier *copier; /* transport ipc; freed at stop */
+#ifdef HAVE_GST_CUDA
+  GstCudaContext *cuda_ctx;     /* under the object lock */
+#endif
 };
 
 G_DEFINE_TYPE (GstDoradmaSink, gst_doradma_sink, GST_TYPE_BASE_SINK);
 GST_ELEMENT_REGISTER_DEFINE_WITH_CODE (doradmasink, "doradmasink",
     GST_RANK_NONE, gst_doradma_sink_get_type (),
-    doradma_element_init (plugin));
+    gst_doradma_element_init (plugin));
 
 #define DEFAULT_CHANNEL NULL
 #define DEFAULT_SLOTS 8
@@ -128,10 +123,9 @@ enum
 
 static GParamSpec *properties[NUM_PROPERTIES];
 
-#define CUDA_FEATURE "memory:CUDAMemory"
 #ifdef HAVE_GST_CUDA
 #define SINK_CAPS GST_VIDEO_CAPS_MAKE (GST_VIDEO_FORMATS_ALL) "; " \
-    GST_VIDEO_CAPS_MAKE_WITH_FEATURES (CUDA_FEATURE, GST_VIDEO_FORMATS_ALL)
+    GST_VIDEO_CAPS_MAKE_WITH_FEATURES (GST_DORADMA_CUDA_FEATURE, GST_VIDEO_FORMATS_ALL)
 #else
 #define SINK_CAPS GST_VIDEO_CAPS_MAKE (GST_VIDEO_FORMATS_ALL)
 #endif
@@ -139,273 +133,50 @@ static GParamSpec *properties[NUM_PROPERTIES];
 static GstStaticPadTemplate sink_template = GST_STATIC_PAD_TEMPLATE ("sink",
     GST_PAD_SINK, GST_PAD_ALWAYS, GST_STATIC_CAPS (SINK_CAPS));
 
-#define STAT_ADD(field) __atomic_add_fetch (&self->field, 1, __ATOMIC_RELAXED)
-#define STAT_GET(field) __atomic_load_n (&self->field, __ATOMIC_RELAXED)
-
-/* ---------------------------------------------------------------------- */
-/* Errors */
-
-static void
-post_create_error (GstDoradmaSink * self, const gchar * channel, int r,
-    const struct doradma_diag *diag)
-{
-  switch (-r) {
-    case EBUSY:
-      GST_ELEMENT_ERROR_WITH_DETAILS (self, RESOURCE, BUSY,
-          ("Channel \"%s\" is in use by another live writer", channel),
-          ("%s: %s", diag->msg, g_strerror (-r)),
-          ("channel", G_TYPE_STRING, channel, NULL));
-      break;
-    case EPERM:
-    case EACCES:
-      GST_ELEMENT_ERROR_WITH_DETAILS (self, RESOURCE, NOT_AUTHORIZED,
-          ("Not allowed to create channel \"%s\"", channel),
-          ("%s: %s", diag->msg, g_strerror (-r)),
-          ("channel", G_TYPE_STRING, channel, NULL));
-      break;
-    case ENOSPC:
-      GST_ELEMENT_ERROR_WITH_DETAILS (self, RESOURCE, NO_SPACE_LEFT,
-          ("Not enough shared memory for channel \"%s\"", channel),
-          ("%s: %s", diag->msg, g_strerror (-r)),
-          ("channel", G_TYPE_STRING, channel, NULL));
-      break;
-    case EINVAL:
-    case E2BIG:
-      GST_ELEMENT_ERROR_WITH_DETAILS (self, RESOURCE, SETTINGS,
-          ("Invalid settings for channel \"%s\"", channel),
-          ("%s: %s", diag->msg, g_strerror (-r)),
-          ("channel", G_TYPE_STRING, channel, "field", G_TYPE_STRING,
-              diag->field ? diag->field : "", NULL));
-      break;
-    default:
-      GST_ELEMENT_ERROR_WITH_DETAILS (self, RESOURCE, OPEN_WRITE,
-          ("Could not create channel \"%s\"", channel),
-          ("%s: %s", diag->msg, g_strerror (-r)),
-          ("channel", G_TYPE_STRING, channel, NULL));
-      break;
-  }
-}
-
-/* ---------------------------------------------------------------------- */
-/* Hooks for the pool */
-
-DoradmaWriterHandle *
-gst_doradma_sink_prepare_writer (GstElement * element, gsize size)
-{
-  GstDoradmaSink *self = GST_DORADMA_SINK (element);
-  struct doradma_writer_config cfg = { 0 };
-  struct doradma_diag diag = { 0 };
-  struct doradma_writer *w = NULL;
-  DoradmaWriterHandle *wh, *old;
-  GstDoradmaTransport transport;
-  guint8 ipc_handle[DORADMA_IPC_HANDLE_LEN];
-  DoradmaCudaSlots *area = NULL;
-  gchar *channel, *bad = NULL;
-  int r;
-
-  g_mutex_lock (&self->wlock);
-  if (self->wh && !self->caps_pending && self->wh->stride >= size) {
-    wh = doradma_writer_handle_ref (self->wh);
-    g_mutex_unlock (&self->wlock);
-    return wh;
-  }
-  if (self->caps_str == NULL) {
-    g_mutex_unlock (&self->wlock);
-    GST_ELEMENT_ERROR (self, CORE, NEGOTIATION, (NULL),
-        ("no caps before the first buffer"));
-    return NULL;
-  }
-
-  GST_OBJECT_LOCK (self);
-  channel = g_strdup (self->channel);
-  cfg.slots = self->slots;
-  cfg.mode = self->permissions;
-  transport = self->transport;
-  GST_OBJECT_UNLOCK (self);
-  doradma_transport_resolve (transport, &transport, &bad);
-  g_free (bad);
-
-  cfg.channel = channel;
-  cfg.slot_size = size;
-  cfg.caps = self->caps_str;
-  cfg.transport = doradma_transport_name (transport);
-
-  if (transport == GST_DORADMA_TRANSPORT_IPC) {
-    /* the slot area is one device allocation; its IPC handle goes into
-     * the header (the lib rounds the slot stride up to the page size) */
-    gsize page = (gsize) sysconf (_SC_PAGESIZE);
-    gsize stride = (size + page - 1) / page * page;
-    gchar *reason = NULL;
-
-    area = doradma_cuda_slots_new (stride * cfg.slots, ipc_handle, &reason);
-    if (area == NULL) {
-      g_mutex_unlock (&self->wlock);
-      GST_ELEMENT_ERROR (self, RESOURCE, NO_SPACE_LEFT,
-          ("Could not allocate GPU memory for channel \"%s\"", channel),
-          ("%s", reason));
-      g_free (reason);
-      g_free (channel);
-      return NULL;
-    }
-    cfg.ipc_handle = ipc_handle;
-  }
-
-  old = self->wh;
-  if (old == NULL) {
-    r = doradma_writer_create (&cfg, &w, &diag);
-  } else {
-    /* Frames no longer fit: a new segment, sequence numbers continue, our
-     * outstanding buffers keep the old one mapped (#7g). */
-    g_mutex_lock (&old->lock);
-    r = doradma_writer_replace (old->w, &cfg, &w, &diag);
-    g_mutex_unlock (&old->lock);
-  }
-  if (r < 0) {
-    if (area)
-      doradma_cuda_slots_free (area);
-    g_mutex_unlock (&self->wlock);
-    post_create_error (self, channel, r, &diag);
-    g_free (channel);
-    return NULL;
-  }
-
-  GST_INFO_OBJECT (self, "%s channel \"%s\": %u slots of %" G_GUINT64_FORMAT
-      " bytes, transport %s, caps %s", old ? "replaced" : "created", channel,
-      doradma_writer_slot_count (w), doradma_writer_slot_stride (w),
-      cfg.transport, self->caps_str);
-  if (area) {
-    /* what the lib laid out must fit the allocation */
-    g_assert (doradma_writer_slot_count (w) * doradma_writer_slot_stride (w)
-        <= doradma_cuda_slots_size (area));
-  }
-  g_free (channel);
-
-  wh = doradma_writer_handle_new (w);
-  wh->device_slots = area;
-  wh->device_slots_free = (GDestroyNotify) doradma_cuda_slots_free;
-  if (GST_CLOCK_TIME_IS_VALID (self->latency))
-    doradma_writer_set_latency (w, self->latency);
-  self->wh = wh;
-  self->caps_pending = FALSE;
-  g_mutex_unlock (&self->wlock);
-
-  doradma_writer_handle_unref (old);
-  return doradma_writer_handle_ref (wh);
-}
-
-static gboolean
-sink_cancelled (gpointer data)
-{
-  GstDoradmaSink *self = data;
-
-  return g_atomic_int_get (&self->unlocked);
-}
-
-void
-gst_doradma_sink_get_acquire_params (GstElement * element,
-    DoradmaAcquireParams * p)
-{
-  GstDoradmaSink *self = GST_DORADMA_SINK (element);
-
-  memset (p, 0, sizeof (*p));
-  GST_OBJECT_LOCK (self);
-  p->policy = self->mode == GST_DORADMA_MODE_LOSSLESS ?
-      DORADMA_POLICY_LOSSLESS : DORADMA_POLICY_LATEST;
-  p->timeout = self->timeout ? self->timeout : GST_CLOCK_TIME_NONE;
-  p->on_stall = self->on_stall;
-  GST_OBJECT_UNLOCK (self);
-  p->element = element;
-  p->cancelled = sink_cancelled;
-  p->cancelled_data = self;
-}
-
-void
-gst_doradma_sink_count_fallback (GstElement * element)
-{
-  GstDoradmaSink *self = GST_DORADMA_SINK (element);
-
-  STAT_ADD (n_fallback);
-}
-
-void
-gst_doradma_sink_count_wait (GstElement * element)
-{
-  GstDoradmaSink *self = GST_DORADMA_SINK (element);
-
-  STAT_ADD (n_waits);
-}
-
-/* ---------------------------------------------------------------------- */
-/* Stats */
-
-static GstStructure *
-gst_doradma_sink_get_stats (GstDoradmaSink * self)
-{
-  struct doradma_writer_stats ws = { 0 };
-
-  g_mutex_lock (&self->wlock);
-  if (self->wh) {
-    g_mutex_lock (&self->wh->lock);
-    doradma_writer_get_stats (self->wh->w, &ws);
-    g_mutex_unlock (&self->wh->lock);
-  }
-  g_mutex_unlock (&self->wlock);
-
-  return gst_structure_new ("doradmasink-stats",
-      "frames", G_TYPE_UINT64, STAT_GET (n_frames),
-      "copies", G_TYPE_UINT64, STAT_GET (n_copies),
-      "drops", G_TYPE_UINT64, STAT_GET (n_drops),
-      "fallback-buffers", G_TYPE_UINT64, STAT_GET (n_fallback),
-      "full-ring-waits", G_TYPE_UINT64, STAT_GET (n_waits),
-      "transport", G_TYPE_STRING, doradma_transport_name (self->resolved),
-      "uploads", G_TYPE_UINT64, STAT_GET (n_uploads),
-      "device-copies", G_TYPE_UINT64, STAT_GET (n_device_copies),
-      "readers", G_TYPE_UINT, ws.readers, NULL);
-}
+#define COUNT(self, c) \
+  gst_doradma_producer_count ((self)->producer, GST_DORADMA_COUNT_##c)
 
 /* ---------------------------------------------------------------------- */
 /* Timestamps */
 
 /* The buffer's running time as CLOCK_MONOTONIC ns, through the pipeline
- * clock (which need not be monotonic: audio, PTP, device clocks). */
+ * clock (which need not be monotonic: audio, PTP, device clocks). A
+ * timestamp before the segment start (a buffer that overlaps it) has a
+ * negative running time: it maps to before the base time, not to "none". */
 static GstClockTime
 to_monotonic (GstDoradmaSink * self, GstClockTime ts)
 {
   GstBaseSink *bsink = GST_BASE_SINK (self);
-  GstClockTime rt, base;
   GstClockTimeDiff diff;
+  GstClockTime base;
+  guint64 rt;
   GstClock *clock;
   gint64 mono;
+  gint sign;
 
   if (!GST_CLOCK_TIME_IS_VALID (ts) || bsink->segment.format != GST_FORMAT_TIME)
     return DORADMA_TIME_NONE;
-  rt = gst_segment_to_running_time (&bsink->segment, GST_FORMAT_TIME, ts);
-  if (!GST_CLOCK_TIME_IS_VALID (rt))
+  sign = gst_segment_to_running_time_full (&bsink->segment, GST_FORMAT_TIME,
+      ts, &rt);
+  if (sign == 0)
     return DORADMA_TIME_NONE;
   clock = gst_element_get_clock (GST_ELEMENT (self));
   if (clock == NULL)
     return DORADMA_TIME_NONE;
   base = gst_element_get_base_time (GST_ELEMENT (self));
-  diff = doradma_clock_diff (clock);
+  diff = gst_doradma_clock_diff (clock);
   gst_object_unref (clock);
 
-  mono = (gint64) (rt + base) + diff;
+  mono = (gint64) base + diff + (sign > 0 ? (gint64) rt : -(gint64) rt);
   return mono < 0 ? DORADMA_TIME_NONE : (GstClockTime) mono;
 }
 
-/* Buffer flags that mean something to a reader. */
-#define CARRIED_FLAGS (GST_BUFFER_FLAG_DISCONT | GST_BUFFER_FLAG_RESYNC | \
-    GST_BUFFER_FLAG_CORRUPTED | GST_BUFFER_FLAG_MARKER | \
-    GST_BUFFER_FLAG_HEADER | GST_BUFFER_FLAG_GAP | \
-    GST_BUFFER_FLAG_DROPPABLE | GST_BUFFER_FLAG_DELTA_UNIT | \
-    GST_BUFFER_FLAG_NON_DROPPABLE)
-
-/* The frame record of a slot whose planes start at `offset` with `pstride`
- * (bytes from the slot's first byte). */
+/* The frame record of a slot (`slot_size` bytes) whose planes start at
+ * `offset` with `pstride` (bytes from the slot's first byte). */
 static void
 fill_frame_info_planes (GstDoradmaSink * self, const GstVideoInfo * info,
     const gsize * offset, const gint * pstride, gsize buf_size,
-    guint64 stride, GstBuffer * src, struct doradma_frame_info *fi)
+    gsize slot_size, GstBuffer * src, struct doradma_frame_info *fi)
 {
   GstVideoCropMeta *crop;
   guint64 end = 0;
@@ -420,12 +191,12 @@ fill_frame_info_planes (GstDoradmaSink * self, const GstVideoInfo * info,
 
     pl->offset = offset[p];
     pl->stride = pstride[p];
-    doradma_plane_needs (info, p, &pl->rows, &pl->row_bytes);
+    gst_doradma_plane_needs (info, p, &pl->rows, &pl->row_bytes);
     if (pl->rows > 0)
       end = MAX (end, pl->offset + (guint64) pl->stride * (pl->rows - 1) +
           pl->row_bytes);
   }
-  fi->payload_bytes = MIN (MAX (end, buf_size), stride);
+  fi->payload_bytes = MIN (MAX (end, buf_size), slot_size);
 
   crop = gst_buffer_get_video_crop_meta (src);
   if (crop && crop->width > 0 && crop->height > 0) {
@@ -439,72 +210,48 @@ fill_frame_info_planes (GstDoradmaSink * self, const GstVideoInfo * info,
   fi->duration = GST_BUFFER_DURATION (src);
   fi->offset = GST_BUFFER_OFFSET (src);
   fi->offset_end = GST_BUFFER_OFFSET_END (src);
-  fi->flags = GST_BUFFER_FLAGS (src) & CARRIED_FLAGS;
+  fi->flags = GST_BUFFER_FLAGS (src) & GST_DORADMA_CARRIED_FLAGS;
   fi->video_flags = GST_BUFFER_FLAGS (src) & ~(GST_BUFFER_FLAG_LAST - 1);
   fi->mono_pts = to_monotonic (self, GST_BUFFER_PTS (src));
-}
-
-static void
-fill_frame_info (GstDoradmaSink * self, GstVideoFrame * f,
-    const guint8 * slot_base, gsize buf_size, guint64 stride,
-    GstBuffer * src, struct doradma_frame_info *fi)
-{
-  gsize offset[GST_VIDEO_MAX_PLANES] = { 0 };
-  gint pstride[GST_VIDEO_MAX_PLANES] = { 0 };
-  guint p;
-
-  for (p = 0; p < GST_VIDEO_FRAME_N_PLANES (f); p++) {
-    offset[p] = (const guint8 *) f->data[p] - slot_base;
-    pstride[p] = GST_VIDEO_FRAME_PLANE_STRIDE (f, p);
-  }
-  fill_frame_info_planes (self, &f->info, offset, pstride, buf_size, stride,
-      src, fi);
 }
 
 /* ---------------------------------------------------------------------- */
 /* Rendering */
 
+/* Publishes slot memory `mem` holding the mapped frame `f`. */
 static GstFlowReturn
-publish_frame (GstDoradmaSink * self, DoradmaWriterHandle * wh,
-    GstMemory * mem, GstVideoFrame * f, gsize buf_size, GstBuffer * src)
+publish_frame (GstDoradmaSink * self, GstMemory * mem, GstVideoFrame * f,
+    gsize buf_size, GstBuffer * src)
 {
+  const guint8 *base = gst_doradma_memory_get_host_pointer (mem);
+  gsize offset[GST_VIDEO_MAX_PLANES] = { 0 };
+  gint pstride[GST_VIDEO_MAX_PLANES] = { 0 };
   struct doradma_frame_info fi;
-  const guint8 *base = doradma_writer_slot_data (wh->w,
-      doradma_memory_slot_index (mem));
-  int r;
+  guint p;
 
-  fill_frame_info (self, f, base, buf_size, wh->stride, src, &fi);
-  r = doradma_writer_handle_publish (wh, mem, &fi);
-  if (r < 0) {
-    GST_ELEMENT_ERROR (self, STREAM, FORMAT,
-        ("Could not publish a frame"),
-        ("doradma_writer_publish: %s (%ux%u, %u planes, %" G_GUINT64_FORMAT
-            " bytes, slot stride %" G_GUINT64_FORMAT ")", g_strerror (-r),
-            fi.width, fi.height, fi.n_planes, fi.payload_bytes, wh->stride));
-    return GST_FLOW_ERROR;
+  /* offsets from the slot's first byte, wherever the memory starts */
+  base -= mem->offset;
+  for (p = 0; p < GST_VIDEO_FRAME_N_PLANES (f); p++) {
+    offset[p] = (const guint8 *) f->data[p] - base;
+    pstride[p] = GST_VIDEO_FRAME_PLANE_STRIDE (f, p);
   }
-  STAT_ADD (n_frames);
-  GST_LOG_OBJECT (self, "published seq %" G_GUINT64_FORMAT " in slot %u",
-      fi.seq, doradma_memory_slot_index (mem));
-  return GST_FLOW_OK;
+  fill_frame_info_planes (self, &f->info, offset, pstride, buf_size,
+      mem->maxsize, src, &fi);
+  return gst_doradma_producer_publish (self->producer, mem, &fi);
 }
 
 /* A slot for a frame that render has to copy. Returns GST_FLOW_OK with
  * *mem, GST_FLOW_OK with *mem NULL when latest mode found every slot busy
  * (the frame is dropped, never waited for), or the flow error. */
 static GstFlowReturn
-acquire_for_render (GstDoradmaSink * self, DoradmaWriterHandle * wh,
-    GstBuffer * buf, GstMemory ** mem)
+acquire_for_render (GstDoradmaSink * self, GstBuffer * buf, gsize size,
+    GstMemory ** mem)
 {
-  DoradmaAcquireParams ap;
-  gboolean waited = FALSE;
   GstFlowReturn ret;
 
-  *mem = NULL;
-  gst_doradma_sink_get_acquire_params (GST_ELEMENT (self), &ap);
-  ap.waited = &waited;
   for (;;) {
-    ret = doradma_writer_handle_acquire (wh, &ap, mem);
+    ret = gst_doradma_producer_acquire (self->producer, size, FALSE, NULL,
+        mem);
     if (ret != GST_FLOW_FLUSHING)
       break;
     /* unlocked: flushing, or going to PAUSED (then wait and retry) */
@@ -512,49 +259,44 @@ acquire_for_render (GstDoradmaSink * self, DoradmaWriterHandle * wh,
         != GST_FLOW_OK)
       return ret;
   }
-  if (waited)
-    STAT_ADD (n_waits);
-  if (ret == GST_FLOW_EOS) {
-    STAT_ADD (n_drops);
+  if (ret == GST_FLOW_OK && *mem == NULL) {
+    COUNT (self, DROPS);
     GST_LOG_OBJECT (self, "no free slot, dropping %" GST_PTR_FORMAT, buf);
-    *mem = NULL;
-    return GST_FLOW_OK;
   }
   return ret;
 }
 
 static GstFlowReturn
-render_copy (GstDoradmaSink * self, DoradmaWriterHandle * wh, GstBuffer * buf)
+render_copy (GstDoradmaSink * self, GstBuffer * buf)
 {
   GstVideoFrame src, dst;
   GstMemory *mem = NULL;
   GstBuffer *tmp;
-  GstVideoInfo info = self->info;
+  GstVideoInfo *info = &self->info;
   GstFlowReturn ret;
 
-  ret = acquire_for_render (self, wh, buf, &mem);
+  ret = acquire_for_render (self, buf, info->size, &mem);
   if (ret != GST_FLOW_OK || mem == NULL)
     return ret;
 
   /* the slot in the default layout of the caps, via a temporary buffer */
-  mem->size = info.size;
   tmp = gst_buffer_new ();
   gst_buffer_append_memory (tmp, mem);
 
-  if (!gst_video_frame_map (&src, &info, buf, GST_MAP_READ))
+  if (!gst_video_frame_map (&src, info, buf, GST_MAP_READ))
     goto map_failed;
-  if (!gst_video_frame_map (&dst, &info, tmp, GST_MAP_WRITE)) {
+  if (!gst_video_frame_map (&dst, info, tmp, GST_MAP_WRITE)) {
     gst_video_frame_unmap (&src);
     goto map_failed;
   }
   /* honours both sides' strides and offsets; never a flat memcpy */
   gst_video_frame_copy (&dst, &src);
   gst_video_frame_unmap (&src);
-  STAT_ADD (n_copies);
+  COUNT (self, COPIES);
 
-  ret = publish_frame (self, wh, mem, &dst, info.size, buf);
+  ret = publish_frame (self, mem, &dst, info->size, buf);
   gst_video_frame_unmap (&dst);
-  /* the slot memory returns to its handle, published */
+  /* the slot memory returns to its producer, published */
   gst_buffer_unref (tmp);
   return ret;
 
@@ -563,221 +305,152 @@ map_failed:
   {
     gst_buffer_unref (tmp);
     GST_ELEMENT_ERROR (self, STREAM, FORMAT, ("Could not map a video frame"),
-        ("buffer %" GST_PTR_FORMAT " does not match caps %s", buf,
-            self->caps_str));
+        ("buffer %" GST_PTR_FORMAT " does not match the caps", buf));
     return GST_FLOW_ERROR;
   }
 }
 
-/* transport=ipc: the slot is device memory. Device→device from upstream
- * memory:CUDAMemory, host→device otherwise, plane by plane honouring both
- * sides' strides; the stream is synchronised BEFORE publishing (GPU work
- * is not ordered by the ring's CPU fences, design-review #9). */
+/* transport=ipc: the slot is device memory (gst_doradma_cuda_upload_frame
+ * copies and synchronises before we publish). */
 static GstFlowReturn
-render_device (GstDoradmaSink * self, DoradmaWriterHandle * wh,
-    GstBuffer * buf)
+render_device (GstDoradmaSink * self, GstBuffer * buf)
 {
   const GstVideoInfo *info = &self->info;
-  DoradmaCudaFrame dst = { 0 }, src = { 0 };
-  guint32 rows[GST_VIDEO_MAX_PLANES], rb[GST_VIDEO_MAX_PLANES];
   struct doradma_frame_info fi;
-  GstVideoFrame vf;
-  gboolean mapped_frame = FALSE, ok;
+  gboolean from_device = FALSE;
   GstMemory *mem = NULL;
   gchar *err = NULL;
   GstFlowReturn ret;
-  guint p, slot;
-  int r;
-#ifdef HAVE_GST_CUDA
-  GstMemory *cmem = NULL;
-  GstMapInfo cmap;
-#endif
 
   if (self->copier == NULL
-      && (self->copier = doradma_cuda_copier_new (&err)) == NULL)
+      && (self->copier = gst_doradma_cuda_copier_new (&err)) == NULL)
     goto copy_failed;
 
-  ret = acquire_for_render (self, wh, buf, &mem);
+  ret = acquire_for_render (self, buf, info->size, &mem);
   if (ret != GST_FLOW_OK || mem == NULL)
     return ret;
 
-  slot = doradma_memory_slot_index (mem);
-  dst.ptr = doradma_cuda_slots_pointer (wh->device_slots) +
-      (guint64) slot *wh->stride;
-  dst.kind = DORADMA_CUDA_MEM_DEVICE;
-  for (p = 0; p < GST_VIDEO_INFO_N_PLANES (info); p++) {
-    /* the slot in the caps' default layout */
-    dst.offset[p] = info->offset[p];
-    dst.stride[p] = info->stride[p];
-    doradma_plane_needs (info, p, &rows[p], &rb[p]);
+  if (!gst_doradma_cuda_upload_frame (self->copier, info, buf,
+          gst_doradma_memory_get_device_pointer (mem), &from_device, &err)) {
+    /* the slot memory's dispose abandons a WRITING slot */
+    gst_memory_unref (mem);
+    goto copy_failed;
   }
-
-#ifdef HAVE_GST_CUDA
-  if (gst_buffer_n_memory (buf) == 1
-      && gst_is_cuda_memory ((cmem = gst_buffer_peek_memory (buf, 0)))) {
-    GstVideoMeta *meta = gst_buffer_get_video_meta (buf);
-
-    if (!gst_memory_map (cmem, &cmap, GST_MAP_READ | GST_MAP_CUDA)) {
-      err = g_strdup ("could not map the upstream CUDA memory");
-      goto abandon;
-    }
-    src.ptr = (guint64) (guintptr) cmap.data;
-    src.kind = DORADMA_CUDA_MEM_DEVICE;
-    for (p = 0; p < GST_VIDEO_INFO_N_PLANES (info); p++) {
-      src.offset[p] = meta ? meta->offset[p] :
-          ((GstCudaMemory *) cmem)->info.offset[p];
-      src.stride[p] = meta ? meta->stride[p] :
-          ((GstCudaMemory *) cmem)->info.stride[p];
-    }
-  } else
-#endif
-  {
-#ifdef HAVE_GST_CUDA
-    cmem = NULL;
-#endif
-    if (!gst_video_frame_map (&vf, info, buf, GST_MAP_READ)) {
-      err = g_strdup_printf ("buffer does not match caps %s", self->caps_str);
-      goto abandon;
-    }
-    mapped_frame = TRUE;
-    src.kind = DORADMA_CUDA_MEM_HOST;
-    for (p = 0; p < GST_VIDEO_FRAME_N_PLANES (&vf); p++) {
-      src.offset[p] = (gsize) vf.data[p];
-      src.stride[p] = GST_VIDEO_FRAME_PLANE_STRIDE (&vf, p);
-    }
-  }
-
-  ok = doradma_cuda_copier_copy (self->copier, GST_VIDEO_INFO_N_PLANES (info),
-      &dst, &src, rows, rb, &err)
-      && doradma_cuda_copier_sync (self->copier, &err);
-  if (mapped_frame)
-    gst_video_frame_unmap (&vf);
-#ifdef HAVE_GST_CUDA
-  if (cmem) {
-    gst_memory_unmap (cmem, &cmap);
-    STAT_ADD (n_device_copies);
-  } else
-#endif
-  if (ok)
-    STAT_ADD (n_uploads);
-  if (!ok)
-    goto abandon;
+  COUNT (self, COPIES);
+  if (from_device)
+    COUNT (self, DEVICE_COPIES);
+  else
+    COUNT (self, UPLOADS);
 
   fill_frame_info_planes (self, info, info->offset, info->stride,
-      info->size, wh->stride, buf, &fi);
-  r = doradma_writer_handle_publish (wh, mem, &fi);
+      info->size, mem->maxsize, buf, &fi);
+  ret = gst_doradma_producer_publish (self->producer, mem, &fi);
   gst_memory_unref (mem);
-  if (r < 0) {
-    GST_ELEMENT_ERROR (self, STREAM, FORMAT, ("Could not publish a frame"),
-        ("doradma_writer_publish: %s", g_strerror (-r)));
+  return ret;
+
+  /* ERRORS */
+copy_failed:
+  {
+    GST_ELEMENT_ERROR (self, RESOURCE, WRITE,
+        ("Could not copy a frame into GPU memory"), ("%s", err));
+    g_free (err);
     return GST_FLOW_ERROR;
   }
-  STAT_ADD (n_frames);
-  STAT_ADD (n_copies);
-  return GST_FLOW_OK;
-
-abandon:
-  /* the slot memory's dispose abandons a WRITING slot */
-  gst_memory_unref (mem);
-copy_failed:
-  GST_ELEMENT_ERROR (self, RESOURCE, WRITE,
-      ("Could not copy a frame into GPU memory"), ("%s", err));
-  g_free (err);
-  return GST_FLOW_ERROR;
 }
 
 static GstFlowReturn
-wait_for_readers (GstDoradmaSink * self, DoradmaWriterHandle * wh, guint n)
+wait_for_readers (GstDoradmaSink * self, guint n)
 {
-  for (;;) {
-    /* Joins bump the ring's `space` eventcount: no polling. unlock ()
-     * interrupts the wait. */
-    int r = doradma_writer_wait_readers (wh->w, n, -1, NULL);
+  GstFlowReturn ret;
 
-    if (r == 0)
-      return GST_FLOW_OK;
-    if (r != -EINTR) {
-      GST_ELEMENT_ERROR (self, RESOURCE, FAILED,
-          ("Could not wait for %u readers", n),
-          ("doradma_writer_wait_readers: %s", g_strerror (-r)));
-      return GST_FLOW_ERROR;
-    }
-    if (g_atomic_int_get (&self->unlocked)) {
-      GstFlowReturn ret = gst_base_sink_wait_preroll (GST_BASE_SINK (self));
-
-      if (ret != GST_FLOW_OK)
-        return ret;
-    } else {
-      g_usleep (1000);
-    }
+  /* unlock () interrupts the wait: flushing, or paused (wait, retry) */
+  while ((ret = gst_doradma_producer_wait_readers (self->producer, n))
+      == GST_FLOW_FLUSHING) {
+    if ((ret = gst_base_sink_wait_preroll (GST_BASE_SINK (self)))
+        != GST_FLOW_OK)
+      break;
   }
+  return ret;
 }
 
 static GstFlowReturn
 gst_doradma_sink_render (GstBaseSink * bsink, GstBuffer * buf)
 {
   GstDoradmaSink *self = GST_DORADMA_SINK (bsink);
-  DoradmaWriterHandle *wh;
+  const GstDoradmaProducerSettings *s =
+      gst_doradma_producer_settings (self->producer);
   GstMemory *mem = NULL;
-  GstClockTime latency;
   GstFlowReturn ret;
-  guint n_readers;
+  guint n_readers, tries;
 
-  wh = gst_doradma_sink_prepare_writer (GST_ELEMENT (self), self->info.size);
-  if (wh == NULL)
-    return GST_FLOW_ERROR;
-
-  latency = gst_base_sink_get_latency (bsink);
-  if (latency != self->latency) {
-    self->latency = latency;
-    doradma_writer_set_latency (wh->w, latency);
-  }
+  ret = gst_doradma_producer_prepare (self->producer, self->info.size);
+  if (ret != GST_FLOW_OK)
+    return ret;
 
   GST_OBJECT_LOCK (self);
   n_readers = self->wait_for_readers;
   GST_OBJECT_UNLOCK (self);
   /* a latch: readers that leave later do not stop publishing */
   if (n_readers > 0 && !self->readers_reached) {
-    if ((ret = wait_for_readers (self, wh, n_readers)) != GST_FLOW_OK)
-      goto done;
+    if ((ret = wait_for_readers (self, n_readers)) != GST_FLOW_OK)
+      return ret;
     self->readers_reached = TRUE;
   }
 
-  if (self->resolved == GST_DORADMA_TRANSPORT_IPC) {
-    ret = render_device (self, wh, buf);
-    goto done;
-  }
+  if (s->transport == GST_DORADMA_TRANSPORT_IPC)
+    return render_device (self, buf);
 
   if (gst_buffer_n_memory (buf) == 1)
     mem = gst_buffer_peek_memory (buf, 0);
 
-  if (mem && doradma_memory_slot_handle (mem) == wh
-      && doradma_memory_slot_state (mem) == DORADMA_SLOT_WRITING) {
+  if (mem && gst_doradma_producer_is_writing (self->producer, mem)) {
     GstVideoFrame f;
 
     /* upstream wrote into the slot: publish it in place */
     if (!gst_video_frame_map (&f, &self->info, buf, GST_MAP_READ)) {
       GST_ELEMENT_ERROR (self, STREAM, FORMAT, ("Could not map a video frame"),
-          ("buffer %" GST_PTR_FORMAT " does not match caps %s", buf,
-              self->caps_str));
-      ret = GST_FLOW_ERROR;
-      goto done;
+          ("buffer %" GST_PTR_FORMAT " does not match the caps", buf));
+      return GST_FLOW_ERROR;
     }
-    ret = publish_frame (self, wh, mem, &f, gst_buffer_get_size (buf), buf);
+    ret = publish_frame (self, mem, &f, gst_buffer_get_size (buf), buf);
     gst_video_frame_unmap (&f);
   } else {
     /* system memory, a fallback buffer, a slot published before (videorate,
      * tee) or of a replaced segment: copy into a fresh slot */
-    ret = render_copy (self, wh, buf);
+    ret = render_copy (self, buf);
   }
-
-done:
-  doradma_writer_handle_unref (wh);
-  return ret;
+  /* the segment was replaced between acquire and publish (another thread
+   * renegotiated): copy into the new one */
+  for (tries = 0; ret == GST_FLOW_CUSTOM_SUCCESS && tries < 3; tries++)
+    ret = render_copy (self, buf);
+  return ret == GST_FLOW_CUSTOM_SUCCESS ? GST_FLOW_OK : ret;
 }
 
 /* ---------------------------------------------------------------------- */
 /* Negotiation and allocation */
+
+/* Until the pipeline configures its latency (the LATENCY event, at
+ * PLAYING), readers get what a live upstream reports now: its latency is
+ * known once it has caps, and the segment (created with the pool, before
+ * the first frame) carries it from the start. */
+static void
+publish_upstream_latency (GstDoradmaSink * self)
+{
+  GstQuery *q;
+  GstClockTime min = 0;
+  gboolean live = FALSE;
+
+  if (GST_CLOCK_TIME_IS_VALID (gst_doradma_producer_get_latency
+          (self->producer)))
+    return;
+  q = gst_query_new_latency ();
+  if (gst_pad_peer_query (GST_BASE_SINK_PAD (self), q)) {
+    gst_query_parse_latency (q, &live, &min, NULL);
+    if (live && GST_CLOCK_TIME_IS_VALID (min))
+      gst_doradma_producer_set_latency (self->producer, min);
+  }
+  gst_query_unref (q);
+}
 
 static gboolean
 gst_doradma_sink_set_caps (GstBaseSink * bsink, GstCaps * caps)
@@ -785,17 +458,14 @@ gst_doradma_sink_set_caps (GstBaseSink * bsink, GstCaps * caps)
   GstDoradmaSink *self = GST_DORADMA_SINK (bsink);
   GstVideoInfo info;
   gchar *str;
-  int r;
 
   if (!gst_video_info_from_caps (&info, caps))
     goto invalid_caps;
   {
     /* the ring records plain video/x-raw: memory:CUDAMemory is how frames
      * reach us, not what readers get */
-    GstCapsFeatures *f = gst_caps_get_features (caps, 0);
     GstCaps *plain = gst_caps_copy (caps);
 
-    self->cuda_in = f && gst_caps_features_contains (f, CUDA_FEATURE);
     gst_caps_set_features (plain, 0, NULL);
     str = gst_caps_to_string (plain);
     gst_caps_unref (plain);
@@ -805,38 +475,24 @@ gst_doradma_sink_set_caps (GstBaseSink * bsink, GstCaps * caps)
     goto caps_too_long;
   }
 
-  g_mutex_lock (&self->wlock);
   self->info = info;
-  g_free (self->caps_str);
-  self->caps_str = str;
-  if (self->wh && !self->caps_pending && info.size <= self->wh->stride) {
-    uint32_t epoch = 0;
-
-    /* the frames still fit the slots: a new caps epoch, in band */
-    g_mutex_lock (&self->wh->lock);
-    r = doradma_writer_set_caps (self->wh->w, str, &epoch);
-    g_mutex_unlock (&self->wh->lock);
-    if (r < 0)
-      self->caps_pending = TRUE;
-    GST_INFO_OBJECT (self, "caps epoch %u: %s", epoch, str);
-  } else if (self->wh) {
-    self->caps_pending = TRUE;
-  }
-  g_mutex_unlock (&self->wlock);
+  gst_doradma_producer_set_caps (self->producer, str, info.size);
+  g_free (str);
+  publish_upstream_latency (self);
   return TRUE;
 
   /* ERRORS */
+  /* a refusal, not a fatal error: upstream (an autoplugger) may try other
+   * caps; without any, the stream ends in not-negotiated */
 invalid_caps:
   {
-    GST_ELEMENT_ERROR (self, CORE, NEGOTIATION, (NULL),
-        ("invalid video caps %" GST_PTR_FORMAT, caps));
+    GST_ERROR_OBJECT (self, "invalid video caps %" GST_PTR_FORMAT, caps);
     return FALSE;
   }
 caps_too_long:
   {
-    GST_ELEMENT_ERROR (self, CORE, NEGOTIATION, (NULL),
-        ("caps string longer than %u bytes: %" GST_PTR_FORMAT,
-            DORADMA_CAPS_MAX - 1, caps));
+    GST_ERROR_OBJECT (self, "caps string longer than %u bytes: %"
+        GST_PTR_FORMAT, DORADMA_CAPS_MAX - 1, caps);
     return FALSE;
   }
 }
@@ -859,8 +515,9 @@ gst_doradma_sink_propose_allocation (GstBaseSink * bsink, GstQuery * query)
   {
     GstCapsFeatures *f = gst_caps_get_features (caps, 0);
 
-    if (self->resolved == GST_DORADMA_TRANSPORT_IPC
-        || (f && gst_caps_features_contains (f, CUDA_FEATURE))) {
+    if (gst_doradma_producer_settings (self->producer)->transport ==
+        GST_DORADMA_TRANSPORT_IPC
+        || (f && gst_caps_features_contains (f, GST_DORADMA_CUDA_FEATURE))) {
       /* slots in GPU memory cannot be written by the CPU, and CUDA memory
        * upstream keeps its own pool: frames are copied on the GPU */
       gst_query_add_allocation_meta (query, GST_VIDEO_META_API_TYPE, NULL);
@@ -868,7 +525,12 @@ gst_doradma_sink_propose_allocation (GstBaseSink * bsink, GstQuery * query)
     }
   }
 
-  pool = gst_doradma_pool_new (GST_ELEMENT (self));
+  gst_query_add_allocation_meta (query, GST_VIDEO_META_API_TYPE, NULL);
+  gst_query_add_allocation_meta (query, GST_VIDEO_CROP_META_API_TYPE, NULL);
+  if (!need_pool)
+    return TRUE;
+
+  pool = gst_doradma_pool_new (self->producer);
   config = gst_buffer_pool_get_config (pool);
   gst_buffer_pool_config_set_params (config, caps, info.size, 0, 0);
   gst_buffer_pool_config_add_option (config, GST_BUFFER_POOL_OPTION_VIDEO_META);
@@ -877,12 +539,10 @@ gst_doradma_sink_propose_allocation (GstBaseSink * bsink, GstQuery * query)
     gst_object_unref (pool);
     return FALSE;
   }
-  /* max 0: decoders replace pools with a small max by their own (#7b) */
+  /* max 0: decoders replace a pool whose max is below what they need by
+   * one of their own */
   gst_query_add_allocation_pool (query, pool, info.size, 0, 0);
   gst_object_unref (pool);
-
-  gst_query_add_allocation_meta (query, GST_VIDEO_META_API_TYPE, NULL);
-  gst_query_add_allocation_meta (query, GST_VIDEO_CROP_META_API_TYPE, NULL);
   return TRUE;
 }
 
@@ -896,16 +556,15 @@ gst_doradma_sink_event (GstBaseSink * bsink, GstEvent * event)
 
   switch (GST_EVENT_TYPE (event)) {
     case GST_EVENT_EOS:
-      g_mutex_lock (&self->wlock);
-      if (self->wh) {
-        g_mutex_lock (&self->wh->lock);
-        doradma_writer_eos (self->wh->w);
-        g_mutex_unlock (&self->wh->lock);
-      }
-      g_mutex_unlock (&self->wlock);
+      gst_doradma_producer_eos (self->producer);
       gst_element_post_message (GST_ELEMENT (self),
           gst_message_new_element (GST_OBJECT (self),
-              gst_doradma_sink_get_stats (self)));
+              gst_doradma_producer_get_stats (self->producer)));
+      break;
+    case GST_EVENT_FLUSH_STOP:
+    case GST_EVENT_STREAM_START:
+      /* after EOS (a seek, a loop, a restart from READY): a new segment */
+      gst_doradma_producer_new_stream (self->producer);
       break;
     default:
       break;
@@ -914,15 +573,40 @@ gst_doradma_sink_event (GstBaseSink * bsink, GstEvent * event)
       event);
 }
 
+/* The pipeline's latency arrives as an upstream LATENCY event that the bin
+ * sends to the sink element (basesink stores it): publish it at once, not
+ * at the next frame. */
+static gboolean
+gst_doradma_sink_send_event (GstElement * element, GstEvent * event)
+{
+  GstDoradmaSink *self = GST_DORADMA_SINK (element);
+  gboolean latency = GST_EVENT_TYPE (event) == GST_EVENT_LATENCY;
+  gboolean ret;
+
+  ret = GST_ELEMENT_CLASS (gst_doradma_sink_parent_class)->send_event
+      (element, event);
+  if (latency)
+    gst_doradma_producer_set_latency (self->producer,
+        gst_base_sink_get_latency (GST_BASE_SINK (self)));
+  return ret;
+}
+
 #ifdef HAVE_GST_CUDA
-/* Share device 0's primary context (where the IPC slot area lives) with a
- * CUDA neighbour (cudaupload), only where CUDA works. */
+/* transport=ipc only (the slot area is on device 0): share device 0's
+ * primary context with a CUDA neighbour (cudaupload). Other transports use
+ * no GPU here and leave the choice of device to the neighbours. */
 static gboolean
 gst_doradma_sink_query (GstBaseSink * bsink, GstQuery * query)
 {
   GstDoradmaSink *self = GST_DORADMA_SINK (bsink);
+  gboolean started;
 
-  if (doradma_gst_cuda_element_query (GST_ELEMENT (self), &self->cuda_ctx,
+  GST_OBJECT_LOCK (self);
+  started = self->started;
+  GST_OBJECT_UNLOCK (self);
+  if (started && gst_doradma_producer_settings (self->producer)->transport ==
+      GST_DORADMA_TRANSPORT_IPC
+      && gst_doradma_cuda_element_query (GST_ELEMENT (self), &self->cuda_ctx,
           query))
     return TRUE;
   return GST_BASE_SINK_CLASS (gst_doradma_sink_parent_class)->query (bsink,
@@ -934,7 +618,7 @@ gst_doradma_sink_set_context (GstElement * element, GstContext * context)
 {
   GstDoradmaSink *self = GST_DORADMA_SINK (element);
 
-  doradma_gst_cuda_element_set_context (element, &self->cuda_ctx, context);
+  gst_doradma_cuda_element_set_context (element, &self->cuda_ctx, context);
   GST_ELEMENT_CLASS (gst_doradma_sink_parent_class)->set_context (element,
       context);
 }
@@ -945,33 +629,45 @@ gst_doradma_sink_start (GstBaseSink * bsink)
 {
   GstDoradmaSink *self = GST_DORADMA_SINK (bsink);
   struct doradma_diag diag = { 0 };
+  GstDoradmaProducerSettings ps = { 0 };
   GstDoradmaTransport transport;
-  gchar *bad = NULL, *channel, *reason = NULL;
+  gchar *channel, *reason = NULL;
   int r;
 
+  /* every setting is read here, once: later changes are refused */
   GST_OBJECT_LOCK (self);
   channel = g_strdup (self->channel);
   transport = self->transport;
+  ps.slots = self->slots;
+  ps.mode = self->mode;
+  ps.permissions = self->permissions;
+  ps.timeout = self->timeout ? self->timeout : GST_CLOCK_TIME_NONE;
+  ps.on_stall = self->on_stall;
   GST_OBJECT_UNLOCK (self);
 
   if (channel == NULL)
     goto no_channel;
   if ((r = doradma_name_validate (channel, &diag)) < 0)
     goto bad_channel;
-  if (!doradma_transport_resolve (transport, &transport, &bad))
-    goto bad_env;
+  if (ps.permissions & S_IWOTH)
+    goto world_writable;
+  if (!gst_doradma_transport_resolve_or_error (GST_ELEMENT (self), transport,
+          &transport))
+    goto failed;
   if ((transport == GST_DORADMA_TRANSPORT_UNIFIED
           || transport == GST_DORADMA_TRANSPORT_IPC)
-      && !doradma_gst_cuda_available (&reason))
+      && !gst_doradma_cuda_available (&reason))
     goto no_cuda;
-  self->resolved = transport;
-  GST_INFO_OBJECT (self, "transport %s", doradma_transport_name (transport));
+  GST_INFO_OBJECT (self, "transport %s",
+      gst_doradma_transport_name (transport));
 
-  self->n_frames = self->n_copies = self->n_drops = 0;
-  self->n_fallback = self->n_waits = 0;
-  self->n_uploads = self->n_device_copies = 0;
-  self->latency = GST_CLOCK_TIME_NONE;
+  ps.channel = channel;
+  ps.transport = transport;
+  gst_doradma_producer_start (self->producer, &ps);
   self->readers_reached = FALSE;
+  GST_OBJECT_LOCK (self);
+  self->started = TRUE;
+  GST_OBJECT_UNLOCK (self);
   g_free (channel);
   return TRUE;
 
@@ -991,13 +687,21 @@ bad_channel:
     g_free (channel);
     return FALSE;
   }
-bad_env:
+failed:
   {
-    GST_ELEMENT_ERROR (self, RESOURCE, SETTINGS,
-        ("Invalid value \"%s\" in the DORADMA_TRANSPORT environment variable",
-            bad), ("DORADMA_TRANSPORT must be empty, auto, shmem, unified "
-            "or ipc"));
-    g_free (bad);
+    g_free (channel);
+    return FALSE;
+  }
+world_writable:
+  {
+    /* every reader refuses such objects, the writer's own user included */
+    GST_ELEMENT_ERROR_WITH_DETAILS (self, RESOURCE, SETTINGS,
+        ("Invalid permissions %04o for channel \"%s\": writable by others",
+            ps.permissions, channel),
+        ("readers refuse objects others may write; share with a group "
+            "instead (0660) and set the readers' allowed-uid"),
+        ("channel", G_TYPE_STRING, channel, "field", G_TYPE_STRING,
+            "permissions", NULL));
     g_free (channel);
     return FALSE;
   }
@@ -1019,44 +723,26 @@ static gboolean
 gst_doradma_sink_stop (GstBaseSink * bsink)
 {
   GstDoradmaSink *self = GST_DORADMA_SINK (bsink);
-  DoradmaWriterHandle *wh;
 
-  g_mutex_lock (&self->wlock);
-  wh = self->wh;
-  self->wh = NULL;
-  self->caps_pending = FALSE;
-  g_clear_pointer (&self->caps_str, g_free);
-  g_mutex_unlock (&self->wlock);
-
-  /* the channel is unlinked when the last slot memory comes back */
-  doradma_writer_handle_unref (wh);
-  g_clear_pointer (&self->copier, doradma_cuda_copier_free);
+  gst_doradma_producer_stop (self->producer);
+  g_clear_pointer (&self->copier, gst_doradma_cuda_copier_free);
+  GST_OBJECT_LOCK (self);
+  self->started = FALSE;
+  GST_OBJECT_UNLOCK (self);
   return TRUE;
 }
 
 static gboolean
 gst_doradma_sink_unlock (GstBaseSink * bsink)
 {
-  GstDoradmaSink *self = GST_DORADMA_SINK (bsink);
-
-  g_atomic_int_set (&self->unlocked, TRUE);
-  g_mutex_lock (&self->wlock);
-  if (self->wh)
-    doradma_writer_interrupt (self->wh->w, 1);
-  g_mutex_unlock (&self->wlock);
+  gst_doradma_producer_unlock (GST_DORADMA_SINK (bsink)->producer);
   return TRUE;
 }
 
 static gboolean
 gst_doradma_sink_unlock_stop (GstBaseSink * bsink)
 {
-  GstDoradmaSink *self = GST_DORADMA_SINK (bsink);
-
-  g_atomic_int_set (&self->unlocked, FALSE);
-  g_mutex_lock (&self->wlock);
-  if (self->wh)
-    doradma_writer_interrupt (self->wh->w, 0);
-  g_mutex_unlock (&self->wlock);
+  gst_doradma_producer_unlock_stop (GST_DORADMA_SINK (bsink)->producer);
   return TRUE;
 }
 
@@ -1070,9 +756,11 @@ gst_doradma_sink_set_property (GObject * object, guint prop_id,
   GstDoradmaSink *self = GST_DORADMA_SINK (object);
 
   GST_OBJECT_LOCK (self);
-  if (prop_id != PROP_WAIT_FOR_READERS && GST_STATE (self) > GST_STATE_READY) {
-    GST_WARNING_OBJECT (self, "cannot change %s while running",
-        pspec->name);
+  /* start() (NULL to READY) took the snapshot the channel is made from:
+   * a later change would apply to part of the element only */
+  if (prop_id != PROP_WAIT_FOR_READERS && self->started) {
+    GST_WARNING_OBJECT (self, "cannot change %s after the element started "
+        "(set it in the NULL state)", pspec->name);
     GST_OBJECT_UNLOCK (self);
     return;
   }
@@ -1116,7 +804,7 @@ gst_doradma_sink_get_property (GObject * object, guint prop_id,
   GstDoradmaSink *self = GST_DORADMA_SINK (object);
 
   if (prop_id == PROP_STATS) {
-    g_value_take_boxed (value, gst_doradma_sink_get_stats (self));
+    g_value_take_boxed (value, gst_doradma_producer_get_stats (self->producer));
     return;
   }
 
@@ -1158,12 +846,10 @@ gst_doradma_sink_finalize (GObject * object)
 {
   GstDoradmaSink *self = GST_DORADMA_SINK (object);
 
-  doradma_writer_handle_unref (self->wh);
-  g_free (self->caps_str);
+  gst_doradma_producer_detach (self->producer);
+  gst_doradma_producer_unref (self->producer);
   g_free (self->channel);
-  g_mutex_clear (&self->wlock);
-
-  #ifdef HAVE_GST_CUDA
+#ifdef HAVE_GST_CUDA
   gst_clear_object (&self->cuda_ctx);
 #endif
   G_OBJECT_CLASS (gst_doradma_sink_parent_class)->finalize (object);
@@ -1192,6 +878,7 @@ gst_doradma_sink_class_init (GstDoradmaSinkClass * klass)
   gobject_class->get_property = gst_doradma_sink_get_property;
   gobject_class->finalize = gst_doradma_sink_finalize;
 
+  element_class->send_event = GST_DEBUG_FUNCPTR (gst_doradma_sink_send_event);
   bsink_class->start = GST_DEBUG_FUNCPTR (gst_doradma_sink_start);
   bsink_class->stop = GST_DEBUG_FUNCPTR (gst_doradma_sink_stop);
   bsink_class->set_caps = GST_DEBUG_FUNCPTR (gst_doradma_sink_set_caps);
@@ -1219,20 +906,21 @@ gst_doradma_sink_class_init (GstDoradmaSinkClass * klass)
   properties[PROP_CHANNEL] = g_param_spec_string ("channel", "Channel",
       "Channel name ([A-Za-z0-9_.-], 1-200 bytes); the ring is "
       "/dev/shm/doradma.<channel>", DEFAULT_CHANNEL,
-      G_PARAM_READWRITE | G_PARAM_STATIC_STRINGS | GST_PARAM_MUTABLE_READY);
+      G_PARAM_READWRITE | G_PARAM_STATIC_STRINGS);
   /**
    * GstDoradmaSink:slots:
    *
-   * Frame slots in the ring. Sizing rule: slots >= 1 (the newest frame) +
-   * buffers upstream keeps (decoder references) + the sum of the readers'
-   * max-leases + 1.
+   * Frame slots in the ring, at least 2 (the newest frame is never
+   * rewritten, so one slot would publish a single frame). Sizing rule:
+   * slots >= 1 (the newest frame) + buffers upstream keeps (decoder
+   * references) + the sum of the readers' max-leases + 1.
    *
    * Since: 0.1
    */
   properties[PROP_SLOTS] = g_param_spec_uint ("slots", "Slots",
       "Frame slots in the ring (>= 1 newest + upstream outstanding + sum of "
-      "reader max-leases + 1)", 1, DORADMA_MAX_SLOTS, DEFAULT_SLOTS,
-      G_PARAM_READWRITE | G_PARAM_STATIC_STRINGS | GST_PARAM_MUTABLE_READY);
+      "reader max-leases + 1)", 2, DORADMA_MAX_SLOTS, DEFAULT_SLOTS,
+      G_PARAM_READWRITE | G_PARAM_STATIC_STRINGS);
   /**
    * GstDoradmaSink:transport:
    *
@@ -1244,7 +932,7 @@ gst_doradma_sink_class_init (GstDoradmaSinkClass * klass)
   properties[PROP_TRANSPORT] = g_param_spec_enum ("transport", "Transport",
       "Where the slots live (auto follows $DORADMA_TRANSPORT, else shmem)",
       GST_TYPE_DORADMA_TRANSPORT, DEFAULT_TRANSPORT,
-      G_PARAM_READWRITE | G_PARAM_STATIC_STRINGS | GST_PARAM_MUTABLE_READY);
+      G_PARAM_READWRITE | G_PARAM_STATIC_STRINGS);
   /**
    * GstDoradmaSink:mode:
    *
@@ -1257,19 +945,23 @@ gst_doradma_sink_class_init (GstDoradmaSinkClass * klass)
   properties[PROP_MODE] = g_param_spec_enum ("mode", "Mode",
       "latest: never wait for readers; lossless: wait for every next-mode "
       "reader", GST_TYPE_DORADMA_MODE, DEFAULT_MODE,
-      G_PARAM_READWRITE | G_PARAM_STATIC_STRINGS | GST_PARAM_MUTABLE_READY);
+      G_PARAM_READWRITE | G_PARAM_STATIC_STRINGS);
   /**
    * GstDoradmaSink:permissions:
    *
    * File mode of the channel's objects in /dev/shm. Readers need read
-   * access to the data object and read-write access to the control object.
+   * access to the data object and read-write access to the control object;
+   * share with another user through a common group (0660). Modes writable
+   * by others (o+w, such as 0666) are refused at start: every reader
+   * refuses such objects. 0 means 0600.
    *
    * Since: 0.1
    */
   properties[PROP_PERMISSIONS] = g_param_spec_uint ("permissions",
       "Permissions", "File mode of the channel's shared-memory objects "
-      "(e.g. 0600 = 384, 0660 = 432)", 0, 0777, DEFAULT_PERMISSIONS,
-      G_PARAM_READWRITE | G_PARAM_STATIC_STRINGS | GST_PARAM_MUTABLE_READY);
+      "(e.g. 0600 = 384, 0660 = 432; 0 = 0600; o+w is refused)", 0, 0777,
+      DEFAULT_PERMISSIONS,
+      G_PARAM_READWRITE | G_PARAM_STATIC_STRINGS);
   /**
    * GstDoradmaSink:timeout:
    *
@@ -1281,7 +973,7 @@ gst_doradma_sink_class_init (GstDoradmaSinkClass * klass)
   properties[PROP_TIMEOUT] = g_param_spec_uint64 ("timeout", "Timeout",
       "Nanoseconds lossless mode waits for a free slot before applying "
       "on-reader-stall (0 = forever)", 0, G_MAXUINT64, DEFAULT_TIMEOUT,
-      G_PARAM_READWRITE | G_PARAM_STATIC_STRINGS | GST_PARAM_MUTABLE_READY);
+      G_PARAM_READWRITE | G_PARAM_STATIC_STRINGS);
   /**
    * GstDoradmaSink:wait-for-readers:
    *
@@ -1308,8 +1000,7 @@ gst_doradma_sink_class_init (GstDoradmaSinkClass * klass)
   properties[PROP_ON_READER_STALL] = g_param_spec_enum ("on-reader-stall",
       "On reader stall", "Lossless mode, no slot free within timeout: wait, "
       "evict the stalled readers, or error", GST_TYPE_DORADMA_STALL_POLICY,
-      DEFAULT_ON_STALL, G_PARAM_READWRITE | G_PARAM_STATIC_STRINGS |
-      GST_PARAM_MUTABLE_READY);
+      DEFAULT_ON_STALL, G_PARAM_READWRITE | G_PARAM_STATIC_STRINGS);
   /**
    * GstDoradmaSink:stats:
    *
@@ -1322,27 +1013,27 @@ gst_doradma_sink_class_init (GstDoradmaSinkClass * klass)
    * - fallback-buffers (guint64): system-memory buffers lent upstream when
    *   no slot was free
    * - full-ring-waits (guint64): slot acquisitions that had to wait
+   * - transport (string): the transport in use (auto resolved at start)
+   * - uploads (guint64): transport ipc, frames copied host to device
+   * - device-copies (guint64): transport ipc, frames copied device to
+   *   device (memory:CUDAMemory upstream)
    * - readers (guint): readers joined now
    *
    * Since: 0.1
    */
   properties[PROP_STATS] = g_param_spec_boxed ("stats", "Statistics",
       "Counters: frames, copies, drops, fallback-buffers, full-ring-waits, "
-      "readers", GST_TYPE_STRUCTURE,
+      "transport, uploads, device-copies, readers", GST_TYPE_STRUCTURE,
       G_PARAM_READABLE | G_PARAM_STATIC_STRINGS);
 
   g_object_class_install_properties (gobject_class, NUM_PROPERTIES,
       properties);
-
-  gst_type_mark_as_plugin_api (GST_TYPE_DORADMA_TRANSPORT, 0);
-  gst_type_mark_as_plugin_api (GST_TYPE_DORADMA_MODE, 0);
-  gst_type_mark_as_plugin_api (GST_TYPE_DORADMA_STALL_POLICY, 0);
 }
 
 static void
 gst_doradma_sink_init (GstDoradmaSink * self)
 {
-  g_mutex_init (&self->wlock);
+  self->producer = gst_doradma_producer_new (GST_ELEMENT (self));
   self->slots = DEFAULT_SLOTS;
   self->transport = DEFAULT_TRANSPORT;
   self->mode = DEFAULT_MODE;
@@ -1350,5 +1041,4 @@ gst_doradma_sink_init (GstDoradmaSink * self)
   self->timeout = DEFAULT_TIMEOUT;
   self->wait_for_readers = DEFAULT_WAIT_FOR_READERS;
   self->on_stall = DEFAULT_ON_STALL;
-  self->latency = GST_CLOCK_TIME_NONE;
 }

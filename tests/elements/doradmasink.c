@@ -6,6 +6,19 @@
 #include <glib/gstdio.h>
 
 #include "common.h"
+#include "gstdoradmacuda.h"
+
+/* The nick of value `v` of enum property `prop`. */
+static const gchar *
+enum_nick (GstElement * e, const gchar * prop, gint v)
+{
+  GParamSpec *ps = g_object_class_find_property (G_OBJECT_GET_CLASS (e),
+      prop);
+  GEnumValue *ev = g_enum_get_value (G_PARAM_SPEC_ENUM (ps)->enum_class, v);
+
+  fail_unless (ev != NULL, "%s has no value %d", prop, v);
+  return ev->value_nick;
+}
 
 GST_START_TEST (test_properties_have_documented_defaults)
 {
@@ -33,9 +46,10 @@ GST_START_TEST (test_properties_have_documented_defaults)
 
   g_object_get (e, "mode", &mode, "transport", &transport,
       "on-reader-stall", &stall, NULL);
-  fail_unless_equals_int (mode, 0);     /* latest */
-  fail_unless_equals_int (transport, 0);        /* auto */
-  fail_unless_equals_int (stall, 2);    /* error */
+  fail_unless_equals_string (enum_nick (e, "mode", mode), "latest");
+  fail_unless_equals_string (enum_nick (e, "transport", transport), "auto");
+  fail_unless_equals_string (enum_nick (e, "on-reader-stall", stall),
+      "error");
   gst_object_unref (e);
 }
 
@@ -133,11 +147,22 @@ GST_START_TEST (test_transport_env_does_not_override_an_explicit_transport)
 
 GST_END_TEST;
 
-GST_START_TEST (test_cuda_transports_give_a_clear_error)
+/* Without CUDA (not built, no libcuda.so.1, no device) the CUDA
+ * transports fail at start naming what is missing; where CUDA works,
+ * unified runs (ipc also needs a discrete GPU: not checked here). */
+GST_START_TEST (test_cuda_transports_fail_clearly_without_cuda)
 {
+  gboolean cuda = gst_doradma_cuda_available (NULL);
   gchar *ch;
   GstMessage *msg = run_with_transport_env (NULL, "unified", &ch);
 
+  if (cuda) {
+    fail_unless_equals_int (GST_MESSAGE_TYPE (msg), GST_MESSAGE_EOS);
+    gst_message_unref (msg);
+    fail_unless (t_shm_clean (ch));
+    g_free (ch);
+    return;
+  }
   t_assert_error (msg, GST_RESOURCE_ERROR, GST_RESOURCE_ERROR_SETTINGS,
       "unified");
   gst_message_unref (msg);
@@ -206,11 +231,7 @@ GST_START_TEST (test_inplace_buffers_are_published_without_copy)
   fail_unless_equals_uint64 (t_stat (h->element, "copies"), 0);
 
   doradma_reader_close (r);
-  gst_buffer_pool_set_active (pool, FALSE);
-  gst_object_unref (pool);
-  gst_harness_teardown (h);
-  fail_unless (t_shm_clean (ch));
-  g_free (ch);
+  t_teardown (h, pool, ch);
 }
 
 GST_END_TEST;
@@ -257,9 +278,7 @@ GST_START_TEST (test_system_memory_is_copied_honouring_strides_and_counted)
 
   doradma_reader_close (r);
   gst_caps_unref (caps);
-  gst_harness_teardown (h);
-  fail_unless (t_shm_clean (ch));
-  g_free (ch);
+  t_teardown (h, NULL, ch);
 }
 
 GST_END_TEST;
@@ -287,11 +306,7 @@ GST_START_TEST (test_published_slot_becomes_readonly_and_second_render_copies)
   fail_unless_equals_uint64 (t_stat (h->element, "frames"), 2);
   gst_buffer_unref (buf);
 
-  gst_buffer_pool_set_active (pool, FALSE);
-  gst_object_unref (pool);
-  gst_harness_teardown (h);
-  fail_unless (t_shm_clean (ch));
-  g_free (ch);
+  t_teardown (h, pool, ch);
 }
 
 GST_END_TEST;
@@ -322,11 +337,7 @@ GST_START_TEST (test_buffer_dropped_without_render_is_abandoned)
   doradma_reader_release (r, frame.slot);
 
   doradma_reader_close (r);
-  gst_buffer_pool_set_active (pool, FALSE);
-  gst_object_unref (pool);
-  gst_harness_teardown (h);
-  fail_unless (t_shm_clean (ch));
-  g_free (ch);
+  t_teardown (h, pool, ch);
 }
 
 GST_END_TEST;
@@ -355,11 +366,7 @@ GST_START_TEST (test_latest_mode_never_blocks_and_counts_fallbacks)
   for (i = 0; i < 4; i++)
     gst_buffer_unref (held[i]);
 
-  gst_buffer_pool_set_active (pool, FALSE);
-  gst_object_unref (pool);
-  gst_harness_teardown (h);
-  fail_unless (t_shm_clean (ch));
-  g_free (ch);
+  t_teardown (h, pool, ch);
 }
 
 GST_END_TEST;
@@ -416,9 +423,7 @@ GST_START_TEST (test_lossless_stalled_reader_is_evicted_on_request)
   fail_unless_equals_uint64 (t_stat (h->element, "frames"), 7);
 
   doradma_reader_close (r);
-  gst_harness_teardown (h);
-  fail_unless (t_shm_clean (ch));
-  g_free (ch);
+  t_teardown (h, NULL, ch);
 }
 
 GST_END_TEST;
@@ -453,9 +458,7 @@ GST_START_TEST (test_timestamps_and_flags_are_carried_with_monotonic_pts)
   doradma_reader_release (r, frame.slot);
 
   doradma_reader_close (r);
-  gst_harness_teardown (h);
-  fail_unless (t_shm_clean (ch));
-  g_free (ch);
+  t_teardown (h, NULL, ch);
 }
 
 GST_END_TEST;
@@ -479,9 +482,7 @@ GST_START_TEST (test_eos_ends_the_ring_after_the_last_frame)
           GST_SECOND, &frame, &diag), -EPIPE);
 
   doradma_reader_close (r);
-  gst_harness_teardown (h);
-  fail_unless (t_shm_clean (ch));
-  g_free (ch);
+  t_teardown (h, NULL, ch);
 }
 
 GST_END_TEST;
@@ -524,9 +525,7 @@ GST_START_TEST (test_caps_that_fit_change_in_band_and_larger_caps_replace)
           GST_SECOND, &frame, &diag), -ESTALE);
 
   doradma_reader_close (r);
-  gst_harness_teardown (h);
-  fail_unless (t_shm_clean (ch));
-  g_free (ch);
+  t_teardown (h, NULL, ch);
 }
 
 GST_END_TEST;
@@ -563,9 +562,7 @@ GST_START_TEST (test_wait_for_readers_holds_frames_until_a_reader_joined)
   fail_unless_equals_uint64 (t_stat (h->element, "readers"), 1);
 
   doradma_reader_close (r);
-  gst_harness_teardown (h);
-  fail_unless (t_shm_clean (ch));
-  g_free (ch);
+  t_teardown (h, NULL, ch);
 }
 
 GST_END_TEST;
@@ -621,6 +618,392 @@ GST_START_TEST (test_clean_stop_leaves_nothing_in_shm)
 
 GST_END_TEST;
 
+/* Finding 3: a reader that joins before the first frame (the segment is
+ * made with the pool) reads the producer's latency, not 0. */
+GST_START_TEST (test_latency_is_published_when_the_segment_is_created)
+{
+  gchar *ch = t_channel ("lat0"), *desc, *path;
+  struct doradma_reader *r;
+  GstElement *p;
+  gint64 end;
+
+  desc = g_strdup_printf ("videotestsrc is-live=true ! video/x-raw,"
+      "format=I420,width=64,height=48,framerate=10/1 ! doradmasink "
+      "channel=%s", ch);
+  p = gst_parse_launch (desc, NULL);
+  /* a live source negotiates and allocates in PAUSED, renders nothing */
+  fail_unless_equals_int (gst_element_set_state (p, GST_STATE_PAUSED),
+      GST_STATE_CHANGE_NO_PREROLL);
+  path = g_strdup_printf ("%s/doradma.%s", doradma_shm_dir (NULL), ch);
+  end = g_get_monotonic_time () + 5 * G_USEC_PER_SEC;
+  while (!g_file_test (path, G_FILE_TEST_EXISTS)
+      && g_get_monotonic_time () < end)
+    g_usleep (10 * 1000);
+  r = t_reader (ch, FALSE);
+  /* one frame at 10/1 */
+  fail_unless (doradma_reader_latency (r) >= 100 * GST_MSECOND,
+      "latency %" GST_TIME_FORMAT, GST_TIME_ARGS (doradma_reader_latency (r)));
+  fail_unless (doradma_reader_latency (r) < GST_SECOND);
+
+  doradma_reader_close (r);
+  gst_element_set_state (p, GST_STATE_NULL);
+  gst_object_unref (p);
+  fail_unless (t_shm_clean (ch));
+  g_free (path);
+  g_free (desc);
+  g_free (ch);
+}
+
+GST_END_TEST;
+
+/* Finding 3: a new pipeline latency reaches readers when the pipeline
+ * distributes it (LATENCY event), even while no frame is rendered. */
+GST_START_TEST (test_a_changed_pipeline_latency_is_published_without_a_frame)
+{
+  gchar *ch = t_channel ("lat1"), *desc, *path;
+  struct doradma_reader *r;
+  GstElement *p, *sink;
+  gint64 end;
+
+  /* render blocks until 2 readers joined: only 1 will */
+  desc = g_strdup_printf ("videotestsrc is-live=true ! video/x-raw,"
+      "format=I420,width=64,height=48,framerate=10/1 ! doradmasink name=s "
+      "channel=%s wait-for-readers=2", ch);
+  p = gst_parse_launch (desc, NULL);
+  gst_element_set_state (p, GST_STATE_PLAYING);
+  path = g_strdup_printf ("%s/doradma.%s", doradma_shm_dir (NULL), ch);
+  end = g_get_monotonic_time () + 5 * G_USEC_PER_SEC;
+  while (!g_file_test (path, G_FILE_TEST_EXISTS)
+      && g_get_monotonic_time () < end)
+    g_usleep (10 * 1000);
+  r = t_reader (ch, FALSE);
+  fail_unless (gst_element_get_state (p, NULL, NULL, 5 * GST_SECOND) ==
+      GST_STATE_CHANGE_SUCCESS);
+  end = g_get_monotonic_time () + 5 * G_USEC_PER_SEC;
+  while (doradma_reader_latency (r) == 0 && g_get_monotonic_time () < end)
+    g_usleep (10 * 1000);
+  /* three frame periods: the first frame is blocked in render by now */
+  g_usleep (300 * 1000);
+  fail_unless (doradma_reader_latency (r) > 0);
+  fail_unless (doradma_reader_latency (r) < 400 * GST_MSECOND);
+
+  gst_pipeline_set_latency (GST_PIPELINE (p), 700 * GST_MSECOND);
+  end = g_get_monotonic_time () + 2 * G_USEC_PER_SEC;
+  while (doradma_reader_latency (r) != 700 * GST_MSECOND
+      && g_get_monotonic_time () < end)
+    g_usleep (10 * 1000);
+  fail_unless_equals_uint64 (doradma_reader_latency (r), 700 * GST_MSECOND);
+  sink = gst_bin_get_by_name (GST_BIN (p), "s");
+  fail_unless_equals_uint64 (t_stat (sink, "frames"), 0);
+  gst_object_unref (sink);
+
+  doradma_reader_close (r);
+  gst_element_set_state (p, GST_STATE_NULL);
+  gst_object_unref (p);
+  fail_unless (t_shm_clean (ch));
+  g_free (path);
+  g_free (desc);
+  g_free (ch);
+}
+
+GST_END_TEST;
+
+/* A reader opened now gets frame `v` next, and then waits (the stream is
+ * live again: no EOS). */
+static void
+assert_live_with_frame (const gchar * ch, guint8 v)
+{
+  struct doradma_reader *r = t_reader (ch, FALSE);
+  struct doradma_frame frame;
+  struct doradma_diag diag;
+
+  fail_unless_equals_int (doradma_reader_next (r, DORADMA_READ_NEXT,
+          GST_SECOND, &frame, &diag), 0);
+  fail_unless_equals_int (frame.data[0], v);
+  doradma_reader_release (r, frame.slot);
+  fail_unless_equals_int (doradma_reader_next (r, DORADMA_READ_NEXT,
+          200 * GST_MSECOND, &frame, &diag), -ETIMEDOUT);
+  doradma_reader_close (r);
+}
+
+/* Finding 4: EOS, then a flushing seek (a looping player): the frames that
+ * follow go to a new segment, and a reader that joins gets them. */
+GST_START_TEST (test_flush_after_eos_starts_a_segment_readers_follow)
+{
+  gchar *ch = t_channel ("eosflush");
+  GstHarness *h = t_sink_harness (ch, T_CAPS);
+  GstSegment seg;
+
+  fail_unless_equals_int (gst_harness_push (h, t_sysmem_frame (T_CAPS, 1)),
+      GST_FLOW_OK);
+  fail_unless (gst_harness_push_event (h, gst_event_new_eos ()));
+  fail_unless (gst_harness_push_event (h, gst_event_new_flush_start ()));
+  fail_unless (gst_harness_push_event (h, gst_event_new_flush_stop (TRUE)));
+  gst_segment_init (&seg, GST_FORMAT_TIME);
+  fail_unless (gst_harness_push_event (h, gst_event_new_segment (&seg)));
+  fail_unless_equals_int (gst_harness_push (h, t_sysmem_frame (T_CAPS, 2)),
+      GST_FLOW_OK);
+  assert_live_with_frame (ch, 2);
+
+  t_teardown (h, NULL, ch);
+}
+
+GST_END_TEST;
+
+/* Finding 4: EOS, then READY and PLAYING again (no stop/start): the new
+ * STREAM_START starts a new segment. */
+GST_START_TEST (test_stream_start_after_eos_starts_a_segment_readers_follow)
+{
+  gchar *ch = t_channel ("eosrestart");
+  GstHarness *h = t_sink_harness (ch, T_CAPS);
+
+  fail_unless_equals_int (gst_harness_push (h, t_sysmem_frame (T_CAPS, 1)),
+      GST_FLOW_OK);
+  fail_unless (gst_harness_push_event (h, gst_event_new_eos ()));
+  fail_unless_equals_int (gst_element_set_state (h->element,
+          GST_STATE_READY), GST_STATE_CHANGE_SUCCESS);
+  fail_unless_equals_int (gst_element_set_state (h->element,
+          GST_STATE_PLAYING), GST_STATE_CHANGE_SUCCESS);
+  fail_unless (gst_harness_push_event (h,
+          gst_event_new_stream_start ("second")));
+  gst_harness_set_src_caps_str (h, T_CAPS);
+  fail_unless_equals_int (gst_harness_push (h, t_sysmem_frame (T_CAPS, 2)),
+      GST_FLOW_OK);
+  assert_live_with_frame (ch, 2);
+
+  t_teardown (h, NULL, ch);
+}
+
+GST_END_TEST;
+
+/* Finding 7: objects every reader would refuse are refused at start. */
+GST_START_TEST (test_world_writable_permissions_are_refused_at_start)
+{
+  gchar *ch = t_channel ("perm666"), *desc;
+  GstElement *p;
+  GstMessage *msg;
+
+  desc = g_strdup_printf ("videotestsrc num-buffers=1 ! " T_CAPS " ! "
+      "doradmasink channel=%s permissions=438 sync=false", ch);   /* 0666 */
+  p = gst_parse_launch (desc, NULL);
+  msg = t_run (p, 5 * GST_SECOND);
+  t_assert_error (msg, GST_RESOURCE_ERROR, GST_RESOURCE_ERROR_SETTINGS,
+      "0666");
+  gst_message_unref (msg);
+  gst_element_set_state (p, GST_STATE_NULL);
+  gst_object_unref (p);
+  fail_unless (t_shm_clean (ch));
+  g_free (desc);
+  g_free (ch);
+}
+
+GST_END_TEST;
+
+/* Finding 8: start() (NULL to READY) takes the settings; a change in READY
+ * would reach only part of the element, so it is refused until NULL. */
+GST_START_TEST (test_properties_are_frozen_from_start_until_stop)
+{
+  GstElement *e = gst_element_factory_make ("doradmasink", NULL);
+  gchar *channel;
+  guint slots;
+  gint transport;
+
+  g_object_set (e, "channel", "frozen-a", "slots", 4, NULL);
+  fail_unless_equals_int (gst_element_set_state (e, GST_STATE_READY),
+      GST_STATE_CHANGE_SUCCESS);
+  g_object_set (e, "channel", "frozen-b", "slots", 6, "transport", 2,
+      "wait-for-readers", 1, NULL);
+  g_object_get (e, "channel", &channel, "slots", &slots, "transport",
+      &transport, NULL);
+  fail_unless_equals_string (channel, "frozen-a");
+  fail_unless_equals_int (slots, 4);
+  fail_unless_equals_int (transport, 0);
+  g_free (channel);
+  /* wait-for-readers is the one setting read per frame */
+  g_object_get (e, "wait-for-readers", &slots, NULL);
+  fail_unless_equals_int (slots, 1);
+
+  gst_element_set_state (e, GST_STATE_NULL);
+  g_object_set (e, "channel", "frozen-b", NULL);
+  g_object_get (e, "channel", &channel, NULL);
+  fail_unless_equals_string (channel, "frozen-b");
+  g_free (channel);
+  gst_object_unref (e);
+}
+
+GST_END_TEST;
+
+/* Finding 12: caps the ring cannot record are refused like any caps a sink
+ * does not take (not-negotiated), with no error message of our own. */
+GST_START_TEST (test_unrecordable_caps_are_refused_without_an_error_message)
+{
+  gchar *ch = t_channel ("longcaps");
+  GstHarness *h = t_sink_harness (ch, T_CAPS);
+  GString *caps = g_string_new (T_CAPS ",note=(string)");
+  GstPad *pad = gst_element_get_static_pad (h->element, "sink");
+  GstBus *bus = gst_bus_new ();
+  GstMessage *msg;
+
+  gst_element_set_bus (h->element, bus);
+  while (caps->len < DORADMA_CAPS_MAX + 10)
+    g_string_append_c (caps, 'x');
+  fail_if (gst_pad_send_event (pad,
+          gst_event_new_caps (gst_caps_from_string (caps->str))));
+  msg = gst_bus_pop_filtered (bus, GST_MESSAGE_ERROR);
+  fail_unless (msg == NULL, "error posted: %" GST_PTR_FORMAT, msg);
+
+  gst_element_set_bus (h->element, NULL);
+  gst_object_unref (bus);
+  gst_object_unref (pad);
+  g_string_free (caps, TRUE);
+  t_teardown (h, NULL, ch);
+}
+
+GST_END_TEST;
+
+/* Finding 13: the newest slot is never rewritten, so one slot would
+ * publish a single frame. */
+GST_START_TEST (test_slots_minimum_is_two)
+{
+  GstElement *e = gst_element_factory_make ("doradmasink", NULL);
+  GParamSpecUInt *ps = G_PARAM_SPEC_UINT (g_object_class_find_property
+      (G_OBJECT_GET_CLASS (e), "slots"));
+
+  fail_unless_equals_int (ps->minimum, 2);
+  gst_object_unref (e);
+}
+
+GST_END_TEST;
+
+/* Finding 13: with no reader connected, a lossless stall is upstream
+ * holding every slot, and the error says so. */
+GST_START_TEST (test_lossless_stall_without_readers_blames_upstream)
+{
+  gchar *ch = t_channel ("stall0");
+  GstHarness *h;
+  GstBufferPool *pool;
+  GstBuffer *a, *b;
+  GstMessage *msg;
+  GstBus *bus;
+  GError *err = NULL;
+
+  h = t_sink_new (ch, T_CAPS,
+      "slots=2 timeout=100000000 mode=lossless on-reader-stall=error");
+  bus = gst_bus_new ();
+  gst_element_set_bus (h->element, bus);
+  pool = t_sink_pool (h, T_CAPS, NULL);
+  fail_unless_equals_int (gst_buffer_pool_acquire_buffer (pool, &a, NULL),
+      GST_FLOW_OK);
+  fail_unless_equals_int (gst_buffer_pool_acquire_buffer (pool, &b, NULL),
+      GST_FLOW_OK);
+  fail_unless_equals_int (gst_harness_push (h, t_sysmem_frame (T_CAPS, 1)),
+      GST_FLOW_ERROR);
+  msg = gst_bus_pop_filtered (bus, GST_MESSAGE_ERROR);
+  t_assert_error (msg, GST_RESOURCE_ERROR, GST_RESOURCE_ERROR_BUSY,
+      "upstream holds every slot (no reader");
+  gst_message_parse_error (msg, &err, NULL);
+  fail_if (strstr (err->message, "reader stalled"), "%s", err->message);
+  g_clear_error (&err);
+  gst_message_unref (msg);
+
+  gst_buffer_unref (a);
+  gst_buffer_unref (b);
+  gst_buffer_pool_set_active (pool, FALSE);
+  gst_object_unref (pool);
+  gst_element_set_bus (h->element, NULL);
+  gst_object_unref (bus);
+  t_teardown (h, NULL, ch);
+}
+
+GST_END_TEST;
+
+/* Finding 16: with transport=shmem the sink uses no GPU and must not pin
+ * its CUDA neighbours to device 0 (on a CUDA host fe6806e answered). */
+GST_START_TEST (test_cuda_context_query_is_not_answered_for_shmem)
+{
+  gchar *ch = t_channel ("ctx");
+  GstHarness *h = t_sink_new (ch, T_CAPS, "transport=shmem");
+  GstQuery *q = gst_query_new_context ("gst.cuda.context");
+
+  fail_if (gst_pad_peer_query (h->srcpad, q));
+  gst_query_unref (q);
+  t_teardown (h, NULL, ch);
+}
+
+GST_END_TEST;
+
+/* Finding 17: a buffer that starts before the segment (and overlaps it)
+ * has a negative running time; its mono_pts is that much before the
+ * segment start's, not "none". */
+GST_START_TEST (test_buffer_starting_before_the_segment_gets_its_mono_pts)
+{
+  gchar *ch = t_channel ("negrt");
+  GstHarness *h = t_sink_harness (ch, T_CAPS);
+  struct doradma_reader *r = NULL;
+  struct doradma_frame f1, f2;
+  struct doradma_diag diag;
+  GstClockTime mono1, mono2;
+  GstSegment seg;
+  GstBuffer *buf;
+
+  gst_harness_use_systemclock (h);
+  /* an element alone has base time 0: running times map to its clock */
+  gst_element_set_base_time (h->element, 100 * GST_SECOND);
+  gst_segment_init (&seg, GST_FORMAT_TIME);
+  seg.start = seg.time = 10 * GST_SECOND;
+  fail_unless (gst_harness_push_event (h, gst_event_new_segment (&seg)));
+  buf = t_sysmem_frame (T_CAPS, 1);
+  GST_BUFFER_PTS (buf) = 10 * GST_SECOND - 10 * GST_MSECOND;
+  GST_BUFFER_DURATION (buf) = 33 * GST_MSECOND;
+  fail_unless_equals_int (gst_harness_push (h, buf), GST_FLOW_OK);
+  r = t_reader (ch, FALSE);
+  fail_unless_equals_int (doradma_reader_next (r, DORADMA_READ_NEXT,
+          GST_SECOND, &f1, &diag), 0);
+  mono1 = f1.info.mono_pts;
+  doradma_reader_release (r, f1.slot);
+  buf = t_sysmem_frame (T_CAPS, 2);
+  GST_BUFFER_PTS (buf) = 10 * GST_SECOND;
+  GST_BUFFER_DURATION (buf) = 33 * GST_MSECOND;
+  fail_unless_equals_int (gst_harness_push (h, buf), GST_FLOW_OK);
+  fail_unless_equals_int (doradma_reader_next (r, DORADMA_READ_NEXT,
+          GST_SECOND, &f2, &diag), 0);
+  mono2 = f2.info.mono_pts;
+  doradma_reader_release (r, f2.slot);
+
+  fail_unless (mono1 != DORADMA_TIME_NONE, "no mono_pts before the segment");
+  fail_unless (mono2 != DORADMA_TIME_NONE);
+  /* 10 ms apart (not 10 ms + a clipped running time), up to the clock
+   * offset, which is sampled per frame (both clocks are CLOCK_MONOTONIC
+   * here: a preempted sample is the only error) */
+  fail_unless (ABS (GST_CLOCK_DIFF (mono1, mono2) - 10 * GST_MSECOND) <
+      5 * GST_MSECOND, "%" G_GINT64_FORMAT, GST_CLOCK_DIFF (mono1, mono2));
+
+  doradma_reader_close (r);
+  t_teardown (h, NULL, ch);
+}
+
+GST_END_TEST;
+
+/* Finding 20: gst-inspect's one-line blurb names every stats field. */
+GST_START_TEST (test_stats_blurb_names_every_field)
+{
+  GstElement *e = gst_element_factory_make ("doradmasink", NULL);
+  const gchar *blurb = g_param_spec_get_blurb (g_object_class_find_property
+      (G_OBJECT_GET_CLASS (e), "stats"));
+  GstStructure *stats;
+  guint i;
+
+  g_object_get (e, "stats", &stats, NULL);
+  for (i = 0; i < (guint) gst_structure_n_fields (stats); i++)
+    fail_unless (strstr (blurb, gst_structure_nth_field_name (stats, i)),
+        "blurb \"%s\" lacks %s", blurb, gst_structure_nth_field_name (stats,
+            i));
+  gst_structure_free (stats);
+  gst_object_unref (e);
+}
+
+GST_END_TEST;
+
 static Suite *
 doradmasink_suite (void)
 {
@@ -636,7 +1019,7 @@ doradmasink_suite (void)
   tcase_add_test (tc, test_empty_transport_env_means_unset);
   tcase_add_test (tc,
       test_transport_env_does_not_override_an_explicit_transport);
-  tcase_add_test (tc, test_cuda_transports_give_a_clear_error);
+  tcase_add_test (tc, test_cuda_transports_fail_clearly_without_cuda);
   tcase_add_test (tc, test_second_live_writer_is_refused_naming_its_pid);
   tcase_add_test (tc, test_inplace_buffers_are_published_without_copy);
   tcase_add_test (tc,
@@ -654,6 +1037,22 @@ doradmasink_suite (void)
   tcase_add_test (tc, test_wait_for_readers_holds_frames_until_a_reader_joined);
   tcase_add_test (tc, test_permissions_set_the_file_mode);
   tcase_add_test (tc, test_clean_stop_leaves_nothing_in_shm);
+  tcase_add_test (tc, test_latency_is_published_when_the_segment_is_created);
+  tcase_add_test (tc,
+      test_a_changed_pipeline_latency_is_published_without_a_frame);
+  tcase_add_test (tc, test_flush_after_eos_starts_a_segment_readers_follow);
+  tcase_add_test (tc,
+      test_stream_start_after_eos_starts_a_segment_readers_follow);
+  tcase_add_test (tc, test_world_writable_permissions_are_refused_at_start);
+  tcase_add_test (tc, test_properties_are_frozen_from_start_until_stop);
+  tcase_add_test (tc,
+      test_unrecordable_caps_are_refused_without_an_error_message);
+  tcase_add_test (tc, test_slots_minimum_is_two);
+  tcase_add_test (tc, test_lossless_stall_without_readers_blames_upstream);
+  tcase_add_test (tc, test_cuda_context_query_is_not_answered_for_shmem);
+  tcase_add_test (tc,
+      test_buffer_starting_before_the_segment_gets_its_mono_pts);
+  tcase_add_test (tc, test_stats_blurb_names_every_field);
   return s;
 }
 

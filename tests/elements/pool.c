@@ -3,6 +3,8 @@
  * Copyright (C) 2025 the doradma authors
  * SPDX-License-Identifier: LGPL-2.1-or-later
  */
+#include <sys/resource.h>
+
 #include "common.h"
 
 GST_START_TEST (test_proposed_pool_offers_meta_alignment_and_max_zero)
@@ -28,9 +30,7 @@ GST_START_TEST (test_proposed_pool_offers_meta_alignment_and_max_zero)
   gst_object_unref (pool);
   gst_query_unref (q);
   gst_caps_unref (caps);
-  gst_harness_teardown (h);
-  fail_unless (t_shm_clean (ch));
-  g_free (ch);
+  t_teardown (h, NULL, ch);
 }
 
 GST_END_TEST;
@@ -56,11 +56,7 @@ GST_START_TEST (test_pool_buffers_are_distinct_writable_slots)
   fail_unless (gst_buffer_get_video_meta (a) != NULL);
   gst_buffer_unref (a);
   gst_buffer_unref (b);
-  gst_buffer_pool_set_active (pool, FALSE);
-  gst_object_unref (pool);
-  gst_harness_teardown (h);
-  fail_unless (t_shm_clean (ch));
-  g_free (ch);
+  t_teardown (h, pool, ch);
 }
 
 GST_END_TEST;
@@ -106,11 +102,7 @@ GST_START_TEST (test_slot_held_upstream_is_never_reused_nor_erased)
 
   gst_buffer_unref (held);
   doradma_reader_close (r);
-  gst_buffer_pool_set_active (pool, FALSE);
-  gst_object_unref (pool);
-  gst_harness_teardown (h);
-  fail_unless (t_shm_clean (ch));
-  g_free (ch);
+  t_teardown (h, pool, ch);
 }
 
 GST_END_TEST;
@@ -146,11 +138,7 @@ GST_START_TEST (test_alignment_padding_is_published_as_frame_geometry)
   fail_unless_equals_uint64 (t_stat (h->element, "copies"), 0);
 
   doradma_reader_close (r);
-  gst_buffer_pool_set_active (pool, FALSE);
-  gst_object_unref (pool);
-  gst_harness_teardown (h);
-  fail_unless (t_shm_clean (ch));
-  g_free (ch);
+  t_teardown (h, pool, ch);
 }
 
 GST_END_TEST;
@@ -185,11 +173,7 @@ GST_START_TEST (test_writable_map_of_a_published_slot_makes_a_private_copy)
   gst_buffer_unref (buf);
 
   doradma_reader_close (r);
-  gst_buffer_pool_set_active (pool, FALSE);
-  gst_object_unref (pool);
-  gst_harness_teardown (h);
-  fail_unless (t_shm_clean (ch));
-  g_free (ch);
+  t_teardown (h, pool, ch);
 }
 
 GST_END_TEST;
@@ -227,11 +211,176 @@ GST_START_TEST (test_lossless_acquire_waits_and_honours_flushing)
   gst_buffer_unref (b);
   gst_buffer_unref (c);
 
-  gst_buffer_pool_set_active (pool, FALSE);
+  t_teardown (h, pool, ch);
+}
+
+GST_END_TEST;
+
+/* The sink's pool as an allocation query returns it (not configured by
+ * us yet). */
+static GstBufferPool *
+proposed_pool (GstHarness * h, gboolean need_pool, GstQuery ** query)
+{
+  GstCaps *caps = gst_caps_from_string (T_CAPS);
+  GstQuery *q = gst_query_new_allocation (caps, need_pool);
+  GstBufferPool *pool = NULL;
+
+  fail_unless (gst_pad_peer_query (h->srcpad, q));
+  if (gst_query_get_n_allocation_pools (q) > 0)
+    gst_query_parse_nth_allocation_pool (q, 0, &pool, NULL, NULL, NULL);
+  gst_caps_unref (caps);
+  if (query)
+    *query = q;
+  else
+    gst_query_unref (q);
+  return pool;
+}
+
+/* Finding 10: GstBufferPool's contract: set_config returns FALSE when the
+ * pool changed the config, and the changed config validates. */
+GST_START_TEST (test_set_config_returns_false_when_it_changed_the_config)
+{
+  gchar *ch = t_channel ("setconfig");
+  GstHarness *h = t_sink_harness (ch, T_CAPS);
+  GstBufferPool *pool = proposed_pool (h, TRUE, NULL);
+  GstCaps *caps = gst_caps_from_string (T_CAPS), *got;
+  GstStructure *config;
+  GstVideoInfo info;
+  guint size, min, max;
+
+  gst_video_info_from_caps (&info, caps);
+  /* a maximum: the ring's slots are not counted here (max 0) */
+  config = gst_buffer_pool_get_config (pool);
+  gst_buffer_pool_config_set_params (config, caps, info.size, 2, 5);
+  fail_if (gst_buffer_pool_set_config (pool, config));
+  config = gst_buffer_pool_get_config (pool);
+  fail_unless (gst_buffer_pool_config_get_params (config, &got, &size, &min,
+          &max));
+  fail_unless_equals_int (max, 0);
+  fail_unless_equals_int (min, 2);
+  fail_unless (gst_buffer_pool_config_validate_params (config, caps,
+          info.size, 2, 5));
+  fail_unless (gst_buffer_pool_set_config (pool, config));
+
+  /* a size too small for a frame of the caps: grown */
+  config = gst_buffer_pool_get_config (pool);
+  gst_buffer_pool_config_set_params (config, caps, 100, 0, 0);
+  fail_if (gst_buffer_pool_set_config (pool, config));
+  config = gst_buffer_pool_get_config (pool);
+  fail_unless (gst_buffer_pool_config_get_params (config, NULL, &size, NULL,
+          NULL));
+  fail_unless_equals_int (size, info.size);
+  gst_structure_free (config);
+
+  gst_caps_unref (caps);
   gst_object_unref (pool);
-  gst_harness_teardown (h);
-  fail_unless (t_shm_clean (ch));
-  g_free (ch);
+  t_teardown (h, NULL, ch);
+}
+
+GST_END_TEST;
+
+/* Finding 11: an allocation query that does not need a pool gets the
+ * metas only. */
+GST_START_TEST (test_query_without_need_pool_gets_metas_and_no_pool)
+{
+  gchar *ch = t_channel ("needpool");
+  GstHarness *h = t_sink_harness (ch, T_CAPS);
+  GstQuery *q = NULL;
+  GstBufferPool *pool = proposed_pool (h, FALSE, &q);
+
+  fail_unless (pool == NULL);
+  fail_unless_equals_int (gst_query_get_n_allocation_pools (q), 0);
+  fail_unless (gst_query_find_allocation_meta (q, GST_VIDEO_META_API_TYPE,
+          NULL));
+  fail_unless (gst_query_find_allocation_meta (q,
+          GST_VIDEO_CROP_META_API_TYPE, NULL));
+  gst_query_unref (q);
+  t_teardown (h, NULL, ch);
+}
+
+GST_END_TEST;
+
+static gpointer
+acquire_in_thread (gpointer pool)
+{
+  GstBuffer *buf = NULL;
+  GstFlowReturn ret = gst_buffer_pool_acquire_buffer (pool, &buf, NULL);
+
+  if (buf)
+    gst_buffer_unref (buf);
+  return GINT_TO_POINTER (ret);
+}
+
+static glong
+voluntary_switches (void)
+{
+  struct rusage ru;
+
+  getrusage (RUSAGE_SELF, &ru);
+  return ru.ru_nvcsw;
+}
+
+/* Finding 18: while the sink is unlocked (between unlock and unlock_stop)
+ * a pool acquisition waiting for space sleeps; it does not poll. */
+GST_START_TEST (test_waiting_acquire_does_not_poll_while_the_sink_is_unlocked)
+{
+  gchar *ch = t_channel ("nopoll");
+  GstHarness *h = t_sink_new (ch, T_CAPS, "slots=2 mode=lossless timeout=0");
+  GstBufferPool *pool = t_sink_pool (h, T_CAPS, NULL);
+  GstBaseSinkClass *klass = GST_BASE_SINK_GET_CLASS (h->element);
+  GstBuffer *a, *b;
+  GThread *t;
+  glong before, switches;
+
+  fail_unless_equals_int (gst_buffer_pool_acquire_buffer (pool, &a, NULL),
+      GST_FLOW_OK);
+  fail_unless_equals_int (gst_buffer_pool_acquire_buffer (pool, &b, NULL),
+      GST_FLOW_OK);
+  t = g_thread_new ("acquire", acquire_in_thread, pool);
+  g_usleep (50 * 1000);
+  klass->unlock (GST_BASE_SINK (h->element));
+  before = voluntary_switches ();
+  g_usleep (300 * 1000);
+  switches = voluntary_switches () - before;
+  /* sleeping in wait slices of tens of ms: a handful; a 1 ms poll: ~300 */
+  fail_unless (switches < 60, "%ld context switches in 300 ms", switches);
+  klass->unlock_stop (GST_BASE_SINK (h->element));
+  /* a slot comes back: the waiting acquisition gets it */
+  gst_buffer_unref (a);
+  fail_unless_equals_int (GPOINTER_TO_INT (g_thread_join (t)), GST_FLOW_OK);
+  gst_buffer_unref (b);
+
+  t_teardown (h, pool, ch);
+}
+
+GST_END_TEST;
+
+/* Finding 19: two pieces of one slot, back to back, are a span (merging
+ * buffers takes the slot instead of copying). */
+GST_START_TEST (test_adjacent_shares_of_a_slot_are_a_span)
+{
+  gchar *ch = t_channel ("span");
+  GstHarness *h = t_sink_harness (ch, T_CAPS);
+  GstBufferPool *pool = t_sink_pool (h, T_CAPS, NULL);
+  GstMemory *mem, *x, *y, *z;
+  GstBuffer *buf;
+  gsize offset = 99;
+
+  fail_unless_equals_int (gst_buffer_pool_acquire_buffer (pool, &buf, NULL),
+      GST_FLOW_OK);
+  mem = gst_buffer_peek_memory (buf, 0);
+  x = gst_memory_share (mem, 0, 100);
+  y = gst_memory_share (mem, 100, 100);
+  z = gst_memory_share (mem, 300, 100);
+  fail_unless (gst_memory_is_span (x, y, &offset));
+  fail_unless_equals_int (offset, 0);
+  fail_if (gst_memory_is_span (x, z, NULL));
+  gst_memory_unref (x);
+  gst_memory_unref (y);
+  gst_memory_unref (z);
+  gst_buffer_unref (buf);
+
+  t_teardown (h, pool, ch);
 }
 
 GST_END_TEST;
@@ -250,6 +399,12 @@ pool_suite (void)
   tcase_add_test (tc,
       test_writable_map_of_a_published_slot_makes_a_private_copy);
   tcase_add_test (tc, test_lossless_acquire_waits_and_honours_flushing);
+  tcase_add_test (tc,
+      test_set_config_returns_false_when_it_changed_the_config);
+  tcase_add_test (tc, test_query_without_need_pool_gets_metas_and_no_pool);
+  tcase_add_test (tc,
+      test_waiting_acquire_does_not_poll_while_the_sink_is_unlocked);
+  tcase_add_test (tc, test_adjacent_shares_of_a_slot_are_a_span);
   return s;
 }
 

@@ -1,0 +1,76 @@
+/* doradma GStreamer plugin — private: constructing doradma memory.
+ *
+ * A GstDoradmaMemory is a leaf: it wraps one ring slot (a host address, a
+ * size, the slot index, a CUDA device address) and knows the object that
+ * owns the slot only through the small vtable below. The producer (writer
+ * slots, gstdoradmaproducer.c) and the consumer (reader leases) implement
+ * it; the memory never calls into a writer or a reader itself.
+ *
+ * Copyright (C) 2025 the doradma authors
+ * SPDX-License-Identifier: LGPL-2.1-or-later
+ */
+#ifndef __GST_DORADMA_MEMORY_PRIVATE_H__
+#define __GST_DORADMA_MEMORY_PRIVATE_H__
+
+#include <gst/gst.h>
+
+#include "gstdoradmamemory.h"
+
+G_BEGIN_DECLS
+
+/* What a slot's owner does when the memory comes back or goes away. Every
+ * member may be NULL.
+ *
+ *  returned: the root memory's last reference was dropped (its dispose).
+ *            Return FALSE after resurrecting it (gst_memory_ref: the owner
+ *            keeps it for the next lending), TRUE to let it be freed.
+ *  release:  the memory is being freed (any thread): give the slot back,
+ *            e.g. end a reader's lease.
+ *  ref/unref: the memory holds a reference on `owner` from construction
+ *            until after `release` (so a lease keeps the mapping alive);
+ *            NULL when the owner outlives its memories by itself. */
+typedef struct
+{
+  gboolean (*returned) (gpointer owner, guint32 slot, GstMemory * mem);
+  void (*release) (gpointer owner, guint32 slot, GstMemory * mem);
+  gpointer (*ref) (gpointer owner);
+  void (*unref) (gpointer owner);
+} GstDoradmaMemoryOwner;
+
+/* A memory of `size` bytes over slot `slot` whose first byte is `data`
+ * (NULL for a slot in device memory only: then also NOT_MAPPABLE) and, when
+ * not 0, `devptr` on the device. `flags` as for gst_memory_init (READONLY
+ * for a reader's lease). `vtable` must outlive the memory (a static). */
+GstMemory *gst_doradma_memory_new (GstMemoryFlags flags, gpointer data,
+    gsize size, guint32 slot, guint64 devptr,
+    const GstDoradmaMemoryOwner * vtable, gpointer owner);
+
+/* The owner of `mem` when it is a root doradma memory made with `vtable`,
+ * else NULL (a share, another owner kind, another allocator). */
+gpointer gst_doradma_memory_get_owner (GstMemory * mem,
+    const GstDoradmaMemoryOwner * vtable);
+
+/* The slot index of a doradma memory (shares included). */
+guint32 gst_doradma_memory_get_slot (GstMemory * mem);
+
+/* A reader's lease, as gstdoradmamemory.c makes it today (a reference on
+ * the reader handle for the memory's lifetime, the lease ended on free):
+ *
+ *   static const GstDoradmaMemoryOwner lease_owner = {
+ *     NULL, lease_release, reader_handle_ref, reader_handle_unref
+ *   };
+ *   mem = gst_doradma_memory_new (GST_MEMORY_FLAG_READONLY,
+ *       (gpointer) frame->data, frame->info.payload_bytes, frame->slot,
+ *       device_pointer_of (frame), &lease_owner, handle);
+ *
+ * and a producer's slot (gstdoradmaproducer.c: recycled in `returned`, the
+ * memory holds no reference on the segment):
+ *
+ *   static const GstDoradmaMemoryOwner slot_owner = {
+ *     segment_slot_returned, NULL, NULL, NULL
+ *   };
+ */
+
+G_END_DECLS
+
+#endif /* __GST_DORADMA_MEMORY_PRIVATE_H__ */

@@ -1,0 +1,822 @@
+/* doradma GStreamer plugin — the producer side of a channel (see the
+ * header).
+ *
+ * Copyright (C) 2025 the doradma authors
+ * SPDX-License-Identifier: LGPL-2.1-or-later
+ *
+ * A segment is one libdoradma writer and its slot table. Each slot has one
+ * GstDoradmaMemory, created on first use and recycled by its dispose hook
+ * (segment_slot_returned): a memory lent out holds a reference on its
+ * segment, so buffers of a replaced segment keep it mapped until they are
+ * freed, and a slot that comes back still WRITING (never published) is
+ * abandoned: it is never readable as a frame.
+ *
+ * A slot is chosen by libdoradma (oldest free, unleased, not newest,
+ * consumed in lossless mode) AND must not be referenced in this process (a
+ * decoder's reference frame, a tee branch, videorate's last buffer): lent
+ * slots are held in the ring (doradma_writer_hold) until they come back.
+ */
+#ifdef HAVE_CONFIG_H
+#include "config.h"
+#endif
+
+#include <errno.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "gstdoradmaproducer.h"
+#include "gstdoradmamemoryprivate.h"
+#include "gstdoradmacuda.h"
+
+GST_DEBUG_CATEGORY_STATIC (gst_doradma_producer_debug);
+#define GST_CAT_DEFAULT gst_doradma_producer_debug
+
+typedef enum
+{
+  SLOT_FREE = 0,                /* no WRITING mark; maybe published */
+  SLOT_WRITING,                 /* marked WRITING, handed out */
+  SLOT_PUBLISHED,               /* published, memory still referenced */
+} SlotState;
+
+typedef struct
+{
+  gint refcount;
+  struct doradma_writer *w;
+  guint32 n_slots;
+  guint64 stride;
+  /* transport ipc: the device allocation holding the slots, freed right
+   * after the writer closes */
+  GstDoradmaCudaSlots *device_slots;
+
+  GMutex lock;                  /* the slot table below */
+  GstMemory *mems[DORADMA_MAX_SLOTS];
+  gboolean cached[DORADMA_MAX_SLOTS];   /* mems[s] not referenced elsewhere */
+  SlotState state[DORADMA_MAX_SLOTS];
+  gboolean closing;
+} Segment;
+
+struct _GstDoradmaProducer
+{
+  gint refcount;
+  gint unlocked;                /* atomic: the sink's waits are cancelled */
+  guint64 counters[GST_DORADMA_COUNT_N];        /* atomic */
+
+  GMutex lock;                  /* everything below */
+  GstElement *owner;            /* not a reference */
+  GstDoradmaProducerSettings s;
+  gboolean started;
+  Segment *seg;
+  gchar *caps;
+  gboolean replace;             /* the next frame needs a new segment */
+  gboolean eos;
+  GstClockTime latency;
+};
+
+/* ---------------------------------------------------------------------- */
+/* Segments */
+
+static Segment *
+segment_ref (Segment * seg)
+{
+  g_atomic_int_inc (&seg->refcount);
+  return seg;
+}
+
+static void
+segment_unref (Segment * seg)
+{
+  guint i;
+
+  if (seg == NULL || !g_atomic_int_dec_and_test (&seg->refcount))
+    return;
+
+  /* Every lent-out memory holds a reference, so all of them are cached now:
+   * let their dispose hooks free them this time. */
+  g_mutex_lock (&seg->lock);
+  seg->closing = TRUE;
+  g_mutex_unlock (&seg->lock);
+  for (i = 0; i < seg->n_slots; i++) {
+    if (seg->mems[i])
+      gst_memory_unref (seg->mems[i]);
+  }
+  doradma_writer_close (seg->w);
+  gst_doradma_cuda_slots_free (seg->device_slots);
+  g_mutex_clear (&seg->lock);
+  g_free (seg);
+}
+
+/* The slot memory's dispose: every return without a publish ends here with
+ * the slot still WRITING. */
+static gboolean
+segment_slot_returned (gpointer owner, guint32 slot, GstMemory * mem)
+{
+  Segment *seg = owner;
+
+  g_mutex_lock (&seg->lock);
+  if (seg->closing) {
+    g_mutex_unlock (&seg->lock);
+    return TRUE;
+  }
+  if (seg->state[slot] == SLOT_WRITING) {
+    GST_LOG ("abandoning slot %u", slot);
+    doradma_writer_abandon (seg->w, slot);
+  }
+  seg->state[slot] = SLOT_FREE;
+  gst_memory_ref (mem);
+  seg->cached[slot] = TRUE;
+  doradma_writer_hold (seg->w, slot, 0);
+  g_mutex_unlock (&seg->lock);
+
+  /* the reference the lent-out memory held */
+  segment_unref (seg);
+  return FALSE;
+}
+
+static const GstDoradmaMemoryOwner slot_owner = {
+  segment_slot_returned, NULL, NULL, NULL
+};
+
+static GstMemory *
+segment_lend (Segment * seg, guint32 s, gsize size)
+{
+  GstMemory *mem;
+
+  g_mutex_lock (&seg->lock);
+  if (seg->mems[s] == NULL) {
+    guint64 devptr = seg->device_slots ?
+        gst_doradma_cuda_slots_pointer (seg->device_slots) + s * seg->stride :
+        0;
+
+    seg->mems[s] = gst_doradma_memory_new (0, doradma_writer_slot_data (seg->w,
+            s), seg->stride, s, devptr, &slot_owner, seg);
+  }
+  mem = seg->mems[s];
+  seg->cached[s] = FALSE;
+  /* Referenced here until its memory comes back: the ring must not hand it
+   * out again. */
+  doradma_writer_hold (seg->w, s, 1);
+  seg->state[s] = SLOT_WRITING;
+  GST_MINI_OBJECT_FLAG_UNSET (mem, GST_MEMORY_FLAG_READONLY);
+  gst_memory_resize (mem, -(gssize) mem->offset, size);
+  g_mutex_unlock (&seg->lock);
+  /* the lent memory keeps the segment mapped */
+  segment_ref (seg);
+  return mem;
+}
+
+/* ---------------------------------------------------------------------- */
+/* Errors */
+
+/* libdoradma's create/replace errno → what the user reads:
+ * "<before> \"<channel>\"<after>". */
+static const struct
+{
+  int err;
+  GstResourceError code;
+  const gchar *before, *after;
+} create_errors[] = {
+  {EBUSY, GST_RESOURCE_ERROR_BUSY, "Channel",
+      " is in use by another live writer"},
+  {EPERM, GST_RESOURCE_ERROR_NOT_AUTHORIZED, "Not allowed to create channel",
+      ""},
+  {EACCES, GST_RESOURCE_ERROR_NOT_AUTHORIZED, "Not allowed to create channel",
+      ""},
+  {ENOSPC, GST_RESOURCE_ERROR_NO_SPACE_LEFT,
+      "Not enough shared memory for channel", ""},
+  {EINVAL, GST_RESOURCE_ERROR_SETTINGS, "Invalid settings for channel", ""},
+  {E2BIG, GST_RESOURCE_ERROR_SETTINGS, "Invalid settings for channel", ""},
+  {0, GST_RESOURCE_ERROR_OPEN_WRITE, "Could not create channel", ""},
+};
+
+static GstElement *
+owner_ref (GstDoradmaProducer * p)
+{
+  GstElement *e;
+
+  g_mutex_lock (&p->lock);
+  e = p->owner ? gst_object_ref (p->owner) : NULL;
+  g_mutex_unlock (&p->lock);
+  return e;
+}
+
+static void
+post_create_error (GstDoradmaProducer * p, const gchar * channel, int r,
+    const struct doradma_diag *diag)
+{
+  GstElement *e = owner_ref (p);
+  guint i;
+
+  if (e == NULL)
+    return;
+  for (i = 0; create_errors[i].err != 0 && create_errors[i].err != -r; i++);
+  gst_element_message_full_with_details (e, GST_MESSAGE_ERROR,
+      GST_RESOURCE_ERROR, create_errors[i].code,
+      g_strdup_printf ("%s \"%s\"%s", create_errors[i].before, channel,
+          create_errors[i].after),
+      g_strdup_printf ("%s: %s", diag->msg, g_strerror (-r)), __FILE__,
+      GST_FUNCTION, __LINE__, gst_structure_new ("details", "channel",
+          G_TYPE_STRING, channel, "field", G_TYPE_STRING,
+          diag->field ? diag->field : "", NULL));
+  gst_object_unref (e);
+}
+
+#define POST(p, kind, domain, code, text, debug) G_STMT_START {  \
+  GstElement *_e = owner_ref (p);                                \
+  if (_e) {                                                      \
+    GST_ELEMENT_##kind (_e, domain, code, text, debug);          \
+    gst_object_unref (_e);                                       \
+  }                                                              \
+} G_STMT_END
+
+/* ---------------------------------------------------------------------- */
+/* Life cycle */
+
+GstDoradmaProducer *
+gst_doradma_producer_new (GstElement * owner)
+{
+  GstDoradmaProducer *p = g_new0 (GstDoradmaProducer, 1);
+  static gsize once = 0;
+
+  if (g_once_init_enter (&once)) {
+    GST_DEBUG_CATEGORY_INIT (gst_doradma_producer_debug, "doradmaproducer", 0,
+        "doradma channel producer");
+    g_once_init_leave (&once, 1);
+  }
+  p->refcount = 1;
+  g_mutex_init (&p->lock);
+  p->owner = owner;
+  p->latency = GST_CLOCK_TIME_NONE;
+  return p;
+}
+
+GstDoradmaProducer *
+gst_doradma_producer_ref (GstDoradmaProducer * p)
+{
+  g_atomic_int_inc (&p->refcount);
+  return p;
+}
+
+void
+gst_doradma_producer_unref (GstDoradmaProducer * p)
+{
+  if (p == NULL || !g_atomic_int_dec_and_test (&p->refcount))
+    return;
+  segment_unref (p->seg);
+  g_free (p->caps);
+  g_free (p->s.channel);
+  g_mutex_clear (&p->lock);
+  g_free (p);
+}
+
+void
+gst_doradma_producer_detach (GstDoradmaProducer * p)
+{
+  g_mutex_lock (&p->lock);
+  p->owner = NULL;
+  g_mutex_unlock (&p->lock);
+}
+
+void
+gst_doradma_producer_start (GstDoradmaProducer * p,
+    const GstDoradmaProducerSettings * s)
+{
+  guint i;
+
+  g_mutex_lock (&p->lock);
+  g_free (p->s.channel);
+  p->s = *s;
+  p->s.channel = g_strdup (s->channel);
+  p->started = TRUE;
+  p->replace = p->eos = FALSE;
+  g_atomic_int_set (&p->unlocked, FALSE);
+  p->latency = GST_CLOCK_TIME_NONE;
+  for (i = 0; i < GST_DORADMA_COUNT_N; i++)
+    __atomic_store_n (&p->counters[i], 0, __ATOMIC_RELAXED);
+  g_mutex_unlock (&p->lock);
+}
+
+void
+gst_doradma_producer_stop (GstDoradmaProducer * p)
+{
+  Segment *seg;
+
+  g_mutex_lock (&p->lock);
+  p->started = FALSE;
+  seg = p->seg;
+  p->seg = NULL;
+  g_clear_pointer (&p->caps, g_free);
+  g_mutex_unlock (&p->lock);
+  /* the channel is unlinked when the last slot memory comes back */
+  segment_unref (seg);
+}
+
+const GstDoradmaProducerSettings *
+gst_doradma_producer_settings (GstDoradmaProducer * p)
+{
+  /* written only by start, before any streaming */
+  return &p->s;
+}
+
+/* ---------------------------------------------------------------------- */
+/* Caps, latency, EOS */
+
+void
+gst_doradma_producer_set_caps (GstDoradmaProducer * p, const gchar * caps,
+    gsize frame_size)
+{
+  g_mutex_lock (&p->lock);
+  g_free (p->caps);
+  p->caps = g_strdup (caps);
+  if (p->seg && !p->replace && frame_size <= p->seg->stride) {
+    uint32_t epoch = 0;
+
+    /* the frames still fit the slots: a new caps epoch, in band */
+    if (doradma_writer_set_caps (p->seg->w, caps, &epoch) < 0)
+      p->replace = TRUE;
+    GST_INFO ("caps epoch %u: %s", epoch, caps);
+  } else if (p->seg) {
+    p->replace = TRUE;
+  }
+  g_mutex_unlock (&p->lock);
+}
+
+void
+gst_doradma_producer_set_latency (GstDoradmaProducer * p,
+    GstClockTime latency)
+{
+  g_mutex_lock (&p->lock);
+  p->latency = latency;
+  if (p->seg && GST_CLOCK_TIME_IS_VALID (latency))
+    doradma_writer_set_latency (p->seg->w, latency);
+  g_mutex_unlock (&p->lock);
+  GST_DEBUG ("latency %" GST_TIME_FORMAT, GST_TIME_ARGS (latency));
+}
+
+GstClockTime
+gst_doradma_producer_get_latency (GstDoradmaProducer * p)
+{
+  GstClockTime l;
+
+  g_mutex_lock (&p->lock);
+  l = p->latency;
+  g_mutex_unlock (&p->lock);
+  return l;
+}
+
+void
+gst_doradma_producer_eos (GstDoradmaProducer * p)
+{
+  g_mutex_lock (&p->lock);
+  if (p->seg)
+    doradma_writer_eos (p->seg->w);
+  p->eos = TRUE;
+  g_mutex_unlock (&p->lock);
+}
+
+void
+gst_doradma_producer_new_stream (GstDoradmaProducer * p)
+{
+  /* EOS on a ring is final: readers of this segment finish with it, and
+   * the next frame goes into a new one (sequence numbers continue; readers
+   * still draining it follow through the supersede). */
+  g_mutex_lock (&p->lock);
+  if (p->eos && p->seg)
+    p->replace = TRUE;
+  p->eos = FALSE;
+  g_mutex_unlock (&p->lock);
+}
+
+/* ---------------------------------------------------------------------- */
+/* The segment */
+
+/* The current segment when its slots hold `size` bytes, else a new one.
+ * A new reference in *out. */
+static GstFlowReturn
+producer_segment (GstDoradmaProducer * p, gsize size, Segment ** out)
+{
+  struct doradma_writer_config cfg = { 0 };
+  struct doradma_diag diag = { 0 };
+  struct doradma_writer *w = NULL;
+  guint8 ipc_handle[DORADMA_IPC_HANDLE_LEN];
+  GstDoradmaCudaSlots *area = NULL;
+  Segment *seg, *old;
+  gchar *channel, *reason = NULL;
+  int r;
+
+  g_mutex_lock (&p->lock);
+  if (!p->started) {
+    g_mutex_unlock (&p->lock);
+    return GST_FLOW_FLUSHING;
+  }
+  if (p->seg && !p->replace && p->seg->stride >= size) {
+    *out = segment_ref (p->seg);
+    g_mutex_unlock (&p->lock);
+    return GST_FLOW_OK;
+  }
+  if (p->caps == NULL) {
+    g_mutex_unlock (&p->lock);
+    POST (p, ERROR, CORE, NEGOTIATION, (NULL),
+        ("no caps before the first buffer"));
+    return GST_FLOW_NOT_NEGOTIATED;
+  }
+
+  channel = g_strdup (p->s.channel);
+  cfg.channel = channel;
+  cfg.slots = p->s.slots;
+  cfg.mode = p->s.permissions;
+  cfg.slot_size = size;
+  cfg.caps = p->caps;
+  cfg.transport = gst_doradma_transport_name (p->s.transport);
+
+  if (p->s.transport == GST_DORADMA_TRANSPORT_IPC) {
+    /* the slot area is one device allocation; its IPC handle goes into
+     * the header (the lib rounds the slot stride up to the page size) */
+    gsize page = (gsize) sysconf (_SC_PAGESIZE);
+    gsize stride = (size + page - 1) / page * page;
+
+    area = gst_doradma_cuda_slots_new (stride * cfg.slots, ipc_handle,
+        &reason);
+    if (area == NULL)
+      goto no_device_memory;
+    cfg.ipc_handle = ipc_handle;
+  }
+
+  old = p->seg;
+  if (old == NULL)
+    r = doradma_writer_create (&cfg, &w, &diag);
+  else
+    /* Frames no longer fit, or a new stream after EOS: a new segment,
+     * sequence numbers continue, our outstanding buffers keep the old one
+     * mapped. */
+    r = doradma_writer_replace (old->w, &cfg, &w, &diag);
+  if (r < 0)
+    goto create_failed;
+
+  GST_INFO ("%s channel \"%s\": %u slots of %" G_GUINT64_FORMAT " bytes, "
+      "transport %s, caps %s", old ? "replaced" : "created", channel,
+      doradma_writer_slot_count (w), doradma_writer_slot_stride (w),
+      cfg.transport, p->caps);
+  /* what the lib laid out must fit the allocation */
+  g_assert (area == NULL || doradma_writer_slot_count (w) *
+      doradma_writer_slot_stride (w) <= gst_doradma_cuda_slots_size (area));
+
+  seg = g_new0 (Segment, 1);
+  seg->refcount = 1;
+  g_mutex_init (&seg->lock);
+  seg->w = w;
+  seg->n_slots = doradma_writer_slot_count (w);
+  seg->stride = doradma_writer_slot_stride (w);
+  seg->device_slots = area;
+  /* readers that join before the first frame read the right latency */
+  if (GST_CLOCK_TIME_IS_VALID (p->latency))
+    doradma_writer_set_latency (w, p->latency);
+  p->seg = seg;
+  p->replace = FALSE;
+  *out = segment_ref (seg);
+  g_mutex_unlock (&p->lock);
+
+  segment_unref (old);
+  g_free (channel);
+  return GST_FLOW_OK;
+
+  /* ERRORS */
+no_device_memory:
+  {
+    g_mutex_unlock (&p->lock);
+    POST (p, ERROR, RESOURCE, NO_SPACE_LEFT,
+        ("Could not allocate GPU memory for channel \"%s\"", channel),
+        ("%s", reason));
+    g_free (reason);
+    g_free (channel);
+    return GST_FLOW_ERROR;
+  }
+create_failed:
+  {
+    g_mutex_unlock (&p->lock);
+    gst_doradma_cuda_slots_free (area);
+    post_create_error (p, channel, r, &diag);
+    g_free (channel);
+    return GST_FLOW_ERROR;
+  }
+}
+
+GstFlowReturn
+gst_doradma_producer_prepare (GstDoradmaProducer * p, gsize size)
+{
+  Segment *seg = NULL;
+  GstFlowReturn ret = producer_segment (p, size, &seg);
+
+  segment_unref (seg);
+  return ret;
+}
+
+void
+gst_doradma_producer_check_slots (GstDoradmaProducer * p, guint upstream_min)
+{
+  guint n = 0;
+
+  g_mutex_lock (&p->lock);
+  if (p->seg)
+    n = p->seg->n_slots;
+  g_mutex_unlock (&p->lock);
+  if (n > 0 && upstream_min + 2 > n)
+    POST (p, WARNING, RESOURCE, SETTINGS,
+        ("Too few slots: upstream keeps up to %u buffers, the ring has %u",
+            upstream_min, n),
+        ("slots >= 1 (newest) + upstream outstanding + sum of reader "
+            "max-leases + 1; extra frames go through fallback buffers"));
+}
+
+/* ---------------------------------------------------------------------- */
+/* Slots */
+
+static guint32
+readers_now (Segment * seg)
+{
+  struct doradma_writer_stats ws = { 0 };
+
+  doradma_writer_get_stats (seg->w, &ws);
+  return ws.readers;
+}
+
+/* Lossless, no slot within `timeout`: the stall policy. FALSE after posting
+ * the error. */
+static gboolean
+apply_stall_policy (GstDoradmaProducer * p, Segment * seg,
+    GstDoradmaStallPolicy on_stall, GstClockTime timeout, gboolean * warned)
+{
+  struct doradma_diag diag = { 0 };
+  guint32 readers = readers_now (seg);
+  int n;
+
+  switch (on_stall) {
+    case GST_DORADMA_STALL_EVICT:
+      n = doradma_writer_evict_stalled (seg->w, &diag);
+      if (n > 0)
+        POST (p, WARNING, RESOURCE, BUSY,
+            ("Evicted %d stalled reader(s) from back-pressure", n),
+            ("%s", diag.msg));
+      return TRUE;
+    case GST_DORADMA_STALL_WAIT:
+      if (!*warned)
+        GST_WARNING ("no free slot for %" GST_TIME_FORMAT ", still waiting "
+            "(on-reader-stall=wait, %u readers)", GST_TIME_ARGS (timeout),
+            readers);
+      *warned = TRUE;
+      return TRUE;
+    case GST_DORADMA_STALL_ERROR:
+    default:
+      break;
+  }
+  /* Only back-pressure readers and our own held slots keep a slot busy:
+   * with no reader, upstream holds them all. */
+  if (readers == 0)
+    POST (p, ERROR, RESOURCE, BUSY,
+        ("No free frame slot within %" GST_TIME_FORMAT ": upstream holds "
+            "every slot (no reader is connected)", GST_TIME_ARGS (timeout)),
+        ("on-reader-stall=error; raise `slots` above what upstream keeps"));
+  else
+    POST (p, ERROR, RESOURCE, BUSY,
+        ("No free frame slot within %" GST_TIME_FORMAT ": a lossless reader "
+            "stalled (%u readers), or upstream holds every slot",
+            GST_TIME_ARGS (timeout), readers),
+        ("on-reader-stall=error; raise `slots`, `timeout`, or use "
+            "on-reader-stall=evict"));
+  return FALSE;
+}
+
+GstFlowReturn
+gst_doradma_producer_acquire (GstDoradmaProducer * p, gsize size,
+    gboolean dontwait, const gint * cancel, GstMemory ** mem)
+{
+  GstClockTime deadline = GST_CLOCK_TIME_NONE, timeout;
+  enum doradma_slot_policy policy;
+  GstDoradmaStallPolicy on_stall;
+  gboolean waited = FALSE, warned = FALSE;
+  GstFlowReturn ret;
+  Segment *seg;
+  guint32 s;
+  int r;
+
+  *mem = NULL;
+  if (cancel == NULL)
+    cancel = &p->unlocked;
+  g_mutex_lock (&p->lock);
+  policy = p->s.mode == GST_DORADMA_MODE_LOSSLESS && !dontwait ?
+      DORADMA_POLICY_LOSSLESS : DORADMA_POLICY_LATEST;
+  timeout = p->s.timeout;
+  on_stall = p->s.on_stall;
+  g_mutex_unlock (&p->lock);
+
+  for (;;) {
+    gint64 wait_ns;
+
+    if (g_atomic_int_get (cancel))
+      return GST_FLOW_FLUSHING;
+    if ((ret = producer_segment (p, size, &seg)) != GST_FLOW_OK)
+      return ret;
+
+    if (!waited || policy == DORADMA_POLICY_LATEST) {
+      wait_ns = 0;
+    } else if (!GST_CLOCK_TIME_IS_VALID (deadline)) {
+      wait_ns = -1;
+    } else {
+      GstClockTime now = gst_doradma_monotonic_now ();
+
+      wait_ns = now < deadline ? (gint64) (deadline - now) : 0;
+    }
+    /* Waits sleep in the ring: a slot memory coming back, a reader
+     * consuming, or a wake after *cancel was set ends them. */
+    r = doradma_writer_acquire_cancellable (seg->w, policy, wait_ns, cancel,
+        &s);
+    if (r == 0)
+      break;
+    if (r == -ESTALE) {
+      /* replaced by another thread meanwhile: take the new segment */
+      segment_unref (seg);
+      continue;
+    }
+    if (r == -EINTR) {
+      segment_unref (seg);
+      return GST_FLOW_FLUSHING;
+    }
+    if (r == -EAGAIN && policy == DORADMA_POLICY_LATEST) {
+      segment_unref (seg);
+      return GST_FLOW_OK;
+    }
+    if (r == -EAGAIN && !waited) {
+      /* lossless: wait for readers to consume, within `timeout` */
+      waited = TRUE;
+      gst_doradma_producer_count (p, GST_DORADMA_COUNT_WAITS);
+      if (GST_CLOCK_TIME_IS_VALID (timeout))
+        deadline = gst_doradma_monotonic_now () + timeout;
+      segment_unref (seg);
+      continue;
+    }
+    if (r != -ETIMEDOUT && r != -EAGAIN)
+      goto lib_error;
+    if (!apply_stall_policy (p, seg, on_stall, timeout, &warned)) {
+      segment_unref (seg);
+      return GST_FLOW_ERROR;
+    }
+    deadline = on_stall == GST_DORADMA_STALL_WAIT ? GST_CLOCK_TIME_NONE :
+        gst_doradma_monotonic_now () + timeout;
+    segment_unref (seg);
+  }
+
+  *mem = segment_lend (seg, s, size);
+  GST_LOG ("lent slot %u", s);
+  segment_unref (seg);
+  return GST_FLOW_OK;
+
+  /* ERRORS */
+lib_error:
+  {
+    segment_unref (seg);
+    POST (p, ERROR, RESOURCE, WRITE, ("Could not acquire a frame slot"),
+        ("doradma_writer_acquire: %s", g_strerror (-r)));
+    return GST_FLOW_ERROR;
+  }
+}
+
+gboolean
+gst_doradma_producer_is_writing (GstDoradmaProducer * p, GstMemory * mem)
+{
+  Segment *seg = gst_doradma_memory_get_owner (mem, &slot_owner);
+  gboolean ret;
+
+  if (seg == NULL)
+    return FALSE;
+  g_mutex_lock (&p->lock);
+  ret = seg == p->seg;
+  g_mutex_unlock (&p->lock);
+  if (!ret)
+    return FALSE;
+  g_mutex_lock (&seg->lock);
+  ret = seg->state[gst_doradma_memory_get_slot (mem)] == SLOT_WRITING;
+  g_mutex_unlock (&seg->lock);
+  return ret;
+}
+
+GstFlowReturn
+gst_doradma_producer_publish (GstDoradmaProducer * p, GstMemory * mem,
+    struct doradma_frame_info *fi)
+{
+  Segment *seg = gst_doradma_memory_get_owner (mem, &slot_owner);
+  guint32 slot = gst_doradma_memory_get_slot (mem);
+  int r;
+
+  g_return_val_if_fail (seg != NULL, GST_FLOW_ERROR);
+  r = doradma_writer_publish (seg->w, slot, fi);
+  if (r == -ESTALE)
+    return GST_FLOW_CUSTOM_SUCCESS;
+  if (r == -EPIPE) {
+    /* never after _new_stream: EOS and a frame without a flush between */
+    POST (p, ERROR, STREAM, FAILED, ("Could not publish a frame after the "
+            "end of the stream"), ("doradma_writer_publish: %s",
+            g_strerror (-r)));
+    return GST_FLOW_ERROR;
+  }
+  if (r < 0) {
+    POST (p, ERROR, STREAM, FORMAT, ("Could not publish a frame"),
+        ("doradma_writer_publish: %s (%ux%u, %u planes, %" G_GUINT64_FORMAT
+            " bytes, slot stride %" G_GUINT64_FORMAT ")", g_strerror (-r),
+            fi->width, fi->height, fi->n_planes, fi->payload_bytes,
+            seg->stride));
+    return GST_FLOW_ERROR;
+  }
+  g_mutex_lock (&seg->lock);
+  seg->state[slot] = SLOT_PUBLISHED;
+  /* upstream may still hold the buffer: a later write map must copy
+   * instead of scribbling over a frame readers lease */
+  GST_MINI_OBJECT_FLAG_SET (mem, GST_MEMORY_FLAG_READONLY);
+  g_mutex_unlock (&seg->lock);
+  gst_doradma_producer_count (p, GST_DORADMA_COUNT_FRAMES);
+  GST_LOG ("published seq %" G_GUINT64_FORMAT " in slot %u", fi->seq, slot);
+  return GST_FLOW_OK;
+}
+
+GstFlowReturn
+gst_doradma_producer_wait_readers (GstDoradmaProducer * p, guint n)
+{
+  Segment *seg;
+  GstFlowReturn ret;
+  int r;
+
+  if ((ret = producer_segment (p, 0, &seg)) != GST_FLOW_OK)
+    return ret;
+  /* Joins bump the ring's `space` eventcount: no polling. */
+  r = doradma_writer_wait_readers (seg->w, n, -1, &p->unlocked);
+  segment_unref (seg);
+  if (r == 0)
+    return GST_FLOW_OK;
+  if (r == -EINTR)
+    return GST_FLOW_FLUSHING;
+  POST (p, ERROR, RESOURCE, FAILED, ("Could not wait for %u readers", n),
+      ("doradma_writer_wait_readers: %s", g_strerror (-r)));
+  return GST_FLOW_ERROR;
+}
+
+/* ---------------------------------------------------------------------- */
+/* Cancelling waits */
+
+void
+gst_doradma_producer_wake (GstDoradmaProducer * p)
+{
+  g_mutex_lock (&p->lock);
+  if (p->seg)
+    doradma_writer_wake (p->seg->w);
+  g_mutex_unlock (&p->lock);
+}
+
+void
+gst_doradma_producer_unlock (GstDoradmaProducer * p)
+{
+  g_atomic_int_set (&p->unlocked, TRUE);
+  gst_doradma_producer_wake (p);
+}
+
+void
+gst_doradma_producer_unlock_stop (GstDoradmaProducer * p)
+{
+  g_atomic_int_set (&p->unlocked, FALSE);
+}
+
+/* ---------------------------------------------------------------------- */
+/* Counters */
+
+void
+gst_doradma_producer_count (GstDoradmaProducer * p, GstDoradmaCounter c)
+{
+  __atomic_add_fetch (&p->counters[c], 1, __ATOMIC_RELAXED);
+}
+
+GstStructure *
+gst_doradma_producer_get_stats (GstDoradmaProducer * p)
+{
+  guint32 readers = 0;
+  GstDoradmaTransport transport;
+  Segment *seg;
+
+#define C(c) __atomic_load_n (&p->counters[GST_DORADMA_COUNT_##c], \
+    __ATOMIC_RELAXED)
+  g_mutex_lock (&p->lock);
+  seg = p->seg ? segment_ref (p->seg) : NULL;
+  transport = p->s.transport;
+  g_mutex_unlock (&p->lock);
+  if (seg) {
+    readers = readers_now (seg);
+    segment_unref (seg);
+  }
+  return gst_structure_new ("doradmasink-stats",
+      "frames", G_TYPE_UINT64, C (FRAMES),
+      "copies", G_TYPE_UINT64, C (COPIES),
+      "drops", G_TYPE_UINT64, C (DROPS),
+      "fallback-buffers", G_TYPE_UINT64, C (FALLBACK),
+      "full-ring-waits", G_TYPE_UINT64, C (WAITS),
+      "transport", G_TYPE_STRING, gst_doradma_transport_name (transport),
+      "uploads", G_TYPE_UINT64, C (UPLOADS),
+      "device-copies", G_TYPE_UINT64, C (DEVICE_COPIES),
+      "readers", G_TYPE_UINT, readers, NULL);
+#undef C
+}
