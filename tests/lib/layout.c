@@ -24,7 +24,7 @@ static struct field fields[] = {
   F (doradma_shm_header, magic), F (doradma_shm_header, json_len),
   F (doradma_shm_header, data_offset), F (doradma_shm_header, ipc_flag),
   F (doradma_shm_header, ipc_handle), F (doradma_shm_header, dora_gen),
-  F (doradma_shm_header, reserved),
+  F (doradma_shm_header, dora_slot_gen),
 
   F (doradma_shm_rcb, magic), F (doradma_shm_rcb, layout_version),
   F (doradma_shm_rcb, page_size), F (doradma_shm_rcb, compat_flags),
@@ -86,7 +86,7 @@ static const struct {
   {"doradma_shm_header", "ipc_flag", 0x18, 8},
   {"doradma_shm_header", "ipc_handle", 0x20, 64},
   {"doradma_shm_header", "dora_gen", 0x60, 8},
-  {"doradma_shm_header", "reserved", 0x68, 152},
+  {"doradma_shm_header", "dora_slot_gen", 0x68, 152},
   {"doradma_shm_rcb", "state", 0x40, 4},
   {"doradma_shm_rcb", "newest", 0x48, 8},
   {"doradma_shm_rcb", "caps", 0x80, 4096},
