@@ -540,7 +540,9 @@ doradma_writer_replace (struct doradma_writer *old,
         "replace must keep the channel name");
 
   pthread_mutex_lock (&old->lock);
-  final_seq = old->last_seq;
+  /* Not last_seq: a replacement that published nothing yet must not
+   * restart the sequence (A -> B -> C with B empty). */
+  final_seq = old->next_seq - 1;
   c = *cfg;
   c.first_seq = final_seq + 1;
   ret = writer_build (&c, &w, diag);
