@@ -393,6 +393,10 @@ doradma_reader_open (const struct doradma_reader_config *cfg,
     struct stat st;
     int err = -ret;
 
+    if (err != ENOENT &&
+        (ret = segment_open_failed (r->paths.data, r->paths.label, diag)) < 0)
+      goto fail;
+
     if (err == EACCES && stat (r->paths.data, &st) == 0) {
       struct passwd *pw = getpwuid (st.st_uid);
       ret = diag_set (diag, -EACCES, "owner",

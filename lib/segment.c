@@ -166,6 +166,29 @@ segment_object_open (const char *path, int flags, int *fd_out)
   return 0;
 }
 
+static int
+squatter_diag (const struct stat *st, const char *label,
+    struct doradma_diag *diag)
+{
+  struct passwd *pw = getpwuid (st->st_uid);
+
+  return diag_set (diag, -EBADMSG, "object.type",
+      "%s is %s owned by user %s (uid %u), not a shared memory object: "
+      "someone squats the channel name", label, file_type_name (st->st_mode),
+      pw ? pw->pw_name : "?", (unsigned) st->st_uid);
+}
+
+int
+segment_open_failed (const char *path, const char *label,
+    struct doradma_diag *diag)
+{
+  struct stat st;
+
+  if (lstat (path, &st) == 0 && !S_ISREG (st.st_mode))
+    return squatter_diag (&st, label, diag);
+  return 0;
+}
+
 int
 segment_object_check (int fd, const char *label, int64_t allowed_uid,
     uint64_t min_size, struct stat *st, struct doradma_diag *diag)
@@ -174,13 +197,8 @@ segment_object_check (int fd, const char *label, int64_t allowed_uid,
     return diag_set (diag, -errno, NULL, "%s: fstat: %s", label,
         strerror (errno));
   /* First: a squatter's FIFO or socket is named for what it is. */
-  if (!S_ISREG (st->st_mode)) {
-    struct passwd *pw = getpwuid (st->st_uid);
-    return diag_set (diag, -EBADMSG, "object.type",
-        "%s is %s owned by user %s (uid %u), not a shared memory object: "
-        "someone squats the channel name", label, file_type_name (st->st_mode),
-        pw ? pw->pw_name : "?", (unsigned) st->st_uid);
-  }
+  if (!S_ISREG (st->st_mode))
+    return squatter_diag (st, label, diag);
   if (st->st_uid != getuid () &&
       (allowed_uid < 0 || st->st_uid != (uid_t) allowed_uid)) {
     struct passwd *pw = getpwuid (st->st_uid);

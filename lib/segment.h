@@ -50,6 +50,12 @@ void segment_remove_leftovers (const struct segment_paths *p);
  * Call segment_object_check on the fd before anything else. */
 int segment_object_open (const char *path, int flags, int *fd);
 
+/* After a failed open of `path` (a socket gives ENXIO, a symbolic link
+ * ELOOP): -EBADMSG with diag naming the file type and its owner if the
+ * name is not a regular file, else 0 (the caller reports the errno). */
+int segment_open_failed (const char *path, const char *label,
+    struct doradma_diag *diag);
+
 /* Checks fstat of an opened object: a regular file (else diag names the
  * file type and its owner's uid), owner is our uid (or allowed_uid >= 0),
  * no o+w bit, at least `min_size` bytes. Fills *st. */

@@ -80,9 +80,10 @@ struct doradma_writer
 /* ------------------------------------------------------------------------ */
 
 /* A child forked without exec shares our data object's open file
- * description, hence our writer lock: while it lives, the writer would look
- * alive after we die. In the child every writer's fd is swapped for
- * /dev/null (the lock stays with the parent's fd alone), and close never
+ * description, through the fd and the mapping, hence our writer lock:
+ * while it lives, the writer would look alive after we die. In the child
+ * every writer's fd is swapped for /dev/null and its data mapping for
+ * anonymous memory (the lock stays with the parent alone), and close never
  * unlinks (w->pid). */
 static pthread_mutex_t writers_lock = PTHREAD_MUTEX_INITIALIZER;
 static pthread_once_t writers_once = PTHREAD_ONCE_INIT;
@@ -113,6 +114,10 @@ writers_child (void)
       dup3 (null, w->data_fd, O_CLOEXEC);
       close (null);
     }
+    /* A shared mapping holds the open file description too, and the lock
+     * goes only with its last reference: anonymous memory in its place. */
+    mmap (w->map, w->map_size, PROT_READ | PROT_WRITE,
+        MAP_FIXED | MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
   }
   pthread_mutex_unlock (&writers_lock);
 }
@@ -445,6 +450,8 @@ doradma_writer_create (const struct doradma_writer_config *cfg,
     int old_fd = -1, err = segment_object_open (paths.data, O_RDWR, &old_fd);
 
     if (err < 0 && err != -ENOENT) {
+      if ((ret = segment_open_failed (paths.data, paths.label, diag)) < 0)
+        return ret;
       if (err == -EACCES || err == -EPERM) {
         struct stat lst;
         if (stat (paths.data, &lst) == 0 && lst.st_uid != getuid ())

@@ -144,8 +144,10 @@ int doradma_writer_replace (struct doradma_writer *old,
  * is a no-op.
  *
  * fork() without exec: in the child, every writer's data fd is replaced by
- * /dev/null (pthread_atfork), so the child never keeps the writer lock, and
- * hence a dead parent's channel, alive; a child must not use the writer, and
+ * /dev/null and its data mapping by anonymous memory (pthread_atfork), so
+ * the child never keeps the writer lock, hence a dead parent's channel,
+ * alive; a child must not use the writer (its slots are no longer the
+ * segment's), and
  * its doradma_writer_close only frees memory: it never unlinks the parent's
  * names nor wakes its readers. */
 void doradma_writer_close (struct doradma_writer *w);

@@ -1,7 +1,8 @@
 /* Description: the metadata JSON at byte 256: dora's key type rules
  * (doradma-spec §6, items 10-18), the "doradma" object's members and types,
  * the caps it carries, and hostile text (invalid UTF-8, NUL, nesting,
- * numbers json-glib would wrap). Each case mutates one thing in a valid
+ * numbers json-glib would wrap, and everything beyond strict RFC 8259 that
+ * json-glib accepts: comments, single quotes, hex, identifiers). Each case mutates one thing in a valid
  * image built as the writer builds it. */
 #include <errno.h>
 #include <string.h>
@@ -115,6 +116,32 @@ static const struct json_case cases[] = {
       "\"size\":18446744073709551615", -EBADMSG, "json"},
   {"19-digit size over i64", "\"size\":8192", "\"size\":9999999999999999999",
       -EBADMSG, "json.size"},
+  /* Strict RFC 8259 before json-glib, which accepts more (review #2, #20). */
+  {"C comment", "\"size\":8192", "/* c */\"size\":8192", -EBADMSG, "json"},
+  {"line comment", "\"size\":8192", "// c\n\"size\":8192", -EBADMSG, "json"},
+  {"comment hiding a quote", "\"size\":8192", "/*\"*/\"size\":8192", -EBADMSG,
+      "json"},
+  {"single-quoted key", "\"dtype\":", "'dtype':", -EBADMSG, "json"},
+  {"single-quoted value", "\"dtype\":\"uint8\"", "\"dtype\":'uint8'",
+      -EBADMSG, "json"},
+  {"hex number", "\"size\":8192", "\"size\":0x2000", -EBADMSG, "json"},
+  {"hex number, 20 hex digits", "\"size\":8192",
+      "\"x\":0xffffffffffffffffffff,\"size\":8192", -EBADMSG, "json"},
+  {"leading zero", "\"size\":8192", "\"size\":08192", -EBADMSG, "json"},
+  {"bare identifier", "\"size\":8192", "\"x\":Infinity,\"size\":8192",
+      -EBADMSG, "json"},
+  {"identifier after a literal", "\"size\":8192", "\"x\":truex,\"size\":8192",
+      -EBADMSG, "json"},
+  {"bad escape", "\"dtype\":\"uint8\"", "\"dtype\":\"ui\\x38\"", -EBADMSG,
+      "json"},
+  {"raw control character in a string", "\"dtype\":\"uint8\"",
+      "\"dtype\":\"ui\tnt8\"", -EBADMSG, "json"},
+  {"mismatched brackets", "\"shape\":[2,4096]", "\"shape\":[2,4096}",
+      -EBADMSG, "json"},
+  {"literals and exponents are fine", "\"size\":",
+      "\"t\":[true,false,null,-1.5e+3,0.25,1E2],\"size\":", 0, NULL},
+  {"escapes are fine", "\"size\":", "\"e\":\"\\\"\\\\\\/\\b\\u00e9\",\"size\":", 0,
+      NULL},
 };
 
 static void
