@@ -762,6 +762,9 @@ mark_locked (struct doradma_writer *w, uint32_t s)
     return 0;
   w->gen[s] += 1;
   w->state[s] = SLOT_WRITING;
+  /* The slot no longer holds frame w->seq[s]: readers looking for it skip
+   * the slot instead of waiting for the rewrite (publish sets it again). */
+  dr_store_relaxed (&w->rcb->slot_seq[s], 0);
   return 1;
 }
 
