@@ -17,7 +17,7 @@
 #define MS 1000000ll
 
 static unsigned long lock_calls;
-static volatile int counting, waking = 1;
+static int counting, waking = 1;   /* atomic */
 
 int __real_fcntl (int fd, int cmd, ...);
 int __real_fcntl64 (int fd, int cmd, ...);
@@ -25,7 +25,8 @@ int __real_fcntl64 (int fd, int cmd, ...);
 static void
 count (int cmd)
 {
-  if (counting && (cmd == F_OFD_SETLK || cmd == F_OFD_GETLK))
+  if (__atomic_load_n (&counting, __ATOMIC_RELAXED) &&
+      (cmd == F_OFD_SETLK || cmd == F_OFD_GETLK))
     __atomic_fetch_add (&lock_calls, 1, __ATOMIC_RELAXED);
 }
 
@@ -62,7 +63,7 @@ waker (void *arg)
   struct doradma_writer *w = arg;
 
   /* hold (.., 0) bumps `space`, as a reader's release or consume does. */
-  while (waking) {
+  while (__atomic_load_n (&waking, __ATOMIC_RELAXED)) {
     doradma_writer_hold (w, 0, 0);
     usleep (1000);
   }
@@ -95,17 +96,17 @@ main (void)
   while (t_publish (w, DORADMA_POLICY_LOSSLESS, 0, 4096, NULL, NULL) == 0);
   pthread_create (&th, NULL, waker, w);
   started = 1;
-  counting = 1;
+  __atomic_store_n (&counting, 1, __ATOMIC_RELAXED);
   T_RC (doradma_writer_acquire (w, DORADMA_POLICY_LOSSLESS, 300 * MS, &slot),
       -ETIMEDOUT, "acquire while the reader consumes nothing");
-  counting = 0;
+  __atomic_store_n (&counting, 0, __ATOMIC_RELAXED);
   calls = __atomic_load_n (&lock_calls, __ATOMIC_RELAXED);
   t_log ("%lu lock probes in a 300 ms wait woken every ms", calls);
   /* One live entry: one probe per sweep, 300 / 50 slices (+ the first). */
   T_CHECK (calls <= 10, "%lu lock probes: a sweep per wake", calls);
   ret = T_EXIT_PASS;
 err:
-  waking = 0;
+  __atomic_store_n (&waking, 0, __ATOMIC_RELAXED);
   if (started)
     pthread_join (th, NULL);
   doradma_reader_close (r);

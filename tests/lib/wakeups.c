@@ -142,7 +142,7 @@ short_writer (void *arg)
   return 0;
 }
 
-static volatile int waking = 1;
+static int waking = 1;          /* atomic */
 
 /* A peer's bare FUTEX_WAKE on notify every 10 ms. */
 static void *
@@ -150,7 +150,7 @@ waker (void *arg)
 {
   uint32_t *word = arg;
 
-  while (waking) {
+  while (__atomic_load_n (&waking, __ATOMIC_RELAXED)) {
     syscall (SYS_futex, word, FUTEX_WAKE, 1 << 30, NULL, NULL, 0);
     usleep (10000);
   }
@@ -190,7 +190,7 @@ lost_under_wakes (void)
       (t_now_ns () - t0) / 1e6);
   res = 0;
 err:
-  waking = 0;
+  __atomic_store_n (&waking, 0, __ATOMIC_RELAXED);
   if (started)
     pthread_join (th, NULL);
   if (ctl)
