@@ -506,3 +506,26 @@ t_watchdog (unsigned seconds)
   signal (SIGALRM, t_alarm);
   alarm (seconds);
 }
+
+int
+t_diag_matches (const char *file, int line, const char *what, int ret,
+    int want, const struct doradma_diag *diag, const char *field)
+{
+  if (ret != want) {
+    t_log_at (file, line, "CHECK FAILED: %s: got %d (%s), want %d (%s)%s%s",
+        what, ret, t_errname (ret), want, t_errname (want),
+        diag && ret < 0 ? "; diag: " : "", diag && ret < 0 ? diag->msg : "");
+    return 0;
+  }
+  if (want < 0 && field != NULL && (diag->field == NULL
+          || strcmp (diag->field, field) != 0)) {
+    t_log_at (file, line, "CHECK FAILED: %s: field \"%s\", want \"%s\" (%s)",
+        what, diag->field ? diag->field : "(null)", field, diag->msg);
+    return 0;
+  }
+  if (want < 0 && diag->msg[0] == '\0') {
+    t_log_at (file, line, "CHECK FAILED: %s: empty diag message", what);
+    return 0;
+  }
+  return 1;
+}

@@ -47,6 +47,18 @@ void t_log_at (const char *file, int line, const char *fmt, ...)
     } \
   } while (0)
 
+/* Records a failure in `failed` unless `ret` == `want` and, when want < 0,
+ * diag->field is `field` (NULL: any) and diag->msg is not empty; `what`
+ * names the case. For validators: the error and the field at fault. */
+#define T_EXPECT_DIAG(failed, ret, want, diag, field, what) do { \
+    if (!t_diag_matches (__FILE__, __LINE__, (what), (ret), (want), (diag), \
+            (field))) \
+      (failed)++; \
+  } while (0)
+struct doradma_diag;
+int t_diag_matches (const char *file, int line, const char *what, int ret,
+    int want, const struct doradma_diag *diag, const char *field);
+
 /* Fails unless `rc` == `want` (both ints, typically 0 / -errno). */
 #define T_RC(rc, want, what) do { \
     int t_rc_ = (rc), t_want_ = (want); \
