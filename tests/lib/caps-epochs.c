@@ -26,8 +26,6 @@ caps_of (int i)
 int
 main (void)
 {
-  struct doradma_writer_config wc;
-  struct doradma_reader_config rc;
   struct doradma_writer *w = NULL;
   struct doradma_reader *r = NULL;
   struct doradma_frame f;
@@ -40,10 +38,7 @@ main (void)
   if (dir == NULL)
     return T_EXIT_FAIL;
   t_channel (ch, sizeof ch, "ce");
-  t_writer_config (&wc, ch, dir, 8, 4096);
-  T_RC (doradma_writer_create (&wc, &w, NULL), 0, "create");
-  t_reader_config (&rc, ch, dir, 1);
-  T_RC (doradma_reader_open (&rc, &r, NULL), 0, "open");
+  T_RC (t_open_pair (dir, ch, 8, 4096, 1, &w, &r), 0, "open");
   /* Epochs 1..4, one lossless frame each; the reader reads none yet. */
   T_RC (t_publish (w, DORADMA_POLICY_LOSSLESS, 0, 4096, NULL, NULL), 0, "pub");
   for (i = 2; i <= 4; i++) {

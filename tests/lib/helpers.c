@@ -529,3 +529,28 @@ t_diag_matches (const char *file, int line, const char *what, int ret,
   }
   return 1;
 }
+
+int
+t_open_pair (const char *dir, const char *channel, uint32_t slots,
+    uint64_t slot_size, int backpressure, struct doradma_writer **w,
+    struct doradma_reader **r)
+{
+  struct doradma_writer_config wc;
+  struct doradma_reader_config rc;
+  struct doradma_diag diag = { 0 };
+  int ret;
+
+  t_writer_config (&wc, channel, dir, slots, slot_size);
+  ret = doradma_writer_create (&wc, w, &diag);
+  if (ret < 0) {
+    t_log ("writer_create: %s: %s", t_errname (ret), diag.msg);
+    return ret;
+  }
+  if (r == NULL)
+    return 0;
+  t_reader_config (&rc, channel, dir, backpressure);
+  ret = doradma_reader_open (&rc, r, &diag);
+  if (ret < 0)
+    t_log ("reader_open: %s: %s", t_errname (ret), diag.msg);
+  return ret;
+}

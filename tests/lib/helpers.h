@@ -96,6 +96,13 @@ void t_writer_config (struct doradma_writer_config *cfg, const char *channel,
 void t_reader_config (struct doradma_reader_config *cfg, const char *channel,
     const char *shm_dir, int backpressure);
 
+/* A writer of `slots` slots of `slot_size` (t_writer_config) on `channel`
+ * in `dir`, and (r not NULL) a reader of it (t_reader_config with
+ * `backpressure`). Returns 0, or -errno after logging the diag. */
+int t_open_pair (const char *dir, const char *channel, uint32_t slots,
+    uint64_t slot_size, int backpressure, struct doradma_writer **w,
+    struct doradma_reader **r);
+
 /* Frame info for a single-plane payload of `bytes` bytes (rows of 4096). */
 void t_frame_info (struct doradma_frame_info *info, uint64_t bytes);
 

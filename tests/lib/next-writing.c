@@ -16,8 +16,6 @@
 static int
 run (int copy)
 {
-  struct doradma_writer_config wc;
-  struct doradma_reader_config rc;
   struct doradma_writer *w = NULL;
   struct doradma_reader *r = NULL;
   struct doradma_frame f;
@@ -30,10 +28,7 @@ run (int copy)
   if (dir == NULL)
     return -1;
   t_channel (ch, sizeof ch, "nextwr");
-  t_writer_config (&wc, ch, dir, 4, BYTES);
-  t_reader_config (&rc, ch, dir, 1);
-  T_RC (doradma_writer_create (&wc, &w, NULL), 0, "create");
-  T_RC (doradma_reader_open (&rc, &r, NULL), 0, "open");
+  T_RC (t_open_pair (dir, ch, 4, BYTES, 1, &w, &r), 0, "open");
   for (i = 0; i < 4; i++)
     T_RC (t_publish (w, DORADMA_POLICY_LATEST, 0, BYTES, NULL, NULL), 0, "pub");
   /* The oldest slot, frame 1 unread, is WRITING from now on. */

@@ -13,8 +13,6 @@
 int
 main (void)
 {
-  struct doradma_writer_config wc;
-  struct doradma_reader_config rc;
   struct doradma_writer *w = NULL;
   struct doradma_reader *r = NULL;
   struct doradma_frame_info info;
@@ -28,10 +26,7 @@ main (void)
   if (dir == NULL)
     return T_EXIT_FAIL;
   t_channel (ch, sizeof ch, "pe");
-  t_writer_config (&wc, ch, dir, 4, 4096);
-  T_RC (doradma_writer_create (&wc, &w, NULL), 0, "create");
-  t_reader_config (&rc, ch, dir, 0);
-  T_RC (doradma_reader_open (&rc, &r, NULL), 0, "open");
+  T_RC (t_open_pair (dir, ch, 4, 4096, 0, &w, &r), 0, "open");
   T_RC (t_publish (w, DORADMA_POLICY_LATEST, 0, 4096, NULL, NULL), 0, "pub 1");
   T_RC (doradma_writer_eos (w), 0, "eos");
   T_RC (doradma_writer_acquire (w, DORADMA_POLICY_LATEST, 0, &slot), 0,

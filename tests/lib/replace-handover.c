@@ -29,15 +29,10 @@ static char ch[64], *dir;
 static int
 setup (struct doradma_writer **a, struct doradma_reader **r, const char *tag)
 {
-  struct doradma_writer_config wc;
-  struct doradma_reader_config rc;
   struct doradma_frame f;
 
   t_channel (ch, sizeof ch, tag);
-  t_writer_config (&wc, ch, dir, 4, BYTES);
-  T_RC (doradma_writer_create (&wc, a, NULL), 0, "create A");
-  t_reader_config (&rc, ch, dir, 1);
-  T_RC (doradma_reader_open (&rc, r, NULL), 0, "open");
+  T_RC (t_open_pair (dir, ch, 4, BYTES, 1, a, r), 0, "open A");
   for (int i = 0; i < 3; i++)
     T_RC (t_publish (*a, DORADMA_POLICY_LOSSLESS, 0, BYTES, NULL, NULL), 0,
         "publish on A");

@@ -73,8 +73,6 @@ waker (void *arg)
 int
 main (void)
 {
-  struct doradma_writer_config wc;
-  struct doradma_reader_config rc;
   struct doradma_writer *w = NULL;
   struct doradma_reader *r = NULL;
   char ch[64], *dir;
@@ -88,10 +86,7 @@ main (void)
   if (dir == NULL)
     return T_EXIT_FAIL;
   t_channel (ch, sizeof ch, "sr");
-  t_writer_config (&wc, ch, dir, 2, 4096);
-  T_RC (doradma_writer_create (&wc, &w, NULL), 0, "create");
-  t_reader_config (&rc, ch, dir, 1);
-  T_RC (doradma_reader_open (&rc, &r, NULL), 0, "open");
+  T_RC (t_open_pair (dir, ch, 2, 4096, 1, &w, &r), 0, "open");
   /* The reader consumes nothing: the lossless writer is full. */
   while (t_publish (w, DORADMA_POLICY_LOSSLESS, 0, 4096, NULL, NULL) == 0);
   pthread_create (&th, NULL, waker, w);

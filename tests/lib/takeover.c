@@ -185,7 +185,6 @@ static int
 case_continues (void)
 {
   struct doradma_writer_config wc;
-  struct doradma_reader_config rc;
   struct doradma_writer *a = NULL, *b = NULL;
   struct doradma_reader *r = NULL;
   struct doradma_frame f;
@@ -193,10 +192,8 @@ case_continues (void)
   int ret, res = -1;
 
   t_channel (ch, sizeof ch, "tkc");
+  T_RC (t_open_pair (dir, ch, 4, BYTES, 0, &a, &r), 0, "open");
   t_writer_config (&wc, ch, dir, 4, BYTES);
-  T_RC (doradma_writer_create (&wc, &a, NULL), 0, "create");
-  t_reader_config (&rc, ch, dir, 0);
-  T_RC (doradma_reader_open (&rc, &r, NULL), 0, "open");
   T_RC (t_publish (a, DORADMA_POLICY_LATEST, 0, BYTES, NULL, NULL), 0, "pub");
   T_RC (doradma_reader_next (r, DORADMA_READ_NEXT, 500 * MS, &f, NULL), 0,
       "next");

@@ -88,8 +88,6 @@ err:
 static int
 words_move (void)
 {
-  struct doradma_writer_config wc;
-  struct doradma_reader_config rc;
   struct doradma_writer *w = NULL;
   struct doradma_reader *r = NULL;
   struct doradma_shm_ctl *ctl = NULL;
@@ -97,10 +95,7 @@ words_move (void)
   int res = -1;
 
   t_channel (ch, sizeof ch, "wkw");
-  t_writer_config (&wc, ch, dir, 2, 4096);
-  T_RC (doradma_writer_create (&wc, &w, NULL), 0, "create");
-  t_reader_config (&rc, ch, dir, 0);
-  T_RC (doradma_reader_open (&rc, &r, NULL), 0, "open");
+  T_RC (t_open_pair (dir, ch, 2, 4096, 0, &w, &r), 0, "open");
   ctl = t_ctl_map (dir, ch);
   T_CHECK (ctl != NULL, "map ctl");
   v = __atomic_load_n (&ctl->space, __ATOMIC_ACQUIRE);

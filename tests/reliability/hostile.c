@@ -373,30 +373,6 @@ rcb_in (uint8_t *map, uint32_t slots, uint64_t stride)
   return (struct doradma_shm_rcb *) (map + h->data_offset + slots * stride);
 }
 
-static int
-open_pair (const char *ch, uint32_t slots, uint64_t size,
-    struct doradma_writer **w, struct doradma_reader **r, int backpressure)
-{
-  struct doradma_writer_config wc;
-  struct doradma_reader_config rc;
-  struct doradma_diag diag;
-  int ret;
-
-  t_writer_config (&wc, ch, dir, slots, size);
-  ret = doradma_writer_create (&wc, w, &diag);
-  if (ret < 0) {
-    t_log ("writer_create: %s: %s", t_errname (ret), diag.msg);
-    return ret;
-  }
-  if (r == NULL)
-    return 0;
-  t_reader_config (&rc, ch, dir, backpressure);
-  ret = doradma_reader_open (&rc, r, &diag);
-  if (ret < 0)
-    t_log ("reader_open: %s: %s", t_errname (ret), diag.msg);
-  return ret;
-}
-
 /* ------------------------------------------------------------------------ */
 /* record: per-frame geometry outside the slot                              */
 /* ------------------------------------------------------------------------ */
@@ -443,7 +419,7 @@ test_record (void)
   int how, copy, ret;
 
   t_channel (ch, sizeof ch, "rec");
-  T_RC (open_pair (ch, 4, 8 * 4096, &w, &r, 0), 0, "open");
+  T_RC (t_open_pair (dir, ch, 4, 8 * 4096, 0, &w, &r), 0, "open");
   stride = doradma_writer_slot_stride (w);
   map = map_data_rw (ch, &len);
   T_CHECK (map != NULL, "map rw");
@@ -538,7 +514,7 @@ test_caps (void)
   int ret;
 
   t_channel (ch, sizeof ch, "caps");
-  T_RC (open_pair (ch, 2, 4096, &w, &r, 0), 0, "open");
+  T_RC (t_open_pair (dir, ch, 2, 4096, 0, &w, &r), 0, "open");
   stride = doradma_writer_slot_stride (w);
   map = map_data_rw (ch, &len);
   T_CHECK (map != NULL, "map rw");
@@ -642,7 +618,7 @@ test_hoard (void)
   pid_t pid = -1;
 
   t_channel (ch, sizeof ch, "hoard");
-  T_RC (open_pair (ch, 4, 4096, &w, &r, 0), 0, "open");
+  T_RC (t_open_pair (dir, ch, 4, 4096, 0, &w, &r), 0, "open");
 
   /* 1. An in-process reader leases every frame and keeps it. */
   for (;;) {
@@ -749,7 +725,7 @@ test_lossless (void)
   int i, ret;
 
   t_channel (ch, sizeof ch, "lossless");
-  T_RC (open_pair (ch, 4, 4096, &w, &stall, 1), 0, "open");
+  T_RC (t_open_pair (dir, ch, 4, 4096, 1, &w, &stall), 0, "open");
   /* A second back-pressure reader that keeps pace but holds one lease. */
   t_reader_config (&rc, ch, dir, 1);
   T_RC (doradma_reader_open (&rc, &hold, &diag), 0, "open holder");
@@ -849,7 +825,7 @@ test_ctl (void)
 
   srandom ((unsigned) t_now_ns ());
   t_channel (ch, sizeof ch, "ctl");
-  T_RC (open_pair (ch, 8, 4096, &w, &r, 1), 0, "open");
+  T_RC (t_open_pair (dir, ch, 8, 4096, 1, &w, &r), 0, "open");
   doradma_reader_get_stats (r, &rs);
   ours = 1ull << rs.entry;
   ctl = t_ctl_map (dir, ch);
@@ -997,7 +973,7 @@ test_readonly (void)
 
   t_channel (ch, sizeof ch, "ro");
   ro_channel = ch;
-  T_RC (open_pair (ch, 2, 4096, &w, &r, 0), 0, "open");
+  T_RC (t_open_pair (dir, ch, 2, 4096, 0, &w, &r), 0, "open");
   T_RC (t_publish (w, DORADMA_POLICY_LATEST, 0, 4096, &seq, NULL), 0,
       "publish");
   for (how = 0; how < 6; how++) {

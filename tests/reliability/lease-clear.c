@@ -22,8 +22,6 @@ static char *dir;
 static int
 attack (void)
 {
-  struct doradma_writer_config wc;
-  struct doradma_reader_config rc;
   struct doradma_writer *w = NULL;
   struct doradma_reader *victim = NULL;
   struct doradma_reader_stats st;
@@ -34,10 +32,7 @@ attack (void)
   int i, res = -1;
 
   t_channel (ch, sizeof ch, "lc");
-  t_writer_config (&wc, ch, dir, 4, BYTES);
-  T_RC (doradma_writer_create (&wc, &w, NULL), 0, "create");
-  t_reader_config (&rc, ch, dir, 0);
-  T_RC (doradma_reader_open (&rc, &victim, NULL), 0, "open");
+  T_RC (t_open_pair (dir, ch, 4, BYTES, 0, &w, &victim), 0, "open");
   T_CHECK (doradma_reader_ctl_writable_by_others (victim) == 0, "mode 0600, "
       "one uid: nobody else may write the control object");
   T_RC (t_publish (w, DORADMA_POLICY_LATEST, 0, BYTES, NULL, NULL), 0, "pub");
