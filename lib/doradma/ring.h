@@ -156,9 +156,10 @@ void doradma_writer_close (struct doradma_writer *w);
  * already WRITING, not held (doradma_writer_hold), no lease, and (LOSSLESS)
  * consumed by every back-pressure reader. Waits for space up to
  * `timeout_ns` (0: do not wait, < 0: forever). Dead readers' entries and
- * leases are reclaimed on the way: on every wait slice while waiting, and at
- * most once a second when no slot is free and timeout_ns is 0 (so a reader
- * killed just after a sweep may keep its slots for up to a second).
+ * leases are reclaimed on the way: at most once per 50 ms wait slice while
+ * waiting (however often readers wake it), and at most once a second when
+ * no slot is free and timeout_ns is 0 (so a reader killed just after a
+ * sweep may keep its slots for up to a second).
  * Returns 0 and *slot, -EAGAIN (none free, timeout 0), -ETIMEDOUT,
  * -EINTR (doradma_writer_interrupt), -ESTALE (replaced: see
  * doradma_writer_replace). */
