@@ -31,12 +31,19 @@ void eventcount_wake_all (uint32_t *shm_word);
 uint64_t monotonic_ns (void);
 
 /* How long the next wait may sleep: `slice`, cut to what is left of
- * timeout_ns (< 0: no limit) since `start`. */
+ * timeout_ns (< 0: no limit) since `start`; never negative (a negative
+ * wait is "forever" to eventcount_wait), 0 once the deadline has passed. */
 static inline int64_t
 wait_slice (uint64_t start, uint64_t now, int64_t timeout_ns, int64_t slice)
 {
-  if (timeout_ns > 0 && (int64_t) (timeout_ns - (now - start)) < slice)
-    return timeout_ns - (int64_t) (now - start);
+  if (timeout_ns > 0) {
+    uint64_t spent = now - start;
+
+    if (spent >= (uint64_t) timeout_ns)
+      return 0;
+    if ((int64_t) ((uint64_t) timeout_ns - spent) < slice)
+      return (int64_t) ((uint64_t) timeout_ns - spent);
+  }
   return slice;
 }
 

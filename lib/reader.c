@@ -23,6 +23,9 @@
 #define STAT_GET(f) __atomic_load_n (&(f), __ATOMIC_RELAXED)
 #define LEASE_ATTEMPTS 64
 #define CTL_OPEN_ATTEMPTS 200
+/* How long a reopening reader keeps trying the lock of the RESERVED entry
+ * that carries its token: only brief holders (a joiner's probe) take it. */
+#define ADOPT_WAIT_NS 200000000ull
 
 struct doradma_reader
 {
@@ -42,6 +45,8 @@ struct doradma_reader
   uint64_t bit;
   uint64_t token;
   int backpressure;
+  int adopted;                  /* took over the RESERVED entry of our token */
+  uint64_t first_seq;           /* rcb.first_seq, untrusted: compared only */
 
   pthread_mutex_t lock;         /* refs[] and the lease handshake */
   uint32_t refs[DORADMA_MAX_SLOTS];
@@ -177,12 +182,12 @@ open_ctl (struct doradma_reader *r, int64_t allowed_uid,
 
   for (attempt = 0; attempt < CTL_OPEN_ATTEMPTS; attempt++) {
     struct timespec ms = { 0, 1000000 };
-    int fd = open (r->paths.ctl, O_RDWR | O_CLOEXEC | O_NOFOLLOW);
+    int fd = -1, err = segment_object_open (r->paths.ctl, O_RDWR, &fd);
 
-    if (fd < 0) {
-      ret = diag_set (diag, -errno, "ctl", "%s~ctl: open: %s", r->paths.label,
-          strerror (errno));
-      if (errno != ENOENT)
+    if (err < 0) {
+      ret = diag_set (diag, err, "ctl", "%s~ctl: open: %s", r->paths.label,
+          strerror (-err));
+      if (err != -ENOENT)
         return ret;
       nanosleep (&ms, NULL);
       continue;
@@ -227,6 +232,37 @@ clear_our_bit_everywhere (struct doradma_reader *r)
     dr_fetch_and_release (&r->ctl->lease[s].readers, ~r->bit);
 }
 
+static int
+reserved_for (struct doradma_reader *r, int e, uint64_t token)
+{
+  struct doradma_shm_reader *ent = &r->ctl->readers[e];
+
+  return dr_load_relaxed (&ent->state) == DORADMA_READER_RESERVED &&
+      dr_load_relaxed (&ent->token) == token;
+}
+
+/* Takes the lock of the RESERVED entry carrying our token, retrying for a
+ * bounded time: a joiner or a writer's sweep may hold it for a moment. */
+static int
+adopt_lock (struct doradma_reader *r, int e, uint64_t token)
+{
+  uint64_t deadline = monotonic_ns () + ADOPT_WAIT_NS;
+
+  for (;;) {
+    struct timespec ms = { 0, 1000000 };
+
+    if (ofd_trylock (r->ctl_fd, e) == 0) {
+      if (reserved_for (r, e, token))
+        return 1;
+      ofd_unlock (r->ctl_fd, e);
+      return 0;
+    }
+    if (!reserved_for (r, e, token) || monotonic_ns () > deadline)
+      return 0;
+    nanosleep (&ms, NULL);
+  }
+}
+
 /* Joins a reader entry: the entry is ours once we hold its byte lock. */
 static int
 join (struct doradma_reader *r, const struct doradma_reader_config *cfg,
@@ -238,16 +274,17 @@ join (struct doradma_reader *r, const struct doradma_reader_config *cfg,
 
   if (cfg->token != 0) {
     for (e = 0; e < (int) DORADMA_MAX_READERS && chosen < 0; e++) {
-      struct doradma_shm_reader *ent = &r->ctl->readers[e];
-      if (dr_load_relaxed (&ent->state) == DORADMA_READER_RESERVED &&
-          dr_load_relaxed (&ent->token) == cfg->token &&
-          ofd_trylock (r->ctl_fd, e) == 0) {
+      if (reserved_for (r, e, cfg->token) && adopt_lock (r, e, cfg->token)) {
         chosen = e;
         adopted = 1;
       }
     }
   }
   for (e = 0; e < (int) DORADMA_MAX_READERS && chosen < 0; e++) {
+    /* Not even a probe of RESERVED entries: our brief hold would make
+     * their own reader's adoption fail. */
+    if (dr_load_relaxed (&r->ctl->readers[e].state) == DORADMA_READER_RESERVED)
+      continue;
     if (ofd_trylock (r->ctl_fd, e) != 0)
       continue;
     /* Unlocked RESERVED entries wait for their own reader. */
@@ -272,6 +309,7 @@ join (struct doradma_reader *r, const struct doradma_reader_config *cfg,
 
   r->entry = (uint32_t) chosen;
   r->bit = 1ull << chosen;
+  r->adopted = adopted;
   /* Bits a dead predecessor left under this index would read as ours. */
   clear_our_bit_everywhere (r);
 
@@ -302,6 +340,36 @@ join (struct doradma_reader *r, const struct doradma_reader_config *cfg,
   return 0;
 }
 
+/* Validates the header and the JSON from a pread copy, before anything is
+ * mapped: mapping (and prefaulting) a huge sparse object would allocate all
+ * of it. The object must have exactly the size its layout needs. */
+static int
+check_before_map (struct doradma_reader *r, struct doradma_diag *diag)
+{
+  uint64_t len = (uint64_t) r->data_st.st_size, expected = 0;
+  size_t avail = len < DORADMA_HEADER_SIZE + DORADMA_JSON_MAX ?
+      (size_t) len : DORADMA_HEADER_SIZE + DORADMA_JSON_MAX;
+  uint8_t *head = g_malloc (avail);
+  ssize_t n = pread (r->data_fd, head, avail, 0);
+  int ret;
+
+  if (n != (ssize_t) avail) {
+    g_free (head);
+    return diag_set (diag, -EBADMSG, "object.size",
+        "%s: read %zd of its first %zu bytes", r->paths.label, n, avail);
+  }
+  ret = segment_expected_size (head, avail, len, &expected, diag);
+  g_free (head);
+  if (ret < 0)
+    return ret;
+  if (len != expected)
+    return diag_set (diag, -EBADMSG, "object.size",
+        "%s: %llu bytes, but the layout its header and JSON describe has "
+        "%llu", r->paths.label, (unsigned long long) len,
+        (unsigned long long) expected);
+  return 0;
+}
+
 DORADMA_API int
 doradma_reader_open (const struct doradma_reader_config *cfg,
     struct doradma_reader **out, struct doradma_diag *diag)
@@ -320,10 +388,14 @@ doradma_reader_open (const struct doradma_reader_config *cfg,
   if (ret < 0)
     goto fail;
 
-  r->data_fd = open (r->paths.data, O_RDONLY | O_CLOEXEC | O_NOFOLLOW);
-  if (r->data_fd < 0) {
+  ret = segment_object_open (r->paths.data, O_RDONLY, &r->data_fd);
+  if (ret < 0) {
     struct stat st;
-    int err = errno;
+    int err = -ret;
+
+    if (err != ENOENT &&
+        (ret = segment_open_failed (r->paths.data, r->paths.label, diag)) < 0)
+      goto fail;
 
     if (err == EACCES && stat (r->paths.data, &st) == 0) {
       struct passwd *pw = getpwuid (st.st_uid);
@@ -343,6 +415,9 @@ doradma_reader_open (const struct doradma_reader_config *cfg,
       DORADMA_HEADER_SIZE, &r->data_st, diag);
   if (ret < 0)
     goto fail;
+  ret = check_before_map (r, diag);
+  if (ret < 0)
+    goto fail;
   r->map_size = (uint64_t) r->data_st.st_size;
   /* PROT_READ: a reader can neither corrupt other readers' frames nor the
    * RCB. */
@@ -356,6 +431,7 @@ doradma_reader_open (const struct doradma_reader_config *cfg,
   if (ret < 0)
     goto fail;
   r->rcb = (const struct doradma_shm_rcb *) (r->map + r->desc.rcb_offset);
+  r->first_seq = dr_load_relaxed (&r->rcb->first_seq);
 
   ret = open_ctl (r, cfg->allowed_uid, diag);
   if (ret < 0)
@@ -421,7 +497,7 @@ seqlock_copy_payload (void *dst, const uint8_t *src, uint64_t len)
  * *seq, or -EAGAIN. */
 static int
 find_frame (struct doradma_reader *r, enum doradma_read_mode mode,
-    uint32_t *slot, uint64_t *seq)
+    uint64_t excluded, uint32_t *slot, uint64_t *seq)
 {
   /* ACQUIRE pairs with the writer's RELEASE of newest: the slot's gen and
    * record of that frame are visible. */
@@ -440,6 +516,11 @@ find_frame (struct doradma_reader *r, enum doradma_read_mode mode,
   }
   for (s = 0; s < r->desc.slot_count; s++) {
     uint64_t q = dr_load_acquire (&r->rcb->slot_seq[s]);
+    /* A slot being rewritten (odd gen) no longer holds frame q: waiting
+     * for it would stall behind the writer while later frames are ready. */
+    if ((excluded & (1ull << s)) ||
+        (dr_load_relaxed (&r->rcb->slots[s].gen) & 1))
+      continue;
     if (q > r->last_seq && q <= nseq && (best == UINT32_MAX || q < best_seq)) {
       best = s;
       best_seq = q;
@@ -579,14 +660,19 @@ try_next (struct doradma_reader *r, enum doradma_read_mode mode, void *dst,
     size_t cap, struct doradma_frame *frame, struct doradma_diag *diag)
 {
   struct doradma_shm_slot rec;
+  uint64_t excluded = 0;
   int attempt, ret;
 
   for (attempt = 0; attempt < LEASE_ATTEMPTS; attempt++) {
     uint32_t slot;
     uint64_t seq;
 
-    if (find_frame (r, mode, &slot, &seq) < 0)
+    if (find_frame (r, mode, excluded, &slot, &seq) < 0)
       return -EAGAIN;
+    /* A `next` reader that loses a slot to the writer looks at the other
+     * slots first; the publish that ends the rewrite wakes it anyway. */
+    if (mode == DORADMA_READ_NEXT)
+      excluded |= 1ull << slot;
 
     if (dst == NULL) {
       if (!lease_slot (r, slot, seq, &rec))
@@ -640,7 +726,7 @@ next_common (struct doradma_reader *r, enum doradma_read_mode mode,
     int64_t timeout_ns, void *dst, size_t cap, struct doradma_frame *frame,
     struct doradma_diag *diag)
 {
-  uint64_t start = monotonic_ns ();
+  uint64_t start = monotonic_ns (), live_checked = start;
   int ret;
 
   for (;;) {
@@ -673,11 +759,17 @@ next_common (struct doradma_reader *r, enum doradma_read_mode mode,
     if (timeout_ns > 0 && now - start >= (uint64_t) timeout_ns)
       return -ETIMEDOUT;
     slice = wait_slice (start, now, timeout_ns, WAIT_SLICE_NS);
-    if (eventcount_wait (&r->ctl->notify, v, slice) == -ETIMEDOUT &&
-        dr_load_acquire (&r->rcb->state) == DORADMA_STATE_LIVE &&
-        ofd_is_locked (r->data_fd, 0) == 0 &&
-        DORADMA_NEWEST_SEQ (dr_load_acquire (&r->rcb->newest)) <= r->last_seq)
-      r->writer_lost = 1;       /* reported at the top of the loop */
+    eventcount_wait (&r->ctl->notify, v, slice);
+    /* Liveness once per slice without a frame, however often somebody
+     * wakes us: wake traffic must not hide a dead writer. */
+    now = monotonic_ns ();
+    if (now - live_checked >= (uint64_t) WAIT_SLICE_NS) {
+      live_checked = now;
+      if (dr_load_acquire (&r->rcb->state) == DORADMA_STATE_LIVE &&
+          ofd_is_locked (r->data_fd, 0) == 0 &&
+          DORADMA_NEWEST_SEQ (dr_load_acquire (&r->rcb->newest)) <= r->last_seq)
+        r->writer_lost = 1;     /* reported at the top of the loop */
+    }
   }
 }
 
@@ -745,8 +837,10 @@ DORADMA_API void
 doradma_reader_interrupt (struct doradma_reader *r, int on)
 {
   g_atomic_int_set (&r->interrupted, on ? 1 : 0);
+  /* A bump moves the word: a reader between its flag check and FUTEX_WAIT
+   * fails the wait's value check instead of sleeping out its slice. */
   if (on)
-    eventcount_wake_all (&r->ctl->notify);
+    eventcount_bump (&r->ctl->notify);
 }
 
 DORADMA_API void
@@ -781,6 +875,19 @@ doradma_reader_segment_info (struct doradma_reader *r,
 }
 
 DORADMA_API int
+doradma_reader_ctl_writable_by_others (const struct doradma_reader *r)
+{
+  struct stat st;
+
+  if (fstat (r->ctl_fd, &st) != 0)
+    return 1;
+  /* A group write bit: any member may write it (o+w is refused at open). */
+  if (st.st_mode & (S_IWGRP | S_IWOTH))
+    return 1;
+  return st.st_uid != r->data_st.st_uid && st.st_uid != getuid ();
+}
+
+DORADMA_API int
 doradma_reader_fd (const struct doradma_reader *r)
 {
   return r->data_fd;
@@ -798,8 +905,17 @@ doradma_reader_last_seq (const struct doradma_reader *r)
   return r->last_seq;
 }
 
-DORADMA_API void
+DORADMA_API int
 doradma_reader_set_last_seq (struct doradma_reader *r, uint64_t seq)
 {
+  /* Continuity only where the sequence does continue: an adopted entry (a
+   * replace carried us over) or a segment that starts right after `seq`.
+   * A writer that took over a dead writer's channel starts its own
+   * sequence: keep the position join gave us (its newest frame next). */
+  if (!r->adopted && r->first_seq != seq + 1)
+    return 0;
   r->last_seq = seq;
+  if (r->backpressure && !r->adopted)
+    dr_store_release (&r->ctl->readers[r->entry].consumed_seq, seq);
+  return 1;
 }

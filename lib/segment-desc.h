@@ -34,6 +34,14 @@ struct doradma_segment_desc {
 int segment_parse (const uint8_t *image, size_t len,
     struct doradma_segment_desc *desc, struct doradma_diag *diag);
 
+/* validate.c: the header and JSON checks of segment_parse on the first
+ * `avail` bytes of an object of `len` bytes (avail >= min (len, 256 +
+ * DORADMA_JSON_MAX)), and the object size the layout they describe needs.
+ * A reader runs it on a pread copy before mapping anything.
+ * Returns 0 and *expected, or -EBADMSG / -EPROTONOSUPPORT with diag. */
+int segment_expected_size (const uint8_t *head, size_t avail, uint64_t len,
+    uint64_t *expected, struct doradma_diag *diag);
+
 /* validate.c: checks a local copy of a slot record against the segment and
  * fills *info. Returns 0 or -EBADMSG. */
 int slot_record_validate (const struct doradma_shm_slot *rec,

@@ -131,6 +131,64 @@ segment_object_link_replace (int fd, const char *path)
   return 0;
 }
 
+static const char *
+file_type_name (mode_t mode)
+{
+  if (S_ISFIFO (mode))
+    return "a FIFO";
+  if (S_ISSOCK (mode))
+    return "a socket";
+  if (S_ISCHR (mode))
+    return "a character device";
+  if (S_ISBLK (mode))
+    return "a block device";
+  if (S_ISDIR (mode))
+    return "a directory";
+  if (S_ISLNK (mode))
+    return "a symbolic link";
+  return "not a regular file";
+}
+
+int
+segment_object_open (const char *path, int flags, int *fd_out)
+{
+  /* O_NONBLOCK: opening a FIFO someone squats the name with would block
+   * until a writer appears; the type check below refuses it instead. */
+  int fd = open (path, flags | O_NONBLOCK | O_NOFOLLOW | O_CLOEXEC);
+  int fl;
+
+  if (fd < 0)
+    return -errno;
+  fl = fcntl (fd, F_GETFL);
+  if (fl >= 0)
+    fcntl (fd, F_SETFL, fl & ~O_NONBLOCK);
+  *fd_out = fd;
+  return 0;
+}
+
+static int
+squatter_diag (const struct stat *st, const char *label,
+    struct doradma_diag *diag)
+{
+  struct passwd *pw = getpwuid (st->st_uid);
+
+  return diag_set (diag, -EBADMSG, "object.type",
+      "%s is %s owned by user %s (uid %u), not a shared memory object: "
+      "someone squats the channel name", label, file_type_name (st->st_mode),
+      pw ? pw->pw_name : "?", (unsigned) st->st_uid);
+}
+
+int
+segment_open_failed (const char *path, const char *label,
+    struct doradma_diag *diag)
+{
+  struct stat st;
+
+  if (lstat (path, &st) == 0 && !S_ISREG (st.st_mode))
+    return squatter_diag (&st, label, diag);
+  return 0;
+}
+
 int
 segment_object_check (int fd, const char *label, int64_t allowed_uid,
     uint64_t min_size, struct stat *st, struct doradma_diag *diag)
@@ -138,6 +196,9 @@ segment_object_check (int fd, const char *label, int64_t allowed_uid,
   if (fstat (fd, st) != 0)
     return diag_set (diag, -errno, NULL, "%s: fstat: %s", label,
         strerror (errno));
+  /* First: a squatter's FIFO or socket is named for what it is. */
+  if (!S_ISREG (st->st_mode))
+    return squatter_diag (st, label, diag);
   if (st->st_uid != getuid () &&
       (allowed_uid < 0 || st->st_uid != (uid_t) allowed_uid)) {
     struct passwd *pw = getpwuid (st->st_uid);
@@ -150,7 +211,7 @@ segment_object_check (int fd, const char *label, int64_t allowed_uid,
     return diag_set (diag, -EACCES, "mode",
         "%s is writable by others (mode %04o): refusing to use it", label,
         (unsigned) (st->st_mode & 07777));
-  if (!S_ISREG (st->st_mode) || (uint64_t) st->st_size < min_size)
+  if ((uint64_t) st->st_size < min_size)
     return diag_set (diag, -EBADMSG, "object.size",
         "%s is truncated: %llu bytes, at least %llu expected", label,
         (unsigned long long) st->st_size, (unsigned long long) min_size);

@@ -44,7 +44,20 @@ int segment_object_link_replace (int fd, const char *path);
  * holder ever makes such names, so every one found belongs to a dead one. */
 void segment_remove_leftovers (const struct segment_paths *p);
 
-/* Checks fstat of an opened object: owner is our uid (or allowed_uid >= 0),
+/* Opens `path` with `flags` (O_RDONLY or O_RDWR) plus O_NOFOLLOW and
+ * O_CLOEXEC, never blocking (O_NONBLOCK, cleared after the open), so that a
+ * FIFO squatting the name cannot hang us. Returns 0 and *fd, or -errno.
+ * Call segment_object_check on the fd before anything else. */
+int segment_object_open (const char *path, int flags, int *fd);
+
+/* After a failed open of `path` (a socket gives ENXIO, a symbolic link
+ * ELOOP): -EBADMSG with diag naming the file type and its owner if the
+ * name is not a regular file, else 0 (the caller reports the errno). */
+int segment_open_failed (const char *path, const char *label,
+    struct doradma_diag *diag);
+
+/* Checks fstat of an opened object: a regular file (else diag names the
+ * file type and its owner's uid), owner is our uid (or allowed_uid >= 0),
  * no o+w bit, at least `min_size` bytes. Fills *st. */
 int segment_object_check (int fd, const char *label, int64_t allowed_uid,
     uint64_t min_size, struct stat *st, struct doradma_diag *diag);

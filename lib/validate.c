@@ -44,26 +44,26 @@ page_size_ok (uint64_t p)
   return p >= 4096 && p <= (1u << 20) && (p & (p - 1)) == 0;
 }
 
-int
-segment_parse (const uint8_t *image, size_t len,
-    struct doradma_segment_desc *desc, struct doradma_diag *diag)
+/* The fixed header and the JSON: everything that does not need the RCB.
+ * `image` holds the first `avail` bytes of an object of `len` bytes
+ * (avail >= min (len, 256 + DORADMA_JSON_MAX)), so that a reader can run
+ * these checks on a pread copy before it maps anything. Fills *d (rcb_offset
+ * and page_size included). */
+static int
+parse_head (const uint8_t *image, size_t avail, uint64_t len,
+    struct doradma_segment_desc *d, struct doradma_diag *diag)
 {
-  struct doradma_segment_desc d;
   uint8_t hdr[DORADMA_HEADER_SIZE];
-  uint8_t line0[64];
   uint64_t json_len, data_offset, ipc_flag, dora_gen, rcb_offset, rcb_end;
-  uint64_t magic, compat, incompat, slot_stride, slots_offset, slot_bytes,
-      slots_end, ctl_token;
-  uint32_t version, page, slot_count, writer_pid;
   int ret;
 
-  memset (&d, 0, sizeof (d));
+  memset (d, 0, sizeof (*d));
 
   /* Fixed header: one copy, then only the copy. */
-  if (len < DORADMA_HEADER_SIZE)
+  if (len < DORADMA_HEADER_SIZE || avail < DORADMA_HEADER_SIZE)
     return diag_set (diag, -EBADMSG, "object.size",
-        "object.size: %zu bytes, shorter than the %u-byte header", len,
-        DORADMA_HEADER_SIZE);
+        "object.size: %" PRIu64 " bytes, shorter than the %u-byte header",
+        len, DORADMA_HEADER_SIZE);
   memcpy (hdr, image, sizeof (hdr));
 
   if (memcmp (hdr + offsetof (struct doradma_shm_header, magic),
@@ -91,22 +91,25 @@ segment_parse (const uint8_t *image, size_t len,
         "header.data_offset: %" PRIu64 " is inside the header", data_offset);
   if (data_offset > len)
     return diag_set (diag, -EBADMSG, "header.data_offset",
-        "header.data_offset: %" PRIu64 " is past the end (%zu bytes)",
+        "header.data_offset: %" PRIu64 " is past the end (%" PRIu64 " bytes)",
         data_offset, len);
   if (DORADMA_HEADER_SIZE + json_len > data_offset)
     return diag_set (diag, -EBADMSG, "header.json_len",
         "header.json_len: %" PRIu64 " bytes do not fit before data_offset %"
         PRIu64, json_len, data_offset);
+  if (DORADMA_HEADER_SIZE + json_len > avail)
+    return diag_set (diag, -EBADMSG, "header.json_len",
+        "header.json_len: %" PRIu64 " bytes were not read", json_len);
 
-  d.json_len = json_len;
-  d.data_offset = data_offset;
-  d.ipc = ipc_flag == 1;
-  memcpy (d.ipc_handle, hdr + offsetof (struct doradma_shm_header,
+  d->json_len = json_len;
+  d->data_offset = data_offset;
+  d->ipc = ipc_flag == 1;
+  memcpy (d->ipc_handle, hdr + offsetof (struct doradma_shm_header,
           ipc_handle), DORADMA_IPC_HANDLE_LEN);
-  d.map_size = len;
+  d->map_size = len;
 
   /* The JSON says where the RCB is. */
-  ret = meta_parse ((const char *) image + DORADMA_HEADER_SIZE, json_len, &d,
+  ret = meta_parse ((const char *) image + DORADMA_HEADER_SIZE, json_len, d,
       diag);
   if (ret < 0)
     return ret;
@@ -118,16 +121,16 @@ segment_parse (const uint8_t *image, size_t len,
     return diag_set (diag, -EBADMSG, "header.dora_gen",
         "header.dora_gen: %" PRIu64 " is even; a doradma ring keeps it odd",
         dora_gen);
-  if (!page_size_ok (d.page_size))
+  if (!page_size_ok (d->page_size))
     return diag_set (diag, -EBADMSG, "json.doradma.page_size",
         "json.doradma.page_size: %u is not a power of two in 4 KiB..1 MiB",
-        d.page_size);
-  if (data_offset % d.page_size != 0)
+        d->page_size);
+  if (data_offset % d->page_size != 0)
     return diag_set (diag, -EBADMSG, "header.data_offset",
         "header.data_offset: %" PRIu64 " is not a multiple of the page size %u",
-        data_offset, d.page_size);
-  rcb_offset = d.rcb_offset;
-  if (rcb_offset % d.page_size != 0 || rcb_offset < data_offset)
+        data_offset, d->page_size);
+  rcb_offset = d->rcb_offset;
+  if (rcb_offset % d->page_size != 0 || rcb_offset < data_offset)
     return diag_set (diag, -EBADMSG, "json.doradma.rcb_offset",
         "json.doradma.rcb_offset: %" PRIu64 " is not a page-aligned offset "
         "at or after data_offset %" PRIu64, rcb_offset, data_offset);
@@ -135,8 +138,43 @@ segment_parse (const uint8_t *image, size_t len,
           &rcb_end) || rcb_end > len)
     return diag_set (diag, -EBADMSG, "rcb",
         "rcb: the ring control block at %" PRIu64 " (%zu bytes) ends past "
-        "the end of the object (%zu bytes)", rcb_offset,
+        "the end of the object (%" PRIu64 " bytes)", rcb_offset,
         sizeof (struct doradma_shm_rcb), len);
+  return 0;
+}
+
+int
+segment_expected_size (const uint8_t *head, size_t avail, uint64_t len,
+    uint64_t *expected, struct doradma_diag *diag)
+{
+  struct doradma_segment_desc d;
+  int ret = parse_head (head, avail, len, &d, diag);
+
+  if (ret < 0)
+    return ret;
+  /* As the writer lays it out: the RCB, then the rest of its last page. */
+  *expected = d.rcb_offset + (sizeof (struct doradma_shm_rcb) + d.page_size - 1)
+      / d.page_size * d.page_size;
+  return 0;
+}
+
+int
+segment_parse (const uint8_t *image, size_t len,
+    struct doradma_segment_desc *desc, struct doradma_diag *diag)
+{
+  struct doradma_segment_desc d;
+  uint8_t line0[64];
+  uint64_t data_offset, rcb_offset, magic, compat, incompat, slot_stride,
+      slots_offset, slot_bytes, slots_end, ctl_token;
+  uint32_t version, page, slot_count, writer_pid;
+  int ret;
+
+  ret = parse_head (image, len, len, &d, diag);
+  if (ret < 0)
+    return ret;
+  data_offset = d.data_offset;
+  rcb_offset = d.rcb_offset;
+
 
   /* RCB line 0: one copy, then only the copy. */
   memcpy (line0, image + rcb_offset, sizeof (line0));

@@ -26,9 +26,13 @@
 
 #define SWEEP_INTERVAL_NS 1000000000ull
 #define WAIT_SLICE_NS 50000000ll
-/* A RESERVED entry not adopted this long after its old lock went away is
- * freed: its reader died during the switch. */
+/* A RESERVED entry not adopted this long after its old lock was first seen
+ * free is freed: its reader died during the switch. */
 #define RESERVED_GRACE_NS 2000000000ull
+/* Predecessors' ctl objects whose entry locks tell a RESERVED entry's
+ * liveness: the one replaced, and those its own RESERVED entries came from
+ * (two quick replaces A -> B -> C: C's entries from A still live on A's). */
+#define OLD_CTL_MAX 4
 
 struct doradma_writer
 {
@@ -51,17 +55,95 @@ struct doradma_writer
   uint64_t caps_gen[DORADMA_CAPS_ENTRIES];
   uint32_t caps_epoch;
   uint32_t newest_slot;         /* UINT32_MAX: none */
+  uint32_t slot_epoch[DORADMA_MAX_SLOTS];       /* caps epoch of w->seq[s] */
   uint64_t next_seq;
   uint64_t last_seq;
   int superseded;               /* a successor owns the names now */
+  int eos;                      /* doradma_writer_eos was called */
   int interrupted;              /* atomic */
+  pid_t pid;                    /* creator: a forked child never unlinks */
 
-  int old_ctl_fd;               /* predecessor's ctl: RESERVED entries' liveness */
-  uint64_t reserved_since;
+  /* RESERVED entries: entry r's reader holds byte r of old_ctl_fd[
+   * reserved_ctl[r]]; reserved_free_since[r] is when that lock was first
+   * seen free (0: not yet). */
+  int old_ctl_fd[OLD_CTL_MAX];
+  uint64_t carried;             /* entries we made RESERVED at the replace */
+  uint8_t reserved_ctl[DORADMA_MAX_READERS];
+  uint64_t reserved_free_since[DORADMA_MAX_READERS];
 
   uint64_t last_sweep;
   struct doradma_writer_stats stats;
 };
+
+/* ------------------------------------------------------------------------ */
+/* fork                                                                     */
+/* ------------------------------------------------------------------------ */
+
+/* A child forked without exec shares our data object's open file
+ * description, through the fd and the mapping, hence our writer lock:
+ * while it lives, the writer would look alive after we die. In the child
+ * every writer's fd is swapped for /dev/null and its data mapping for
+ * anonymous memory (the lock stays with the parent alone), and close never
+ * unlinks (w->pid). */
+static pthread_mutex_t writers_lock = PTHREAD_MUTEX_INITIALIZER;
+static pthread_once_t writers_once = PTHREAD_ONCE_INIT;
+static GSList *writers;
+
+static void
+writers_prepare (void)
+{
+  pthread_mutex_lock (&writers_lock);
+}
+
+static void
+writers_parent (void)
+{
+  pthread_mutex_unlock (&writers_lock);
+}
+
+static void
+writers_child (void)
+{
+  GSList *l;
+
+  for (l = writers; l != NULL; l = l->next) {
+    struct doradma_writer *w = l->data;
+    int null = open ("/dev/null", O_RDONLY | O_CLOEXEC);
+
+    if (null >= 0) {
+      dup3 (null, w->data_fd, O_CLOEXEC);
+      close (null);
+    }
+    /* A shared mapping holds the open file description too, and the lock
+     * goes only with its last reference: anonymous memory in its place. */
+    mmap (w->map, w->map_size, PROT_READ | PROT_WRITE,
+        MAP_FIXED | MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+  }
+  pthread_mutex_unlock (&writers_lock);
+}
+
+static void
+writers_init (void)
+{
+  pthread_atfork (writers_prepare, writers_parent, writers_child);
+}
+
+static void
+writers_register (struct doradma_writer *w)
+{
+  pthread_once (&writers_once, writers_init);
+  pthread_mutex_lock (&writers_lock);
+  writers = g_slist_prepend (writers, w);
+  pthread_mutex_unlock (&writers_lock);
+}
+
+static void
+writers_forget (struct doradma_writer *w)
+{
+  pthread_mutex_lock (&writers_lock);
+  writers = g_slist_remove (writers, w);
+  pthread_mutex_unlock (&writers_lock);
+}
 
 /* ------------------------------------------------------------------------ */
 /* creation                                                                 */
@@ -159,6 +241,9 @@ fill_objects (struct doradma_writer *w, const struct doradma_writer_config *cfg,
   if (d->ipc)
     memcpy (h->ipc_handle, cfg->ipc_handle, DORADMA_IPC_HANDLE_LEN);
   h->dora_gen = DORADMA_DORA_GEN_ODD;
+  /* dora's FORK-B readers take word 96 + 8 s as slot s's gen: all odd. */
+  for (size_t i = 0; i < G_N_ELEMENTS (h->dora_slot_gen); i++)
+    h->dora_slot_gen[i] = DORADMA_DORA_GEN_ODD;
   memcpy (w->map + DORADMA_HEADER_SIZE, json, d->json_len);
 
   rcb->magic = DORADMA_RCB_MAGIC;
@@ -196,8 +281,10 @@ writer_free (struct doradma_writer *w)
     close (w->data_fd);         /* drops the writer lock */
   if (w->ctl_fd >= 0)
     close (w->ctl_fd);
-  if (w->old_ctl_fd >= 0)
-    close (w->old_ctl_fd);
+  for (int i = 0; i < OLD_CTL_MAX; i++)
+    if (w->old_ctl_fd[i] >= 0)
+      close (w->old_ctl_fd[i]);
+  writers_forget (w);
   pthread_mutex_destroy (&w->lock);
   g_free (w);
 }
@@ -214,7 +301,10 @@ writer_build (const struct doradma_writer_config *cfg,
   int ret, i;
 
   w = g_new0 (struct doradma_writer, 1);
-  w->data_fd = w->ctl_fd = w->old_ctl_fd = -1;
+  w->data_fd = w->ctl_fd = -1;
+  for (i = 0; i < OLD_CTL_MAX; i++)
+    w->old_ctl_fd[i] = -1;
+  w->pid = getpid ();
   pthread_mutex_init (&w->lock, NULL);
   w->newest_slot = UINT32_MAX;
   w->next_seq = cfg->first_seq ? cfg->first_seq : 1;
@@ -272,6 +362,7 @@ writer_build (const struct doradma_writer_config *cfg,
   }
   fstat (w->data_fd, &w->data_st);
   fstat (w->ctl_fd, &w->ctl_st);
+  writers_register (w);
   *out = w;
   return 0;
 
@@ -291,7 +382,7 @@ supersede_old (int old_fd, const struct segment_paths *paths, uint64_t final_seq
   uint8_t *map;
   struct doradma_segment_desc d;
   struct doradma_shm_rcb *rcb;
-  int ctl_fd;
+  int ctl_fd = -1;
 
   if (fstat (old_fd, &st) != 0 || st.st_size < (off_t) DORADMA_HEADER_SIZE)
     return;
@@ -305,8 +396,7 @@ supersede_old (int old_fd, const struct segment_paths *paths, uint64_t final_seq
     dr_store_relaxed (&rcb->final_seq, final_seq);
     /* RELEASE: final_seq is visible to whoever sees SUPERSEDED. */
     dr_store_release (&rcb->state, DORADMA_STATE_SUPERSEDED);
-    ctl_fd = open (paths->ctl, O_RDWR | O_CLOEXEC);
-    if (ctl_fd >= 0) {
+    if (segment_object_open (paths->ctl, O_RDWR, &ctl_fd) == 0) {
       struct doradma_shm_ctl *ctl = mmap (NULL, sizeof *ctl,
           PROT_READ | PROT_WRITE, MAP_SHARED, ctl_fd, 0);
       if (ctl != MAP_FAILED) {
@@ -357,22 +447,24 @@ doradma_writer_create (const struct doradma_writer_config *cfg,
 
   for (attempt = 0; attempt < 16; attempt++) {
     struct stat st;
-    int old_fd = open (paths.data, O_RDWR | O_CLOEXEC | O_NOFOLLOW);
+    int old_fd = -1, err = segment_object_open (paths.data, O_RDWR, &old_fd);
 
-    if (old_fd < 0 && errno != ENOENT) {
-      if (errno == EACCES || errno == EPERM) {
+    if (err < 0 && err != -ENOENT) {
+      if ((ret = segment_open_failed (paths.data, paths.label, diag)) < 0)
+        return ret;
+      if (err == -EACCES || err == -EPERM) {
         struct stat lst;
         if (stat (paths.data, &lst) == 0 && lst.st_uid != getuid ())
           return diag_set (diag, -EPERM, "owner",
               "%s already exists and is owned by uid %u: another user holds "
               "this channel name", paths.label, (unsigned) lst.st_uid);
       }
-      return diag_set (diag, -errno, NULL, "%s: open: %s", paths.label,
-          strerror (errno));
+      return diag_set (diag, err, NULL, "%s: open: %s", paths.label,
+          strerror (-err));
     }
     if (old_fd >= 0) {
       ret = segment_object_check (old_fd, paths.label, -1, 0, &st, diag);
-      if (ret == -EPERM || ret == -EACCES) {
+      if (ret == -EPERM || ret == -EACCES || ret == -EBADMSG) {
         close (old_fd);
         return ret;
       }
@@ -442,7 +534,7 @@ doradma_writer_replace (struct doradma_writer *old,
   struct doradma_writer_config c;
   struct doradma_writer *w;
   uint64_t final_seq, active;
-  int ret, r;
+  int ret, r, i;
 
   ret = check_config (cfg, diag);
   if (ret < 0)
@@ -455,7 +547,9 @@ doradma_writer_replace (struct doradma_writer *old,
         "replace must keep the channel name");
 
   pthread_mutex_lock (&old->lock);
-  final_seq = old->last_seq;
+  /* Not last_seq: a replacement that published nothing yet must not
+   * restart the sequence (A -> B -> C with B empty). */
+  final_seq = old->next_seq - 1;
   c = *cfg;
   c.first_seq = final_seq + 1;
   ret = writer_build (&c, &w, diag);
@@ -466,23 +560,35 @@ doradma_writer_replace (struct doradma_writer *old,
 
   /* Back-pressure readers are carried over as RESERVED entries with their
    * tokens: the writer keeps waiting for them until they adopt the entry in
-   * the new segment or die. Same index, so their old lock tells liveness. */
+   * the new segment or die. Same index, so their old lock tells liveness.
+   * Entries still RESERVED in `old` (a replace just before) are carried
+   * too, their liveness still on the ctl they came from. */
+  w->old_ctl_fd[0] = fcntl (old->ctl_fd, F_DUPFD_CLOEXEC, 0);
+  for (i = 0; i + 1 < OLD_CTL_MAX; i++)
+    if (old->old_ctl_fd[i] >= 0)
+      w->old_ctl_fd[i + 1] = fcntl (old->old_ctl_fd[i], F_DUPFD_CLOEXEC, 0);
   active = dr_load_acquire (&old->ctl->active);
   for (r = 0; r < (int) DORADMA_MAX_READERS; r++) {
     struct doradma_shm_reader *o = &old->ctl->readers[r];
     struct doradma_shm_reader *n = &w->ctl->readers[r];
+    uint32_t st = dr_load_relaxed (&o->state);
     if (!(active & (1ull << r)) ||
-        dr_load_relaxed (&o->state) != DORADMA_READER_ACTIVE ||
         !(dr_load_relaxed (&o->flags) & DORADMA_READER_BACKPRESSURE))
+      continue;
+    if (st == DORADMA_READER_ACTIVE)
+      w->reserved_ctl[r] = 0;
+    else if (st == DORADMA_READER_RESERVED &&
+        old->reserved_ctl[r] + 1 < OLD_CTL_MAX)
+      w->reserved_ctl[r] = old->reserved_ctl[r] + 1;
+    else
       continue;
     n->token = dr_load_relaxed (&o->token);
     n->flags = DORADMA_READER_BACKPRESSURE;
     n->consumed_seq = final_seq;
     n->state = DORADMA_READER_RESERVED;
     w->ctl->active |= 1ull << r;
+    w->carried |= 1ull << r;
   }
-  w->old_ctl_fd = dup (old->ctl_fd);
-  w->reserved_since = monotonic_ns ();
 
   /* Only the holder of the current inode's lock renames over the names. */
   ret = segment_object_link_replace (w->data_fd, old->paths.data);
@@ -510,15 +616,18 @@ doradma_writer_close (struct doradma_writer *w)
   if (w == NULL)
     return;
   /* Unlink only names that still resolve to our inodes, while our lock is
-   * held: nobody else can rename over them meanwhile. */
-  if (!w->superseded) {
-    if (segment_path_is (w->paths.data, &w->data_st))
-      unlink (w->paths.data);
+   * held. ~ctl first: while the data name is ours (and locked) no other
+   * writer can create the channel and link a ctl we would then remove.
+   * A forked child never unlinks its parent's names. */
+  if (!w->superseded && getpid () == w->pid) {
     if (segment_path_is (w->paths.ctl, &w->ctl_st))
       unlink (w->paths.ctl);
+    if (segment_path_is (w->paths.data, &w->data_st))
+      unlink (w->paths.data);
   }
-  /* Readers asleep notice the writer is gone at their next slice. */
-  eventcount_wake_all (&w->ctl->notify);
+  /* Readers asleep notice the writer is gone within their slice. */
+  if (getpid () == w->pid)
+    eventcount_bump (&w->ctl->notify);
   writer_free (w);
 }
 
@@ -529,9 +638,24 @@ doradma_writer_close (struct doradma_writer *w)
 static int
 reserved_expired (struct doradma_writer *w, int r)
 {
-  if (w->old_ctl_fd >= 0 && ofd_is_locked (w->old_ctl_fd, r) == 1)
+  int fd = w->old_ctl_fd[w->reserved_ctl[r]];
+  uint64_t now;
+
+  /* RESERVED is only ours to give: any other is a peer's scribble. */
+  if (!(w->carried & (1ull << r)))
+    return 1;
+  if (fd >= 0 && ofd_is_locked (fd, r) == 1) {
+    w->reserved_free_since[r] = 0;
     return 0;
-  return monotonic_ns () - w->reserved_since > RESERVED_GRACE_NS;
+  }
+  /* The grace runs from when we first see the old lock free, not from the
+   * replace: draining the old segment may take its reader any time. */
+  now = monotonic_ns ();
+  if (w->reserved_free_since[r] == 0) {
+    w->reserved_free_since[r] = now;
+    return 0;
+  }
+  return now - w->reserved_free_since[r] > RESERVED_GRACE_NS;
 }
 
 static int
@@ -554,15 +678,15 @@ sweep_locked (struct doradma_writer *w)
     bit = 1ull << r;
     if (!(candidates & bit))
       continue;
+    /* A RESERVED entry is not even probed before its grace is over: our
+     * brief hold of its lock would make its reader's adoption fail. */
+    if (dr_load_relaxed (&e->state) == DORADMA_READER_RESERVED &&
+        !reserved_expired (w, r))
+      continue;
     /* Taking the entry's lock proves its owner is gone, and keeps a new
      * reader from claiming the entry while we clear it. */
     if (ofd_trylock (w->ctl_fd, r) != 0)
       continue;
-    if (dr_load_relaxed (&e->state) == DORADMA_READER_RESERVED &&
-        !reserved_expired (w, r)) {
-      ofd_unlock (w->ctl_fd, r);
-      continue;
-    }
     for (s = 0; s < DORADMA_MAX_SLOTS; s++)
       dr_fetch_and_relaxed (&w->ctl->lease[s].readers, ~bit);
     dr_fetch_and_relaxed (&w->ctl->active, ~bit);
@@ -571,6 +695,7 @@ sweep_locked (struct doradma_writer *w)
     dr_store_relaxed (&e->token, 0);
     dr_store_release (&e->state, DORADMA_READER_FREE);
     ofd_unlock (w->ctl_fd, r);
+    w->carried &= ~bit;
     reclaimed++;
   }
   w->stats.reclaimed += reclaimed;
@@ -637,6 +762,9 @@ mark_locked (struct doradma_writer *w, uint32_t s)
     return 0;
   w->gen[s] += 1;
   w->state[s] = SLOT_WRITING;
+  /* The slot no longer holds frame w->seq[s]: readers looking for it skip
+   * the slot instead of waiting for the rewrite (publish sets it again). */
+  dr_store_relaxed (&w->rcb->slot_seq[s], 0);
   return 1;
 }
 
@@ -699,8 +827,10 @@ doradma_writer_acquire_cancellable (struct doradma_writer *w,
       return -ESTALE;
     }
     ret = try_choose_locked (w, policy, slot);
-    if (ret == -EAGAIN &&
-        monotonic_ns () - w->last_sweep > (waited ? 0 : SWEEP_INTERVAL_NS) &&
+    /* At most one sweep per wait slice however often `space` moves (each
+     * costs a lock probe per entry), once a second when not waiting. */
+    if (ret == -EAGAIN && monotonic_ns () - w->last_sweep >
+        (waited ? (uint64_t) WAIT_SLICE_NS : SWEEP_INTERVAL_NS) &&
         sweep_locked (w) > 0)
       ret = try_choose_locked (w, policy, slot);
     pthread_mutex_unlock (&w->lock);
@@ -823,6 +953,11 @@ doradma_writer_publish (struct doradma_writer *w, uint32_t slot,
     pthread_mutex_unlock (&w->lock);
     return -ESTALE;
   }
+  if (w->eos) {
+    /* Readers stop at final_seq: a frame after EOS would never be read. */
+    pthread_mutex_unlock (&w->lock);
+    return -EPIPE;
+  }
   if (w->state[slot] != SLOT_WRITING) {
     pthread_mutex_unlock (&w->lock);
     return -EINVAL;
@@ -864,6 +999,7 @@ doradma_writer_publish (struct doradma_writer *w, uint32_t slot,
   dr_store_release (&w->rcb->newest, DORADMA_NEWEST_PACK (seq, slot));
   w->state[slot] = SLOT_FREE;
   w->seq[slot] = seq;
+  w->slot_epoch[slot] = info->caps_epoch;
   w->newest_slot = slot;
   w->last_seq = seq;
   w->stats.published++;
@@ -871,6 +1007,9 @@ doradma_writer_publish (struct doradma_writer *w, uint32_t slot,
   pthread_mutex_unlock (&w->lock);
   /* Wakes sleepers only if one announced itself: no system call otherwise. */
   eventcount_bump (&w->ctl->notify);
+  /* The previous newest slot became eligible: an acquire waiting in
+   * another thread of ours may take it. */
+  eventcount_bump (&w->ctl->space);
   return 0;
 }
 
@@ -894,6 +1033,20 @@ doradma_writer_abandon (struct doradma_writer *w, uint32_t slot)
   w->seq[slot] = 0;
   w->stats.abandoned++;
   pthread_mutex_unlock (&w->lock);
+  eventcount_bump (&w->ctl->space);
+  return 0;
+}
+
+/* Would writing `epoch` overwrite the caps of a frame still in the ring? */
+static int
+caps_entry_in_use_locked (struct doradma_writer *w, uint32_t epoch)
+{
+  uint32_t s;
+
+  for (s = 0; s < w->desc.slot_count; s++)
+    if (w->seq[s] != 0 && w->slot_epoch[s] != epoch &&
+        w->slot_epoch[s] % DORADMA_CAPS_ENTRIES == epoch % DORADMA_CAPS_ENTRIES)
+      return 1;
   return 0;
 }
 
@@ -911,6 +1064,10 @@ doradma_writer_set_caps (struct doradma_writer *w, const char *caps,
   if (ret < 0)
     return -EINVAL;
   pthread_mutex_lock (&w->lock);
+  if (caps_entry_in_use_locked (w, w->caps_epoch + 1)) {
+    pthread_mutex_unlock (&w->lock);
+    return -EBUSY;
+  }
   w->caps_epoch++;
   write_caps_entry (w, w->caps_epoch, caps);
   dr_store_release (&w->rcb->caps_epoch, w->caps_epoch);
@@ -931,6 +1088,7 @@ DORADMA_API int
 doradma_writer_eos (struct doradma_writer *w)
 {
   pthread_mutex_lock (&w->lock);
+  w->eos = 1;
   dr_store_relaxed (&w->rcb->final_seq, w->last_seq);
   /* RELEASE: a reader that sees EOS sees final_seq and every frame. */
   dr_store_release (&w->rcb->state, DORADMA_STATE_EOS);
@@ -1000,7 +1158,9 @@ doradma_writer_hold (struct doradma_writer *w, uint32_t slot, int held)
 DORADMA_API void
 doradma_writer_wake (struct doradma_writer *w)
 {
-  eventcount_wake_all (&w->ctl->space);
+  /* A bump, not a bare wake: it moves the word, so a waiter between its
+   * cancel check and FUTEX_WAIT cannot sleep through it. */
+  eventcount_bump (&w->ctl->space);
 }
 
 static uint32_t
@@ -1050,7 +1210,7 @@ doradma_writer_interrupt (struct doradma_writer *w, int on)
 {
   g_atomic_int_set (&w->interrupted, on ? 1 : 0);
   if (on)
-    eventcount_wake_all (&w->ctl->space);
+    eventcount_bump (&w->ctl->space);
 }
 
 DORADMA_API void

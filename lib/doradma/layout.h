@@ -65,7 +65,8 @@ struct doradma_shm_header {
   uint64_t ipc_flag;        /* 0x18 W 1 = slots live in CUDA device memory */
   uint8_t ipc_handle[64];   /* 0x20 W cudaIpcMemHandle_t when ipc_flag == 1 */
   uint64_t dora_gen;        /* 0x60 W always DORADMA_DORA_GEN_ODD */
-  uint8_t reserved[152];    /* 0x68 W zero */
+  uint64_t dora_slot_gen[19]; /* 0x68 W each DORADMA_DORA_GEN_ODD: the per-slot
+                             * gen words 1..19 of dora's FORK-B readers */
 };
 
 /* ------------------------------------------------------------------------ */
@@ -253,7 +254,7 @@ DORADMA_ASSERT_OFFSET (doradma_shm_header, data_offset, 0x10);
 DORADMA_ASSERT_OFFSET (doradma_shm_header, ipc_flag, 0x18);
 DORADMA_ASSERT_OFFSET (doradma_shm_header, ipc_handle, 0x20);
 DORADMA_ASSERT_OFFSET (doradma_shm_header, dora_gen, 0x60);
-DORADMA_ASSERT_OFFSET (doradma_shm_header, reserved, 0x68);
+DORADMA_ASSERT_OFFSET (doradma_shm_header, dora_slot_gen, 0x68);
 DORADMA_ASSERT_SIZE (doradma_shm_header, 256);
 
 DORADMA_ASSERT_OFFSET (doradma_shm_plane, offset, 0x00);

@@ -139,17 +139,27 @@ int doradma_writer_replace (struct doradma_writer *old,
     const struct doradma_writer_config *cfg, struct doradma_writer **out,
     struct doradma_diag *diag);
 
-/* Clean stop: unlinks both names if they still resolve to this writer's
- * objects and were not superseded, releases the lock, unmaps. NULL is a no-op. */
+/* Clean stop: unlinks both names (~ctl first) if they still resolve to this
+ * writer's objects and were not superseded, releases the lock, unmaps. NULL
+ * is a no-op.
+ *
+ * fork() without exec: in the child, every writer's data fd is replaced by
+ * /dev/null and its data mapping by anonymous memory (pthread_atfork), so
+ * the child never keeps the writer lock, hence a dead parent's channel,
+ * alive; a child must not use the writer (its slots are no longer the
+ * segment's), and
+ * its doradma_writer_close only frees memory: it never unlinks the parent's
+ * names nor wakes its readers. */
 void doradma_writer_close (struct doradma_writer *w);
 
 /* Chooses a slot for the next frame and marks it WRITING: not the newest, not
  * already WRITING, not held (doradma_writer_hold), no lease, and (LOSSLESS)
  * consumed by every back-pressure reader. Waits for space up to
  * `timeout_ns` (0: do not wait, < 0: forever). Dead readers' entries and
- * leases are reclaimed on the way: on every wait slice while waiting, and at
- * most once a second when no slot is free and timeout_ns is 0 (so a reader
- * killed just after a sweep may keep its slots for up to a second).
+ * leases are reclaimed on the way: at most once per 50 ms wait slice while
+ * waiting (however often readers wake it), and at most once a second when
+ * no slot is free and timeout_ns is 0 (so a reader killed just after a
+ * sweep may keep its slots for up to a second).
  * Returns 0 and *slot, -EAGAIN (none free, timeout 0), -ETIMEDOUT,
  * -EINTR (doradma_writer_interrupt), -ESTALE (replaced: see
  * doradma_writer_replace). */
@@ -191,25 +201,33 @@ uint32_t doradma_writer_slot_count (const struct doradma_writer *w);
 
 /* Publishes the WRITING slot `slot` with `info` (geometry checked against the
  * slot stride: -EOVERFLOW; info->seq, caps_epoch and publish_time are set
- * here). Returns 0, -EINVAL (slot not WRITING), -EOVERFLOW, -ESTALE (this
- * writer was replaced). */
+ * here). Wakes readers, and an acquire waiting in another thread.
+ * Returns 0, -EINVAL (slot not WRITING), -EOVERFLOW, -ESTALE (this
+ * writer was replaced), -EPIPE (after doradma_writer_eos: readers stop at
+ * final_seq, so the frame would never be read; abandon the slot and start
+ * a new segment, e.g. doradma_writer_replace). */
 int doradma_writer_publish (struct doradma_writer *w, uint32_t slot,
     struct doradma_frame_info *info);
 
 /* Gives up a WRITING slot: it becomes empty (seq 0), never readable as a
- * frame. Returns 0 or -EINVAL (slot not WRITING). */
+ * frame; an acquire waiting in another thread may take it at once.
+ * Returns 0 or -EINVAL (slot not WRITING). */
 int doradma_writer_abandon (struct doradma_writer *w, uint32_t slot);
 
 /* Sets the caps of frames published from now on (a new caps epoch, in band).
  * The string must be video/x-raw without caps features, < 960 bytes.
- * Returns 0 and *epoch, or -EINVAL, -E2BIG. */
+ * The caps table has 4 entries: an epoch reuses the entry of epoch - 4,
+ * which is refused while a frame of that epoch is still in the ring (a
+ * lagging reader would lose its caps); replace the segment instead.
+ * Returns 0 and *epoch, or -EINVAL, -E2BIG, -EBUSY. */
 int doradma_writer_set_caps (struct doradma_writer *w, const char *caps,
     uint32_t *epoch);
 
 /* Producer latency in ns, published for doradmasrc's LATENCY answer. */
 void doradma_writer_set_latency (struct doradma_writer *w, uint64_t latency_ns);
 
-/* End of stream: final_seq = last published sequence, state EOS, readers woken. */
+/* End of stream: final_seq = last published sequence, state EOS, readers
+ * woken. Publish is refused from then on (-EPIPE). */
 int doradma_writer_eos (struct doradma_writer *w);
 
 /* Reclaims entries of dead readers (their OFD lock is free): clears their
@@ -260,7 +278,11 @@ struct doradma_reader_config {
 
 /* Opens and validates the channel, maps the data object read-only, joins a
  * reader entry. A late joiner starts after the newest frame minus one (it gets
- * the newest frame first).
+ * the newest frame first). Never blocks on what squats the name (a FIFO, a
+ * socket): it is refused with -EBADMSG (diag.field "object.type" names the
+ * file type and its owner). The header and the JSON are read with pread
+ * and validated, and the object's size must be exactly what they describe
+ * (-EBADMSG, "object.size"), before anything is mapped.
  * Returns 0 and *out, or -EINVAL (name), -ENOENT (no channel yet),
  * -EACCES / -EPERM (owner or mode: diag names the owner), -EBADMSG (malformed
  * segment: diag names the field), -EPROTONOSUPPORT (layout version or
@@ -320,7 +342,8 @@ int doradma_reader_caps (struct doradma_reader *r, uint32_t epoch, char *buf,
 
 uint64_t doradma_reader_latency (struct doradma_reader *r);
 
-/* Interrupts a blocking doradma_reader_next (on = 1) until on = 0. Any thread. */
+/* Interrupts a blocking doradma_reader_next (on = 1) until on = 0. Any
+ * thread; it moves the notify word, so it is never slept through. */
 void doradma_reader_interrupt (struct doradma_reader *r, int on);
 
 struct doradma_reader_stats {
@@ -354,9 +377,25 @@ int doradma_reader_fd (const struct doradma_reader *r);
 uint64_t doradma_reader_token (const struct doradma_reader *r);
 /* Sequence of the last frame delivered (0 if none). */
 uint64_t doradma_reader_last_seq (const struct doradma_reader *r);
-/* Makes the next doradma_reader_next deliver frames after `seq` (used after
- * a supersede so sequence numbers continue). */
-void doradma_reader_set_last_seq (struct doradma_reader *r, uint64_t seq);
+/* After a reopen (-ESTALE), continues the sequence of the previous reader,
+ * whose last delivered frame was `seq`: the next doradma_reader_next
+ * delivers the frame after it. Only where the sequence does continue: when
+ * this reader adopted the entry a doradma_writer_replace carried over
+ * (cfg.token), or when this segment's first sequence is seq + 1. Otherwise
+ * (a new writer took over a dead writer's channel and counts from its own
+ * start) the reader stays where it joined, at the new writer's newest
+ * frame: the stream is discontinuous there (doradmasrc marks DISCONT on
+ * the first buffer after every reopen).
+ * Returns 1 if the sequence continues, 0 if it does not. */
+int doradma_reader_set_last_seq (struct doradma_reader *r, uint64_t seq);
+
+/* Is this channel's control object writable by a uid other than the
+ * writer's and ours (a group write bit, or an owner that is neither)?
+ * Whoever may write it can clear our lease bits and have the writer
+ * rewrite a frame we still read zero-copy (docs/threat-model.md): readers
+ * for which this returns 1 should copy (doradma_reader_copy_next), whose
+ * seqlock check detects such a rewrite. Returns 1 or 0. */
+int doradma_reader_ctl_writable_by_others (const struct doradma_reader *r);
 
 /* Waits until the channel's data object exists (inotify on the shm directory,
  * no polling), up to timeout_ns (< 0 forever). `cancel_fd` (or -1) is an fd

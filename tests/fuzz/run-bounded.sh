@@ -29,7 +29,8 @@ fi
 
 # New inputs go to the first directory ($work), never into the source tree.
 set +e
-"$bin" -max_total_time="$secs" -max_len=65536 -timeout=10 \
+"$bin" -max_total_time="$secs" -max_len=131072 -timeout=10 \
+  -dict="$here/json.dict" -len_control=0 \
   -rss_limit_mb=2048 -print_final_stats=1 -artifact_prefix="$work/" \
   "$work/corpus" "$here/corpus"
 rc=$?

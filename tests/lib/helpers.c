@@ -506,3 +506,51 @@ t_watchdog (unsigned seconds)
   signal (SIGALRM, t_alarm);
   alarm (seconds);
 }
+
+int
+t_diag_matches (const char *file, int line, const char *what, int ret,
+    int want, const struct doradma_diag *diag, const char *field)
+{
+  if (ret != want) {
+    t_log_at (file, line, "CHECK FAILED: %s: got %d (%s), want %d (%s)%s%s",
+        what, ret, t_errname (ret), want, t_errname (want),
+        diag && ret < 0 ? "; diag: " : "", diag && ret < 0 ? diag->msg : "");
+    return 0;
+  }
+  if (want < 0 && field != NULL && (diag->field == NULL
+          || strcmp (diag->field, field) != 0)) {
+    t_log_at (file, line, "CHECK FAILED: %s: field \"%s\", want \"%s\" (%s)",
+        what, diag->field ? diag->field : "(null)", field, diag->msg);
+    return 0;
+  }
+  if (want < 0 && diag->msg[0] == '\0') {
+    t_log_at (file, line, "CHECK FAILED: %s: empty diag message", what);
+    return 0;
+  }
+  return 1;
+}
+
+int
+t_open_pair (const char *dir, const char *channel, uint32_t slots,
+    uint64_t slot_size, int backpressure, struct doradma_writer **w,
+    struct doradma_reader **r)
+{
+  struct doradma_writer_config wc;
+  struct doradma_reader_config rc;
+  struct doradma_diag diag = { 0 };
+  int ret;
+
+  t_writer_config (&wc, channel, dir, slots, slot_size);
+  ret = doradma_writer_create (&wc, w, &diag);
+  if (ret < 0) {
+    t_log ("writer_create: %s: %s", t_errname (ret), diag.msg);
+    return ret;
+  }
+  if (r == NULL)
+    return 0;
+  t_reader_config (&rc, channel, dir, backpressure);
+  ret = doradma_reader_open (&rc, r, &diag);
+  if (ret < 0)
+    t_log ("reader_open: %s: %s", t_errname (ret), diag.msg);
+  return ret;
+}

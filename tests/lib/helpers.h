@@ -47,6 +47,18 @@ void t_log_at (const char *file, int line, const char *fmt, ...)
     } \
   } while (0)
 
+/* Records a failure in `failed` unless `ret` == `want` and, when want < 0,
+ * diag->field is `field` (NULL: any) and diag->msg is not empty; `what`
+ * names the case. For validators: the error and the field at fault. */
+#define T_EXPECT_DIAG(failed, ret, want, diag, field, what) do { \
+    if (!t_diag_matches (__FILE__, __LINE__, (what), (ret), (want), (diag), \
+            (field))) \
+      (failed)++; \
+  } while (0)
+struct doradma_diag;
+int t_diag_matches (const char *file, int line, const char *what, int ret,
+    int want, const struct doradma_diag *diag, const char *field);
+
 /* Fails unless `rc` == `want` (both ints, typically 0 / -errno). */
 #define T_RC(rc, want, what) do { \
     int t_rc_ = (rc), t_want_ = (want); \
@@ -83,6 +95,13 @@ void t_writer_config (struct doradma_writer_config *cfg, const char *channel,
     const char *shm_dir, uint32_t slots, uint64_t slot_size);
 void t_reader_config (struct doradma_reader_config *cfg, const char *channel,
     const char *shm_dir, int backpressure);
+
+/* A writer of `slots` slots of `slot_size` (t_writer_config) on `channel`
+ * in `dir`, and (r not NULL) a reader of it (t_reader_config with
+ * `backpressure`). Returns 0, or -errno after logging the diag. */
+int t_open_pair (const char *dir, const char *channel, uint32_t slots,
+    uint64_t slot_size, int backpressure, struct doradma_writer **w,
+    struct doradma_reader **r);
 
 /* Frame info for a single-plane payload of `bytes` bytes (rows of 4096). */
 void t_frame_info (struct doradma_frame_info *info, uint64_t bytes);

@@ -10,7 +10,6 @@
 
 #include "image-helper.h"
 
-int t_failures;
 
 void
 image_params_default (struct image_params *p)
@@ -199,64 +198,4 @@ image_valid_record (struct doradma_shm_slot *rec)
   rec->offset_end = 8;
   rec->publish_time = 123456789;
   rec->mono_pts = DORADMA_TIME_NONE;
-}
-
-int
-t_check_at (const char *file, int line, const char *what, int ok)
-{
-  if (!ok) {
-    fprintf (stderr, "%s:%d: FAIL: %s\n", file, line, what);
-    t_failures++;
-  }
-  return ok;
-}
-
-int
-t_expect_at (const char *file, int line, const char *what, int ret, int want,
-    const struct doradma_diag *diag, const char *field)
-{
-  if (ret != want) {
-    fprintf (stderr, "%s:%d: FAIL: %s: returned %d (%s), expected %d (%s)%s%s\n",
-        file, line, what, ret, ret < 0 ? g_strerror (-ret) : "ok", want,
-        want < 0 ? g_strerror (-want) : "ok", diag && ret < 0 ? "; diag: " : "",
-        diag && ret < 0 ? diag->msg : "");
-    t_failures++;
-    return 0;
-  }
-  if (want < 0 && field != NULL && (diag->field == NULL
-          || strcmp (diag->field, field) != 0)) {
-    fprintf (stderr, "%s:%d: FAIL: %s: field \"%s\", expected \"%s\" (%s)\n",
-        file, line, what, diag->field ? diag->field : "(null)", field,
-        diag->msg);
-    t_failures++;
-    return 0;
-  }
-  if (want < 0 && diag->msg[0] == '\0') {
-    fprintf (stderr, "%s:%d: FAIL: %s: empty diag message\n", file, line, what);
-    t_failures++;
-    return 0;
-  }
-  return 1;
-}
-
-int
-t_expect_image_at (const char *file, int line, const char *what,
-    struct image *img, int want, const char *field)
-{
-  struct doradma_diag diag;
-
-  memset (&diag, 0, sizeof (diag));
-  return t_expect_at (file, line, what,
-      doradma_segment_validate (img->data, img->len, &diag), want, &diag,
-      field);
-}
-
-int
-t_result (void)
-{
-  if (t_failures) {
-    fprintf (stderr, "%d check(s) failed\n", t_failures);
-    return T_EXIT_FAIL;
-  }
-  return T_EXIT_PASS;
 }

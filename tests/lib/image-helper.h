@@ -1,20 +1,18 @@
 /* Test helper: data and control object images built in memory exactly as
  * the writer lays them out (meta_build for the JSON), so that each test can
- * mutate one field and check the validator's verdict. Also the small
- * pass/fail vocabulary of the validate-* tests (exit 0 / 1 / 77). */
+ * mutate one field and check the validator's verdict (T_EXPECT_IMAGE; the
+ * rest of the vocabulary is helpers.h's). */
 #ifndef DORADMA_TEST_IMAGE_HELPER_H
 #define DORADMA_TEST_IMAGE_HELPER_H
 
 #include <stddef.h>
 #include <stdint.h>
 
+#include <string.h>
+
+#include "helpers.h"
 #include "segment-desc.h"
 
-#define T_EXIT_PASS 0
-#define T_EXIT_FAIL 1
-#define T_EXIT_SKIP 77
-
-extern int t_failures;
 
 struct image_params {
   uint32_t slots;
@@ -59,22 +57,13 @@ uint8_t *image_build_ctl (uint64_t token, uint32_t slots, size_t *len);
 /* A valid I420 64x48 record: 4608 payload bytes (slots of 8192 hold it). */
 void image_valid_record (struct doradma_shm_slot *rec);
 
-/* Checks that ret == want and, when want < 0, that diag->field == field.
- * Counts failures in t_failures; returns 1 if the check held. */
-#define t_expect(what, ret, want, diag, field) \
-  t_expect_at (__FILE__, __LINE__, (what), (ret), (want), (diag), (field))
-int t_expect_at (const char *file, int line, const char *what, int ret,
-    int want, const struct doradma_diag *diag, const char *field);
-
-#define t_check(cond) t_check_at (__FILE__, __LINE__, #cond, (cond))
-int t_check_at (const char *file, int line, const char *what, int ok);
-
-/* Validates img with doradma_segment_validate and checks the verdict. */
-#define t_expect_image(what, img, want, field) \
-  t_expect_image_at (__FILE__, __LINE__, (what), (img), (want), (field))
-int t_expect_image_at (const char *file, int line, const char *what,
-    struct image *img, int want, const char *field);
-
-int t_result (void);
+/* Validates img with doradma_segment_validate and checks the verdict as
+ * T_EXPECT_DIAG (helpers.h) does. */
+#define T_EXPECT_IMAGE(failed, img, want, field, what) do { \
+    struct doradma_diag t_img_diag_; \
+    memset (&t_img_diag_, 0, sizeof t_img_diag_); \
+    T_EXPECT_DIAG ((failed), doradma_segment_validate ((img)->data, \
+            (img)->len, &t_img_diag_), (want), &t_img_diag_, (field), (what)); \
+  } while (0)
 
 #endif

@@ -2,13 +2,17 @@
  * lib/doradma/layout.h is checked against the numbers the format defines,
  * and every table row of docs/format.md (under its "<!-- struct T -->"
  * marker) must match the compiled offsetof/sizeof, and every field must be
- * documented. Usage: layout [docs/format.md] (meson passes the path). */
+ * documented. Usage: layout docs/format.md (meson passes the path; without
+ * it, or when it cannot be read, the test fails). */
 #include <stdio.h>
 #include <string.h>
 
 #include <glib.h>
 
 #include "image-helper.h"
+
+/* Failed checks (T_EXPECT*); main exits 1 if any. */
+static int failures;
 
 struct field {
   const char *type, *name;
@@ -24,7 +28,7 @@ static struct field fields[] = {
   F (doradma_shm_header, magic), F (doradma_shm_header, json_len),
   F (doradma_shm_header, data_offset), F (doradma_shm_header, ipc_flag),
   F (doradma_shm_header, ipc_handle), F (doradma_shm_header, dora_gen),
-  F (doradma_shm_header, reserved),
+  F (doradma_shm_header, dora_slot_gen),
 
   F (doradma_shm_rcb, magic), F (doradma_shm_rcb, layout_version),
   F (doradma_shm_rcb, page_size), F (doradma_shm_rcb, compat_flags),
@@ -86,7 +90,7 @@ static const struct {
   {"doradma_shm_header", "ipc_flag", 0x18, 8},
   {"doradma_shm_header", "ipc_handle", 0x20, 64},
   {"doradma_shm_header", "dora_gen", 0x60, 8},
-  {"doradma_shm_header", "reserved", 0x68, 152},
+  {"doradma_shm_header", "dora_slot_gen", 0x68, 152},
   {"doradma_shm_rcb", "state", 0x40, 4},
   {"doradma_shm_rcb", "newest", 0x48, 8},
   {"doradma_shm_rcb", "caps", 0x80, 4096},
@@ -122,83 +126,86 @@ test_code (void)
 {
   guint i;
 
-  t_check (sizeof (struct doradma_shm_header) == 256);
-  t_check (sizeof (struct doradma_shm_plane) == 24);
-  t_check (sizeof (struct doradma_shm_slot) == 256);
-  t_check (sizeof (struct doradma_shm_caps) == 1024);
-  t_check (sizeof (struct doradma_shm_rcb) == 0x5280);
-  t_check (sizeof (struct doradma_shm_lease) == 64);
-  t_check (sizeof (struct doradma_shm_reader) == 64);
-  t_check (sizeof (struct doradma_shm_ctl) == 0x2100);
+  T_EXPECT (failures, sizeof (struct doradma_shm_header) == 256, "%s", __func__);
+  T_EXPECT (failures, sizeof (struct doradma_shm_plane) == 24, "%s", __func__);
+  T_EXPECT (failures, sizeof (struct doradma_shm_slot) == 256, "%s", __func__);
+  T_EXPECT (failures, sizeof (struct doradma_shm_caps) == 1024, "%s", __func__);
+  T_EXPECT (failures, sizeof (struct doradma_shm_rcb) == 0x5280, "%s", __func__);
+  T_EXPECT (failures, sizeof (struct doradma_shm_lease) == 64, "%s", __func__);
+  T_EXPECT (failures, sizeof (struct doradma_shm_reader) == 64, "%s", __func__);
+  T_EXPECT (failures, sizeof (struct doradma_shm_ctl) == 0x2100, "%s", __func__);
 
   for (i = 0; i < G_N_ELEMENTS (expected); i++) {
     struct field *f = find_field (expected[i].type, expected[i].name);
 
-    if (!t_check (f != NULL))
+    if (f == NULL) {
+      T_EXPECT (failures, f != NULL, "%s.%s not in the field table",
+          expected[i].type, expected[i].name);
       continue;
+    }
     if (f->offset != expected[i].offset || f->size != expected[i].size) {
       fprintf (stderr, "%s.%s at 0x%zx size %zu, format says 0x%zx size %zu\n",
           f->type, f->name, f->offset, f->size, expected[i].offset,
           expected[i].size);
-      t_failures++;
+      failures++;
     }
   }
 
   /* Lines written by different processes start on 64-byte boundaries. */
-  t_check (offsetof (struct doradma_shm_rcb, state) % 64 == 0);
-  t_check (offsetof (struct doradma_shm_rcb, caps) % 64 == 0);
-  t_check (offsetof (struct doradma_shm_rcb, slot_seq) % 64 == 0);
-  t_check (offsetof (struct doradma_shm_rcb, slots) % 64 == 0);
-  t_check (offsetof (struct doradma_shm_ctl, notify) % 64 == 0);
-  t_check (offsetof (struct doradma_shm_ctl, space) % 64 == 0);
-  t_check (offsetof (struct doradma_shm_ctl, active) % 64 == 0);
-  t_check (offsetof (struct doradma_shm_ctl, lease) % 64 == 0);
-  t_check (offsetof (struct doradma_shm_ctl, readers) % 64 == 0);
+  T_EXPECT (failures, offsetof (struct doradma_shm_rcb, state) % 64 == 0, "%s", __func__);
+  T_EXPECT (failures, offsetof (struct doradma_shm_rcb, caps) % 64 == 0, "%s", __func__);
+  T_EXPECT (failures, offsetof (struct doradma_shm_rcb, slot_seq) % 64 == 0, "%s", __func__);
+  T_EXPECT (failures, offsetof (struct doradma_shm_rcb, slots) % 64 == 0, "%s", __func__);
+  T_EXPECT (failures, offsetof (struct doradma_shm_ctl, notify) % 64 == 0, "%s", __func__);
+  T_EXPECT (failures, offsetof (struct doradma_shm_ctl, space) % 64 == 0, "%s", __func__);
+  T_EXPECT (failures, offsetof (struct doradma_shm_ctl, active) % 64 == 0, "%s", __func__);
+  T_EXPECT (failures, offsetof (struct doradma_shm_ctl, lease) % 64 == 0, "%s", __func__);
+  T_EXPECT (failures, offsetof (struct doradma_shm_ctl, readers) % 64 == 0, "%s", __func__);
 
   /* Constants. */
-  t_check (memcmp (DORADMA_MAGIC, "DORADMA\0", 8) == 0);
-  t_check (sizeof (DORADMA_MAGIC) == 8);
-  t_check (DORADMA_LAYOUT_VERSION == 1);
-  t_check (DORADMA_HEADER_SIZE == 256);
-  t_check (DORADMA_METADATA_ALIGN == 256);
-  t_check (DORADMA_JSON_MAX == 65536);
-  t_check (DORADMA_IPC_HANDLE_LEN == 64);
-  t_check (DORADMA_DORA_GEN_ODD == 1);
+  T_EXPECT (failures, memcmp (DORADMA_MAGIC, "DORADMA\0", 8) == 0, "%s", __func__);
+  T_EXPECT (failures, sizeof (DORADMA_MAGIC) == 8, "%s", __func__);
+  T_EXPECT (failures, DORADMA_LAYOUT_VERSION == 1, "%s", __func__);
+  T_EXPECT (failures, DORADMA_HEADER_SIZE == 256, "%s", __func__);
+  T_EXPECT (failures, DORADMA_METADATA_ALIGN == 256, "%s", __func__);
+  T_EXPECT (failures, DORADMA_JSON_MAX == 65536, "%s", __func__);
+  T_EXPECT (failures, DORADMA_IPC_HANDLE_LEN == 64, "%s", __func__);
+  T_EXPECT (failures, DORADMA_DORA_GEN_ODD == 1, "%s", __func__);
   /* In memory (little-endian) the magics read "RDMARCB1" / "RDMACTL1"
    * (layout.h's comments say "DRMA..."; the values are what counts). */
-  t_check (DORADMA_RCB_MAGIC == 0x31424352414d4452ull);
-  t_check (DORADMA_CTL_MAGIC == 0x314c5443414d4452ull);
-  t_check (memcmp (&(uint64_t) {DORADMA_RCB_MAGIC}, "RDMARCB1", 8) == 0);
-  t_check (memcmp (&(uint64_t) {DORADMA_CTL_MAGIC}, "RDMACTL1", 8) == 0);
-  t_check (DORADMA_MAX_SLOTS == 64);
-  t_check (DORADMA_MAX_READERS == 64);
-  t_check (DORADMA_MAX_PLANES == 4);
-  t_check (DORADMA_CAPS_ENTRIES == 4);
-  t_check (DORADMA_CAPS_MAX == 960);
-  t_check (DORADMA_COMPAT_KNOWN == 0);
-  t_check (DORADMA_INCOMPAT_DEVICE_SLOTS == 1);
-  t_check (DORADMA_INCOMPAT_KNOWN == 1);
-  t_check (DORADMA_STATE_LIVE == 1);
-  t_check (DORADMA_STATE_EOS == 2);
-  t_check (DORADMA_STATE_SUPERSEDED == 3);
-  t_check (DORADMA_READER_FREE == 0);
-  t_check (DORADMA_READER_RESERVED == 1);
-  t_check (DORADMA_READER_ACTIVE == 2);
-  t_check (DORADMA_READER_EVICTED == 3);
-  t_check (DORADMA_READER_BACKPRESSURE == 1);
-  t_check (DORADMA_TIME_NONE == UINT64_MAX);
-  t_check (DORADMA_NEWEST_PACK (5, 3) == ((5ull << 8) | 3));
-  t_check (DORADMA_NEWEST_SEQ (DORADMA_NEWEST_PACK (123456789, 63))
-      == 123456789);
-  t_check (DORADMA_NEWEST_SLOT (DORADMA_NEWEST_PACK (123456789, 63)) == 63);
-  t_check (sizeof (((struct doradma_shm_rcb *) 0)->slots)
-      / sizeof (struct doradma_shm_slot) == DORADMA_MAX_SLOTS);
-  t_check (sizeof (((struct doradma_shm_rcb *) 0)->caps)
-      / sizeof (struct doradma_shm_caps) == DORADMA_CAPS_ENTRIES);
-  t_check (sizeof (((struct doradma_shm_ctl *) 0)->readers)
-      / sizeof (struct doradma_shm_reader) == DORADMA_MAX_READERS);
-  t_check (sizeof (((struct doradma_shm_caps *) 0)->caps)
-      == DORADMA_CAPS_MAX);
+  T_EXPECT (failures, DORADMA_RCB_MAGIC == 0x31424352414d4452ull, "%s", __func__);
+  T_EXPECT (failures, DORADMA_CTL_MAGIC == 0x314c5443414d4452ull, "%s", __func__);
+  T_EXPECT (failures, memcmp (&(uint64_t) {DORADMA_RCB_MAGIC}, "RDMARCB1", 8) == 0, "%s", __func__);
+  T_EXPECT (failures, memcmp (&(uint64_t) {DORADMA_CTL_MAGIC}, "RDMACTL1", 8) == 0, "%s", __func__);
+  T_EXPECT (failures, DORADMA_MAX_SLOTS == 64, "%s", __func__);
+  T_EXPECT (failures, DORADMA_MAX_READERS == 64, "%s", __func__);
+  T_EXPECT (failures, DORADMA_MAX_PLANES == 4, "%s", __func__);
+  T_EXPECT (failures, DORADMA_CAPS_ENTRIES == 4, "%s", __func__);
+  T_EXPECT (failures, DORADMA_CAPS_MAX == 960, "%s", __func__);
+  T_EXPECT (failures, DORADMA_COMPAT_KNOWN == 0, "%s", __func__);
+  T_EXPECT (failures, DORADMA_INCOMPAT_DEVICE_SLOTS == 1, "%s", __func__);
+  T_EXPECT (failures, DORADMA_INCOMPAT_KNOWN == 1, "%s", __func__);
+  T_EXPECT (failures, DORADMA_STATE_LIVE == 1, "%s", __func__);
+  T_EXPECT (failures, DORADMA_STATE_EOS == 2, "%s", __func__);
+  T_EXPECT (failures, DORADMA_STATE_SUPERSEDED == 3, "%s", __func__);
+  T_EXPECT (failures, DORADMA_READER_FREE == 0, "%s", __func__);
+  T_EXPECT (failures, DORADMA_READER_RESERVED == 1, "%s", __func__);
+  T_EXPECT (failures, DORADMA_READER_ACTIVE == 2, "%s", __func__);
+  T_EXPECT (failures, DORADMA_READER_EVICTED == 3, "%s", __func__);
+  T_EXPECT (failures, DORADMA_READER_BACKPRESSURE == 1, "%s", __func__);
+  T_EXPECT (failures, DORADMA_TIME_NONE == UINT64_MAX, "%s", __func__);
+  T_EXPECT (failures, DORADMA_NEWEST_PACK (5, 3) == ((5ull << 8) | 3), "%s", __func__);
+  T_EXPECT (failures, DORADMA_NEWEST_SEQ (DORADMA_NEWEST_PACK (123456789, 63))
+      == 123456789, "%s", __func__);
+  T_EXPECT (failures, DORADMA_NEWEST_SLOT (DORADMA_NEWEST_PACK (123456789, 63)) == 63, "%s", __func__);
+  T_EXPECT (failures, sizeof (((struct doradma_shm_rcb *) 0)->slots)
+      / sizeof (struct doradma_shm_slot) == DORADMA_MAX_SLOTS, "%s", __func__);
+  T_EXPECT (failures, sizeof (((struct doradma_shm_rcb *) 0)->caps)
+      / sizeof (struct doradma_shm_caps) == DORADMA_CAPS_ENTRIES, "%s", __func__);
+  T_EXPECT (failures, sizeof (((struct doradma_shm_ctl *) 0)->readers)
+      / sizeof (struct doradma_shm_reader) == DORADMA_MAX_READERS, "%s", __func__);
+  T_EXPECT (failures, sizeof (((struct doradma_shm_caps *) 0)->caps)
+      == DORADMA_CAPS_MAX, "%s", __func__);
 }
 
 static void
@@ -211,7 +218,7 @@ test_docs (const char *path)
 
   if (!g_file_get_contents (path, &text, NULL, NULL)) {
     fprintf (stderr, "cannot read %s\n", path);
-    t_failures++;
+    failures++;
     return;
   }
   lines = g_strsplit (text, "\n", -1);
@@ -239,14 +246,14 @@ test_docs (const char *path)
     if (f == NULL) {
       fprintf (stderr, "%s: %s.%s is documented but not in layout.h\n", path,
           type, cols[4]);
-      t_failures++;
+      failures++;
     } else {
       f->seen = 1;
       if (f->offset != off || f->size != size) {
         fprintf (stderr, "%s: %s.%s documented at 0x%zx size %zu, layout.h "
             "has 0x%zx size %zu\n", path, type, f->name, off, size,
             f->offset, f->size);
-        t_failures++;
+        failures++;
       }
     }
     g_strfreev (cols);
@@ -255,9 +262,9 @@ test_docs (const char *path)
     if (!fields[i].seen) {
       fprintf (stderr, "%s: %s.%s is not documented\n", path, fields[i].type,
           fields[i].name);
-      t_failures++;
+      failures++;
     }
-  t_check (rows == G_N_ELEMENTS (fields));
+  T_EXPECT (failures, rows == G_N_ELEMENTS (fields), "%s", __func__);
   g_strfreev (lines);
   g_free (text);
 }
@@ -266,9 +273,11 @@ int
 main (int argc, char **argv)
 {
   test_code ();
-  if (argc > 1)
-    test_docs (argv[1]);
-  else
-    printf ("no docs/format.md path given: only the code was checked\n");
-  return t_result ();
+  if (argc != 2) {
+    /* The documentation is half of the specification: never skip it. */
+    fprintf (stderr, "usage: layout docs/format.md (meson passes the path)\n");
+    return T_EXIT_FAIL;
+  }
+  test_docs (argv[1]);
+  return failures ? T_EXIT_FAIL : T_EXIT_PASS;
 }

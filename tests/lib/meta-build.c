@@ -9,6 +9,9 @@
 
 #include "image-helper.h"
 
+/* Failed checks (T_EXPECT*); main exits 1 if any. */
+static int failures;
+
 static void
 desc_default (struct doradma_segment_desc *d)
 {
@@ -35,26 +38,28 @@ test_exact_text (void)
 
   desc_default (&d);
   json = meta_build (&d, &len);
-  t_check (json != NULL);
+  T_EXPECT (failures, json != NULL, "%s", __func__);
   if (!json)
     return;
-  t_check (len == 4096 - 256);
-  t_check (strlen (json) == len);
-  t_check (strncmp (json, want, strlen (want)) == 0);
+  T_EXPECT (failures, len == 4096 - 256, "%s", __func__);
+  T_EXPECT (failures, strlen (json) == len, "%s", __func__);
+  T_EXPECT (failures, strncmp (json, want, strlen (want)) == 0, "%s", __func__);
   for (i = strlen (want); i < len; i++)
-    if (!t_check (json[i] == ' '))
+    if (json[i] != ' ') {
+      T_EXPECT (failures, json[i] == ' ', "padding byte %zu is 0x%02x", i,
+          (unsigned) (unsigned char) json[i]);
       break;
+    }
   /* dora's writer rule holds. */
-  t_check (256 + (len + 255) / 256 * 256 == 4096);
+  T_EXPECT (failures, 256 + (len + 255) / 256 * 256 == 4096, "%s", __func__);
 
   memset (&back, 0, sizeof (back));
-  t_expect ("read back", meta_parse (json, len, &back, &diag), 0, &diag,
-      NULL);
-  t_check (back.slot_count == 2 && back.slot_stride == 4096);
-  t_check (back.slots_offset == 4096 && back.rcb_offset == 12288);
-  t_check (back.page_size == 4096);
-  t_check (strcmp (back.transport, "shmem") == 0);
-  t_check (strcmp (back.caps, "video/x-raw") == 0);
+  T_EXPECT_DIAG (failures, meta_parse (json, len, &back, &diag), 0, &diag, NULL, "read back");
+  T_EXPECT (failures, back.slot_count == 2 && back.slot_stride == 4096, "%s", __func__);
+  T_EXPECT (failures, back.slots_offset == 4096 && back.rcb_offset == 12288, "%s", __func__);
+  T_EXPECT (failures, back.page_size == 4096, "%s", __func__);
+  T_EXPECT (failures, strcmp (back.transport, "shmem") == 0, "%s", __func__);
+  T_EXPECT (failures, strcmp (back.caps, "video/x-raw") == 0, "%s", __func__);
   g_free (json);
 }
 
@@ -68,30 +73,30 @@ test_transports (void)
   desc_default (&d);
   g_strlcpy (d.transport, "unified", sizeof (d.transport));
   json = meta_build (&d, &len);
-  t_check (json && strstr (json, "\"pinned_type\":\"cuda\",\"transport\":"
-          "\"unified\"") != NULL);
+  T_EXPECT (failures, json && strstr (json, "\"pinned_type\":\"cuda\",\"transport\":"
+          "\"unified\"") != NULL, "%s", __func__);
   g_free (json);
 
   /* ipc: no slot area in the object; size still describes the slots. */
   g_strlcpy (d.transport, "ipc", sizeof (d.transport));
   d.ipc = 1;
   json = meta_build (&d, &len);
-  t_check (json && strstr (json, "\"size\":8192") != NULL);
-  t_check (json && strstr (json, "\"pinned_type\":\"cuda\",\"transport\":"
-          "\"ipc\"") != NULL);
-  t_check (json && strstr (json, "\"slots_offset\":4096,\"rcb_offset\":4096")
-      != NULL);
+  T_EXPECT (failures, json && strstr (json, "\"size\":8192") != NULL, "%s", __func__);
+  T_EXPECT (failures, json && strstr (json, "\"pinned_type\":\"cuda\",\"transport\":"
+          "\"ipc\"") != NULL, "%s", __func__);
+  T_EXPECT (failures, json && strstr (json, "\"slots_offset\":4096,\"rcb_offset\":4096")
+      != NULL, "%s", __func__);
   g_free (json);
 
   /* ipc transport without device slots, and the reverse. */
   d.ipc = 0;
-  t_check (meta_build (&d, &len) == NULL);
+  T_EXPECT (failures, meta_build (&d, &len) == NULL, "%s", __func__);
   g_strlcpy (d.transport, "shmem", sizeof (d.transport));
   d.ipc = 1;
-  t_check (meta_build (&d, &len) == NULL);
+  T_EXPECT (failures, meta_build (&d, &len) == NULL, "%s", __func__);
   g_strlcpy (d.transport, "rdma", sizeof (d.transport));
   d.ipc = 0;
-  t_check (meta_build (&d, &len) == NULL);
+  T_EXPECT (failures, meta_build (&d, &len) == NULL, "%s", __func__);
 }
 
 static void
@@ -102,21 +107,21 @@ test_refusals (void)
 
   desc_default (&d);
   d.slot_count = 0;
-  t_check (meta_build (&d, &len) == NULL);
+  T_EXPECT (failures, meta_build (&d, &len) == NULL, "%s", __func__);
   d.slot_count = 65;
-  t_check (meta_build (&d, &len) == NULL);
+  T_EXPECT (failures, meta_build (&d, &len) == NULL, "%s", __func__);
   desc_default (&d);
   d.slot_stride = 6144;
-  t_check (meta_build (&d, &len) == NULL);
+  T_EXPECT (failures, meta_build (&d, &len) == NULL, "%s", __func__);
   desc_default (&d);
   d.page_size = 4097;
-  t_check (meta_build (&d, &len) == NULL);
+  T_EXPECT (failures, meta_build (&d, &len) == NULL, "%s", __func__);
   desc_default (&d);
   g_strlcpy (d.caps, "video/x-raw(memory:NVMM)", sizeof (d.caps));
-  t_check (meta_build (&d, &len) == NULL);
+  T_EXPECT (failures, meta_build (&d, &len) == NULL, "%s", __func__);
   desc_default (&d);
   d.slot_stride = UINT64_MAX & ~4095ull;
-  t_check (meta_build (&d, &len) == NULL);
+  T_EXPECT (failures, meta_build (&d, &len) == NULL, "%s", __func__);
 }
 
 /* The caller's layout: padded up to slots_offset, or to the next page when
@@ -132,13 +137,13 @@ test_explicit_offsets (void)
   d.slots_offset = 3 * 4096;
   d.rcb_offset = 5 * 4096;
   json = meta_build (&d, &len);
-  t_check (json && len == 3 * 4096 - 256);
-  t_check (json && strstr (json, "\"slots_offset\":12288,\"rcb_offset\":20480")
-      != NULL);
+  T_EXPECT (failures, json && len == 3 * 4096 - 256, "%s", __func__);
+  T_EXPECT (failures, json && strstr (json, "\"slots_offset\":12288,\"rcb_offset\":20480")
+      != NULL, "%s", __func__);
   g_free (json);
 
   d.slots_offset = 4096 + 1;
-  t_check (meta_build (&d, &len) == NULL);
+  T_EXPECT (failures, meta_build (&d, &len) == NULL, "%s", __func__);
 
   /* Long caps push the text past the first page. */
   {
@@ -152,7 +157,7 @@ test_explicit_offsets (void)
     g_strlcpy (d.caps, caps->str, sizeof (d.caps));
     g_string_free (caps, TRUE);
     json = meta_build (&d, &len);
-    t_check (json != NULL);
+    T_EXPECT (failures, json != NULL, "%s", __func__);
     g_free (json);
   }
 }
@@ -169,14 +174,13 @@ test_large_numbers_fixed_point (void)
   d.slot_count = 64;
   d.slot_stride = 1ull << 40;
   json = meta_build (&d, &len);
-  t_check (json != NULL);
+  T_EXPECT (failures, json != NULL, "%s", __func__);
   if (!json)
     return;
   memset (&back, 0, sizeof (back));
-  t_expect ("large read back", meta_parse (json, len, &back, &diag), 0,
-      &diag, NULL);
-  t_check (back.slots_offset == 256 + len);
-  t_check (back.rcb_offset == back.slots_offset + 64 * (1ull << 40));
+  T_EXPECT_DIAG (failures, meta_parse (json, len, &back, &diag), 0, &diag, NULL, "large read back");
+  T_EXPECT (failures, back.slots_offset == 256 + len, "%s", __func__);
+  T_EXPECT (failures, back.rcb_offset == back.slots_offset + 64 * (1ull << 40), "%s", __func__);
   g_free (json);
 }
 
@@ -188,5 +192,5 @@ main (void)
   test_refusals ();
   test_explicit_offsets ();
   test_large_numbers_fixed_point ();
-  return t_result ();
+  return failures ? T_EXIT_FAIL : T_EXIT_PASS;
 }

@@ -8,14 +8,16 @@
 
 #include "image-helper.h"
 
+/* Failed checks (T_EXPECT*); main exits 1 if any. */
+static int failures;
+
 static void
 expect_caps (const char *caps, int want, const char *field)
 {
   struct doradma_diag diag;
 
   memset (&diag, 0, sizeof (diag));
-  t_expect (caps, caps_string_validate (caps, strlen (caps) + 1, &diag), want,
-      &diag, field);
+  T_EXPECT_DIAG (failures, caps_string_validate (caps, strlen (caps) + 1, &diag), want, &diag, field, caps);
 }
 
 int
@@ -52,18 +54,17 @@ main (void)
   expect_caps ("video/x-raw, a=\x7f", -EBADMSG, "caps");
 
   /* No NUL within the buffer. */
-  t_expect ("no NUL within len", caps_string_validate ("video/x-raw", 11,
-          &diag), -EBADMSG, &diag, "caps");
-  t_expect ("len 0", caps_string_validate ("", 0, &diag), -EBADMSG, &diag,
-      "caps");
+  T_EXPECT_DIAG (failures, caps_string_validate ("video/x-raw", 11,
+          &diag), -EBADMSG, &diag, "caps", "no NUL within len");
+  T_EXPECT_DIAG (failures, caps_string_validate ("", 0, &diag), -EBADMSG, &diag, "caps", "len 0");
   /* No NUL within DORADMA_CAPS_MAX, in a larger buffer. */
   memset (big, 'a', sizeof (big));
   memcpy (big, "video/x-raw, a=", 15);
   big[DORADMA_CAPS_MAX] = '\0';
-  t_expect ("NUL at byte 960", caps_string_validate (big, sizeof (big),
-          &diag), -EBADMSG, &diag, "caps");
+  T_EXPECT_DIAG (failures, caps_string_validate (big, sizeof (big),
+          &diag), -EBADMSG, &diag, "caps", "NUL at byte 960");
   big[DORADMA_CAPS_MAX - 1] = '\0';
-  t_expect ("NUL at byte 959", caps_string_validate (big, sizeof (big),
-          &diag), 0, &diag, NULL);
-  return t_result ();
+  T_EXPECT_DIAG (failures, caps_string_validate (big, sizeof (big),
+          &diag), 0, &diag, NULL, "NUL at byte 959");
+  return failures ? T_EXIT_FAIL : T_EXIT_PASS;
 }

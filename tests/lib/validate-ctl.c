@@ -8,6 +8,9 @@
 
 #include "image-helper.h"
 
+/* Failed checks (T_EXPECT*); main exits 1 if any. */
+static int failures;
+
 int
 main (void)
 {
@@ -19,34 +22,29 @@ main (void)
 
   img = image_build_ctl (token, 4, &len);
   ctl = (struct doradma_shm_ctl *) img;
-  t_check (len == 0x2100);
-  t_expect ("valid ctl", doradma_ctl_validate (img, len, token, &diag), 0,
-      &diag, NULL);
+  T_EXPECT (failures, len == 0x2100, "%s", __func__);
+  T_EXPECT_DIAG (failures, doradma_ctl_validate (img, len, token, &diag), 0, &diag, NULL, "valid ctl");
   /* Reader-written words are not part of the identity. */
   ctl->notify = 0xffffffff;
   ctl->readers[3].state = 99;
-  t_expect ("reader words ignored", doradma_ctl_validate (img, len, token,
-          &diag), 0, &diag, NULL);
+  T_EXPECT_DIAG (failures, doradma_ctl_validate (img, len, token,
+          &diag), 0, &diag, NULL, "reader words ignored");
 
-  t_expect ("empty", doradma_ctl_validate (img, 0, token, &diag), -EBADMSG,
-      &diag, "ctl.size");
+  T_EXPECT_DIAG (failures, doradma_ctl_validate (img, 0, token, &diag), -EBADMSG, &diag, "ctl.size", "empty");
   cut = g_memdup2 (img, len - 1);
-  t_expect ("one byte short", doradma_ctl_validate (cut, len - 1, token,
-          &diag), -EBADMSG, &diag, "ctl.size");
+  T_EXPECT_DIAG (failures, doradma_ctl_validate (cut, len - 1, token,
+          &diag), -EBADMSG, &diag, "ctl.size", "one byte short");
   g_free (cut);
 
   ctl->magic = DORADMA_RCB_MAGIC;
-  t_expect ("magic", doradma_ctl_validate (img, len, token, &diag), -EBADMSG,
-      &diag, "ctl.magic");
+  T_EXPECT_DIAG (failures, doradma_ctl_validate (img, len, token, &diag), -EBADMSG, &diag, "ctl.magic", "magic");
   ctl->magic = DORADMA_CTL_MAGIC;
   ctl->layout_version = 2;
-  t_expect ("layout version 2", doradma_ctl_validate (img, len, token, &diag),
-      -EPROTONOSUPPORT, &diag, "ctl.layout_version");
+  T_EXPECT_DIAG (failures, doradma_ctl_validate (img, len, token, &diag), -EPROTONOSUPPORT, &diag, "ctl.layout_version", "layout version 2");
   ctl->layout_version = DORADMA_LAYOUT_VERSION;
-  t_expect ("another segment's ctl", doradma_ctl_validate (img, len,
-          token + 1, &diag), -EBADMSG, &diag, "ctl.token");
-  t_expect ("ctl_parse agrees", ctl_parse (img, len, token, &diag), 0, &diag,
-      NULL);
+  T_EXPECT_DIAG (failures, doradma_ctl_validate (img, len,
+          token + 1, &diag), -EBADMSG, &diag, "ctl.token", "another segment's ctl");
+  T_EXPECT_DIAG (failures, ctl_parse (img, len, token, &diag), 0, &diag, NULL, "ctl_parse agrees");
   g_free (img);
-  return t_result ();
+  return failures ? T_EXIT_FAIL : T_EXIT_PASS;
 }

@@ -10,6 +10,9 @@
 
 #include "image-helper.h"
 
+/* Failed checks (T_EXPECT*); main exits 1 if any. */
+static int failures;
+
 static void
 test_valid_image_accepted (void)
 {
@@ -19,24 +22,23 @@ test_valid_image_accepted (void)
 
   image_build_default (&img);
   memset (&desc, 0, sizeof (desc));
-  t_expect ("valid image", segment_parse (img.data, img.len, &desc, &diag), 0,
-      &diag, NULL);
-  t_check (desc.json_len == img.json_len);
-  t_check (desc.data_offset == 4096);
-  t_check (desc.ipc == 0);
-  t_check (desc.page_size == 4096);
-  t_check (desc.slot_count == 2);
-  t_check (desc.slot_stride == 4096);
-  t_check (desc.slots_offset == 4096);
-  t_check (desc.rcb_offset == 4096 + 2 * 4096);
-  t_check (desc.ctl_token == img.ctl_token);
-  t_check (desc.writer_pid == 4242);
-  t_check (desc.map_size == img.len);
-  t_check (strcmp (desc.transport, "shmem") == 0);
-  t_check (strcmp (desc.caps, IMAGE_DEFAULT_CAPS) == 0);
+  T_EXPECT_DIAG (failures, segment_parse (img.data, img.len, &desc, &diag), 0, &diag, NULL, "valid image");
+  T_EXPECT (failures, desc.json_len == img.json_len, "%s", __func__);
+  T_EXPECT (failures, desc.data_offset == 4096, "%s", __func__);
+  T_EXPECT (failures, desc.ipc == 0, "%s", __func__);
+  T_EXPECT (failures, desc.page_size == 4096, "%s", __func__);
+  T_EXPECT (failures, desc.slot_count == 2, "%s", __func__);
+  T_EXPECT (failures, desc.slot_stride == 4096, "%s", __func__);
+  T_EXPECT (failures, desc.slots_offset == 4096, "%s", __func__);
+  T_EXPECT (failures, desc.rcb_offset == 4096 + 2 * 4096, "%s", __func__);
+  T_EXPECT (failures, desc.ctl_token == img.ctl_token, "%s", __func__);
+  T_EXPECT (failures, desc.writer_pid == 4242, "%s", __func__);
+  T_EXPECT (failures, desc.map_size == img.len, "%s", __func__);
+  T_EXPECT (failures, strcmp (desc.transport, "shmem") == 0, "%s", __func__);
+  T_EXPECT (failures, strcmp (desc.caps, IMAGE_DEFAULT_CAPS) == 0, "%s", __func__);
   /* The public wrapper agrees. */
-  t_expect ("public wrapper", doradma_segment_validate (img.data, img.len,
-          NULL), 0, NULL, NULL);
+  T_EXPECT_DIAG (failures, doradma_segment_validate (img.data, img.len,
+          NULL), 0, NULL, NULL, "public wrapper");
   image_free (&img);
 }
 
@@ -54,8 +56,7 @@ test_truncated_header_every_length (void)
     char what[64];
 
     snprintf (what, sizeof (what), "object of %zu bytes", n);
-    t_expect (what, doradma_segment_validate (cut, n, &diag), -EBADMSG,
-        &diag, "object.size");
+    T_EXPECT_DIAG (failures, doradma_segment_validate (cut, n, &diag), -EBADMSG, &diag, "object.size", what);
     g_free (cut);
   }
   image_free (&img);
@@ -74,23 +75,23 @@ test_truncated_object (void)
 
   /* Cut one byte before the end of the RCB: the RCB is past the mapping. */
   cut = g_memdup2 (img.data, rcb_end - 1);
-  t_expect ("cut before the RCB end", doradma_segment_validate (cut,
-          rcb_end - 1, &diag), -EBADMSG, &diag, "rcb");
+  T_EXPECT_DIAG (failures, doradma_segment_validate (cut,
+          rcb_end - 1, &diag), -EBADMSG, &diag, "rcb", "cut before the RCB end");
   g_free (cut);
   /* Cut right at the RCB. */
   cut = g_memdup2 (img.data, img.rcb_offset);
-  t_expect ("cut at the RCB", doradma_segment_validate (cut, img.rcb_offset,
-          &diag), -EBADMSG, &diag, "rcb");
+  T_EXPECT_DIAG (failures, doradma_segment_validate (cut, img.rcb_offset,
+          &diag), -EBADMSG, &diag, "rcb", "cut at the RCB");
   g_free (cut);
   /* Cut inside the JSON: data_offset is past the end. */
   cut = g_memdup2 (img.data, 1000);
-  t_expect ("cut inside the JSON", doradma_segment_validate (cut, 1000,
-          &diag), -EBADMSG, &diag, "header.data_offset");
+  T_EXPECT_DIAG (failures, doradma_segment_validate (cut, 1000,
+          &diag), -EBADMSG, &diag, "header.data_offset", "cut inside the JSON");
   g_free (cut);
   /* Exactly up to the RCB end (not page rounded) is enough. */
   cut = g_memdup2 (img.data, rcb_end);
-  t_expect ("object ends with the RCB", doradma_segment_validate (cut,
-          rcb_end, &diag), 0, &diag, NULL);
+  T_EXPECT_DIAG (failures, doradma_segment_validate (cut,
+          rcb_end, &diag), 0, &diag, NULL, "object ends with the RCB");
   g_free (cut);
   image_free (&img);
 }
@@ -102,10 +103,10 @@ test_magic (void)
 
   image_build_default (&img);
   img.data[0] = 'X';
-  t_expect_image ("magic XORADMA", &img, -EBADMSG, "header.magic");
+  T_EXPECT_IMAGE (failures, &img, -EBADMSG, "header.magic", "magic XORADMA");
   img.data[0] = 'D';
   img.data[7] = '!';
-  t_expect_image ("magic without NUL", &img, -EBADMSG, "header.magic");
+  T_EXPECT_IMAGE (failures, &img, -EBADMSG, "header.magic", "magic without NUL");
   image_free (&img);
 }
 
@@ -116,21 +117,18 @@ test_json_len (void)
 
   image_build_default (&img);
   image_header (&img)->json_len = DORADMA_JSON_MAX + 1;
-  t_expect_image ("json_len over the cap", &img, -EBADMSG, "header.json_len");
+  T_EXPECT_IMAGE (failures, &img, -EBADMSG, "header.json_len", "json_len over the cap");
   image_header (&img)->json_len = UINT64_MAX;
-  t_expect_image ("json_len u64 max (256 + json_len overflows)", &img,
-      -EBADMSG, "header.json_len");
+  T_EXPECT_IMAGE (failures, &img, -EBADMSG, "header.json_len", "json_len u64 max (256 + json_len overflows)");
   image_header (&img)->json_len = UINT64_MAX - 255;
-  t_expect_image ("json_len wrapping 256 + json_len to 0", &img, -EBADMSG,
-      "header.json_len");
+  T_EXPECT_IMAGE (failures, &img, -EBADMSG, "header.json_len", "json_len wrapping 256 + json_len to 0");
   image_header (&img)->json_len = img.data_offset - 256 + 1;
-  t_expect_image ("json_len past data_offset", &img, -EBADMSG,
-      "header.json_len");
+  T_EXPECT_IMAGE (failures, &img, -EBADMSG, "header.json_len", "json_len past data_offset");
   image_header (&img)->json_len = 0;
-  t_expect_image ("json_len 0", &img, -EBADMSG, "json");
+  T_EXPECT_IMAGE (failures, &img, -EBADMSG, "json", "json_len 0");
   /* A shorter json_len cuts the JSON: it no longer parses. */
   image_header (&img)->json_len = 40;
-  t_expect_image ("json_len cutting the JSON", &img, -EBADMSG, "json");
+  T_EXPECT_IMAGE (failures, &img, -EBADMSG, "json", "json_len cutting the JSON");
   image_free (&img);
 }
 
@@ -143,23 +141,19 @@ test_data_offset (void)
   image_build_default (&img);
   h = image_header (&img);
   h->data_offset = 0;
-  t_expect_image ("data_offset 0", &img, -EBADMSG, "header.data_offset");
+  T_EXPECT_IMAGE (failures, &img, -EBADMSG, "header.data_offset", "data_offset 0");
   h->data_offset = 255;
-  t_expect_image ("data_offset inside the header", &img, -EBADMSG,
-      "header.data_offset");
+  T_EXPECT_IMAGE (failures, &img, -EBADMSG, "header.data_offset", "data_offset inside the header");
   h->data_offset = img.len + 1;
-  t_expect_image ("data_offset past the end", &img, -EBADMSG,
-      "header.data_offset");
+  T_EXPECT_IMAGE (failures, &img, -EBADMSG, "header.data_offset", "data_offset past the end");
   h->data_offset = UINT64_MAX;
-  t_expect_image ("data_offset u64 max", &img, -EBADMSG, "header.data_offset");
+  T_EXPECT_IMAGE (failures, &img, -EBADMSG, "header.data_offset", "data_offset u64 max");
   /* Not a page multiple (the JSON still fits before it). */
   h->data_offset = img.data_offset + 256;
-  t_expect_image ("data_offset not a page multiple", &img, -EBADMSG,
-      "header.data_offset");
+  T_EXPECT_IMAGE (failures, &img, -EBADMSG, "header.data_offset", "data_offset not a page multiple");
   /* A page multiple that is not where the slots are. */
   h->data_offset = img.data_offset + 4096;
-  t_expect_image ("data_offset != rcb.slots_offset", &img, -EBADMSG,
-      "rcb.slots_offset");
+  T_EXPECT_IMAGE (failures, &img, -EBADMSG, "rcb.slots_offset", "data_offset != rcb.slots_offset");
   image_free (&img);
 }
 
@@ -170,12 +164,11 @@ test_ipc_flag (void)
 
   image_build_default (&img);
   image_header (&img)->ipc_flag = 2;
-  t_expect_image ("ipc_flag 2", &img, -EBADMSG, "header.ipc_flag");
+  T_EXPECT_IMAGE (failures, &img, -EBADMSG, "header.ipc_flag", "ipc_flag 2");
   image_header (&img)->ipc_flag = UINT64_MAX;
-  t_expect_image ("ipc_flag u64 max", &img, -EBADMSG, "header.ipc_flag");
+  T_EXPECT_IMAGE (failures, &img, -EBADMSG, "header.ipc_flag", "ipc_flag u64 max");
   image_header (&img)->ipc_flag = 1;
-  t_expect_image ("ipc_flag 1 with transport shmem", &img, -EBADMSG,
-      "json.transport");
+  T_EXPECT_IMAGE (failures, &img, -EBADMSG, "json.transport", "ipc_flag 1 with transport shmem");
   image_free (&img);
 }
 
@@ -186,11 +179,11 @@ test_dora_gen_must_be_odd (void)
 
   image_build_default (&img);
   image_header (&img)->dora_gen = 0;
-  t_expect_image ("dora_gen 0", &img, -EBADMSG, "header.dora_gen");
+  T_EXPECT_IMAGE (failures, &img, -EBADMSG, "header.dora_gen", "dora_gen 0");
   image_header (&img)->dora_gen = 2;
-  t_expect_image ("dora_gen 2", &img, -EBADMSG, "header.dora_gen");
+  T_EXPECT_IMAGE (failures, &img, -EBADMSG, "header.dora_gen", "dora_gen 2");
   image_header (&img)->dora_gen = 12345;
-  t_expect_image ("dora_gen any odd value", &img, 0, NULL);
+  T_EXPECT_IMAGE (failures, &img, 0, NULL, "dora_gen any odd value");
   image_free (&img);
 }
 
@@ -211,24 +204,22 @@ test_python_dora_pool_is_not_a_ring (void)
   uint8_t *seg = g_malloc0 (len);
   struct doradma_diag diag;
 
-  t_check (strlen (json) == 73);
+  T_EXPECT (failures, strlen (json) == 73, "%s", __func__);
   memcpy (seg, head, sizeof (head));
   seg[96] = 2;
   memcpy (seg + 256, json, 73);
-  t_expect ("python dora pool", doradma_segment_validate (seg, len, &diag),
-      -EBADMSG, &diag, "json.doradma");
-  t_check (strstr (diag.msg, "not a doradma ring") != NULL);
+  T_EXPECT_DIAG (failures, doradma_segment_validate (seg, len, &diag), -EBADMSG, &diag, "json.doradma", "python dora pool");
+  T_EXPECT (failures, strstr (diag.msg, "not a doradma ring") != NULL, "%s", __func__);
 
   /* The C++ shmem pool of the example (compact JSON, json_len 88, gen 0). */
   memset (seg, 0, len);
   json = "{\"size\":16384,\"dtype\":\"uint8\",\"shape\":[16,1024],"
       "\"pinned_type\":\"cpu\",\"transport\":\"shmem\"}";
-  t_check (strlen (json) == 88);
+  T_EXPECT (failures, strlen (json) == 88, "%s", __func__);
   memcpy (seg, head, sizeof (head));
   seg[8] = 88;
   memcpy (seg + 256, json, 88);
-  t_expect ("C++ dora pool", doradma_segment_validate (seg, len, &diag),
-      -EBADMSG, &diag, "json.doradma");
+  T_EXPECT_DIAG (failures, doradma_segment_validate (seg, len, &diag), -EBADMSG, &diag, "json.doradma", "C++ dora pool");
   g_free (seg);
 }
 
@@ -244,5 +235,5 @@ main (void)
   test_ipc_flag ();
   test_dora_gen_must_be_odd ();
   test_python_dora_pool_is_not_a_ring ();
-  return t_result ();
+  return failures ? T_EXIT_FAIL : T_EXIT_PASS;
 }

@@ -1,7 +1,8 @@
 /* Description: the metadata JSON at byte 256: dora's key type rules
  * (doradma-spec §6, items 10-18), the "doradma" object's members and types,
  * the caps it carries, and hostile text (invalid UTF-8, NUL, nesting,
- * numbers json-glib would wrap). Each case mutates one thing in a valid
+ * numbers json-glib would wrap, and everything beyond strict RFC 8259 that
+ * json-glib accepts: comments, single quotes, hex, identifiers). Each case mutates one thing in a valid
  * image built as the writer builds it. */
 #include <errno.h>
 #include <string.h>
@@ -9,6 +10,9 @@
 #include <glib.h>
 
 #include "image-helper.h"
+
+/* Failed checks (T_EXPECT*); main exits 1 if any. */
+static int failures;
 
 struct json_case {
   const char *what;
@@ -115,6 +119,32 @@ static const struct json_case cases[] = {
       "\"size\":18446744073709551615", -EBADMSG, "json"},
   {"19-digit size over i64", "\"size\":8192", "\"size\":9999999999999999999",
       -EBADMSG, "json.size"},
+  /* Strict RFC 8259 before json-glib, which accepts more (review #2, #20). */
+  {"C comment", "\"size\":8192", "/* c */\"size\":8192", -EBADMSG, "json"},
+  {"line comment", "\"size\":8192", "// c\n\"size\":8192", -EBADMSG, "json"},
+  {"comment hiding a quote", "\"size\":8192", "/*\"*/\"size\":8192", -EBADMSG,
+      "json"},
+  {"single-quoted key", "\"dtype\":", "'dtype':", -EBADMSG, "json"},
+  {"single-quoted value", "\"dtype\":\"uint8\"", "\"dtype\":'uint8'",
+      -EBADMSG, "json"},
+  {"hex number", "\"size\":8192", "\"size\":0x2000", -EBADMSG, "json"},
+  {"hex number, 20 hex digits", "\"size\":8192",
+      "\"x\":0xffffffffffffffffffff,\"size\":8192", -EBADMSG, "json"},
+  {"leading zero", "\"size\":8192", "\"size\":08192", -EBADMSG, "json"},
+  {"bare identifier", "\"size\":8192", "\"x\":Infinity,\"size\":8192",
+      -EBADMSG, "json"},
+  {"identifier after a literal", "\"size\":8192", "\"x\":truex,\"size\":8192",
+      -EBADMSG, "json"},
+  {"bad escape", "\"dtype\":\"uint8\"", "\"dtype\":\"ui\\x38\"", -EBADMSG,
+      "json"},
+  {"raw control character in a string", "\"dtype\":\"uint8\"",
+      "\"dtype\":\"ui\tnt8\"", -EBADMSG, "json"},
+  {"mismatched brackets", "\"shape\":[2,4096]", "\"shape\":[2,4096}",
+      -EBADMSG, "json"},
+  {"literals and exponents are fine", "\"size\":",
+      "\"t\":[true,false,null,-1.5e+3,0.25,1E2],\"size\":", 0, NULL},
+  {"escapes are fine", "\"size\":", "\"e\":\"\\\"\\\\\\/\\b\\u00e9\",\"size\":", 0,
+      NULL},
 };
 
 static void
@@ -127,7 +157,7 @@ test_table (void)
 
     image_build_default (&img);
     image_replace_json (&img, cases[i].from, cases[i].to);
-    t_expect_image (cases[i].what, &img, cases[i].err, cases[i].field);
+    T_EXPECT_IMAGE (failures, &img, cases[i].err, cases[i].field, cases[i].what);
     image_free (&img);
   }
 }
@@ -146,7 +176,7 @@ test_keys_in_any_order_and_whitespace (void)
       "\"shape\": [2, 4096], \"dtype\": \"uint8\", \"size\": 8192 }\n",
       IMAGE_DEFAULT_CAPS);
   image_set_json (&img, json);
-  t_expect_image ("keys reordered, whitespace", &img, 0, NULL);
+  T_EXPECT_IMAGE (failures, &img, 0, NULL, "keys reordered, whitespace");
   g_free (json);
   image_free (&img);
 }
@@ -162,13 +192,13 @@ test_hostile_bytes (void)
   image_build_default (&img);
   json = img.data + DORADMA_HEADER_SIZE;
   json[0] = 0xff;
-  t_expect_image ("invalid UTF-8 (byte 256 = 0xff)", &img, -EBADMSG, "json");
+  T_EXPECT_IMAGE (failures, &img, -EBADMSG, "json", "invalid UTF-8 (byte 256 = 0xff)");
   image_free (&img);
 
   image_build_default (&img);
   json = img.data + DORADMA_HEADER_SIZE;
   json[img.json_len - 1] = '\0';
-  t_expect_image ("NUL byte in the padding", &img, -EBADMSG, "json");
+  T_EXPECT_IMAGE (failures, &img, -EBADMSG, "json", "NUL byte in the padding");
   image_free (&img);
 
   /* A nesting bomb would recurse json-glib's parser off the stack. */
@@ -180,14 +210,14 @@ test_hostile_bytes (void)
     g_string_append_c (deep, ']');
   g_string_append (deep, ",\"size\":");
   image_replace_json (&img, "\"size\":", deep->str);
-  t_expect_image ("nesting 1000 deep", &img, -EBADMSG, "json");
+  T_EXPECT_IMAGE (failures, &img, -EBADMSG, "json", "nesting 1000 deep");
   g_string_free (deep, TRUE);
   image_free (&img);
 
   /* Moderate nesting in extra keys is fine. */
   image_build_default (&img);
   image_replace_json (&img, "\"size\":", "\"n\":[[[[[[[[{}]]]]]]]],\"size\":");
-  t_expect_image ("nesting 9 deep", &img, 0, NULL);
+  T_EXPECT_IMAGE (failures, &img, 0, NULL, "nesting 9 deep");
   image_free (&img);
 }
 
@@ -203,8 +233,7 @@ test_caps_too_long (void)
     g_string_append_c (caps, 'a');
   to = g_strdup (caps->str);
   image_replace_json (&img, "\"caps\":\"video/x-raw", to);
-  t_expect_image ("caps of 960 bytes or more", &img, -EBADMSG,
-      "json.doradma.caps");
+  T_EXPECT_IMAGE (failures, &img, -EBADMSG, "json.doradma.caps", "caps of 960 bytes or more");
   g_free (to);
   g_string_free (caps, TRUE);
   image_free (&img);
@@ -218,8 +247,8 @@ test_meta_parse_caps_len (void)
   struct doradma_diag diag;
 
   memset (&desc, 0, sizeof (desc));
-  t_expect ("meta_parse over the cap", meta_parse ("{}", DORADMA_JSON_MAX + 1,
-          &desc, &diag), -EBADMSG, &diag, "header.json_len");
+  T_EXPECT_DIAG (failures, meta_parse ("{}", DORADMA_JSON_MAX + 1,
+          &desc, &diag), -EBADMSG, &diag, "header.json_len", "meta_parse over the cap");
 }
 
 int
@@ -230,5 +259,5 @@ main (void)
   test_hostile_bytes ();
   test_caps_too_long ();
   test_meta_parse_caps_len ();
-  return t_result ();
+  return failures ? T_EXIT_FAIL : T_EXIT_PASS;
 }

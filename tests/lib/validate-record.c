@@ -7,6 +7,9 @@
 
 #include "image-helper.h"
 
+/* Failed checks (T_EXPECT*); main exits 1 if any. */
+static int failures;
+
 static struct doradma_segment_desc desc;
 
 static void
@@ -17,8 +20,7 @@ expect_rec (const char *what, const struct doradma_shm_slot *rec, int want,
   struct doradma_frame_info info;
 
   memset (&diag, 0, sizeof (diag));
-  t_expect (what, slot_record_validate (rec, &desc, &info, &diag), want,
-      &diag, field);
+  T_EXPECT_DIAG (failures, slot_record_validate (rec, &desc, &info, &diag), want, &diag, field, what);
 }
 
 static void
@@ -33,21 +35,20 @@ test_valid (void)
   rec.n_planes = 3;
   rec.planes[3] = (struct doradma_shm_plane) {UINT64_MAX, 0, 0, 99, 7};
   memset (&info, 0xee, sizeof (info));
-  t_expect ("valid I420", slot_record_validate (&rec, &desc, &info, &diag), 0,
-      &diag, NULL);
-  t_check (info.seq == 7);
-  t_check (info.n_planes == 3);
-  t_check (info.width == 64 && info.height == 48);
-  t_check (info.planes[1].offset == 3072 && info.planes[1].stride == 32);
-  t_check (info.planes[2].rows == 24 && info.planes[2].row_bytes == 32);
-  t_check (info.planes[3].offset == 0 && info.planes[3].row_bytes == 0);
-  t_check (info.payload_bytes == 4608);
-  t_check (info.pts == 1000 && info.dts == DORADMA_TIME_NONE);
-  t_check (info.duration == 33333333);
-  t_check (info.offset == 7 && info.offset_end == 8);
-  t_check (info.publish_time == 123456789);
-  t_check (info.mono_pts == DORADMA_TIME_NONE);
-  t_check (info.crop_width == 0);
+  T_EXPECT_DIAG (failures, slot_record_validate (&rec, &desc, &info, &diag), 0, &diag, NULL, "valid I420");
+  T_EXPECT (failures, info.seq == 7, "%s", __func__);
+  T_EXPECT (failures, info.n_planes == 3, "%s", __func__);
+  T_EXPECT (failures, info.width == 64 && info.height == 48, "%s", __func__);
+  T_EXPECT (failures, info.planes[1].offset == 3072 && info.planes[1].stride == 32, "%s", __func__);
+  T_EXPECT (failures, info.planes[2].rows == 24 && info.planes[2].row_bytes == 32, "%s", __func__);
+  T_EXPECT (failures, info.planes[3].offset == 0 && info.planes[3].row_bytes == 0, "%s", __func__);
+  T_EXPECT (failures, info.payload_bytes == 4608, "%s", __func__);
+  T_EXPECT (failures, info.pts == 1000 && info.dts == DORADMA_TIME_NONE, "%s", __func__);
+  T_EXPECT (failures, info.duration == 33333333, "%s", __func__);
+  T_EXPECT (failures, info.offset == 7 && info.offset_end == 8, "%s", __func__);
+  T_EXPECT (failures, info.publish_time == 123456789, "%s", __func__);
+  T_EXPECT (failures, info.mono_pts == DORADMA_TIME_NONE, "%s", __func__);
+  T_EXPECT (failures, info.crop_width == 0, "%s", __func__);
 
   /* The geometry may end exactly at payload_bytes == slot_stride. */
   rec.payload_bytes = desc.slot_stride;
@@ -162,5 +163,5 @@ main (void)
   test_valid ();
   test_rejections ();
   test_crop ();
-  return t_result ();
+  return failures ? T_EXIT_FAIL : T_EXIT_PASS;
 }

@@ -1,0 +1,257 @@
+/* Description: lossless hand-over across doradma_writer_replace (review #5,
+ * #19). A back-pressure reader's entry is carried into the new segment as
+ * RESERVED and adopted when the reader reopens with its token, so that no
+ * frame is lost:
+ *  - however long the reader takes to drain the old segment: the grace
+ *    that frees an unadopted entry runs from when its old lock is first
+ *    seen free, not from the replace (a reader that closes the old segment
+ *    before opening the new one while the writer is waiting for space);
+ *  - while someone else holds the entry's lock for a moment (a joiner's
+ *    probe, the writer's sweep);
+ *  - across two replaces in quick succession (A -> B -> C) before the
+ *    reader reopens.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <pthread.h>
+#include <stdio.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "helpers.h"
+
+#define BYTES 4096
+#define MS 1000000ll
+
+static char ch[64], *dir;
+
+/* Writer A with frames 1..3 and a back-pressure reader that read frame 1. */
+static int
+setup (struct doradma_writer **a, struct doradma_reader **r, const char *tag)
+{
+  struct doradma_frame f;
+
+  t_channel (ch, sizeof ch, tag);
+  T_RC (t_open_pair (dir, ch, 4, BYTES, 1, a, r), 0, "open A");
+  for (int i = 0; i < 3; i++)
+    T_RC (t_publish (*a, DORADMA_POLICY_LOSSLESS, 0, BYTES, NULL, NULL), 0,
+        "publish on A");
+  T_RC (doradma_reader_next (*r, DORADMA_READ_NEXT, 500 * MS, &f, NULL), 0,
+      "next");
+  doradma_reader_release (*r, f.slot);
+  return 0;
+err:
+  return -1;
+}
+
+/* The reader drains the old segment (frames 2, 3), then -ESTALE. */
+static int
+drain (struct doradma_reader *r)
+{
+  struct doradma_frame f;
+
+  for (uint64_t s = 2; s <= 3; s++) {
+    T_RC (doradma_reader_next (r, DORADMA_READ_NEXT, 500 * MS, &f, NULL), 0,
+        "drain the old segment");
+    T_CHECK (f.info.seq == s, "seq %llu", (unsigned long long) f.info.seq);
+    doradma_reader_release (r, f.slot);
+  }
+  T_RC (doradma_reader_next (r, DORADMA_READ_NEXT, 0, &f, NULL), -ESTALE,
+      "drained");
+  return 0;
+err:
+  return -1;
+}
+
+static int
+reopen (uint64_t token, struct doradma_reader **r2)
+{
+  struct doradma_reader_config rc;
+
+  t_reader_config (&rc, ch, dir, 1);
+  rc.token = token;
+  return doradma_reader_open (&rc, r2, NULL);
+}
+
+/* After adoption every frame of the new writer arrives without a gap. */
+static int
+lossless_after (struct doradma_writer *w, struct doradma_reader *r2,
+    uint64_t token, uint64_t first, uint64_t next)
+{
+  struct doradma_frame f;
+
+  T_CHECK (doradma_reader_token (r2) == token, "the reserved entry was not "
+      "adopted: a fresh entry, token %llx", (unsigned long long)
+      doradma_reader_token (r2));
+  for (uint64_t s = first; s < first + 6; s++) {
+    T_RC (doradma_reader_next (r2, DORADMA_READ_NEXT, 500 * MS, &f, NULL), 0,
+        "next in the new segment");
+    T_CHECK (f.info.seq == s && f.skipped == 0, "seq %llu (want %llu), "
+        "skipped %llu: frames lost in lossless mode",
+        (unsigned long long) f.info.seq, (unsigned long long) s,
+        (unsigned long long) f.skipped);
+    doradma_reader_release (r2, f.slot);
+    if (next < first + 6) {
+      T_RC (t_publish_as (w, DORADMA_POLICY_LOSSLESS, 500 * MS, BYTES, next,
+              NULL), 0, "lossless publish");
+      next++;
+    }
+  }
+  return 0;
+err:
+  return -1;
+}
+
+/* Publishes frames first.. until the lossless writer has to wait. */
+static uint64_t
+fill (struct doradma_writer *w, uint64_t first)
+{
+  uint64_t s = first;
+
+  while (t_publish_as (w, DORADMA_POLICY_LOSSLESS, 0, BYTES, s, NULL) == 0)
+    s++;
+  return s;
+}
+
+static int
+case_slow_drain (void)
+{
+  struct doradma_writer_config wc;
+  struct doradma_writer *a = NULL, *b = NULL;
+  struct doradma_reader *r = NULL, *r2 = NULL;
+  uint64_t token, t0, next;
+  uint32_t slot;
+  int res = -1;
+
+  T_CHECK (setup (&a, &r, "hos") == 0, "setup");
+  token = doradma_reader_token (r);
+  t_writer_config (&wc, ch, dir, 4, BYTES);
+  T_RC (doradma_writer_replace (a, &wc, &b, NULL), 0, "replace");
+  next = fill (b, 4);
+  /* Downstream is slow: 2.3 s pass before the reader drains, while the
+   * writer waits for space (and sweeps). */
+  t0 = t_now_ns ();
+  while (t_now_ns () - t0 < 2300 * MS)
+    doradma_writer_acquire (b, DORADMA_POLICY_LOSSLESS, 100 * MS, &slot);
+  T_CHECK (drain (r) == 0, "drain");
+  /* Close first, reopen after a gap in which the writer waits on. */
+  doradma_reader_close (r);
+  r = NULL;
+  doradma_writer_acquire (b, DORADMA_POLICY_LOSSLESS, 150 * MS, &slot);
+  T_RC (reopen (token, &r2), 0, "reopen");
+  T_CHECK (lossless_after (b, r2, token, 4, next) == 0, "slow drain");
+  res = 0;
+err:
+  doradma_reader_close (r2);
+  doradma_reader_close (r);
+  doradma_writer_close (b);
+  doradma_writer_close (a);
+  return res;
+}
+
+struct holder {
+  int fd;
+  int entry;
+};
+
+/* Somebody else's open file description holds the entry lock for 50 ms. */
+static void *
+hold_entry (void *arg)
+{
+  struct holder *h = arg;
+  struct flock fl = { .l_type = F_WRLCK, .l_whence = SEEK_SET,
+    .l_start = h->entry, .l_len = 1 };
+  struct timespec ts = { 0, 50 * MS };
+
+  nanosleep (&ts, NULL);
+  fl.l_type = F_UNLCK;
+  fcntl (h->fd, F_OFD_SETLK, &fl);
+  return NULL;
+}
+
+static int
+case_transient_holder (void)
+{
+  struct doradma_writer_config wc;
+  struct doradma_writer *a = NULL, *b = NULL;
+  struct doradma_reader *r = NULL, *r2 = NULL;
+  struct doradma_reader_stats st;
+  struct holder h = { -1, 0 };
+  struct flock fl = { .l_type = F_WRLCK, .l_whence = SEEK_SET, .l_len = 1 };
+  char path[512];
+  pthread_t th;
+  uint64_t token, next;
+  int res = -1;
+
+  T_CHECK (setup (&a, &r, "hot") == 0, "setup");
+  token = doradma_reader_token (r);
+  doradma_reader_get_stats (r, &st);
+  t_writer_config (&wc, ch, dir, 4, BYTES);
+  T_RC (doradma_writer_replace (a, &wc, &b, NULL), 0, "replace");
+  next = fill (b, 4);
+  T_CHECK (drain (r) == 0, "drain");
+  snprintf (path, sizeof path, "%s/doradma.%s~ctl", dir, ch);
+  h.fd = open (path, O_RDWR | O_CLOEXEC);
+  T_CHECK (h.fd >= 0, "open %s", path);
+  h.entry = (int) st.entry;
+  fl.l_start = h.entry;
+  T_CHECK (fcntl (h.fd, F_OFD_SETLK, &fl) == 0, "lock entry %d", h.entry);
+  pthread_create (&th, NULL, hold_entry, &h);
+  T_RC (reopen (token, &r2), 0, "reopen while the entry lock is held");
+  pthread_join (th, NULL);
+  T_CHECK (lossless_after (b, r2, token, 4, next) == 0, "transient holder");
+  res = 0;
+err:
+  if (h.fd >= 0)
+    close (h.fd);
+  doradma_reader_close (r2);
+  doradma_reader_close (r);
+  doradma_writer_close (b);
+  doradma_writer_close (a);
+  return res;
+}
+
+static int
+case_two_replaces (void)
+{
+  struct doradma_writer_config wc;
+  struct doradma_writer *a = NULL, *b = NULL, *c = NULL;
+  struct doradma_reader *r = NULL, *r2 = NULL;
+  uint64_t token, next;
+  int res = -1;
+
+  T_CHECK (setup (&a, &r, "ho2") == 0, "setup");
+  token = doradma_reader_token (r);
+  t_writer_config (&wc, ch, dir, 4, BYTES);
+  T_RC (doradma_writer_replace (a, &wc, &b, NULL), 0, "replace A -> B");
+  T_RC (doradma_writer_replace (b, &wc, &c, NULL), 0, "replace B -> C");
+  next = fill (c, 4);
+  T_CHECK (drain (r) == 0, "drain A");
+  T_RC (reopen (token, &r2), 0, "reopen");
+  T_CHECK (lossless_after (c, r2, token, 4, next) == 0, "A -> B -> C");
+  res = 0;
+err:
+  doradma_reader_close (r2);
+  doradma_reader_close (r);
+  doradma_writer_close (c);
+  doradma_writer_close (b);
+  doradma_writer_close (a);
+  return res;
+}
+
+int
+main (void)
+{
+  int failed = 0;
+
+  t_watchdog (60);
+  dir = t_shm_dir_new (NULL, "handover");
+  if (dir == NULL)
+    return T_EXIT_FAIL;
+  T_EXPECT (failed, case_transient_holder () == 0, "transient lock holder");
+  T_EXPECT (failed, case_two_replaces () == 0, "two quick replaces");
+  T_EXPECT (failed, case_slow_drain () == 0, "slow drain, close first");
+  if (t_shm_dir_remove (dir) != 0)
+    failed++;
+  return failed ? T_EXIT_FAIL : T_EXIT_PASS;
+}
