@@ -143,40 +143,6 @@ doradma_allocator_get (void)
   return allocator;
 }
 
-/* ---------------------------------------------------------------------- */
-/* Reader handle */
-
-DoradmaReaderHandle *
-doradma_reader_handle_new (struct doradma_reader *r)
-{
-  DoradmaReaderHandle *rh = g_new0 (DoradmaReaderHandle, 1);
-
-  rh->refcount = 1;
-  rh->r = r;
-  rh->pid = getpid ();
-  return rh;
-}
-
-DoradmaReaderHandle *
-doradma_reader_handle_ref (DoradmaReaderHandle * rh)
-{
-  g_atomic_int_inc (&rh->refcount);
-  return rh;
-}
-
-void
-doradma_reader_handle_unref (DoradmaReaderHandle * rh)
-{
-  if (rh && g_atomic_int_dec_and_test (&rh->refcount)) {
-    if (rh->pid == getpid ()) {
-      /* unregister / unmap the IPC handle before the mapping goes */
-      doradma_cuda_reader_free (rh->cuda);
-      doradma_reader_close (rh->r);
-    }
-    g_free (rh);
-  }
-}
-
 GstMemory *
 doradma_memory_new_lease (DoradmaReaderHandle * rh,
     const struct doradma_frame *frame)
