@@ -22,8 +22,8 @@
  * is added to the LATENCY answer and re-announced (a LATENCY message)
  * whenever it changes. Frames captured before this element started
  * playing that were in the ring when it joined are dropped, except the
- * newest, and so are frames published while it was paused: PTS never go
- * backwards. A producer that is replaced (caps
+ * newest, and so are frames published while it was paused; PTS always
+ * increase. A producer that is replaced (caps
  * that no longer fit its slots) is followed without a gap; one that dies
  * is waited for (`on-writer-lost=wait`), and its successor's new caps are
  * picked up.
@@ -104,6 +104,7 @@ struct _GstDoradmaSrc
   gboolean played;
   GstClockTime resume_mono;
   gint resync;                  /* atomic: frames before resume_mono go */
+  gint paused;                  /* atomic: PLAYING → PAUSED happened */
 
   /* streaming thread only */
   GstDoradmaSrcRun run;
@@ -715,12 +716,14 @@ published_before_resume (GstDoradmaSrc * self,
   return FALSE;
 }
 
-/* Decides whether the frame goes out now, and at which PTS (never below
- * the last one). Frames published while we were paused never go out. Of
- * the frames that were in the ring when we joined and were captured before
- * our base time, only the newest goes out (at PTS 0): a late joiner gets
- * one such frame, not a run of PTS 0. FALSE when the frame was dropped, or
- * set aside for a newer one. */
+/* Decides whether the frame goes out now, and at which PTS. Frames
+ * published while we were paused never go out. Of the frames that were in
+ * the ring when we joined and were captured before our base time, only the
+ * newest goes out. PTS never repeat nor go backwards: a frame that would
+ * (captured before our base time, behind the last one) goes out 1 ns after
+ * the previous one, so a late joiner gets no run of PTS 0 and a lossless
+ * stream loses nothing. FALSE when the frame was dropped, or set aside for
+ * a newer one. */
 static gboolean
 place_in_time (GstDoradmaSrc * self, GstDoradmaConsumerFrame * fr,
     GstBuffer ** copied, GstClockTime * pts)
@@ -751,8 +754,8 @@ place_in_time (GstDoradmaSrc * self, GstDoradmaConsumerFrame * fr,
     return TRUE;
   }
   *pts = MAX (rt, 0);
-  if (self->pushed && *pts < self->last_pts)
-    *pts = self->last_pts;
+  if (self->pushed && *pts <= self->last_pts)
+    *pts = self->last_pts + 1;
   return TRUE;
 }
 
@@ -910,6 +913,15 @@ gst_doradma_src_create (GstPushSrc * psrc, GstBuffer ** outbuf)
     }
     if (!place_in_time (self, &fr, &copied, &pts))
       continue;
+    if (g_atomic_int_get (&self->paused)) {
+      /* paused while we waited: the base class would hold this frame
+       * until we resume; what counts then is what is published then */
+      drop_frame (self, &fr, &copied);
+      if ((ret = gst_base_src_wait_playing (GST_BASE_SRC (self)))
+          != GST_FLOW_OK)
+        return ret;
+      continue;
+    }
 
     if ((buf = frame_to_buffer (self, &fr, copied)) == NULL)
       return GST_FLOW_ERROR;
@@ -1043,6 +1055,8 @@ gst_doradma_src_change_state (GstElement * element, GstStateChange transition)
 {
   GstDoradmaSrc *self = GST_DORADMA_SRC (element);
 
+  if (transition == GST_STATE_CHANGE_PLAYING_TO_PAUSED)
+    g_atomic_int_set (&self->paused, TRUE);
   if (transition == GST_STATE_CHANGE_PAUSED_TO_PLAYING) {
     GST_OBJECT_LOCK (self);
     if (self->played) {
@@ -1050,6 +1064,7 @@ gst_doradma_src_change_state (GstElement * element, GstStateChange transition)
       g_atomic_int_set (&self->resync, TRUE);
     }
     self->played = TRUE;
+    g_atomic_int_set (&self->paused, FALSE);
     GST_OBJECT_UNLOCK (self);
   }
   return GST_ELEMENT_CLASS (gst_doradma_src_parent_class)->change_state
@@ -1084,6 +1099,7 @@ gst_doradma_src_start (GstBaseSrc * bsrc)
     goto bad_channel;
   self->started = TRUE;
   self->played = FALSE;
+  g_atomic_int_set (&self->paused, FALSE);
   g_atomic_int_set (&self->resync, FALSE);
   GST_OBJECT_UNLOCK (self);
 
