@@ -9,14 +9,21 @@
 
 #include <errno.h>
 #include <poll.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/eventfd.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
 #include "gstdoradmaconsumer.h"
+#include "gstdoradmasrcframe.h"
 
 #define GST_CAT_DEFAULT gst_doradma_debug
+
+#define N_LATENCY_SAMPLES 512
+
+/* _read's outcomes besides GST_FLOW_OK */
+#define AGAIN GST_FLOW_CUSTOM_SUCCESS   /* no frame (timeout 0) */
 
 struct _GstDoradmaConsumer
 {
@@ -32,17 +39,22 @@ struct _GstDoradmaConsumer
    * reads the pointer without it (it is the only writer) */
   GMutex lock;
   DoradmaReaderHandle *rh;
-  guint64 acc_torn, acc_skipped, acc_retries, dropped;
+  guint64 acc_torn, acc_skipped, acc_retries, dropped, delivered;
+  guint64 lat[N_LATENCY_SAMPLES];       /* ns publish → delivery */
+  guint n_lat;
   guint64 latency;
   gboolean have_latency;
   DoradmaCudaPath path;
 
   /* streaming thread only */
   guint64 lost_ino, lost_dev;   /* a dead writer's segment, not to reopen */
-  guint64 expect_seq;           /* next mode: the seq that continues, or 0 */
   GstClockTime joined;          /* CLOCK_MONOTONIC of the last (re)open */
   gboolean discont;
   gboolean new_segment;
+  GstDoradmaConsumerFrame pending;      /* set aside by _skip_to_newest */
+  gboolean have_pending;
+  GstBufferPool *raw_pool;      /* copy mode: slot-sized buffers */
+  gsize raw_size;
 };
 
 /* ---------------------------------------------------------------------- */
@@ -142,6 +154,9 @@ gst_doradma_consumer_free (GstDoradmaConsumer * c)
 {
   if (c == NULL)
     return;
+  if (c->have_pending)
+    gst_doradma_consumer_drop (c, &c->pending);
+  gst_doradma_pool_clear (&c->raw_pool);
   drop_reader (c);
   close (c->cancel_fd);
   g_mutex_clear (&c->lock);
@@ -324,7 +339,7 @@ open_reader (GstDoradmaConsumer * c, guint64 token, DoradmaReaderHandle ** out)
   int r;
 
   cfg.channel = c->s.channel;
-  cfg.backpressure = c->s.backpressure;
+  cfg.backpressure = c->s.mode == DORADMA_READ_NEXT;
   for (;;) {
     gint64 left = -1;
 
@@ -421,8 +436,8 @@ install_reader (GstDoradmaConsumer * c, DoradmaReaderHandle * rh)
   c->new_segment = TRUE;
 }
 
-GstFlowReturn
-gst_doradma_consumer_ensure_open (GstDoradmaConsumer * c)
+static GstFlowReturn
+ensure_open (GstDoradmaConsumer * c)
 {
   DoradmaReaderHandle *rh;
   GstFlowReturn ret;
@@ -432,7 +447,6 @@ gst_doradma_consumer_ensure_open (GstDoradmaConsumer * c)
   if ((ret = open_reader (c, 0, &rh)) != GST_FLOW_OK)
     return ret;
   install_reader (c, rh);
-  c->expect_seq = 0;
   return GST_FLOW_OK;
 }
 
@@ -455,7 +469,6 @@ reopen_superseded (GstDoradmaConsumer * c)
     return ret;
   doradma_reader_set_last_seq (rh->r, last);
   install_reader (c, rh);
-  c->expect_seq = last + 1;
   return GST_FLOW_OK;
 }
 
@@ -518,45 +531,97 @@ check_latency (GstDoradmaConsumer * c)
 /* ---------------------------------------------------------------------- */
 /* Frames */
 
+/* Copy mode: a slot-sized buffer of our pool, mapped for writing. */
+static GstFlowReturn
+raw_buffer (GstDoradmaConsumer * c, GstBuffer ** buf, GstMapInfo * map)
+{
+  struct doradma_segment_info si;
+  GstFlowReturn ret;
+
+  doradma_reader_segment_info (c->rh->r, &si);
+  if (c->raw_pool == NULL || c->raw_size < si.slot_stride) {
+    gst_doradma_pool_clear (&c->raw_pool);
+    c->raw_size = si.slot_stride;
+    c->raw_pool = gst_doradma_pool_activate (gst_buffer_pool_new (), NULL,
+        c->raw_size);
+    if (c->raw_pool == NULL)
+      goto no_buffer;
+  }
+  if ((ret = gst_buffer_pool_acquire_buffer (c->raw_pool, buf, NULL))
+      != GST_FLOW_OK)
+    return ret;
+  if (!gst_buffer_map (*buf, map, GST_MAP_WRITE)) {
+    gst_clear_buffer (buf);
+    goto no_buffer;
+  }
+  return GST_FLOW_OK;
+
+  /* ERRORS */
+no_buffer:
+  {
+    GST_ELEMENT_ERROR (c->owner, RESOURCE, NO_SPACE_LEFT,
+        ("Could not allocate copy buffers"), ("%" G_GSIZE_FORMAT " bytes",
+            c->raw_size));
+    return GST_FLOW_ERROR;
+  }
+}
+
+/* One read from the open reader: 0 or -errno of the lib (-ENOMEM after
+ * posting when copy mode has no buffer). */
 static int
 read_frame (GstDoradmaConsumer * c, enum doradma_read_mode mode,
-    gint64 timeout_ns, guint8 * dst, gsize cap, GstDoradmaConsumerFrame * fr,
+    gint64 timeout_ns, GstDoradmaConsumerFrame * fr,
     struct doradma_diag *diag)
 {
-  fr->leased = dst == NULL;
-  if (dst)
-    return doradma_reader_copy_next (c->rh->r, mode, timeout_ns, dst, cap,
-        &fr->f, diag);
-  return doradma_reader_next (c->rh->r, mode, timeout_ns, &fr->f, diag);
+  GstMapInfo map;
+  int r;
+
+  memset (fr, 0, sizeof (*fr));
+  if (!c->s.copy) {
+    fr->leased = TRUE;
+    return doradma_reader_next (c->rh->r, mode, timeout_ns, &fr->f, diag);
+  }
+  if (raw_buffer (c, &fr->copy, &map) != GST_FLOW_OK)
+    return -ENOMEM;
+  r = doradma_reader_copy_next (c->rh->r, mode, timeout_ns, map.data,
+      map.size, &fr->f, diag);
+  gst_buffer_unmap (fr->copy, &map);
+  if (r == 0)
+    gst_buffer_resize (fr->copy, 0, fr->f.info.payload_bytes);
+  else
+    gst_clear_buffer (&fr->copy);
+  return r;
 }
 
 /* Marks what the frame says about its predecessors. */
 static void
 frame_got (GstDoradmaConsumer * c, GstDoradmaConsumerFrame * fr)
 {
-  fr->discont = c->discont || fr->f.skipped > 0
-      || (c->expect_seq && fr->f.info.seq != c->expect_seq);
+  fr->discont = c->discont || fr->f.skipped > 0;
   fr->new_segment = c->new_segment;
   fr->backlog = fr->f.info.publish_time < c->joined;
   c->discont = c->new_segment = FALSE;
-  c->expect_seq = 0;
   check_latency (c);
 }
 
 GstFlowReturn
 gst_doradma_consumer_next (GstDoradmaConsumer * c,
-    enum doradma_read_mode mode, gint64 timeout_ns, guint8 * dst, gsize cap,
     GstDoradmaConsumerFrame * fr)
 {
   GstFlowReturn ret;
 
+  if (c->have_pending) {
+    *fr = c->pending;
+    c->have_pending = FALSE;
+    return GST_FLOW_OK;
+  }
   for (;;) {
     struct doradma_diag diag = { 0 };
     int r;
 
-    if ((ret = gst_doradma_consumer_ensure_open (c)) != GST_FLOW_OK)
+    if ((ret = ensure_open (c)) != GST_FLOW_OK)
       return ret;
-    r = read_frame (c, mode, timeout_ns, dst, cap, fr, &diag);
+    r = read_frame (c, c->s.mode, -1, fr, &diag);
     if (r == 0) {
       frame_got (c, fr);
       return GST_FLOW_OK;
@@ -565,11 +630,13 @@ gst_doradma_consumer_next (GstDoradmaConsumer * c,
       case EINTR:
         return GST_FLOW_FLUSHING;
       case EAGAIN:
-        return GST_DORADMA_CONSUMER_AGAIN;
       case ETIMEDOUT:
-        if (timeout_ns >= 0)
-          return GST_DORADMA_CONSUMER_AGAIN;
         continue;
+      case ENOBUFS:
+        /* copy mode: a successor's slots are bigger; raw_buffer grows */
+        continue;
+      case ENOMEM:
+        return GST_FLOW_ERROR;
       case EPIPE:
         GST_INFO_OBJECT (c->owner, "end of stream");
         return GST_FLOW_EOS;
@@ -585,8 +652,6 @@ gst_doradma_consumer_next (GstDoradmaConsumer * c,
         GST_WARNING_OBJECT (c->owner, "skipped a frame: %s", diag.msg);
         c->discont = TRUE;
         continue;
-      case ENOBUFS:
-        return GST_DORADMA_CONSUMER_RESIZE;
       default:
         GST_ELEMENT_ERROR (c->owner, RESOURCE, READ,
             ("Could not read a frame from channel \"%s\"", c->s.channel),
@@ -597,16 +662,19 @@ gst_doradma_consumer_next (GstDoradmaConsumer * c,
 }
 
 gboolean
-gst_doradma_consumer_try_newest (GstDoradmaConsumer * c, guint8 * dst,
-    gsize cap, GstDoradmaConsumerFrame * fr)
+gst_doradma_consumer_skip_to_newest (GstDoradmaConsumer * c,
+    GstDoradmaConsumerFrame * fr)
 {
   struct doradma_diag diag = { 0 };
 
-  if (c->rh == NULL
-      || read_frame (c, DORADMA_READ_LATEST, 0, dst, cap, fr, &diag) != 0)
+  /* conditions such as EOS stay for _next */
+  if (c->rh == NULL || c->have_pending
+      || read_frame (c, DORADMA_READ_LATEST, 0, &c->pending, &diag) != 0)
     return FALSE;
-  frame_got (c, fr);
-  fr->discont = TRUE;
+  frame_got (c, &c->pending);
+  c->pending.discont = TRUE;
+  c->have_pending = TRUE;
+  gst_doradma_consumer_drop (c, fr);
   return TRUE;
 }
 
@@ -619,12 +687,25 @@ gst_doradma_consumer_release (GstDoradmaConsumer * c,
   fr->leased = FALSE;
 }
 
+static void
+consume (GstDoradmaConsumer * c, const GstDoradmaConsumerFrame * fr)
+{
+  if (c->s.mode == DORADMA_READ_NEXT)
+    doradma_reader_consume (c->rh->r, fr->f.info.seq);
+}
+
 void
 gst_doradma_consumer_delivered (GstDoradmaConsumer * c,
     const GstDoradmaConsumerFrame * fr)
 {
-  if (c->s.backpressure)
-    doradma_reader_consume (c->rh->r, fr->f.info.seq);
+  consume (c, fr);
+  g_mutex_lock (&c->lock);
+  c->delivered++;
+  c->lat[c->n_lat++ % N_LATENCY_SAMPLES] =
+      doradma_monotonic_now () - fr->f.info.publish_time;
+  if (c->n_lat >= 2 * N_LATENCY_SAMPLES)
+    c->n_lat -= N_LATENCY_SAMPLES;
+  g_mutex_unlock (&c->lock);
 }
 
 void
@@ -632,7 +713,8 @@ gst_doradma_consumer_drop (GstDoradmaConsumer * c,
     GstDoradmaConsumerFrame * fr)
 {
   gst_doradma_consumer_release (c, fr);
-  gst_doradma_consumer_delivered (c, fr);
+  gst_clear_buffer (&fr->copy);
+  consume (c, fr);
   c->discont = TRUE;
   g_mutex_lock (&c->lock);
   c->dropped++;
@@ -672,17 +754,6 @@ gst_doradma_consumer_caps (GstDoradmaConsumer * c, guint32 epoch,
     GST_WARNING_OBJECT (c->owner, "caps epoch %u: %s (%s)", epoch, diag.msg,
         g_strerror (-r));
   return r == 0;
-}
-
-guint64
-gst_doradma_consumer_slot_size (GstDoradmaConsumer * c)
-{
-  struct doradma_segment_info si;
-
-  if (c->rh == NULL)
-    return 0;
-  doradma_reader_segment_info (c->rh->r, &si);
-  return si.slot_stride;
 }
 
 /* ---------------------------------------------------------------------- */
@@ -731,18 +802,34 @@ gst_doradma_consumer_slot_count (GstDoradmaConsumer * c)
   return si.slot_count;
 }
 
+static int
+cmp_u64 (const void *a, const void *b)
+{
+  guint64 x = *(const guint64 *) a, y = *(const guint64 *) b;
+
+  return x < y ? -1 : x > y;
+}
+
 void
 gst_doradma_consumer_get_stats (GstDoradmaConsumer * c,
     GstDoradmaConsumerStats * st)
 {
   struct doradma_reader_stats rs = { 0 };
+  guint64 sorted[N_LATENCY_SAMPLES];
+  guint n;
 
   g_mutex_lock (&c->lock);
+  n = MIN (c->n_lat, N_LATENCY_SAMPLES);
+  memcpy (sorted, c->lat, n * sizeof (guint64));
   if (c->rh)
     doradma_reader_get_stats (c->rh->r, &rs);
+  st->frames = c->delivered;
   st->torn = c->acc_torn + rs.torn;
   st->skipped = c->acc_skipped + rs.skipped + c->dropped;
   st->lease_waits = c->acc_retries + rs.lease_retries;
   st->path = c->path;
   g_mutex_unlock (&c->lock);
+  qsort (sorted, n, sizeof (guint64), cmp_u64);
+  st->latency_p50 = n ? sorted[(n - 1) / 2] : 0;
+  st->latency_p99 = n ? sorted[((n - 1) * 99) / 100] : 0;
 }

@@ -6,8 +6,11 @@
  * of each segment, applies the writer-lost policy, reopens after a
  * supersede (the successor is opened before the old reader is let go, so
  * the entry the writer carried over is adopted), re-announces the
- * producer's latency when it changes, and hands out frames. Errors go to
- * the owner element. The lib's errnos stop here: callers see GstFlowReturn.
+ * producer's latency when it changes, and hands out frames: leased, or
+ * copied under the seqlock into buffers of its own (copy mode). It can set
+ * a stale frame aside for the newest one, and counts what it delivered.
+ * Errors go to the owner element. The lib's errnos stop here: callers see
+ * GstFlowReturn.
  *
  * Threads: everything runs in the streaming thread, except
  * gst_doradma_consumer_interrupt, _latency, _slot_count and _get_stats
@@ -40,7 +43,8 @@ typedef struct
 {
   gchar *channel;
   guint64 timeout;              /* ns to wait for the channel, 0 forever */
-  gboolean backpressure;        /* next mode: a lossless writer waits for us */
+  enum doradma_read_mode mode;  /* next: a lossless writer waits for us */
+  gboolean copy;                /* copy under the seqlock, no lease */
   gint64 allowed_uid;           /* owner uid required; -1 any */
   GstDoradmaSrcTransport transport;
   GstDoradmaWriterLost on_writer_lost;
@@ -55,6 +59,7 @@ typedef struct _GstDoradmaConsumer GstDoradmaConsumer;
 typedef struct
 {
   struct doradma_frame f;
+  GstBuffer *copy;              /* copy mode: the payload (writer's layout) */
   gboolean leased;              /* holds a lease: _release or wrap it */
   gboolean discont;             /* a gap before it: join, reopen, skip */
   gboolean new_segment;         /* first of a (re)opened segment: the caps
@@ -62,14 +67,10 @@ typedef struct
   gboolean backlog;             /* published before we joined the segment */
 } GstDoradmaConsumerFrame;
 
-/* _next's successes besides GST_FLOW_OK */
-#define GST_DORADMA_CONSUMER_AGAIN GST_FLOW_CUSTOM_SUCCESS      /* no frame */
-#define GST_DORADMA_CONSUMER_RESIZE GST_FLOW_CUSTOM_SUCCESS_1   /* copy
-     * destination smaller than a slot: ask _slot_size and call again */
-
 typedef struct
 {
-  guint64 torn, skipped, lease_waits;
+  guint64 frames, torn, skipped, lease_waits;
+  guint64 latency_p50, latency_p99;     /* ns publish → delivery */
   DoradmaCudaPath path;
 } GstDoradmaConsumerStats;
 
@@ -81,33 +82,26 @@ GstDoradmaConsumer *gst_doradma_consumer_new (GstElement * owner,
 /* Lets the reader go (buffers still out keep the mapping). */
 void gst_doradma_consumer_free (GstDoradmaConsumer * c);
 
-/* Waits for the channel and opens it if not open. GST_FLOW_OK, FLUSHING or
- * ERROR (posted). */
-GstFlowReturn gst_doradma_consumer_ensure_open (GstDoradmaConsumer * c);
-
-/* The next (or newest) frame, waiting up to timeout_ns (< 0 forever; 0
- * answers GST_DORADMA_CONSUMER_AGAIN when none is there). With `dst`, the
- * payload is copied there under the seqlock (no lease), else the slot is
- * leased. Writer restarts, supersedes and bad records are absorbed. Returns
- * GST_FLOW_OK, GST_DORADMA_CONSUMER_AGAIN, GST_DORADMA_CONSUMER_RESIZE,
- * GST_FLOW_FLUSHING, GST_FLOW_EOS (end of stream, or the writer died with
- * on-writer-lost=eos) or GST_FLOW_ERROR (posted). */
+/* The next (or newest) frame: one set aside by _skip_to_newest first.
+ * Writer restarts, supersedes and bad records are absorbed. Returns
+ * GST_FLOW_OK, GST_FLOW_FLUSHING, GST_FLOW_EOS (end of stream, or the
+ * writer died with on-writer-lost=eos) or GST_FLOW_ERROR (posted). */
 GstFlowReturn gst_doradma_consumer_next (GstDoradmaConsumer * c,
-    enum doradma_read_mode mode, gint64 timeout_ns, guint8 * dst, gsize cap,
     GstDoradmaConsumerFrame * frame);
 
-/* The newest frame if one newer than the last is there now; FALSE (and
- * nothing held) otherwise. Conditions such as EOS are left for _next. */
-gboolean gst_doradma_consumer_try_newest (GstDoradmaConsumer * c,
-    guint8 * dst, gsize cap, GstDoradmaConsumerFrame * frame);
+/* When a frame newer than `frame` is there now: drops `frame` and keeps the
+ * newer one for the next _next (TRUE). FALSE, `frame` untouched, when
+ * `frame` is the newest. */
+gboolean gst_doradma_consumer_skip_to_newest (GstDoradmaConsumer * c,
+    GstDoradmaConsumerFrame * frame);
 
-/* Gives back a frame that will not be delivered: releases its lease and,
- * in next mode, marks it consumed so a lossless writer goes on. Counted in
- * the stats' skipped. */
+/* Gives back a frame that will not be delivered: releases its lease (or
+ * copy) and, in next mode, marks it consumed so a lossless writer goes on.
+ * Counted in the stats' skipped. */
 void gst_doradma_consumer_drop (GstDoradmaConsumer * c,
     GstDoradmaConsumerFrame * frame);
-/* A delivered frame: consumed (next mode) — its lease lives on in the
- * buffer. */
+/* A delivered frame: consumed (next mode), counted — its lease lives on
+ * in the buffer. */
 void gst_doradma_consumer_delivered (GstDoradmaConsumer * c,
     const GstDoradmaConsumerFrame * frame);
 /* Releases a leased frame's lease (its data was copied). */
@@ -128,9 +122,6 @@ DoradmaReaderHandle *gst_doradma_consumer_handle (GstDoradmaConsumer * c);
  * unreadable. */
 gboolean gst_doradma_consumer_caps (GstDoradmaConsumer * c, guint32 epoch,
     gchar * buf, gsize len);
-/* Bytes of one slot of the open segment (0: none open). */
-guint64 gst_doradma_consumer_slot_size (GstDoradmaConsumer * c);
-
 /* Any thread. */
 void gst_doradma_consumer_interrupt (GstDoradmaConsumer * c, gboolean on);
 guint64 gst_doradma_consumer_latency (GstDoradmaConsumer * c);

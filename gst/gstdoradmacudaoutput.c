@@ -12,44 +12,9 @@
 
 #include "gstdoradmacudaoutput.h"
 #include "gstdoradmaallocator.h"
+#include "gstdoradmasrcframe.h"
 
 #define GST_CAT_DEFAULT gst_doradma_debug
-
-/* ---------------------------------------------------------------------- */
-/* Metas */
-
-void
-gst_doradma_add_crop_meta (GstBuffer * buf,
-    const struct doradma_frame_info *fi)
-{
-  GstVideoCropMeta *crop;
-
-  if (fi->crop_width == 0 || fi->crop_height == 0)
-    return;
-  crop = gst_buffer_add_video_crop_meta (buf);
-  crop->x = fi->crop_x;
-  crop->y = fi->crop_y;
-  crop->width = fi->crop_width;
-  crop->height = fi->crop_height;
-}
-
-void
-gst_doradma_add_frame_metas (GstBuffer * buf, const GstVideoInfo * info,
-    const struct doradma_frame_info *fi)
-{
-  gsize offset[GST_VIDEO_MAX_PLANES] = { 0 };
-  gint stride[GST_VIDEO_MAX_PLANES] = { 0 };
-  guint p;
-
-  for (p = 0; p < fi->n_planes; p++) {
-    offset[p] = fi->planes[p].offset;
-    stride[p] = fi->planes[p].stride;
-  }
-  gst_buffer_add_video_meta_full (buf, GST_VIDEO_FRAME_FLAG_NONE,
-      GST_VIDEO_INFO_FORMAT (info), fi->width, fi->height, fi->n_planes,
-      offset, stride);
-  gst_doradma_add_crop_meta (buf, fi);
-}
 
 /* ---------------------------------------------------------------------- */
 /* State */
@@ -61,20 +26,11 @@ gst_doradma_cuda_output_init (GstDoradmaCudaOutput * o, GstElement * element)
   o->element = element;
 }
 
-static void
-clear_pool (GstBufferPool ** pool)
-{
-  if (*pool == NULL)
-    return;
-  gst_buffer_pool_set_active (*pool, FALSE);
-  gst_clear_object (pool);
-}
-
 void
 gst_doradma_cuda_output_caps_changed (GstDoradmaCudaOutput * o)
 {
 #ifdef HAVE_GST_CUDA
-  clear_pool (&o->cuda_pool);
+  gst_doradma_pool_clear (&o->cuda_pool);
 #endif
 }
 
@@ -194,7 +150,7 @@ gst_doradma_cuda_output_download (GstDoradmaCudaOutput * o,
     gst_buffer_unref (out);
     return NULL;
   }
-  gst_doradma_add_crop_meta (out, &frame->f.info);
+  gst_doradma_frame_add_crop_meta (out, &frame->f.info);
   return out;
 }
 
@@ -291,9 +247,9 @@ gst_doradma_cuda_output_copy_to_slab (GstDoradmaCudaOutput * o,
   buf = gst_buffer_new ();
   gst_buffer_append_memory (buf, mem);
   if (meta)
-    gst_doradma_add_frame_metas (buf, info, &f->info);
+    gst_doradma_frame_add_metas (buf, info, &f->info);
   else
-    gst_doradma_add_crop_meta (buf, &f->info);
+    gst_doradma_frame_add_crop_meta (buf, &f->info);
   g_atomic_int_inc (&o->slab_copies);
   return buf;
 
@@ -370,7 +326,7 @@ wrap_frame (GstCudaContext * ctx, GstDoradmaConsumer * c,
   frame->leased = FALSE;
   buf = gst_buffer_new ();
   gst_buffer_append_memory (buf, mem);
-  gst_doradma_add_frame_metas (buf, info, &f->info);
+  gst_doradma_frame_add_metas (buf, info, &f->info);
   return buf;
 }
 #endif
@@ -451,7 +407,7 @@ gst_doradma_cuda_output_cuda_memory (GstDoradmaCudaOutput * o,
     gst_buffer_unref (out);
     return NULL;
   }
-  gst_doradma_add_crop_meta (out, &frame->f.info);
+  gst_doradma_frame_add_crop_meta (out, &frame->f.info);
   return out;
 
 fail:

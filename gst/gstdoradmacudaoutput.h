@@ -73,12 +73,6 @@ GstBuffer *gst_doradma_cuda_output_cuda_memory (GstDoradmaCudaOutput * o,
     GstCaps * caps, const GstVideoInfo * info, gchar ** err);
 #endif
 
-/* Adds the frame's GstVideoMeta (its offsets and strides) and crop. */
-void gst_doradma_add_frame_metas (GstBuffer * buf, const GstVideoInfo * info,
-    const struct doradma_frame_info *fi);
-void gst_doradma_add_crop_meta (GstBuffer * buf,
-    const struct doradma_frame_info *fi);
-
 G_END_DECLS
 
 #endif /* __GST_DORADMA_CUDA_OUTPUT_H__ */

@@ -55,6 +55,7 @@
 #include "gstdoradmaelements.h"
 #include "gstdoradmaconsumer.h"
 #include "gstdoradmacudaoutput.h"
+#include "gstdoradmasrcframe.h"
 
 GST_DEBUG_CATEGORY_STATIC (gst_doradma_src_debug);
 #define GST_CAT_DEFAULT gst_doradma_src_debug
@@ -62,13 +63,9 @@ GST_DEBUG_CATEGORY_STATIC (gst_doradma_src_debug);
 G_DECLARE_FINAL_TYPE (GstDoradmaSrc, gst_doradma_src, GST, DORADMA_SRC,
     GstPushSrc);
 
-#define N_LATENCY_SAMPLES 512
-
 /* what create() does with each frame, fixed from start() to stop() */
 typedef struct
 {
-  enum doradma_read_mode mode;
-  gboolean copy;
   guint max_leases;
   GstDoradmaCopyTo copy_to;
   guint64 copy_budget;
@@ -114,19 +111,9 @@ struct _GstDoradmaSrc
   gboolean downstream_meta;
   gboolean pushed;              /* a buffer went out since start() */
   GstClockTime last_pts;
-  GstDoradmaConsumerFrame pending;      /* a newer frame taken early */
-  GstBuffer *pending_buf;       /* its copy (copy mode) */
-  gboolean have_pending;
   GstBufferPool *copy_pool;     /* default layout, for local copies */
-  GstBufferPool *raw_pool;      /* slot-sized, for copy=true */
-  gsize raw_size;
   GstDoradmaCudaOutput cuda;
-
-  /* statistics, under stats_lock (once per frame) */
-  GMutex stats_lock;
-  guint64 n_frames, n_copies;
-  guint64 lat[N_LATENCY_SAMPLES];
-  guint n_lat;
+  gint copies;                  /* frames copied locally (atomic) */
 };
 
 G_DEFINE_TYPE (GstDoradmaSrc, gst_doradma_src, GST_TYPE_PUSH_SRC);
@@ -176,19 +163,6 @@ static GParamSpec *properties[NUM_PROPERTIES];
 
 static GstStaticPadTemplate src_template = GST_STATIC_PAD_TEMPLATE ("src",
     GST_PAD_SRC, GST_PAD_ALWAYS, GST_STATIC_CAPS (SRC_CAPS));
-
-/* Buffer flags carried from the writer (the sink's list). */
-#define CARRIED_FLAGS (GST_BUFFER_FLAG_DISCONT | GST_BUFFER_FLAG_RESYNC | \
-    GST_BUFFER_FLAG_CORRUPTED | GST_BUFFER_FLAG_MARKER | \
-    GST_BUFFER_FLAG_HEADER | GST_BUFFER_FLAG_GAP | \
-    GST_BUFFER_FLAG_DROPPABLE | GST_BUFFER_FLAG_DELTA_UNIT | \
-    GST_BUFFER_FLAG_NON_DROPPABLE)
-#define VIDEO_FLAGS (GST_VIDEO_BUFFER_FLAG_INTERLACED | \
-    GST_VIDEO_BUFFER_FLAG_TFF | GST_VIDEO_BUFFER_FLAG_RFF | \
-    GST_VIDEO_BUFFER_FLAG_ONEFIELD | GST_VIDEO_BUFFER_FLAG_MULTIPLE_VIEW | \
-    GST_VIDEO_BUFFER_FLAG_FIRST_IN_BUNDLE | \
-    GST_VIDEO_BUFFER_FLAG_TOP_FIELD | GST_VIDEO_BUFFER_FLAG_BOTTOM_FIELD | \
-    GST_VIDEO_BUFFER_FLAG_MARKER)
 
 /* create()'s "this frame does not go out, read the next one" */
 #define SKIP_FRAME GST_FLOW_CUSTOM_SUCCESS
@@ -244,22 +218,11 @@ gst_doradma_copy_to_get_type (void)
 /* ---------------------------------------------------------------------- */
 /* Stats */
 
-static int
-cmp_u64 (const void *a, const void *b)
-{
-  guint64 x = *(const guint64 *) a, y = *(const guint64 *) b;
-
-  return x < y ? -1 : x > y;
-}
-
 static GstStructure *
 gst_doradma_src_get_stats (GstDoradmaSrc * self)
 {
   GstDoradmaConsumerStats cs = { 0 };
-  guint64 sorted[N_LATENCY_SAMPLES], p50 = 0, p99 = 0;
   gboolean cuda_out;
-  GstStructure *s;
-  guint n;
 
   GST_OBJECT_LOCK (self);
   if (self->consumer)
@@ -267,22 +230,14 @@ gst_doradma_src_get_stats (GstDoradmaSrc * self)
   cuda_out = self->cuda_out;
   GST_OBJECT_UNLOCK (self);
 
-  g_mutex_lock (&self->stats_lock);
-  n = MIN (self->n_lat, N_LATENCY_SAMPLES);
-  memcpy (sorted, self->lat, n * sizeof (guint64));
-  qsort (sorted, n, sizeof (guint64), cmp_u64);
-  if (n > 0) {
-    p50 = sorted[(n - 1) / 2];
-    p99 = sorted[((n - 1) * 99) / 100];
-  }
-  s = gst_structure_new ("doradmasrc-stats",
-      "frames", G_TYPE_UINT64, self->n_frames,
+  return gst_structure_new ("doradmasrc-stats",
+      "frames", G_TYPE_UINT64, cs.frames,
       "torn", G_TYPE_UINT64, cs.torn,
       "skipped", G_TYPE_UINT64, cs.skipped,
-      "copies", G_TYPE_UINT64, self->n_copies,
+      "copies", G_TYPE_UINT64, (guint64) g_atomic_int_get (&self->copies),
       "lease-waits", G_TYPE_UINT64, cs.lease_waits,
-      "latency-p50", G_TYPE_UINT64, p50,
-      "latency-p99", G_TYPE_UINT64, p99,
+      "latency-p50", G_TYPE_UINT64, cs.latency_p50,
+      "latency-p99", G_TYPE_UINT64, cs.latency_p99,
       "transport", G_TYPE_STRING, cs.path == DORADMA_CUDA_PATH_IPC ? "ipc" :
       cs.path == DORADMA_CUDA_PATH_NONE ? "shmem" : "unified",
       "cuda-path", G_TYPE_STRING, doradma_cuda_path_name (cs.path),
@@ -292,8 +247,6 @@ gst_doradma_src_get_stats (GstDoradmaSrc * self)
       (guint64) g_atomic_int_get (&self->cuda.device_copies),
       "copied-to-slab", G_TYPE_UINT64,
       (guint64) g_atomic_int_get (&self->cuda.slab_copies), NULL);
-  g_mutex_unlock (&self->stats_lock);
-  return s;
 }
 
 static void
@@ -304,189 +257,35 @@ post_stats (GstDoradmaSrc * self)
           gst_doradma_src_get_stats (self)));
 }
 
-static void
-count_copy (GstDoradmaSrc * self)
-{
-  g_mutex_lock (&self->stats_lock);
-  self->n_copies++;
-  g_mutex_unlock (&self->stats_lock);
-}
-
-static void
-count_frame (GstDoradmaSrc * self, const struct doradma_frame_info *fi)
-{
-  g_mutex_lock (&self->stats_lock);
-  self->n_frames++;
-  self->lat[self->n_lat++ % N_LATENCY_SAMPLES] =
-      doradma_monotonic_now () - fi->publish_time;
-  if (self->n_lat >= 2 * N_LATENCY_SAMPLES)
-    self->n_lat -= N_LATENCY_SAMPLES;
-  g_mutex_unlock (&self->stats_lock);
-}
-
 /* ---------------------------------------------------------------------- */
-/* Pools */
+/* Local copies */
 
-/* Deactivates and drops a pool (NULL is fine). */
-static void
-clear_pool (GstBufferPool ** pool)
-{
-  if (*pool == NULL)
-    return;
-  gst_buffer_pool_set_active (*pool, FALSE);
-  gst_clear_object (pool);
-}
-
-static GstBufferPool *
-make_pool (GstBufferPool * pool, GstCaps * caps, gsize size)
-{
-  GstStructure *config = gst_buffer_pool_get_config (pool);
-
-  gst_buffer_pool_config_set_params (config, caps, size, 0, 0);
-  if (!gst_buffer_pool_set_config (pool, config)
-      || !gst_buffer_pool_set_active (pool, TRUE)) {
-    gst_object_unref (pool);
-    return NULL;
-  }
-  return pool;
-}
-
-/* The pool of default-layout buffers of the current caps. */
-static GstBufferPool *
-copy_pool (GstDoradmaSrc * self)
-{
-  if (self->copy_pool == NULL)
-    self->copy_pool = make_pool (gst_video_buffer_pool_new (), self->caps,
-        self->info.size);
-  return self->copy_pool;
-}
-
-/* Copies `in` (its layout in its GstVideoMeta) into a buffer of the local
- * pool, in the default layout. NULL on failure. */
+/* `in` copied into the default layout of the current caps. */
 static GstBuffer *
-copy_to_pool (GstDoradmaSrc * self, GstBuffer * in)
+copy_to_default_layout (GstDoradmaSrc * self, GstBuffer * in)
 {
-  GstBufferPool *pool = copy_pool (self);
-  GstVideoCropMeta *c, *oc;
-  GstVideoFrame src, dst;
-  GstBuffer *out = NULL;
+  GstBuffer *out;
 
-  if (pool == NULL
-      || gst_buffer_pool_acquire_buffer (pool, &out, NULL) != GST_FLOW_OK)
-    return NULL;
-  if (!gst_video_frame_map (&src, &self->info, in, GST_MAP_READ)) {
-    gst_buffer_unref (out);
-    return NULL;
-  }
-  if (!gst_video_frame_map (&dst, &self->info, out, GST_MAP_WRITE)) {
-    gst_video_frame_unmap (&src);
-    gst_buffer_unref (out);
-    return NULL;
-  }
-  gst_video_frame_copy (&dst, &src);
-  gst_video_frame_unmap (&dst);
-  gst_video_frame_unmap (&src);
-  if ((c = gst_buffer_get_video_crop_meta (in))) {
-    oc = gst_buffer_add_video_crop_meta (out);
-    oc->x = c->x;
-    oc->y = c->y;
-    oc->width = c->width;
-    oc->height = c->height;
-  }
-  count_copy (self);
+  if (self->copy_pool == NULL)
+    self->copy_pool = gst_doradma_pool_activate (gst_video_buffer_pool_new (),
+        self->caps, self->info.size);
+  out = gst_doradma_frame_copy_to_default_layout (self->copy_pool,
+      &self->info, in);
+  if (out)
+    g_atomic_int_inc (&self->copies);
+  else
+    GST_ELEMENT_ERROR (self, RESOURCE, NO_SPACE_LEFT,
+        ("Could not copy a frame into a local buffer"),
+        ("caps %" GST_PTR_FORMAT, self->caps));
   return out;
 }
 
-/* ---------------------------------------------------------------------- */
-/* Reading frames */
-
-/* Leaves `fr` (and its copy) unused: lease back, consumed, counted. */
+/* Leaves `fr` unused: lease or copy back, consumed, counted. */
 static void
-drop_frame (GstDoradmaSrc * self, GstDoradmaConsumerFrame * fr,
-    GstBuffer ** copied)
+drop_frame (GstDoradmaSrc * self, GstDoradmaConsumerFrame * fr)
 {
-  gst_clear_buffer (copied);
   gst_doradma_consumer_drop (self->consumer, fr);
   self->discont = TRUE;
-}
-
-/* A slot-sized buffer of the raw pool, mapped for writing into *map. */
-static GstFlowReturn
-raw_buffer (GstDoradmaSrc * self, GstBuffer ** buf, GstMapInfo * map)
-{
-  guint64 size = gst_doradma_consumer_slot_size (self->consumer);
-  GstFlowReturn ret;
-
-  if (self->raw_pool == NULL || self->raw_size < size) {
-    clear_pool (&self->raw_pool);
-    self->raw_size = size;
-    self->raw_pool = make_pool (gst_buffer_pool_new (), NULL, size);
-    if (self->raw_pool == NULL)
-      goto no_buffer;
-  }
-  if ((ret = gst_buffer_pool_acquire_buffer (self->raw_pool, buf, NULL))
-      != GST_FLOW_OK)
-    return ret;
-  if (!gst_buffer_map (*buf, map, GST_MAP_WRITE)) {
-    gst_clear_buffer (buf);
-    goto no_buffer;
-  }
-  return GST_FLOW_OK;
-
-  /* ERRORS */
-no_buffer:
-  {
-    GST_ELEMENT_ERROR (self, RESOURCE, NO_SPACE_LEFT,
-        ("Could not allocate copy buffers"), ("%" G_GSIZE_FORMAT " bytes",
-            self->raw_size));
-    return GST_FLOW_ERROR;
-  }
-}
-
-/* The next frame from the consumer (a pending newer one first); in copy
- * mode its bytes are in *copied. `timeout_ns` 0 only peeks at the newest
- * one (GST_DORADMA_CONSUMER_AGAIN when there is none). */
-static GstFlowReturn
-read_frame (GstDoradmaSrc * self, gint64 timeout_ns,
-    GstDoradmaConsumerFrame * fr, GstBuffer ** copied)
-{
-  GstFlowReturn ret;
-  GstMapInfo map;
-
-  *copied = NULL;
-  if (self->have_pending && timeout_ns != 0) {
-    *fr = self->pending;
-    *copied = self->pending_buf;
-    self->have_pending = FALSE;
-    self->pending_buf = NULL;
-    return GST_FLOW_OK;
-  }
-  if (!self->run.copy) {
-    if (timeout_ns == 0)
-      return gst_doradma_consumer_try_newest (self->consumer, NULL, 0, fr) ?
-          GST_FLOW_OK : GST_DORADMA_CONSUMER_AGAIN;
-    return gst_doradma_consumer_next (self->consumer, self->run.mode, -1,
-        NULL, 0, fr);
-  }
-  do {
-    if ((ret = gst_doradma_consumer_ensure_open (self->consumer))
-        != GST_FLOW_OK || (ret = raw_buffer (self, copied, &map))
-        != GST_FLOW_OK)
-      return ret;
-    if (timeout_ns == 0)
-      ret = gst_doradma_consumer_try_newest (self->consumer, map.data,
-          map.size, fr) ? GST_FLOW_OK : GST_DORADMA_CONSUMER_AGAIN;
-    else
-      ret = gst_doradma_consumer_next (self->consumer, self->run.mode, -1,
-          map.data, map.size, fr);
-    gst_buffer_unmap (*copied, &map);
-    if (ret != GST_FLOW_OK)
-      gst_clear_buffer (copied);
-    /* the segment's slots grew (a successor): bigger buffers */
-  } while (ret == GST_DORADMA_CONSUMER_RESIZE);
-  if (*copied)
-    gst_buffer_resize (*copied, 0, fr->f.info.payload_bytes);
-  return ret;
 }
 
 /* ---------------------------------------------------------------------- */
@@ -565,7 +364,7 @@ set_output_caps (GstDoradmaSrc * self, GstCaps * caps,
   GST_OBJECT_UNLOCK (self);
   self->discont = TRUE;
   /* pools of the previous caps */
-  clear_pool (&self->copy_pool);
+  gst_doradma_pool_clear (&self->copy_pool);
   gst_doradma_cuda_output_caps_changed (&self->cuda);
   gst_caps_unref (out);
   gst_caps_unref (caps);
@@ -635,67 +434,8 @@ ensure_caps (GstDoradmaSrc * self, const GstDoradmaConsumerFrame * fr)
   return set_output_caps (self, caps, &info, str);
 }
 
-/* Does the record cover what the caps need? */
-static gboolean
-frame_fits_caps (const GstVideoInfo * info,
-    const struct doradma_frame_info *fi)
-{
-  guint p;
-
-  if (fi->width != (guint) GST_VIDEO_INFO_WIDTH (info)
-      || fi->height != (guint) GST_VIDEO_INFO_HEIGHT (info)
-      || fi->n_planes != GST_VIDEO_INFO_N_PLANES (info))
-    return FALSE;
-  for (p = 0; p < fi->n_planes; p++) {
-    guint32 rows, row_bytes;
-
-    doradma_plane_needs (info, p, &rows, &row_bytes);
-    if (fi->planes[p].rows < rows || fi->planes[p].row_bytes < row_bytes
-        || fi->planes[p].stride < row_bytes)
-      return FALSE;
-  }
-  return TRUE;
-}
-
-/* The frame is laid out as the caps' default layout (no meta needed). */
-static gboolean
-frame_is_default_layout (const GstVideoInfo * info,
-    const struct doradma_frame_info *fi)
-{
-  guint p;
-
-  if (fi->payload_bytes < info->size)
-    return FALSE;
-  for (p = 0; p < fi->n_planes; p++) {
-    if (fi->planes[p].offset != info->offset[p]
-        || fi->planes[p].stride != (guint32) info->stride[p])
-      return FALSE;
-  }
-  return TRUE;
-}
-
 /* ---------------------------------------------------------------------- */
 /* Time */
-
-/* The frame's capture time in our running time (negative when before our
- * base time); FALSE without a clock. */
-static gboolean
-frame_running_time (GstDoradmaSrc * self, const struct doradma_frame_info *fi,
-    gint64 * rt)
-{
-  GstClock *clock = gst_element_get_clock (GST_ELEMENT (self));
-  GstClockTime base = gst_element_get_base_time (GST_ELEMENT (self));
-
-  if (clock == NULL)
-    return FALSE;
-  if (fi->mono_pts != DORADMA_TIME_NONE)
-    /* the writer's CLOCK_MONOTONIC → our clock → our running time */
-    *rt = (gint64) fi->mono_pts - doradma_clock_diff (clock) - (gint64) base;
-  else
-    *rt = (gint64) gst_clock_get_time (clock) - (gint64) base;
-  gst_object_unref (clock);
-  return TRUE;
-}
 
 /* After a PAUSED → PLAYING that was not the first: was the frame
  * published before we resumed? (Until the first one that was not.) */
@@ -726,26 +466,23 @@ published_before_resume (GstDoradmaSrc * self,
  * a newer one. */
 static gboolean
 place_in_time (GstDoradmaSrc * self, GstDoradmaConsumerFrame * fr,
-    GstBuffer ** copied, GstClockTime * pts)
+    GstClockTime * pts)
 {
   gboolean resuming = published_before_resume (self, &fr->f.info);
   gint64 rt = 0;
-  gboolean timed = frame_running_time (self, &fr->f.info, &rt);
+  gboolean timed = gst_doradma_frame_running_time (GST_ELEMENT (self),
+      &fr->f.info, &rt);
 
   if (resuming || (timed && rt < 0 && fr->backlog)) {
     /* stale: a newer frame, if there is one, replaces it */
-    if (read_frame (self, 0, &self->pending, &self->pending_buf) ==
-        GST_FLOW_OK) {
-      self->have_pending = TRUE;
-      GST_LOG_OBJECT (self, "seq %" G_GUINT64_FORMAT " is stale: newest "
-          "first", fr->f.info.seq);
-      drop_frame (self, fr, copied);
+    if (gst_doradma_consumer_skip_to_newest (self->consumer, fr)) {
+      self->discont = TRUE;
       return FALSE;
     }
     if (resuming) {
       GST_LOG_OBJECT (self, "seq %" G_GUINT64_FORMAT " was published while "
           "we were paused: dropped", fr->f.info.seq);
-      drop_frame (self, fr, copied);
+      drop_frame (self, fr);
       return FALSE;
     }
   }
@@ -763,20 +500,7 @@ static void
 set_timestamps (GstDoradmaSrc * self, GstBuffer * buf,
     const GstDoradmaConsumerFrame * fr, GstClockTime pts)
 {
-  const struct doradma_frame_info *fi = &fr->f.info;
-  GstClockTime dts = GST_CLOCK_TIME_NONE;
-
-  if (GST_CLOCK_TIME_IS_VALID (pts) && fi->pts != DORADMA_TIME_NONE
-      && fi->dts != DORADMA_TIME_NONE && fi->dts <= fi->pts
-      && pts >= fi->pts - fi->dts)
-    dts = pts - (fi->pts - fi->dts);
-  GST_BUFFER_PTS (buf) = pts;
-  GST_BUFFER_DTS (buf) = dts;
-  GST_BUFFER_DURATION (buf) = fi->duration;
-  GST_BUFFER_OFFSET (buf) = fi->offset;
-  GST_BUFFER_OFFSET_END (buf) = fi->offset_end;
-  GST_BUFFER_FLAGS (buf) = (fi->flags & CARRIED_FLAGS)
-      | (fi->video_flags & VIDEO_FLAGS);
+  gst_doradma_frame_set_buffer_fields (buf, &fr->f.info, pts);
   if (self->discont || fr->discont)
     GST_BUFFER_FLAG_SET (buf, GST_BUFFER_FLAG_DISCONT);
   else
@@ -793,16 +517,15 @@ set_timestamps (GstDoradmaSrc * self, GstBuffer * buf,
 /* copy mode: the bytes are in the writer's layout, with meta when
  * downstream reads it (or the layout is the default one). */
 static GstBuffer *
-copied_to_buffer (GstDoradmaSrc * self, const GstDoradmaConsumerFrame * fr,
-    GstBuffer * copied)
+copied_to_buffer (GstDoradmaSrc * self, GstDoradmaConsumerFrame * fr)
 {
-  GstBuffer *out;
+  GstBuffer *copied = g_steal_pointer (&fr->copy), *out;
 
-  gst_doradma_add_frame_metas (copied, &self->info, &fr->f.info);
-  if (self->downstream_meta || frame_is_default_layout (&self->info,
-          &fr->f.info))
+  gst_doradma_frame_add_metas (copied, &self->info, &fr->f.info);
+  if (self->downstream_meta
+      || gst_doradma_frame_is_default_layout (&self->info, &fr->f.info))
     return copied;
-  out = copy_to_pool (self, copied);
+  out = copy_to_default_layout (self, copied);
   gst_buffer_unref (copied);
   return out;
 }
@@ -824,13 +547,18 @@ gpu_to_buffer (GstDoradmaSrc * self, GstDoradmaConsumerFrame * fr)
   if (self->run.copy_to != GST_DORADMA_COPY_TO_NONE)
     buf = gst_doradma_cuda_output_copy_to_slab (o, self->consumer, fr,
         self->run.copy_to, self->run.copy_budget, &self->info,
-        self->downstream_meta || frame_is_default_layout (&self->info,
-            &fr->f.info), &err);
+        self->downstream_meta
+        || gst_doradma_frame_is_default_layout (&self->info, &fr->f.info),
+        &err);
   else {
+    if (self->copy_pool == NULL)
+      self->copy_pool =
+          gst_doradma_pool_activate (gst_video_buffer_pool_new (), self->caps,
+          self->info.size);
     buf = gst_doradma_cuda_output_download (o, self->consumer, fr,
-        copy_pool (self), &self->info, &err);
+        self->copy_pool, &self->info, &err);
     if (buf)
-      count_copy (self);
+      g_atomic_int_inc (&self->copies);
   }
   if (buf == NULL) {
     GST_ELEMENT_ERROR (self, RESOURCE, FAILED,
@@ -850,27 +578,22 @@ lease_to_buffer (GstDoradmaSrc * self, GstDoradmaConsumerFrame * fr)
 
   gst_buffer_append_memory (leased,
       gst_doradma_consumer_lease_memory (self->consumer, fr));
-  gst_doradma_add_frame_metas (leased, &self->info, &fr->f.info);
+  gst_doradma_frame_add_metas (leased, &self->info, &fr->f.info);
   if (gst_doradma_consumer_outstanding (self->consumer) <= self->run.max_leases
-      && (self->downstream_meta || frame_is_default_layout (&self->info,
-              &fr->f.info)))
+      && (self->downstream_meta
+          || gst_doradma_frame_is_default_layout (&self->info, &fr->f.info)))
     return leased;
   /* a downstream queue holding many buffers must not pin the ring */
-  out = copy_to_pool (self, leased);
+  out = copy_to_default_layout (self, leased);
   gst_buffer_unref (leased);
-  if (out == NULL)
-    GST_ELEMENT_ERROR (self, RESOURCE, NO_SPACE_LEFT,
-        ("Could not copy a frame into a local buffer"),
-        ("caps %" GST_PTR_FORMAT, self->caps));
   return out;
 }
 
 static GstBuffer *
-frame_to_buffer (GstDoradmaSrc * self, GstDoradmaConsumerFrame * fr,
-    GstBuffer * copied)
+frame_to_buffer (GstDoradmaSrc * self, GstDoradmaConsumerFrame * fr)
 {
-  if (copied)
-    return copied_to_buffer (self, fr, copied);
+  if (fr->copy)
+    return copied_to_buffer (self, fr);
   if (self->cuda_out || self->run.copy_to != GST_DORADMA_COPY_TO_NONE
       || fr->f.data == NULL)
     return gpu_to_buffer (self, fr);
@@ -887,18 +610,19 @@ gst_doradma_src_create (GstPushSrc * psrc, GstBuffer ** outbuf)
 
   for (;;) {
     GstDoradmaConsumerFrame fr;
-    GstBuffer *copied, *buf;
     GstClockTime pts;
     GstFlowReturn ret;
+    GstBuffer *buf;
 
-    ret = read_frame (self, -1, &fr, &copied);
+    ret = gst_doradma_consumer_next (self->consumer, &fr);
     if (ret == GST_FLOW_EOS)
       post_stats (self);
     if (ret != GST_FLOW_OK)
       return ret;
 
     ret = ensure_caps (self, &fr);
-    if (ret == GST_FLOW_OK && !frame_fits_caps (&self->info, &fr.f.info)) {
+    if (ret == GST_FLOW_OK && !gst_doradma_frame_fits (&self->info,
+            &fr.f.info)) {
       GST_WARNING_OBJECT (self, "frame seq %" G_GUINT64_FORMAT " (%ux%u, %u "
           "planes) does not cover caps %" GST_PTR_FORMAT ": skipped",
           fr.f.info.seq, fr.f.info.width, fr.f.info.height,
@@ -906,28 +630,27 @@ gst_doradma_src_create (GstPushSrc * psrc, GstBuffer ** outbuf)
       ret = SKIP_FRAME;
     }
     if (ret != GST_FLOW_OK) {
-      drop_frame (self, &fr, &copied);
+      drop_frame (self, &fr);
       if (ret == SKIP_FRAME)
         continue;
       return ret;
     }
-    if (!place_in_time (self, &fr, &copied, &pts))
+    if (!place_in_time (self, &fr, &pts))
       continue;
     if (g_atomic_int_get (&self->paused)) {
       /* paused while we waited: the base class would hold this frame
        * until we resume; what counts then is what is published then */
-      drop_frame (self, &fr, &copied);
+      drop_frame (self, &fr);
       if ((ret = gst_base_src_wait_playing (GST_BASE_SRC (self)))
           != GST_FLOW_OK)
         return ret;
       continue;
     }
 
-    if ((buf = frame_to_buffer (self, &fr, copied)) == NULL)
+    if ((buf = frame_to_buffer (self, &fr)) == NULL)
       return GST_FLOW_ERROR;
     gst_doradma_consumer_delivered (self->consumer, &fr);
     set_timestamps (self, buf, &fr, pts);
-    count_frame (self, &fr.f.info);
     GST_LOG_OBJECT (self, "seq %" G_GUINT64_FORMAT " slot %u: %"
         GST_PTR_FORMAT, fr.f.info.seq, fr.f.slot, buf);
     *outbuf = buf;
@@ -1083,13 +806,12 @@ gst_doradma_src_start (GstBaseSrc * bsrc)
   GST_OBJECT_LOCK (self);
   cs.channel = self->channel;
   cs.timeout = self->timeout;
-  cs.backpressure = self->read_mode == GST_DORADMA_READ_MODE_NEXT;
+  cs.mode = self->read_mode == GST_DORADMA_READ_MODE_LATEST ?
+      DORADMA_READ_LATEST : DORADMA_READ_NEXT;
+  cs.copy = self->copy;
   cs.allowed_uid = self->allowed_uid;
   cs.transport = self->transport;
   cs.on_writer_lost = self->on_writer_lost;
-  self->run.mode = self->read_mode == GST_DORADMA_READ_MODE_LATEST ?
-      DORADMA_READ_LATEST : DORADMA_READ_NEXT;
-  self->run.copy = self->copy;
   self->run.max_leases = self->max_leases;
   self->run.copy_to = self->copy_to;
   self->run.copy_budget = self->copy_budget;
@@ -1114,12 +836,8 @@ gst_doradma_src_start (GstBaseSrc * bsrc)
   self->have_epoch = FALSE;
   self->discont = TRUE;
   self->pushed = FALSE;
-  self->have_pending = FALSE;
   self->last_pts = 0;
-  g_mutex_lock (&self->stats_lock);
-  self->n_frames = self->n_copies = 0;
-  self->n_lat = 0;
-  g_mutex_unlock (&self->stats_lock);
+  g_atomic_int_set (&self->copies, 0);
   return TRUE;
 
   /* ERRORS */
@@ -1150,12 +868,7 @@ gst_doradma_src_stop (GstBaseSrc * bsrc)
   GstDoradmaSrc *self = GST_DORADMA_SRC (bsrc);
   GstDoradmaConsumer *consumer;
 
-  if (self->have_pending) {
-    drop_frame (self, &self->pending, &self->pending_buf);
-    self->have_pending = FALSE;
-  }
-  clear_pool (&self->copy_pool);
-  clear_pool (&self->raw_pool);
+  gst_doradma_pool_clear (&self->copy_pool);
   gst_doradma_cuda_output_reset (&self->cuda);
   GST_OBJECT_LOCK (self);
   consumer = self->consumer;
@@ -1316,7 +1029,6 @@ gst_doradma_src_finalize (GObject * object)
   gst_clear_caps (&self->caps);
   gst_clear_caps (&self->out_caps);
   gst_doradma_cuda_output_finalize (&self->cuda);
-  g_mutex_clear (&self->stats_lock);
 
   G_OBJECT_CLASS (gst_doradma_src_parent_class)->finalize (object);
 }
@@ -1555,7 +1267,6 @@ gst_doradma_src_class_init (GstDoradmaSrcClass * klass)
 static void
 gst_doradma_src_init (GstDoradmaSrc * self)
 {
-  g_mutex_init (&self->stats_lock);
   self->timeout = DEFAULT_TIMEOUT;
   self->read_mode = DEFAULT_READ_MODE;
   self->copy = DEFAULT_COPY;
