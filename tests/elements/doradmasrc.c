@@ -112,6 +112,8 @@ typedef struct
 {
   GstElement *pipe, *src;
   GAsyncQueue *q;
+  GstPad *probed;
+  gulong probe;
 } TPipe;
 
 typedef struct
@@ -137,18 +139,30 @@ t_pipe_new (const gchar * channel, const gchar * props, const gchar * down)
   gchar *desc = g_strdup_printf ("doradmasrc name=src channel=%s %s ! %s",
       channel, props ? props : "", down ? down : "fakesink sync=false");
   TPipe *t = g_new0 (TPipe, 1);
-  GstPad *pad;
 
   t->pipe = gst_parse_launch (desc, NULL);
   fail_unless (t->pipe != NULL, "%s", desc);
   t->src = gst_bin_get_by_name (GST_BIN (t->pipe), "src");
   t->q = g_async_queue_new ();
-  pad = gst_element_get_static_pad (t->src, "src");
-  gst_pad_add_probe (pad, GST_PAD_PROBE_TYPE_BUFFER, pushed_probe, t->q,
-      NULL);
-  gst_object_unref (pad);
+  t->probed = gst_element_get_static_pad (t->src, "src");
+  t->probe = gst_pad_add_probe (t->probed, GST_PAD_PROBE_TYPE_BUFFER,
+      pushed_probe, t->q, NULL);
   g_free (desc);
   return t;
+}
+
+/* Collects what reaches the sink pad of element `name` instead. */
+static void
+t_pipe_probe_at (TPipe * t, const gchar * name)
+{
+  GstElement *e = gst_bin_get_by_name (GST_BIN (t->pipe), name);
+
+  gst_pad_remove_probe (t->probed, t->probe);
+  gst_object_unref (t->probed);
+  t->probed = gst_element_get_static_pad (e, "sink");
+  t->probe = gst_pad_add_probe (t->probed, GST_PAD_PROBE_TYPE_BUFFER,
+      pushed_probe, t->q, NULL);
+  gst_object_unref (e);
 }
 
 static TPushed *
@@ -185,9 +199,20 @@ t_pipe_free (TPipe * t)
   while ((p = g_async_queue_try_pop (t->q)))
     t_pushed_free (p);
   g_async_queue_unref (t->q);
+  gst_object_unref (t->probed);
   gst_object_unref (t->src);
   gst_object_unref (t->pipe);
   g_free (t);
+}
+
+/* Stops the pipeline and the writer; nothing of the channel is left. */
+static void
+t_finish (TPipe * t, struct doradma_writer *w, gchar * ch)
+{
+  t_pipe_free (t);
+  doradma_writer_close (w);
+  fail_unless (t_shm_clean (ch));
+  g_free (ch);
 }
 
 /* A LATENCY message from `src` waiting on the bus (the others popped). */
@@ -807,6 +832,54 @@ GST_START_TEST (test_copy_mode_after_avdec_h264_gives_the_decoded_pixels)
 
 GST_END_TEST;
 
+
+gboolean doradma_gst_cuda_available (gchar ** reason);
+
+/* Finding 1, GPU paths: copy-to (managed and pinned slabs, mappable) and
+ * memory:CUDAMemory output through cudadownload give a downstream without
+ * GstVideoMeta the default layout. Skips without CUDA (runs on the GPU
+ * machine). */
+GST_START_TEST (test_gpu_paths_without_video_meta_push_the_default_layout)
+{
+  const gchar *modes[] = { "copy-to=uma", "copy-to=pinned", NULL };
+  gchar *reason = NULL;
+  GstElementFactory *dl;
+  guint i;
+
+  if (!doradma_gst_cuda_available (&reason)) {
+    g_print ("SKIP: %s\n", reason);
+    g_free (reason);
+    return;
+  }
+  if ((dl = gst_element_factory_find ("cudadownload"))) {
+    modes[G_N_ELEMENTS (modes) - 1] = "! cudadownload";
+    gst_object_unref (dl);
+  }
+  for (i = 0; i < G_N_ELEMENTS (modes) && modes[i]; i++) {
+    gchar *ch = t_channel ("gpulayout");
+    GstHarness *w = t_sink_new (ch, T_PAD, "wait-for-readers=1");
+    gboolean down = modes[i][0] == '!';
+    TPipe *t = t_pipe_new (ch, down ? NULL : modes[i], down ?
+        "cudadownload ! capsfilter caps=video/x-raw ! fakesink name=out "
+        "sync=false" : NULL);
+    TPushed *p;
+
+    if (down)                   /* the system-memory side of cudadownload */
+      t_pipe_probe_at (t, "out");
+    gst_element_set_state (t->pipe, GST_STATE_PLAYING);
+    push_padded (w, T_PAD, 54, 1);
+    p = t_pipe_pull (t);
+    assert_default_layout_pattern (p->buf, T_PAD);
+    t_pushed_free (p);
+    t_pipe_free (t);
+    gst_harness_teardown (w);
+    fail_unless (t_shm_clean (ch));
+    g_free (ch);
+  }
+}
+
+GST_END_TEST;
+
 /* Finding 3: when the producer's latency in the ring changes (here: a
  * restarted producer that learns its latency after we joined), the src
  * posts LATENCY and answers with the new value. */
@@ -836,10 +909,7 @@ GST_START_TEST (test_producer_latency_change_is_announced)
       "no LATENCY message after the producer's latency changed");
   fail_unless_equals_uint64 (t_src_latency (t->src), 105 * GST_MSECOND);
 
-  t_pipe_free (t);
-  doradma_writer_close (w);
-  fail_unless (t_shm_clean (ch));
-  g_free (ch);
+  t_finish (t, w, ch);
 }
 
 GST_END_TEST;
@@ -1131,10 +1201,7 @@ GST_START_TEST (test_late_joiner_gets_no_run_of_pts_0)
     t_pushed_free (p);
   }
   fail_unless_equals_int (zeros, 1);
-  t_pipe_free (t);
-  doradma_writer_close (w);
-  fail_unless (t_shm_clean (ch));
-  g_free (ch);
+  t_finish (t, w, ch);
 }
 
 GST_END_TEST;
@@ -1206,10 +1273,7 @@ GST_START_TEST (test_settings_are_refused_once_started)
     fail_unless (gst_is_doradma_memory (gst_buffer_peek_memory (p->buf, 0)));
     t_pushed_free (p);
   }
-  t_pipe_free (t);
-  doradma_writer_close (w);
-  fail_unless (t_shm_clean (ch));
-  g_free (ch);
+  t_finish (t, w, ch);
 }
 
 GST_END_TEST;
@@ -1238,6 +1302,8 @@ doradmasrc_suite (void)
   tcase_add_test (tc, test_padded_frames_go_zero_copy_into_videoconvert);
   tcase_add_test (tc,
       test_copy_mode_after_avdec_h264_gives_the_decoded_pixels);
+  tcase_add_test (tc,
+      test_gpu_paths_without_video_meta_push_the_default_layout);
   tcase_add_test (tc, test_producer_latency_change_is_announced);
   tcase_add_test (tc, test_frames_published_while_paused_are_not_pushed);
   tcase_add_test (tc,
