@@ -675,6 +675,7 @@ gst_doradma_consumer_skip_to_newest (GstDoradmaConsumer * c,
   c->pending.discont = TRUE;
   c->have_pending = TRUE;
   gst_doradma_consumer_drop (c, fr);
+  c->discont = FALSE;           /* the gap is marked on the pending frame */
   return TRUE;
 }
 

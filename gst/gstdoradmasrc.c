@@ -54,7 +54,7 @@
 
 #include "gstdoradmaelements.h"
 #include "gstdoradmaconsumer.h"
-#include "gstdoradmacudaoutput.h"
+#include "gstdoradmasrcoutput.h"
 #include "gstdoradmasrcframe.h"
 
 GST_DEBUG_CATEGORY_STATIC (gst_doradma_src_debug);
@@ -62,14 +62,6 @@ GST_DEBUG_CATEGORY_STATIC (gst_doradma_src_debug);
 
 G_DECLARE_FINAL_TYPE (GstDoradmaSrc, gst_doradma_src, GST, DORADMA_SRC,
     GstPushSrc);
-
-/* what create() does with each frame, fixed from start() to stop() */
-typedef struct
-{
-  guint max_leases;
-  GstDoradmaCopyTo copy_to;
-  guint64 copy_budget;
-} GstDoradmaSrcRun;
 
 struct _GstDoradmaSrc
 {
@@ -90,30 +82,23 @@ struct _GstDoradmaSrc
   gint64 allowed_uid;
   gboolean started;
 
-  /* under the object lock: the consumer (start() to stop()), the caps as
-   * read from the ring and as pushed, their video info, and the resume
+  /* under the object lock: the consumer (start() to stop()) and the resume
    * time of a PAUSED → PLAYING after having played */
   GstDoradmaConsumer *consumer;
-  GstCaps *caps;
-  GstCaps *out_caps;
-  GstVideoInfo info;
-  gboolean cuda_out;
   gboolean played;
   GstClockTime resume_mono;
   gint resync;                  /* atomic: frames before resume_mono go */
   gint paused;                  /* atomic: PLAYING → PAUSED happened */
 
+  /* what frames become (its caps fields under the object lock) */
+  GstDoradmaSrcOutput out;
+
   /* streaming thread only */
-  GstDoradmaSrcRun run;
   guint32 epoch;
   gboolean have_epoch;
   gboolean discont;
-  gboolean downstream_meta;
   gboolean pushed;              /* a buffer went out since start() */
   GstClockTime last_pts;
-  GstBufferPool *copy_pool;     /* default layout, for local copies */
-  GstDoradmaCudaOutput cuda;
-  gint copies;                  /* frames copied locally (atomic) */
 };
 
 G_DEFINE_TYPE (GstDoradmaSrc, gst_doradma_src, GST_TYPE_PUSH_SRC);
@@ -227,14 +212,14 @@ gst_doradma_src_get_stats (GstDoradmaSrc * self)
   GST_OBJECT_LOCK (self);
   if (self->consumer)
     gst_doradma_consumer_get_stats (self->consumer, &cs);
-  cuda_out = self->cuda_out;
+  cuda_out = self->out.cuda_out;
   GST_OBJECT_UNLOCK (self);
 
   return gst_structure_new ("doradmasrc-stats",
       "frames", G_TYPE_UINT64, cs.frames,
       "torn", G_TYPE_UINT64, cs.torn,
       "skipped", G_TYPE_UINT64, cs.skipped,
-      "copies", G_TYPE_UINT64, (guint64) g_atomic_int_get (&self->copies),
+      "copies", G_TYPE_UINT64, (guint64) g_atomic_int_get (&self->out.copies),
       "lease-waits", G_TYPE_UINT64, cs.lease_waits,
       "latency-p50", G_TYPE_UINT64, cs.latency_p50,
       "latency-p99", G_TYPE_UINT64, cs.latency_p99,
@@ -244,9 +229,9 @@ gst_doradma_src_get_stats (GstDoradmaSrc * self)
       "cuda-registrations", G_TYPE_UINT64, doradma_gst_cuda_registrations (),
       "memory", G_TYPE_STRING, cuda_out ? CUDA_FEATURE : "system",
       "device-copies", G_TYPE_UINT64,
-      (guint64) g_atomic_int_get (&self->cuda.device_copies),
+      (guint64) g_atomic_int_get (&self->out.cuda.device_copies),
       "copied-to-slab", G_TYPE_UINT64,
-      (guint64) g_atomic_int_get (&self->cuda.slab_copies), NULL);
+      (guint64) g_atomic_int_get (&self->out.cuda.slab_copies), NULL);
 }
 
 static void
@@ -258,27 +243,7 @@ post_stats (GstDoradmaSrc * self)
 }
 
 /* ---------------------------------------------------------------------- */
-/* Local copies */
-
-/* `in` copied into the default layout of the current caps. */
-static GstBuffer *
-copy_to_default_layout (GstDoradmaSrc * self, GstBuffer * in)
-{
-  GstBuffer *out;
-
-  if (self->copy_pool == NULL)
-    self->copy_pool = gst_doradma_pool_activate (gst_video_buffer_pool_new (),
-        self->caps, self->info.size);
-  out = gst_doradma_frame_copy_to_default_layout (self->copy_pool,
-      &self->info, in);
-  if (out)
-    g_atomic_int_inc (&self->copies);
-  else
-    GST_ELEMENT_ERROR (self, RESOURCE, NO_SPACE_LEFT,
-        ("Could not copy a frame into a local buffer"),
-        ("caps %" GST_PTR_FORMAT, self->caps));
-  return out;
-}
+/* Frames */
 
 /* Leaves `fr` unused: lease or copy back, consumed, counted. */
 static void
@@ -291,56 +256,10 @@ drop_frame (GstDoradmaSrc * self, GstDoradmaConsumerFrame * fr)
 /* ---------------------------------------------------------------------- */
 /* Caps and negotiation */
 
-/* Downstream explicitly accepts memory:CUDAMemory (ANY does not count:
- * an appsink without caps gets the zero-copy system-memory path). */
 static gboolean
-downstream_wants_cuda (gpointer data)
+downstream_wants_cuda (gpointer self)
 {
-  GstDoradmaSrc *self = data;
-  GstCaps *peer = gst_pad_peer_query_caps (GST_BASE_SRC_PAD (self), NULL);
-  gboolean want = FALSE;
-  guint i;
-
-  if (peer == NULL || gst_caps_is_any (peer)) {
-    gst_clear_caps (&peer);
-    return FALSE;
-  }
-  for (i = 0; i < gst_caps_get_size (peer) && !want; i++) {
-    GstCapsFeatures *f = gst_caps_get_features (peer, i);
-
-    want = f && !gst_caps_features_is_any (f)
-        && gst_caps_features_contains (f, CUDA_FEATURE);
-  }
-  gst_caps_unref (peer);
-  return want;
-}
-
-/* The caps to push for the writer's `caps`: their memory:CUDAMemory twin
- * when downstream asks for it, CUDA works here and downstream accepts it,
- * else `caps` when downstream accepts them. NULL otherwise, with *no_cuda
- * saying why CUDA memory was not offered (or NULL). */
-static GstCaps *
-choose_output_caps (GstDoradmaSrc * self, GstCaps * caps, gchar ** no_cuda)
-{
-  GstPad *pad = GST_BASE_SRC_PAD (self);
-
-  if (downstream_wants_cuda (self)) {
-    if (doradma_gst_cuda_memory_available (no_cuda)) {
-      GstCaps *out = gst_caps_copy (caps);
-
-      gst_caps_set_features (out, 0, gst_caps_features_new (CUDA_FEATURE,
-              NULL));
-      if (gst_pad_peer_query_accept_caps (pad, out))
-        return out;
-      gst_caps_unref (out);
-    } else {
-      GST_WARNING_OBJECT (self, "downstream asks for %s: %s; offering "
-          "system memory", CUDA_FEATURE, *no_cuda);
-    }
-  }
-  if (gst_pad_peer_query_accept_caps (pad, caps))
-    return gst_caps_ref (caps);
-  return NULL;
+  return gst_doradma_src_output_peer_wants_cuda (GST_BASE_SRC_PAD (self));
 }
 
 /* Pushes the output caps for `caps` (taken) and re-runs the ALLOCATION
@@ -351,21 +270,20 @@ set_output_caps (GstDoradmaSrc * self, GstCaps * caps,
     const GstVideoInfo * info, const gchar * str)
 {
   gchar *no_cuda = NULL;
-  GstCaps *out = choose_output_caps (self, caps, &no_cuda);
+  GstCaps *out = gst_doradma_src_output_choose_caps (GST_BASE_SRC_PAD (self),
+      caps, &no_cuda);
 
   if (out == NULL)
     goto refused;
   GST_INFO_OBJECT (self, "caps %" GST_PTR_FORMAT, out);
   GST_OBJECT_LOCK (self);
-  gst_caps_replace (&self->caps, caps);
-  gst_caps_replace (&self->out_caps, out);
-  self->info = *info;
-  self->cuda_out = !gst_caps_is_equal (out, caps);
+  gst_caps_replace (&self->out.caps, caps);
+  gst_caps_replace (&self->out.out_caps, out);
+  self->out.info = *info;
+  self->out.cuda_out = !gst_caps_is_equal (out, caps);
   GST_OBJECT_UNLOCK (self);
   self->discont = TRUE;
-  /* pools of the previous caps */
-  gst_doradma_pool_clear (&self->copy_pool);
-  gst_doradma_cuda_output_caps_changed (&self->cuda);
+  gst_doradma_src_output_caps_changed (&self->out);
   gst_caps_unref (out);
   gst_caps_unref (caps);
   g_free (no_cuda);
@@ -382,7 +300,7 @@ refused:
     GST_ELEMENT_ERROR (self, CORE, NEGOTIATION,
         ("Downstream does not accept the writer's caps %s", str),
         ("writer caps: %s; downstream accepts: %s%s%s", str, peer_str,
-            no_cuda ? "; " CUDA_FEATURE " not offered: " : "",
+            no_cuda ? "; memory:CUDAMemory not offered: " : "",
             no_cuda ? no_cuda : ""));
     g_free (peer_str);
     gst_clear_caps (&peer);
@@ -427,7 +345,7 @@ ensure_caps (GstDoradmaSrc * self, const GstDoradmaConsumerFrame * fr)
   }
   self->epoch = epoch;
   self->have_epoch = TRUE;
-  if (self->caps && gst_caps_is_equal (caps, self->caps)) {
+  if (self->out.caps && gst_caps_is_equal (caps, self->out.caps)) {
     gst_caps_unref (caps);
     return GST_FLOW_OK;
   }
@@ -512,95 +430,6 @@ set_timestamps (GstDoradmaSrc * self, GstBuffer * buf,
 }
 
 /* ---------------------------------------------------------------------- */
-/* Frame → buffer */
-
-/* copy mode: the bytes are in the writer's layout, with meta when
- * downstream reads it (or the layout is the default one). */
-static GstBuffer *
-copied_to_buffer (GstDoradmaSrc * self, GstDoradmaConsumerFrame * fr)
-{
-  GstBuffer *copied = g_steal_pointer (&fr->copy), *out;
-
-  gst_doradma_frame_add_metas (copied, &self->info, &fr->f.info);
-  if (self->downstream_meta
-      || gst_doradma_frame_is_default_layout (&self->info, &fr->f.info))
-    return copied;
-  out = copy_to_default_layout (self, copied);
-  gst_buffer_unref (copied);
-  return out;
-}
-
-/* GPU paths: CUDA memory out, copy-to, or an ipc slot downloaded. */
-static GstBuffer *
-gpu_to_buffer (GstDoradmaSrc * self, GstDoradmaConsumerFrame * fr)
-{
-  GstDoradmaCudaOutput *o = &self->cuda;
-  gchar *err = NULL;
-  GstBuffer *buf;
-
-#ifdef HAVE_GST_CUDA
-  if (self->cuda_out)
-    buf = gst_doradma_cuda_output_cuda_memory (o, self->consumer, fr,
-        self->out_caps, &self->info, &err);
-  else
-#endif
-  if (self->run.copy_to != GST_DORADMA_COPY_TO_NONE)
-    buf = gst_doradma_cuda_output_copy_to_slab (o, self->consumer, fr,
-        self->run.copy_to, self->run.copy_budget, &self->info,
-        self->downstream_meta
-        || gst_doradma_frame_is_default_layout (&self->info, &fr->f.info),
-        &err);
-  else {
-    if (self->copy_pool == NULL)
-      self->copy_pool =
-          gst_doradma_pool_activate (gst_video_buffer_pool_new (), self->caps,
-          self->info.size);
-    buf = gst_doradma_cuda_output_download (o, self->consumer, fr,
-        self->copy_pool, &self->info, &err);
-    if (buf)
-      g_atomic_int_inc (&self->copies);
-  }
-  if (buf == NULL) {
-    GST_ELEMENT_ERROR (self, RESOURCE, FAILED,
-        ("Could not copy a frame on the GPU"), ("%s",
-            err ? err : "unknown error"));
-  }
-  g_free (err);
-  return buf;
-}
-
-/* The zero-copy path: the lease in a buffer, copied into the default
- * layout when over quota or when downstream cannot read the layout. */
-static GstBuffer *
-lease_to_buffer (GstDoradmaSrc * self, GstDoradmaConsumerFrame * fr)
-{
-  GstBuffer *leased = gst_buffer_new (), *out;
-
-  gst_buffer_append_memory (leased,
-      gst_doradma_consumer_lease_memory (self->consumer, fr));
-  gst_doradma_frame_add_metas (leased, &self->info, &fr->f.info);
-  if (gst_doradma_consumer_outstanding (self->consumer) <= self->run.max_leases
-      && (self->downstream_meta
-          || gst_doradma_frame_is_default_layout (&self->info, &fr->f.info)))
-    return leased;
-  /* a downstream queue holding many buffers must not pin the ring */
-  out = copy_to_default_layout (self, leased);
-  gst_buffer_unref (leased);
-  return out;
-}
-
-static GstBuffer *
-frame_to_buffer (GstDoradmaSrc * self, GstDoradmaConsumerFrame * fr)
-{
-  if (fr->copy)
-    return copied_to_buffer (self, fr);
-  if (self->cuda_out || self->run.copy_to != GST_DORADMA_COPY_TO_NONE
-      || fr->f.data == NULL)
-    return gpu_to_buffer (self, fr);
-  return lease_to_buffer (self, fr);
-}
-
-/* ---------------------------------------------------------------------- */
 /* create() */
 
 static GstFlowReturn
@@ -621,12 +450,12 @@ gst_doradma_src_create (GstPushSrc * psrc, GstBuffer ** outbuf)
       return ret;
 
     ret = ensure_caps (self, &fr);
-    if (ret == GST_FLOW_OK && !gst_doradma_frame_fits (&self->info,
+    if (ret == GST_FLOW_OK && !gst_doradma_frame_fits (&self->out.info,
             &fr.f.info)) {
       GST_WARNING_OBJECT (self, "frame seq %" G_GUINT64_FORMAT " (%ux%u, %u "
           "planes) does not cover caps %" GST_PTR_FORMAT ": skipped",
           fr.f.info.seq, fr.f.info.width, fr.f.info.height,
-          fr.f.info.n_planes, self->caps);
+          fr.f.info.n_planes, self->out.caps);
       ret = SKIP_FRAME;
     }
     if (ret != GST_FLOW_OK) {
@@ -647,7 +476,8 @@ gst_doradma_src_create (GstPushSrc * psrc, GstBuffer ** outbuf)
       continue;
     }
 
-    if ((buf = frame_to_buffer (self, &fr)) == NULL)
+    if ((buf = gst_doradma_src_output_frame (&self->out, self->consumer,
+                &fr)) == NULL)
       return GST_FLOW_ERROR;
     gst_doradma_consumer_delivered (self->consumer, &fr);
     set_timestamps (self, buf, &fr, pts);
@@ -668,8 +498,8 @@ gst_doradma_src_get_caps (GstBaseSrc * bsrc, GstCaps * filter)
   GstCaps *caps;
 
   GST_OBJECT_LOCK (self);
-  if (self->out_caps)
-    caps = gst_caps_ref (self->out_caps);
+  if (self->out.out_caps)
+    caps = gst_caps_ref (self->out.out_caps);
   else
     caps = gst_pad_get_pad_template_caps (GST_BASE_SRC_PAD (bsrc));
   GST_OBJECT_UNLOCK (self);
@@ -694,8 +524,8 @@ gst_doradma_src_negotiate (GstBaseSrc * bsrc)
   gboolean ok = TRUE;
 
   GST_OBJECT_LOCK (self);
-  if (self->out_caps)
-    caps = gst_caps_ref (self->out_caps);
+  if (self->out.out_caps)
+    caps = gst_caps_ref (self->out.out_caps);
   GST_OBJECT_UNLOCK (self);
   if (caps) {
     ok = gst_base_src_set_caps (bsrc, caps);
@@ -709,7 +539,7 @@ gst_doradma_src_decide_allocation (GstBaseSrc * bsrc, GstQuery * query)
 {
   GstDoradmaSrc *self = GST_DORADMA_SRC (bsrc);
 
-  self->downstream_meta = gst_query_find_allocation_meta (query,
+  self->out.downstream_meta = gst_query_find_allocation_meta (query,
       GST_VIDEO_META_API_TYPE, NULL);
   return GST_BASE_SRC_CLASS (gst_doradma_src_parent_class)->decide_allocation
       (bsrc, query);
@@ -730,10 +560,10 @@ gst_doradma_src_query (GstBaseSrc * bsrc, GstQuery * query)
       producer = gst_doradma_consumer_latency (self->consumer);
       slots = gst_doradma_consumer_slot_count (self->consumer);
     }
-    if (self->caps && GST_VIDEO_INFO_FPS_N (&self->info) > 0)
+    if (self->out.caps && GST_VIDEO_INFO_FPS_N (&self->out.info) > 0)
       dur = gst_util_uint64_scale_int (GST_SECOND,
-          GST_VIDEO_INFO_FPS_D (&self->info),
-          GST_VIDEO_INFO_FPS_N (&self->info));
+          GST_VIDEO_INFO_FPS_D (&self->out.info),
+          GST_VIDEO_INFO_FPS_N (&self->out.info));
     /* live; the producer's latency plus our own deadline */
     min = producer + self->processing_deadline;
     rmode = self->read_mode;
@@ -751,7 +581,7 @@ gst_doradma_src_query (GstBaseSrc * bsrc, GstQuery * query)
     return TRUE;
   }
 #ifdef HAVE_GST_CUDA
-  if (doradma_gst_cuda_element_query (GST_ELEMENT (self), &self->cuda.ctx,
+  if (doradma_gst_cuda_element_query (GST_ELEMENT (self), &self->out.cuda.ctx,
           query))
     return TRUE;
 #endif
@@ -765,7 +595,7 @@ gst_doradma_src_set_context (GstElement * element, GstContext * context)
 {
   GstDoradmaSrc *self = GST_DORADMA_SRC (element);
 
-  doradma_gst_cuda_element_set_context (element, &self->cuda.ctx, context);
+  doradma_gst_cuda_element_set_context (element, &self->out.cuda.ctx, context);
   GST_ELEMENT_CLASS (gst_doradma_src_parent_class)->set_context (element,
       context);
 }
@@ -812,9 +642,9 @@ gst_doradma_src_start (GstBaseSrc * bsrc)
   cs.allowed_uid = self->allowed_uid;
   cs.transport = self->transport;
   cs.on_writer_lost = self->on_writer_lost;
-  self->run.max_leases = self->max_leases;
-  self->run.copy_to = self->copy_to;
-  self->run.copy_budget = self->copy_budget;
+  self->out.max_leases = self->max_leases;
+  self->out.copy_to = self->copy_to;
+  self->out.copy_budget = self->copy_budget;
   if (cs.channel == NULL)
     goto no_channel;
   if ((r = doradma_name_validate (cs.channel, &diag)) < 0)
@@ -837,7 +667,6 @@ gst_doradma_src_start (GstBaseSrc * bsrc)
   self->discont = TRUE;
   self->pushed = FALSE;
   self->last_pts = 0;
-  g_atomic_int_set (&self->copies, 0);
   return TRUE;
 
   /* ERRORS */
@@ -868,14 +697,13 @@ gst_doradma_src_stop (GstBaseSrc * bsrc)
   GstDoradmaSrc *self = GST_DORADMA_SRC (bsrc);
   GstDoradmaConsumer *consumer;
 
-  gst_doradma_pool_clear (&self->copy_pool);
-  gst_doradma_cuda_output_reset (&self->cuda);
+  gst_doradma_src_output_reset (&self->out);
   GST_OBJECT_LOCK (self);
   consumer = self->consumer;
   self->consumer = NULL;
-  gst_clear_caps (&self->caps);
-  gst_clear_caps (&self->out_caps);
-  self->cuda_out = FALSE;
+  gst_clear_caps (&self->out.caps);
+  gst_clear_caps (&self->out.out_caps);
+  self->out.cuda_out = FALSE;
   self->started = FALSE;
   GST_OBJECT_UNLOCK (self);
   gst_doradma_consumer_free (consumer);
@@ -1026,9 +854,7 @@ gst_doradma_src_finalize (GObject * object)
   GstDoradmaSrc *self = GST_DORADMA_SRC (object);
 
   g_free (self->channel);
-  gst_clear_caps (&self->caps);
-  gst_clear_caps (&self->out_caps);
-  gst_doradma_cuda_output_finalize (&self->cuda);
+  gst_doradma_src_output_finalize (&self->out);
 
   G_OBJECT_CLASS (gst_doradma_src_parent_class)->finalize (object);
 }
@@ -1277,7 +1103,7 @@ gst_doradma_src_init (GstDoradmaSrc * self)
   self->copy_to = DEFAULT_COPY_TO;
   self->copy_budget = DEFAULT_COPY_BUDGET;
   self->allowed_uid = DEFAULT_ALLOWED_UID;
-  gst_doradma_cuda_output_init (&self->cuda, GST_ELEMENT (self));
+  gst_doradma_src_output_init (&self->out, GST_ELEMENT (self));
 
   gst_base_src_set_live (GST_BASE_SRC (self), TRUE);
   gst_base_src_set_format (GST_BASE_SRC (self), GST_FORMAT_TIME);

@@ -325,6 +325,17 @@ assert_default_layout_pattern (GstBuffer * buf, const gchar * caps)
   gst_buffer_unmap (buf, &map);
 }
 
+/* The common end of a src test: both harnesses torn down, nothing of
+ * `channel` left in the shm directory. */
+static void
+src_teardown (GstHarness * h, GstHarness * w, gchar * channel)
+{
+  gst_harness_teardown (h);
+  gst_harness_teardown (w);
+  fail_unless (t_shm_clean (channel), "leftovers of %s", channel);
+  g_free (channel);
+}
+
 GST_START_TEST (test_properties_have_documented_defaults)
 {
   GstElement *e = gst_element_factory_make ("doradmasrc", NULL);
@@ -427,10 +438,7 @@ GST_START_TEST (test_buffers_are_readonly_zero_copy_memory_with_ring_caps)
   gst_caps_unref (want);
   gst_buffer_unref (buf);
 
-  gst_harness_teardown (h);
-  gst_harness_teardown (w);
-  fail_unless (t_shm_clean (ch));
-  g_free (ch);
+  src_teardown (h, w, ch);
 }
 
 GST_END_TEST;
@@ -465,10 +473,7 @@ GST_START_TEST (test_beyond_max_leases_frames_are_copied_and_counted)
     gst_buffer_unref (bufs[i]);
   }
 
-  gst_harness_teardown (h);
-  gst_harness_teardown (w);
-  fail_unless (t_shm_clean (ch));
-  g_free (ch);
+  src_teardown (h, w, ch);
 }
 
 GST_END_TEST;
@@ -491,10 +496,7 @@ GST_START_TEST (test_copy_mode_delivers_local_memory)
   gst_buffer_unmap (buf, &map);
   gst_buffer_unref (buf);
 
-  gst_harness_teardown (h);
-  gst_harness_teardown (w);
-  fail_unless (t_shm_clean (ch));
-  g_free (ch);
+  src_teardown (h, w, ch);
 }
 
 GST_END_TEST;
@@ -527,10 +529,7 @@ GST_START_TEST (test_buffer_fields_and_crop_meta_are_carried)
   fail_unless_equals_int (crop->height, 16);
   gst_buffer_unref (buf);
 
-  gst_harness_teardown (h);
-  gst_harness_teardown (w);
-  fail_unless (t_shm_clean (ch));
-  g_free (ch);
+  src_teardown (h, w, ch);
 }
 
 GST_END_TEST;
@@ -559,10 +558,7 @@ GST_START_TEST (test_latency_answer_is_live_with_producer_latency_added)
   fail_unless (max >= min);
   gst_query_unref (q);
 
-  gst_harness_teardown (h);
-  gst_harness_teardown (w);
-  fail_unless (t_shm_clean (ch));
-  g_free (ch);
+  src_teardown (h, w, ch);
 }
 
 GST_END_TEST;
@@ -588,10 +584,7 @@ GST_START_TEST (test_eos_after_the_final_frame)
   }
   fail_unless (ev != NULL, "no EOS");
 
-  gst_harness_teardown (h);
-  gst_harness_teardown (w);
-  fail_unless (t_shm_clean (ch));
-  g_free (ch);
+  src_teardown (h, w, ch);
 }
 
 GST_END_TEST;
@@ -625,10 +618,7 @@ GST_START_TEST (test_latest_mode_delivers_the_newest_frame)
   fail_unless_equals_uint64 (t_stat (h->element, "frames") +
       t_stat (h->element, "skipped"), 5);
 
-  gst_harness_teardown (h);
-  gst_harness_teardown (w);
-  fail_unless (t_shm_clean (ch));
-  g_free (ch);
+  src_teardown (h, w, ch);
 }
 
 GST_END_TEST;
@@ -680,10 +670,7 @@ GST_START_TEST (test_without_video_meta_every_mode_pushes_the_default_layout)
     buf = gst_harness_pull (h);
     assert_default_layout_pattern (buf, T_PAD);
     gst_buffer_unref (buf);
-    gst_harness_teardown (h);
-    gst_harness_teardown (w);
-    fail_unless (t_shm_clean (ch));
-    g_free (ch);
+    src_teardown (h, w, ch);
   }
 }
 
