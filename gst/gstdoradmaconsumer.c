@@ -450,11 +450,13 @@ ensure_open (GstDoradmaConsumer * c)
   return GST_FLOW_OK;
 }
 
-/* Superseded and drained: the successor continues the sequence numbers.
- * Open it (adopting the entry the writer carried over for us) BEFORE
+/* Superseded and drained: the successor continues the sequence numbers
+ * when it carried our entry over. Open it (adopting that entry) BEFORE
  * letting the old reader go, so a lossless writer never sees the entry
- * unclaimed. Whether the sequence really continues is the lib's call
- * (set_last_seq); a jump shows as DISCONT on the first frame. */
+ * unclaimed. A successor that did not carry us over (a new writer that
+ * took over a dead writer's channel restarts at 1, or the adoption failed)
+ * is joined like any channel: its newest frame first. The first frame is
+ * DISCONT either way. */
 static GstFlowReturn
 reopen_superseded (GstDoradmaConsumer * c)
 {
@@ -463,11 +465,17 @@ reopen_superseded (GstDoradmaConsumer * c)
   DoradmaReaderHandle *rh;
   GstFlowReturn ret;
 
-  GST_INFO_OBJECT (c->owner, "segment replaced after seq %" G_GUINT64_FORMAT,
-      last);
   if ((ret = open_reader (c, token, &rh)) != GST_FLOW_OK)
     return ret;
-  doradma_reader_set_last_seq (rh->r, last);
+  if (doradma_reader_token (rh->r) == token) {
+    doradma_reader_set_last_seq (rh->r, last);
+    GST_INFO_OBJECT (c->owner, "segment replaced after seq %"
+        G_GUINT64_FORMAT ": continuing", last);
+  } else {
+    GST_INFO_OBJECT (c->owner, "segment replaced after seq %"
+        G_GUINT64_FORMAT " by one that did not carry us over: joining it",
+        last);
+  }
   install_reader (c, rh);
   return GST_FLOW_OK;
 }

@@ -5,6 +5,7 @@
  * SPDX-License-Identifier: LGPL-2.1-or-later
  */
 #include <time.h>
+#include <signal.h>
 #include <sys/wait.h>
 #include <grp.h>
 
@@ -1197,6 +1198,58 @@ GST_START_TEST (test_late_joiner_gets_no_run_of_pts_0)
 
 GST_END_TEST;
 
+
+/* Ring review finding 1, src side: a writer killed and replaced at once by
+ * a new writer on its stale channel (sequence numbers start over): the src
+ * goes on with the new writer's frames, the first one DISCONT, instead of
+ * waiting for the new sequence to pass the old one. */
+GST_START_TEST (test_stale_takeover_goes_on_with_the_new_writer)
+{
+  gchar *ch = t_channel ("takeover");
+  struct doradma_writer *w;
+  int ready[2];
+  pid_t pid;
+  gchar c;
+  TPipe *t;
+  TPushed *p;
+  guint i;
+
+  fail_unless (pipe (ready) == 0);
+  pid = fork ();
+  if (pid == 0) {
+    w = lib_writer (ch, T_CAPS, 4, 0);
+    for (i = 1; i <= 20; i++)
+      lib_publish (w, T_CAPS, i, mono_now ());
+    if (write (ready[1], "r", 1) != 1)
+      _exit (1);
+    for (;;)
+      pause ();
+  }
+  fail_unless (read (ready[0], &c, 1) == 1, "the first writer did not start");
+  t = t_pipe_new (ch, NULL, NULL);
+  gst_element_set_state (t->pipe, GST_STATE_PLAYING);
+  p = t_pipe_pull (t);
+  fail_unless_equals_int (t_first_byte (p->buf), 20);
+  t_pushed_free (p);
+
+  /* the writer dies; a new one takes the channel over before the reader
+   * notices (its wait slice is 100 ms) */
+  kill (pid, SIGKILL);
+  fail_unless (waitpid (pid, NULL, 0) == pid);
+  w = lib_writer (ch, T_CAPS, 4, 0);
+  for (i = 101; i <= 103; i++) {
+    lib_publish (w, T_CAPS, i, mono_now ());
+    g_usleep (20 * 1000);
+  }
+  p = t_pipe_pull (t);
+  fail_unless (t_first_byte (p->buf) > 100, "frame %u", t_first_byte (p->buf));
+  fail_unless (GST_BUFFER_FLAG_IS_SET (p->buf, GST_BUFFER_FLAG_DISCONT));
+  t_pushed_free (p);
+  t_finish (t, w, ch);
+}
+
+GST_END_TEST;
+
 /* Finding 20: the stats blurb names every field of the structure. */
 GST_START_TEST (test_stats_blurb_lists_every_field)
 {
@@ -1303,6 +1356,7 @@ doradmasrc_suite (void)
       test_cuda_downstream_without_cuda_falls_back_or_says_why);
   tcase_add_test (tc, test_allowed_uid_admits_the_channel_owner);
   tcase_add_test (tc, test_late_joiner_gets_no_run_of_pts_0);
+  tcase_add_test (tc, test_stale_takeover_goes_on_with_the_new_writer);
   tcase_add_test (tc, test_stats_blurb_lists_every_field);
   tcase_add_test (tc, test_transport_enum_is_the_srcs_own);
   tcase_add_test (tc, test_settings_are_refused_once_started);
