@@ -4,9 +4,15 @@
  * Copyright (C) 2025 the doradma authors
  * SPDX-License-Identifier: LGPL-2.1-or-later
  */
+#include <time.h>
+#include <signal.h>
+#include <sys/wait.h>
+#include <grp.h>
+
 #include <gst/base/gstbasesrc.h>
 
 #include "common.h"
+#include "gstdoradmaallocator.h"
 
 static GstHarness *
 src_new (const gchar * channel, const gchar * props)
@@ -25,6 +31,310 @@ src_new (const gchar * channel, const gchar * props)
   gst_object_unref (e);
   g_free (desc);
   return h;
+}
+
+
+/* ---------------------------------------------------------------------- */
+/* Producers and consumers the tests drive by hand */
+
+/* A lib writer of `caps` (default layout), `slots` slots. */
+static struct doradma_writer *
+lib_writer (const gchar * channel, const gchar * caps, guint slots,
+    guint mode)
+{
+  struct doradma_writer_config cfg = { 0 };
+  struct doradma_writer *w = NULL;
+  struct doradma_diag diag = { 0 };
+  GstVideoInfo info;
+  GstCaps *c = gst_caps_from_string (caps);
+  int r;
+
+  fail_unless (gst_video_info_from_caps (&info, c));
+  gst_caps_unref (c);
+  cfg.channel = channel;
+  cfg.slots = slots;
+  cfg.slot_size = info.size;
+  cfg.caps = caps;
+  cfg.mode = mode;
+  r = doradma_writer_create (&cfg, &w, &diag);
+  fail_unless (r == 0, "writer: %s (%s)", diag.msg, g_strerror (-r));
+  return w;
+}
+
+static GstClockTime
+mono_now (void)
+{
+  struct timespec ts;
+
+  clock_gettime (CLOCK_MONOTONIC, &ts);
+  return (GstClockTime) ts.tv_sec * GST_SECOND + ts.tv_nsec;
+}
+
+/* Publishes a frame of `caps` (default layout) whose bytes are all `v`,
+ * captured at CLOCK_MONOTONIC `mono_pts`. */
+static void
+lib_publish (struct doradma_writer *w, const gchar * caps, guint8 v,
+    GstClockTime mono_pts)
+{
+  struct doradma_frame_info fi = { 0 };
+  GstVideoInfo info;
+  GstCaps *c = gst_caps_from_string (caps);
+  guint32 slot;
+  guint p;
+  int r;
+
+  fail_unless (gst_video_info_from_caps (&info, c));
+  gst_caps_unref (c);
+  r = doradma_writer_acquire (w, DORADMA_POLICY_LATEST, GST_SECOND, &slot);
+  fail_unless (r == 0, "acquire: %s", g_strerror (-r));
+  memset (doradma_writer_slot_data (w, slot), v, info.size);
+  fi.width = GST_VIDEO_INFO_WIDTH (&info);
+  fi.height = GST_VIDEO_INFO_HEIGHT (&info);
+  fi.n_planes = GST_VIDEO_INFO_N_PLANES (&info);
+  for (p = 0; p < fi.n_planes; p++) {
+    GstVideoInfo *i = &info;
+
+    fi.planes[p].offset = GST_VIDEO_INFO_PLANE_OFFSET (i, p);
+    fi.planes[p].stride = GST_VIDEO_INFO_PLANE_STRIDE (i, p);
+    fi.planes[p].rows = GST_VIDEO_INFO_COMP_HEIGHT (i, p);
+    fi.planes[p].row_bytes = GST_VIDEO_INFO_COMP_WIDTH (i, p) *
+        GST_VIDEO_INFO_COMP_PSTRIDE (i, p);
+  }
+  fi.pts = fi.dts = fi.offset = fi.offset_end = DORADMA_TIME_NONE;
+  fi.duration = 33 * GST_MSECOND;
+  fi.payload_bytes = info.size;
+  fi.mono_pts = mono_pts;
+  r = doradma_writer_publish (w, slot, &fi);
+  fail_unless (r == 0, "publish: %s", g_strerror (-r));
+}
+
+/* A pipeline "doradmasrc name=src <props> ! <down>" whose pushed buffers
+ * (src pad probe) land in a queue, with the time each was pushed. */
+typedef struct
+{
+  GstElement *pipe, *src;
+  GAsyncQueue *q;
+  GstPad *probed;
+  gulong probe;
+} TPipe;
+
+typedef struct
+{
+  GstBuffer *buf;
+  GstClockTime pushed;          /* CLOCK_MONOTONIC */
+} TPushed;
+
+static GstPadProbeReturn
+pushed_probe (GstPad * pad, GstPadProbeInfo * info, gpointer data)
+{
+  TPushed *p = g_new0 (TPushed, 1);
+
+  p->buf = gst_buffer_ref (GST_PAD_PROBE_INFO_BUFFER (info));
+  p->pushed = mono_now ();
+  g_async_queue_push (data, p);
+  return GST_PAD_PROBE_OK;
+}
+
+static TPipe *
+t_pipe_new (const gchar * channel, const gchar * props, const gchar * down)
+{
+  gchar *desc = g_strdup_printf ("doradmasrc name=src channel=%s %s ! %s",
+      channel, props ? props : "", down ? down : "fakesink sync=false");
+  TPipe *t = g_new0 (TPipe, 1);
+
+  t->pipe = gst_parse_launch (desc, NULL);
+  fail_unless (t->pipe != NULL, "%s", desc);
+  t->src = gst_bin_get_by_name (GST_BIN (t->pipe), "src");
+  t->q = g_async_queue_new ();
+  t->probed = gst_element_get_static_pad (t->src, "src");
+  t->probe = gst_pad_add_probe (t->probed, GST_PAD_PROBE_TYPE_BUFFER,
+      pushed_probe, t->q, NULL);
+  g_free (desc);
+  return t;
+}
+
+/* Collects what reaches the sink pad of element `name` instead. */
+static void
+t_pipe_probe_at (TPipe * t, const gchar * name)
+{
+  GstElement *e = gst_bin_get_by_name (GST_BIN (t->pipe), name);
+
+  gst_pad_remove_probe (t->probed, t->probe);
+  gst_object_unref (t->probed);
+  t->probed = gst_element_get_static_pad (e, "sink");
+  t->probe = gst_pad_add_probe (t->probed, GST_PAD_PROBE_TYPE_BUFFER,
+      pushed_probe, t->q, NULL);
+  gst_object_unref (e);
+}
+
+static TPushed *
+t_pipe_pull (TPipe * t)
+{
+  TPushed *p = g_async_queue_timeout_pop (t->q, 5 * G_USEC_PER_SEC);
+
+  fail_unless (p != NULL, "no buffer within 5 s");
+  return p;
+}
+
+static void
+t_pushed_free (TPushed * p)
+{
+  gst_buffer_unref (p->buf);
+  g_free (p);
+}
+
+static guint8
+t_first_byte (GstBuffer * buf)
+{
+  guint8 v = 0;
+
+  fail_unless_equals_int (gst_buffer_extract (buf, 0, &v, 1), 1);
+  return v;
+}
+
+static void
+t_pipe_free (TPipe * t)
+{
+  TPushed *p;
+
+  gst_element_set_state (t->pipe, GST_STATE_NULL);
+  while ((p = g_async_queue_try_pop (t->q)))
+    t_pushed_free (p);
+  g_async_queue_unref (t->q);
+  gst_object_unref (t->probed);
+  gst_object_unref (t->src);
+  gst_object_unref (t->pipe);
+  g_free (t);
+}
+
+/* Stops the pipeline and the writer; nothing of the channel is left. */
+static void
+t_finish (TPipe * t, struct doradma_writer *w, gchar * ch)
+{
+  t_pipe_free (t);
+  doradma_writer_close (w);
+  fail_unless (t_shm_clean (ch));
+  g_free (ch);
+}
+
+/* A LATENCY message from `src` waiting on the bus (the others popped). */
+static gboolean
+t_latency_posted (GstElement * pipe, GstElement * src)
+{
+  GstBus *bus = gst_element_get_bus (pipe);
+  GstMessage *m;
+  gboolean found = FALSE;
+
+  while ((m = gst_bus_pop_filtered (bus, GST_MESSAGE_LATENCY))) {
+    found |= GST_MESSAGE_SRC (m) == GST_OBJECT (src);
+    gst_message_unref (m);
+  }
+  gst_object_unref (bus);
+  return found;
+}
+
+/* The LATENCY answer's min from the src. */
+static GstClockTime
+t_src_latency (GstElement * src)
+{
+  GstQuery *q = gst_query_new_latency ();
+  GstClockTime min = 0, max;
+  gboolean live;
+
+  fail_unless (gst_element_query (src, q));
+  gst_query_parse_latency (q, &live, &min, &max);
+  fail_unless (live);
+  gst_query_unref (q);
+  return min;
+}
+
+/* Pixel value of the pattern the padded producer writes. */
+static guint8
+pattern (guint p, guint y, guint x)
+{
+  return (guint8) (p * 71 + y * 3 + x);
+}
+
+/* Pushes `n` frames of `caps` through the sink harness `w`, written
+ * upstream-style into its pool with `pad_right` bytes of padding per row
+ * (0xee), so they are published in a padded layout. */
+static void
+push_padded (GstHarness * w, const gchar * caps, guint pad_right, guint n)
+{
+  GstVideoAlignment align;
+  GstBufferPool *pool;
+  GstVideoInfo info;
+  GstCaps *c = gst_caps_from_string (caps);
+  guint i, p, y, x;
+
+  fail_unless (gst_video_info_from_caps (&info, c));
+  gst_caps_unref (c);
+  gst_video_alignment_reset (&align);
+  align.padding_right = pad_right;
+  pool = t_sink_pool (w, caps, &align);
+  for (i = 0; i < n; i++) {
+    GstBuffer *buf = NULL;
+    GstVideoFrame f;
+
+    fail_unless_equals_int (gst_buffer_pool_acquire_buffer (pool, &buf,
+            NULL), GST_FLOW_OK);
+    fail_unless (gst_video_frame_map (&f, &info, buf, GST_MAP_WRITE));
+    for (p = 0; p < GST_VIDEO_FRAME_N_PLANES (&f); p++) {
+      guint8 *d = GST_VIDEO_FRAME_PLANE_DATA (&f, p);
+      gint stride = GST_VIDEO_FRAME_PLANE_STRIDE (&f, p);
+
+      fail_unless (stride > GST_VIDEO_FRAME_COMP_WIDTH (&f, p),
+          "the pool did not pad plane %u (stride %d)", p, stride);
+      for (y = 0; y < (guint) GST_VIDEO_FRAME_COMP_HEIGHT (&f, p); y++) {
+        memset (d + y * stride, 0xee, stride);
+        for (x = 0; x < (guint) GST_VIDEO_FRAME_COMP_WIDTH (&f, p); x++)
+          d[y * stride + x] = pattern (p, y, x);
+      }
+    }
+    gst_video_frame_unmap (&f);
+    fail_unless_equals_int (gst_harness_push (w, buf), GST_FLOW_OK);
+  }
+  gst_buffer_pool_set_active (pool, FALSE);
+  gst_object_unref (pool);
+}
+
+/* The buffer's bytes, read as the DEFAULT layout of `caps` (what an
+ * element that ignores GstVideoMeta reads), carry the pattern. */
+static void
+assert_default_layout_pattern (GstBuffer * buf, const gchar * caps)
+{
+  GstVideoInfo info;
+  GstCaps *c = gst_caps_from_string (caps);
+  GstVideoMeta *meta = gst_buffer_get_video_meta (buf);
+  GstMapInfo map;
+  guint p, y, x;
+
+  fail_unless (gst_video_info_from_caps (&info, c));
+  gst_caps_unref (c);
+  for (p = 0; meta && p < meta->n_planes; p++) {
+    fail_unless_equals_uint64 (meta->offset[p], info.offset[p]);
+    fail_unless_equals_int (meta->stride[p], info.stride[p]);
+  }
+  fail_unless (gst_buffer_map (buf, &map, GST_MAP_READ));
+  fail_unless (map.size >= info.size, "%" G_GSIZE_FORMAT " bytes < %"
+      G_GSIZE_FORMAT, map.size, info.size);
+  for (p = 0; p < GST_VIDEO_INFO_N_PLANES (&info); p++)
+    for (y = 0; y < (guint) GST_VIDEO_INFO_COMP_HEIGHT (&info, p); y++)
+      for (x = 0; x < (guint) GST_VIDEO_INFO_COMP_WIDTH (&info, p); x++)
+        fail_unless_equals_int (map.data[info.offset[p] + y * info.stride[p]
+                + x], pattern (p, y, x));
+  gst_buffer_unmap (buf, &map);
+}
+
+/* The common end of a src test: both harnesses torn down, nothing of
+ * `channel` left in the shm directory. */
+static void
+src_teardown (GstHarness * h, GstHarness * w, gchar * channel)
+{
+  gst_harness_teardown (h);
+  gst_harness_teardown (w);
+  fail_unless (t_shm_clean (channel), "leftovers of %s", channel);
+  g_free (channel);
 }
 
 GST_START_TEST (test_properties_have_documented_defaults)
@@ -129,10 +439,7 @@ GST_START_TEST (test_buffers_are_readonly_zero_copy_memory_with_ring_caps)
   gst_caps_unref (want);
   gst_buffer_unref (buf);
 
-  gst_harness_teardown (h);
-  gst_harness_teardown (w);
-  fail_unless (t_shm_clean (ch));
-  g_free (ch);
+  src_teardown (h, w, ch);
 }
 
 GST_END_TEST;
@@ -167,10 +474,7 @@ GST_START_TEST (test_beyond_max_leases_frames_are_copied_and_counted)
     gst_buffer_unref (bufs[i]);
   }
 
-  gst_harness_teardown (h);
-  gst_harness_teardown (w);
-  fail_unless (t_shm_clean (ch));
-  g_free (ch);
+  src_teardown (h, w, ch);
 }
 
 GST_END_TEST;
@@ -193,10 +497,7 @@ GST_START_TEST (test_copy_mode_delivers_local_memory)
   gst_buffer_unmap (buf, &map);
   gst_buffer_unref (buf);
 
-  gst_harness_teardown (h);
-  gst_harness_teardown (w);
-  fail_unless (t_shm_clean (ch));
-  g_free (ch);
+  src_teardown (h, w, ch);
 }
 
 GST_END_TEST;
@@ -229,10 +530,7 @@ GST_START_TEST (test_buffer_fields_and_crop_meta_are_carried)
   fail_unless_equals_int (crop->height, 16);
   gst_buffer_unref (buf);
 
-  gst_harness_teardown (h);
-  gst_harness_teardown (w);
-  fail_unless (t_shm_clean (ch));
-  g_free (ch);
+  src_teardown (h, w, ch);
 }
 
 GST_END_TEST;
@@ -261,10 +559,7 @@ GST_START_TEST (test_latency_answer_is_live_with_producer_latency_added)
   fail_unless (max >= min);
   gst_query_unref (q);
 
-  gst_harness_teardown (h);
-  gst_harness_teardown (w);
-  fail_unless (t_shm_clean (ch));
-  g_free (ch);
+  src_teardown (h, w, ch);
 }
 
 GST_END_TEST;
@@ -290,10 +585,7 @@ GST_START_TEST (test_eos_after_the_final_frame)
   }
   fail_unless (ev != NULL, "no EOS");
 
-  gst_harness_teardown (h);
-  gst_harness_teardown (w);
-  fail_unless (t_shm_clean (ch));
-  g_free (ch);
+  src_teardown (h, w, ch);
 }
 
 GST_END_TEST;
@@ -327,10 +619,7 @@ GST_START_TEST (test_latest_mode_delivers_the_newest_frame)
   fail_unless_equals_uint64 (t_stat (h->element, "frames") +
       t_stat (h->element, "skipped"), 5);
 
-  gst_harness_teardown (h);
-  gst_harness_teardown (w);
-  fail_unless (t_shm_clean (ch));
-  g_free (ch);
+  src_teardown (h, w, ch);
 }
 
 GST_END_TEST;
@@ -360,6 +649,679 @@ GST_START_TEST (test_mapping_outlives_the_element_while_buffers_are_held)
 
 GST_END_TEST;
 
+
+#define T_PAD "video/x-raw,format=I420,width=330,height=250,framerate=30/1"
+
+/* Finding 1: copy=true (like the zero-copy path) hands a downstream that
+ * did not accept GstVideoMeta the default layout, never the writer's
+ * padded one. */
+GST_START_TEST (test_without_video_meta_every_mode_pushes_the_default_layout)
+{
+  const gchar *modes[] = { "", "copy=true", "max-leases=0" };
+  guint i;
+
+  for (i = 0; i < G_N_ELEMENTS (modes); i++) {
+    gchar *ch = t_channel ("layout");
+    GstHarness *w = t_sink_harness (ch, T_PAD);
+    GstHarness *h;
+    GstBuffer *buf;
+
+    push_padded (w, T_PAD, 54, 1);
+    h = src_new (ch, modes[i]);
+    buf = gst_harness_pull (h);
+    assert_default_layout_pattern (buf, T_PAD);
+    gst_buffer_unref (buf);
+    src_teardown (h, w, ch);
+  }
+}
+
+GST_END_TEST;
+
+/* Finding 2: the ALLOCATION query runs with the real caps, so padded
+ * frames go zero-copy to an element that takes GstVideoMeta. */
+GST_START_TEST (test_padded_frames_go_zero_copy_into_videoconvert)
+{
+  gchar *ch = t_channel ("meta");
+  GstHarness *w = t_sink_new (ch, T_PAD, "wait-for-readers=1");
+  TPipe *t = t_pipe_new (ch, NULL,
+      "videoconvert ! video/x-raw,format=RGBA ! fakesink sync=false");
+  guint i;
+
+  gst_element_set_state (t->pipe, GST_STATE_PLAYING);
+  push_padded (w, T_PAD, 54, 3);
+  for (i = 0; i < 3; i++) {
+    TPushed *p = t_pipe_pull (t);
+
+    fail_unless (gst_is_doradma_memory (gst_buffer_peek_memory (p->buf, 0)),
+        "frame %u was copied", i);
+    t_pushed_free (p);
+  }
+  fail_unless_equals_uint64 (t_stat (t->src, "copies"), 0);
+  t_pipe_free (t);
+  gst_harness_teardown (w);
+  fail_unless (t_shm_clean (ch));
+  g_free (ch);
+}
+
+GST_END_TEST;
+
+static gboolean
+have_elements (const gchar * const *names)
+{
+  for (; *names; names++) {
+    GstElementFactory *f = gst_element_factory_find (*names);
+
+    if (f == NULL)
+      return FALSE;
+    gst_object_unref (f);
+  }
+  return TRUE;
+}
+
+/* The visible pixels of an I420 T_PAD frame, read through its meta. */
+static gchar *
+visible_checksum (GstBuffer * buf, gboolean ignore_meta)
+{
+  GChecksum *sum = g_checksum_new (G_CHECKSUM_SHA1);
+  GstCaps *c = gst_caps_from_string (T_PAD);
+  GstVideoInfo info;
+  GstVideoFrame f;
+  GstBuffer *b = buf;
+  gchar *out;
+  guint p, y;
+
+  fail_unless (gst_video_info_from_caps (&info, c));
+  gst_caps_unref (c);
+  if (ignore_meta) {
+    /* as an element that ignores GstVideoMeta reads it */
+    b = gst_buffer_copy_deep (buf);
+    while (gst_buffer_get_video_meta (b))
+      gst_buffer_remove_meta (b, (GstMeta *) gst_buffer_get_video_meta (b));
+  }
+  fail_unless (gst_video_frame_map (&f, &info, b, GST_MAP_READ));
+  for (p = 0; p < GST_VIDEO_FRAME_N_PLANES (&f); p++)
+    for (y = 0; y < (guint) GST_VIDEO_FRAME_COMP_HEIGHT (&f, p); y++)
+      g_checksum_update (sum, (guint8 *) GST_VIDEO_FRAME_PLANE_DATA (&f, p) +
+          y * GST_VIDEO_FRAME_PLANE_STRIDE (&f, p),
+          GST_VIDEO_FRAME_COMP_WIDTH (&f, p));
+  gst_video_frame_unmap (&f);
+  if (b != buf)
+    gst_buffer_unref (b);
+  out = g_strdup (g_checksum_get_string (sum));
+  g_checksum_free (sum);
+  return out;
+}
+
+#define DECODE "videotestsrc pattern=ball num-buffers=8 ! " T_PAD \
+    " ! openh264enc ! h264parse ! avdec_h264"
+
+/* Finding 1 with a real decoder: avdec_h264 at 330x250 writes padded rows
+ * (stride 384) into the ring; copy=true into an element that ignores
+ * GstVideoMeta reads the same pixels as a local decode. */
+GST_START_TEST (test_copy_mode_after_avdec_h264_gives_the_decoded_pixels)
+{
+  static const gchar *needed[] = { "openh264enc", "h264parse", "avdec_h264",
+    NULL
+  };
+  gchar *ch, *desc, *ref[8], *got;
+  GstElement *prod;
+  TPipe *t;
+  guint i;
+
+  if (!have_elements (needed)) {
+    g_print ("SKIP: needs openh264enc, h264parse and avdec_h264\n");
+    return;
+  }
+  /* the reference: a local decode, through a probe before a fakesink */
+  {
+    GstElement *p = gst_parse_launch (DECODE " name=dec ! fakesink", NULL);
+    GstElement *dec = gst_bin_get_by_name (GST_BIN (p), "dec");
+    GstPad *pad = gst_element_get_static_pad (dec, "src");
+    GAsyncQueue *q = g_async_queue_new ();
+
+    gst_pad_add_probe (pad, GST_PAD_PROBE_TYPE_BUFFER, pushed_probe, q, NULL);
+    gst_message_unref (t_run (p, 20 * GST_SECOND));
+    for (i = 0; i < 8; i++) {
+      TPushed *pb = g_async_queue_timeout_pop (q, G_USEC_PER_SEC);
+
+      fail_unless (pb != NULL, "reference frame %u", i);
+      ref[i] = visible_checksum (pb->buf, FALSE);
+      t_pushed_free (pb);
+    }
+    gst_element_set_state (p, GST_STATE_NULL);
+    gst_object_unref (pad);
+    gst_object_unref (dec);
+    gst_object_unref (p);
+    g_async_queue_unref (q);
+  }
+
+  ch = t_channel ("avdec");
+  t = t_pipe_new (ch, "copy=true", NULL);
+  gst_element_set_state (t->pipe, GST_STATE_PLAYING);
+  desc = g_strdup_printf (DECODE " ! doradmasink channel=%s mode=lossless "
+      "wait-for-readers=1 sync=false", ch);
+  prod = gst_parse_launch (desc, NULL);
+  gst_element_set_state (prod, GST_STATE_PLAYING);
+  for (i = 0; i < 8; i++) {
+    TPushed *p = t_pipe_pull (t);
+
+    got = visible_checksum (p->buf, TRUE);
+    fail_unless_equals_string (got, ref[i]);
+    g_free (got);
+    g_free (ref[i]);
+    t_pushed_free (p);
+  }
+  gst_element_set_state (prod, GST_STATE_NULL);
+  gst_object_unref (prod);
+  t_pipe_free (t);
+  fail_unless (t_shm_clean (ch));
+  g_free (desc);
+  g_free (ch);
+}
+
+GST_END_TEST;
+
+
+/* Finding 1, GPU paths: copy-to (managed and pinned slabs, mappable) and
+ * memory:CUDAMemory output through cudadownload give a downstream without
+ * GstVideoMeta the default layout. Skips without CUDA (runs on the GPU
+ * machine). */
+GST_START_TEST (test_gpu_paths_without_video_meta_push_the_default_layout)
+{
+  const gchar *modes[] = { "copy-to=uma", "copy-to=pinned", NULL };
+  GstAllocator *slabs;
+  GError *err = NULL;
+  GstElementFactory *dl;
+  guint i;
+
+  /* CUDA works here exactly when a slab allocator can be made */
+  slabs = gst_doradma_slab_allocator_new (GST_DORADMA_SLAB_KIND_MANAGED, 0,
+      &err);
+  if (slabs == NULL) {
+    g_print ("SKIP: %s\n", err->message);
+    g_clear_error (&err);
+    return;
+  }
+  gst_object_unref (slabs);
+  if ((dl = gst_element_factory_find ("cudadownload"))) {
+    modes[G_N_ELEMENTS (modes) - 1] = "! cudadownload";
+    gst_object_unref (dl);
+  }
+  for (i = 0; i < G_N_ELEMENTS (modes) && modes[i]; i++) {
+    gchar *ch = t_channel ("gpulayout");
+    GstHarness *w = t_sink_new (ch, T_PAD, "wait-for-readers=1");
+    gboolean down = modes[i][0] == '!';
+    TPipe *t = t_pipe_new (ch, down ? NULL : modes[i], down ?
+        "cudadownload ! capsfilter caps=video/x-raw ! fakesink name=out "
+        "sync=false" : NULL);
+    TPushed *p;
+
+    if (down)                   /* the system-memory side of cudadownload */
+      t_pipe_probe_at (t, "out");
+    gst_element_set_state (t->pipe, GST_STATE_PLAYING);
+    push_padded (w, T_PAD, 54, 1);
+    p = t_pipe_pull (t);
+    assert_default_layout_pattern (p->buf, T_PAD);
+    t_pushed_free (p);
+    t_pipe_free (t);
+    gst_harness_teardown (w);
+    fail_unless (t_shm_clean (ch));
+    g_free (ch);
+  }
+}
+
+GST_END_TEST;
+
+/* Finding 3: when the producer's latency in the ring changes (here: a
+ * restarted producer that learns its latency after we joined), the src
+ * posts LATENCY and answers with the new value. */
+GST_START_TEST (test_producer_latency_change_is_announced)
+{
+  gchar *ch = t_channel ("lat");
+  struct doradma_writer *w = lib_writer (ch, T_CAPS, 4, 0);
+  TPipe *t = t_pipe_new (ch, "processing-deadline=5000000", NULL);
+
+  doradma_writer_set_latency (w, 10 * GST_MSECOND);
+  lib_publish (w, T_CAPS, 1, mono_now ());
+  gst_element_set_state (t->pipe, GST_STATE_PLAYING);
+  t_pushed_free (t_pipe_pull (t));
+  fail_unless_equals_uint64 (t_src_latency (t->src), 15 * GST_MSECOND);
+
+  /* the producer restarts; its latency is known only from its first frame */
+  doradma_writer_close (w);
+  w = lib_writer (ch, T_CAPS, 4, 0);
+  fail_unless_equals_int (doradma_writer_wait_readers (w, 1, 5 * GST_SECOND,
+          NULL), 0);
+  g_usleep (200 * 1000);        /* what the (re)join announces */
+  t_latency_posted (t->pipe, t->src);
+  doradma_writer_set_latency (w, 100 * GST_MSECOND);
+  lib_publish (w, T_CAPS, 2, mono_now ());
+  t_pushed_free (t_pipe_pull (t));
+  fail_unless (t_latency_posted (t->pipe, t->src),
+      "no LATENCY message after the producer's latency changed");
+  fail_unless_equals_uint64 (t_src_latency (t->src), 105 * GST_MSECOND);
+
+  t_finish (t, w, ch);
+}
+
+GST_END_TEST;
+
+typedef struct
+{
+  struct doradma_writer *w;
+  GstClockTime published[200];
+  guint n;
+  gint stop;
+} TTicker;
+
+/* Publishes frame n (bytes = n) every 10 ms, captured "now". */
+static gpointer
+ticker (gpointer data)
+{
+  TTicker *tk = data;
+
+  while (!g_atomic_int_get (&tk->stop) && tk->n < G_N_ELEMENTS
+      (tk->published)) {
+    tk->published[tk->n] = mono_now ();
+    lib_publish (tk->w, T_CAPS, (guint8) tk->n, tk->published[tk->n]);
+    tk->n++;
+    g_usleep (10 * 1000);
+  }
+  return NULL;
+}
+
+/* Finding 5: frames published while the consumer was PAUSED are not pushed
+ * after it resumes, and PTS never go backwards. (A frame published before
+ * the pause may be held over it, as in every live source.) */
+GST_START_TEST (test_frames_published_while_paused_are_not_pushed)
+{
+  gchar *ch = t_channel ("pause");
+  TTicker tk = { 0 };
+  TPipe *t;
+  GThread *th;
+  GstClockTime paused, resumed, last_pts = 0;
+  TPushed *p;
+  guint after = 0, i;
+
+  tk.w = lib_writer (ch, T_CAPS, 16, 0);
+  t = t_pipe_new (ch, NULL, NULL);
+  th = g_thread_new ("ticker", ticker, &tk);
+  gst_element_set_state (t->pipe, GST_STATE_PLAYING);
+  for (i = 0; i < 500 && g_async_queue_length (t->q) < 5; i++)
+    g_usleep (10 * 1000);
+  fail_unless (g_async_queue_length (t->q) >= 5, "no frames before the pause");
+  paused = mono_now ();
+  gst_element_set_state (t->pipe, GST_STATE_PAUSED);
+  g_usleep (300 * 1000);
+  resumed = mono_now ();
+  gst_element_set_state (t->pipe, GST_STATE_PLAYING);
+  g_usleep (300 * 1000);
+  g_atomic_int_set (&tk.stop, 1);
+  g_thread_join (th);
+  gst_element_set_state (t->pipe, GST_STATE_NULL);
+
+  /* everything pushed, in order */
+  {
+    GQueue all = G_QUEUE_INIT;
+
+    while ((p = g_async_queue_try_pop (t->q)))
+      g_queue_push_tail (&all, p);
+    while ((p = g_queue_pop_head (&all))) {
+      guint8 v = t_first_byte (p->buf);
+
+      if (GST_BUFFER_PTS_IS_VALID (p->buf)) {
+        fail_unless (GST_BUFFER_PTS (p->buf) >= last_pts, "PTS went back: %"
+            GST_TIME_FORMAT " after %" GST_TIME_FORMAT,
+            GST_TIME_ARGS (GST_BUFFER_PTS (p->buf)), GST_TIME_ARGS (last_pts));
+        last_pts = GST_BUFFER_PTS (p->buf);
+      }
+      if (p->pushed > resumed) {
+        after++;
+        fail_unless (tk.published[v] < paused || tk.published[v] >= resumed,
+            "frame %u was published %" G_GINT64_FORMAT " ms before the "
+            "resume, while paused, and pushed after it", v,
+            (gint64) (resumed - tk.published[v]) / 1000000);
+      }
+      t_pushed_free (p);
+    }
+  }
+  fail_unless (after > 0, "nothing pushed after the resume");
+  t_pipe_free (t);
+  doradma_writer_close (tk.w);
+  fail_unless (t_shm_clean (ch));
+  g_free (ch);
+}
+
+GST_END_TEST;
+
+static void
+assert_negotiation_error (GstMessage * msg, const gchar * in_message,
+    const gchar * in_debug)
+{
+  GError *err = NULL;
+  gchar *dbg = NULL;
+
+  fail_unless (msg != NULL && GST_MESSAGE_TYPE (msg) == GST_MESSAGE_ERROR,
+      "no error");
+  gst_message_parse_error (msg, &err, &dbg);
+  fail_unless (err->domain == GST_CORE_ERROR
+      && err->code == GST_CORE_ERROR_NEGOTIATION, "error %s %d: %s (%s)",
+      g_quark_to_string (err->domain), err->code, err->message, dbg);
+  fail_unless (strstr (err->message, in_message), "\"%s\" not in \"%s\"",
+      in_message, err->message);
+  fail_unless (dbg && strstr (dbg, in_debug), "\"%s\" not in \"%s\"",
+      in_debug, dbg);
+  g_clear_error (&err);
+  g_free (dbg);
+  gst_message_unref (msg);
+}
+
+static GstMessage *
+run_consumer (const gchar * channel, const gchar * rest)
+{
+  gchar *desc = g_strdup_printf ("doradmasrc channel=%s %s", channel, rest);
+  GError *err = NULL;
+  GstElement *p = gst_parse_launch (desc, &err);
+  GstMessage *msg;
+
+  fail_unless (p != NULL && err == NULL, "%s: %s", desc,
+      err ? err->message : "");
+  msg = t_run (p, 5 * GST_SECOND);
+  gst_element_set_state (p, GST_STATE_NULL);
+  gst_object_unref (p);
+  g_free (desc);
+  return msg;
+}
+
+/* Finding 6: caps downstream refuses give CORE/NEGOTIATION naming the
+ * writer's caps and what downstream accepts. */
+GST_START_TEST (test_refused_caps_are_a_negotiation_error_naming_both_sides)
+{
+  gchar *ch = t_channel ("neg");
+  struct doradma_writer *w = lib_writer (ch, T_CAPS, 4, 0);
+
+  lib_publish (w, T_CAPS, 1, mono_now ());
+  assert_negotiation_error (run_consumer (ch,
+          "! video/x-raw,format=RGBA ! fakesink"), "I420", "RGBA");
+  doradma_writer_close (w);
+  fail_unless (t_shm_clean (ch));
+  g_free (ch);
+}
+
+GST_END_TEST;
+
+/* Finding 6: a downstream that asks for memory:CUDAMemory gets system
+ * memory when it also takes it and CUDA memory is not available, and a
+ * negotiation error saying so when it does not (where CUDA memory works,
+ * the stream simply runs). */
+GST_START_TEST (test_cuda_downstream_without_cuda_falls_back_or_says_why)
+{
+  gchar *ch = t_channel ("cudaneg");
+  struct doradma_writer *w = lib_writer (ch, T_CAPS, 4, 0);
+  GstMessage *msg;
+
+  lib_publish (w, T_CAPS, 1, mono_now ());
+  msg = run_consumer (ch, "num-buffers=1 ! capsfilter "
+      "caps=\"video/x-raw(memory:CUDAMemory);video/x-raw\" ! fakesink");
+  fail_unless (msg && GST_MESSAGE_TYPE (msg) == GST_MESSAGE_EOS,
+      "the fallback to system memory did not run");
+  gst_message_unref (msg);
+  msg = run_consumer (ch, "num-buffers=1 ! capsfilter "
+      "caps=\"video/x-raw(memory:CUDAMemory)\" ! fakesink");
+  if (GST_MESSAGE_TYPE (msg) == GST_MESSAGE_EOS)
+    gst_message_unref (msg);
+  else
+    assert_negotiation_error (msg, "I420", "memory:CUDAMemory");
+  doradma_writer_close (w);
+  fail_unless (t_shm_clean (ch));
+  g_free (ch);
+}
+
+GST_END_TEST;
+
+#define OWNER_UID 65533
+#define SHARED_GID 65530
+
+/* Finding 7: allowed-uid makes a channel of another user readable (the
+ * documented 0660 recipe); the default (our own uid) refuses it with a
+ * message naming the owner. Needs root to run the writer as another uid. */
+GST_START_TEST (test_allowed_uid_admits_the_channel_owner)
+{
+  GstElement *e = gst_element_factory_make ("doradmasrc", NULL);
+  GParamSpec *ps = g_object_class_find_property (G_OBJECT_GET_CLASS (e),
+      "allowed-uid");
+  gchar *ch = t_channel ("uid");
+  int go[2], ready[2];
+  pid_t pid;
+  gchar c;
+  GstMessage *msg;
+  const gchar *ok[] = { "allowed-uid=65533", "allowed-uid=-1" };
+  guint i;
+
+  fail_unless (ps != NULL, "doradmasrc has no allowed-uid property");
+  fail_unless_equals_int64 (((GParamSpecInt64 *) ps)->default_value,
+      getuid ());
+  fail_unless_equals_int64 (((GParamSpecInt64 *) ps)->minimum, -1);
+  gst_object_unref (e);
+  if (getuid () != 0) {
+    g_print ("SKIP: needs root to run a writer as another uid\n");
+    g_free (ch);
+    return;
+  }
+
+  fail_unless (pipe (go) == 0 && pipe (ready) == 0);
+  pid = fork ();
+  if (pid == 0) {
+    struct doradma_writer *w;
+    gid_t none[1] = { 0 };
+
+    if (setgroups (0, none) != 0 || setresgid (SHARED_GID, SHARED_GID,
+            SHARED_GID) != 0 || setresuid (OWNER_UID, OWNER_UID,
+            OWNER_UID) != 0)
+      _exit (2);
+    w = lib_writer (ch, T_CAPS, 4, 0660);
+    lib_publish (w, T_CAPS, 9, mono_now ());
+    if (write (ready[1], "r", 1) != 1 || read (go[0], &c, 1) != 1)
+      _exit (3);
+    doradma_writer_close (w);
+    _exit (0);
+  }
+  fail_unless (read (ready[0], &c, 1) == 1, "the owner did not start");
+
+  msg = run_consumer (ch, "timeout=2000000000 ! fakesink");
+  t_assert_error (msg, GST_RESOURCE_ERROR, GST_RESOURCE_ERROR_NOT_AUTHORIZED,
+      "65533");
+  gst_message_unref (msg);
+  for (i = 0; i < G_N_ELEMENTS (ok); i++) {
+    gchar *rest = g_strdup_printf ("%s num-buffers=1 ! fakesink", ok[i]);
+
+    msg = run_consumer (ch, rest);
+    fail_unless (msg && GST_MESSAGE_TYPE (msg) == GST_MESSAGE_EOS,
+        "%s did not read the channel", ok[i]);
+    gst_message_unref (msg);
+    g_free (rest);
+  }
+  fail_unless (write (go[1], "g", 1) == 1);
+  {
+    int status;
+
+    fail_unless (waitpid (pid, &status, 0) == pid && WIFEXITED (status)
+        && WEXITSTATUS (status) == 0);
+  }
+  fail_unless (t_shm_clean (ch));
+  g_free (ch);
+}
+
+GST_END_TEST;
+
+/* Finding 9: a late joiner gets the newest of the frames captured before
+ * it started at PTS 0, and frames captured before it started but published
+ * after it joined (the producer's latency) do not repeat PTS 0: PTS always
+ * increase, and nothing is lost. */
+GST_START_TEST (test_late_joiner_gets_no_run_of_pts_0)
+{
+  gchar *ch = t_channel ("late");
+  struct doradma_writer *w = lib_writer (ch, T_CAPS, 8, 0);
+  TPipe *t = t_pipe_new (ch, NULL, NULL);
+  GstClockTime before_start, last = 0;
+  TPushed *p;
+  guint i, zeros = 0;
+
+  for (i = 1; i <= 3; i++)
+    lib_publish (w, T_CAPS, i, mono_now () - (4 - i) * 100 * GST_MSECOND);
+  before_start = mono_now ();
+  gst_element_set_state (t->pipe, GST_STATE_PLAYING);
+  fail_unless_equals_int (doradma_writer_wait_readers (w, 1, 5 * GST_SECOND,
+          NULL), 0);
+  for (i = 4; i <= 8; i++) {
+    g_usleep (10 * 1000);
+    /* 4, 5: captured before we started, published after we joined */
+    lib_publish (w, T_CAPS, i, i <= 5 ? before_start - 1 : mono_now ());
+  }
+  for (i = 3; i <= 8; i++) {
+    p = t_pipe_pull (t);
+    fail_unless_equals_int (t_first_byte (p->buf), i);
+    if (i == 3) {
+      fail_unless (GST_BUFFER_FLAG_IS_SET (p->buf, GST_BUFFER_FLAG_DISCONT));
+    } else {
+      fail_unless (GST_BUFFER_PTS (p->buf) > last, "frame %u at %"
+          GST_TIME_FORMAT " after %" GST_TIME_FORMAT, i,
+          GST_TIME_ARGS (GST_BUFFER_PTS (p->buf)), GST_TIME_ARGS (last));
+    }
+    zeros += GST_BUFFER_PTS (p->buf) == 0;
+    last = GST_BUFFER_PTS (p->buf);
+    t_pushed_free (p);
+  }
+  fail_unless_equals_int (zeros, 1);
+  t_finish (t, w, ch);
+}
+
+GST_END_TEST;
+
+
+/* Ring review finding 1, src side: a writer killed and replaced at once by
+ * a new writer on its stale channel (sequence numbers start over): the src
+ * goes on with the new writer's frames, the first one DISCONT, instead of
+ * waiting for the new sequence to pass the old one. */
+GST_START_TEST (test_stale_takeover_goes_on_with_the_new_writer)
+{
+  gchar *ch = t_channel ("takeover");
+  struct doradma_writer *w;
+  int ready[2];
+  pid_t pid;
+  gchar c;
+  TPipe *t;
+  TPushed *p;
+  guint i;
+
+  fail_unless (pipe (ready) == 0);
+  pid = fork ();
+  if (pid == 0) {
+    w = lib_writer (ch, T_CAPS, 4, 0);
+    for (i = 1; i <= 20; i++)
+      lib_publish (w, T_CAPS, i, mono_now ());
+    if (write (ready[1], "r", 1) != 1)
+      _exit (1);
+    for (;;)
+      pause ();
+  }
+  fail_unless (read (ready[0], &c, 1) == 1, "the first writer did not start");
+  t = t_pipe_new (ch, NULL, NULL);
+  gst_element_set_state (t->pipe, GST_STATE_PLAYING);
+  p = t_pipe_pull (t);
+  fail_unless_equals_int (t_first_byte (p->buf), 20);
+  t_pushed_free (p);
+
+  /* the writer dies; a new one takes the channel over before the reader
+   * notices (its wait slice is 100 ms) */
+  kill (pid, SIGKILL);
+  fail_unless (waitpid (pid, NULL, 0) == pid);
+  w = lib_writer (ch, T_CAPS, 4, 0);
+  for (i = 101; i <= 103; i++) {
+    lib_publish (w, T_CAPS, i, mono_now ());
+    g_usleep (20 * 1000);
+  }
+  p = t_pipe_pull (t);
+  fail_unless (t_first_byte (p->buf) > 100, "frame %u", t_first_byte (p->buf));
+  fail_unless (GST_BUFFER_FLAG_IS_SET (p->buf, GST_BUFFER_FLAG_DISCONT));
+  t_pushed_free (p);
+  t_finish (t, w, ch);
+}
+
+GST_END_TEST;
+
+/* Finding 20: the stats blurb names every field of the structure. */
+GST_START_TEST (test_stats_blurb_lists_every_field)
+{
+  GstElement *e = gst_element_factory_make ("doradmasrc", NULL);
+  GParamSpec *ps = g_object_class_find_property (G_OBJECT_GET_CLASS (e),
+      "stats");
+  const gchar *blurb = g_param_spec_get_blurb (ps);
+  GstStructure *s;
+  guint i;
+
+  g_object_get (e, "stats", &s, NULL);
+  for (i = 0; i < (guint) gst_structure_n_fields (s); i++)
+    fail_unless (strstr (blurb, gst_structure_nth_field_name (s, i)),
+        "the stats blurb lacks %s", gst_structure_nth_field_name (s, i));
+  gst_structure_free (s);
+  gst_object_unref (e);
+}
+
+GST_END_TEST;
+
+/* Finding 21: the src's transport values are the src's own: no `ipc`
+ * (that is the writer's choice), and `auto` says what it does here. */
+GST_START_TEST (test_transport_enum_is_the_srcs_own)
+{
+  GstElement *e = gst_element_factory_make ("doradmasrc", NULL);
+  GParamSpec *ps = g_object_class_find_property (G_OBJECT_GET_CLASS (e),
+      "transport");
+  GEnumClass *ec = g_type_class_ref (ps->value_type);
+  GEnumValue *v;
+
+  fail_if (g_enum_get_value_by_nick (ec, "ipc") != NULL);
+  v = g_enum_get_value_by_nick (ec, "auto");
+  fail_unless (v != NULL && strstr (v->value_name, "memory:CUDAMemory"),
+      "auto: %s", v ? v->value_name : "missing");
+  fail_unless (g_enum_get_value_by_nick (ec, "shmem") != NULL);
+  fail_unless (g_enum_get_value_by_nick (ec, "unified") != NULL);
+  g_type_class_unref (ec);
+  gst_object_unref (e);
+}
+
+GST_END_TEST;
+
+/* Settings are refused once the element started: what it runs with is
+ * what get_property says. */
+GST_START_TEST (test_settings_are_refused_once_started)
+{
+  gchar *ch = t_channel ("started");
+  struct doradma_writer *w = lib_writer (ch, T_CAPS, 4, 0);
+  TPipe *t = t_pipe_new (ch, NULL, NULL);
+  gboolean copy;
+  gchar *got;
+
+  lib_publish (w, T_CAPS, 1, mono_now ());
+  gst_element_set_state (t->pipe, GST_STATE_PLAYING);
+  t_pushed_free (t_pipe_pull (t));
+  g_object_set (t->src, "copy", TRUE, "channel", "other", NULL);
+  g_object_get (t->src, "copy", &copy, "channel", &got, NULL);
+  fail_if (copy);
+  fail_unless_equals_string (got, ch);
+  g_free (got);
+  lib_publish (w, T_CAPS, 2, mono_now ());
+  {
+    TPushed *p = t_pipe_pull (t);
+
+    fail_unless (gst_is_doradma_memory (gst_buffer_peek_memory (p->buf, 0)));
+    t_pushed_free (p);
+  }
+  t_finish (t, w, ch);
+}
+
+GST_END_TEST;
+
 static Suite *
 doradmasrc_suite (void)
 {
@@ -379,6 +1341,25 @@ doradmasrc_suite (void)
   tcase_add_test (tc, test_eos_after_the_final_frame);
   tcase_add_test (tc, test_latest_mode_delivers_the_newest_frame);
   tcase_add_test (tc, test_mapping_outlives_the_element_while_buffers_are_held);
+  tcase_add_test (tc,
+      test_without_video_meta_every_mode_pushes_the_default_layout);
+  tcase_add_test (tc, test_padded_frames_go_zero_copy_into_videoconvert);
+  tcase_add_test (tc,
+      test_copy_mode_after_avdec_h264_gives_the_decoded_pixels);
+  tcase_add_test (tc,
+      test_gpu_paths_without_video_meta_push_the_default_layout);
+  tcase_add_test (tc, test_producer_latency_change_is_announced);
+  tcase_add_test (tc, test_frames_published_while_paused_are_not_pushed);
+  tcase_add_test (tc,
+      test_refused_caps_are_a_negotiation_error_naming_both_sides);
+  tcase_add_test (tc,
+      test_cuda_downstream_without_cuda_falls_back_or_says_why);
+  tcase_add_test (tc, test_allowed_uid_admits_the_channel_owner);
+  tcase_add_test (tc, test_late_joiner_gets_no_run_of_pts_0);
+  tcase_add_test (tc, test_stale_takeover_goes_on_with_the_new_writer);
+  tcase_add_test (tc, test_stats_blurb_lists_every_field);
+  tcase_add_test (tc, test_transport_enum_is_the_srcs_own);
+  tcase_add_test (tc, test_settings_are_refused_once_started);
   return s;
 }
 

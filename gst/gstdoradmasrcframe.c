@@ -1,0 +1,187 @@
+/* doradma GStreamer plugin — doradmasrc's frame helpers (see the header).
+ *
+ * Copyright (C) 2025 the doradma authors
+ * SPDX-License-Identifier: LGPL-2.1-or-later
+ */
+#ifdef HAVE_CONFIG_H
+#include "config.h"
+#endif
+
+#include "gstdoradmasrcframe.h"
+#include "gstdoradmaelements.h"
+
+/* Buffer flags carried from the writer (the sink's list). */
+#define CARRIED_FLAGS (GST_BUFFER_FLAG_DISCONT | GST_BUFFER_FLAG_RESYNC | \
+    GST_BUFFER_FLAG_CORRUPTED | GST_BUFFER_FLAG_MARKER | \
+    GST_BUFFER_FLAG_HEADER | GST_BUFFER_FLAG_GAP | \
+    GST_BUFFER_FLAG_DROPPABLE | GST_BUFFER_FLAG_DELTA_UNIT | \
+    GST_BUFFER_FLAG_NON_DROPPABLE)
+#define VIDEO_FLAGS (GST_VIDEO_BUFFER_FLAG_INTERLACED | \
+    GST_VIDEO_BUFFER_FLAG_TFF | GST_VIDEO_BUFFER_FLAG_RFF | \
+    GST_VIDEO_BUFFER_FLAG_ONEFIELD | GST_VIDEO_BUFFER_FLAG_MULTIPLE_VIEW | \
+    GST_VIDEO_BUFFER_FLAG_FIRST_IN_BUNDLE | \
+    GST_VIDEO_BUFFER_FLAG_TOP_FIELD | GST_VIDEO_BUFFER_FLAG_BOTTOM_FIELD | \
+    GST_VIDEO_BUFFER_FLAG_MARKER)
+
+gboolean
+gst_doradma_frame_fits (const GstVideoInfo * info,
+    const struct doradma_frame_info *fi)
+{
+  guint p;
+
+  if (fi->width != (guint) GST_VIDEO_INFO_WIDTH (info)
+      || fi->height != (guint) GST_VIDEO_INFO_HEIGHT (info)
+      || fi->n_planes != GST_VIDEO_INFO_N_PLANES (info))
+    return FALSE;
+  for (p = 0; p < fi->n_planes; p++) {
+    guint32 rows, row_bytes;
+
+    doradma_plane_needs (info, p, &rows, &row_bytes);
+    if (fi->planes[p].rows < rows || fi->planes[p].row_bytes < row_bytes
+        || fi->planes[p].stride < row_bytes)
+      return FALSE;
+  }
+  return TRUE;
+}
+
+gboolean
+gst_doradma_frame_is_default_layout (const GstVideoInfo * info,
+    const struct doradma_frame_info *fi)
+{
+  guint p;
+
+  if (fi->payload_bytes < info->size)
+    return FALSE;
+  for (p = 0; p < fi->n_planes; p++) {
+    if (fi->planes[p].offset != info->offset[p]
+        || fi->planes[p].stride != (guint32) info->stride[p])
+      return FALSE;
+  }
+  return TRUE;
+}
+
+void
+gst_doradma_frame_add_crop_meta (GstBuffer * buf,
+    const struct doradma_frame_info *fi)
+{
+  GstVideoCropMeta *crop;
+
+  if (fi->crop_width == 0 || fi->crop_height == 0)
+    return;
+  crop = gst_buffer_add_video_crop_meta (buf);
+  crop->x = fi->crop_x;
+  crop->y = fi->crop_y;
+  crop->width = fi->crop_width;
+  crop->height = fi->crop_height;
+}
+
+void
+gst_doradma_frame_add_metas (GstBuffer * buf, const GstVideoInfo * info,
+    const struct doradma_frame_info *fi)
+{
+  gsize offset[GST_VIDEO_MAX_PLANES] = { 0 };
+  gint stride[GST_VIDEO_MAX_PLANES] = { 0 };
+  guint p;
+
+  for (p = 0; p < fi->n_planes; p++) {
+    offset[p] = fi->planes[p].offset;
+    stride[p] = fi->planes[p].stride;
+  }
+  gst_buffer_add_video_meta_full (buf, GST_VIDEO_FRAME_FLAG_NONE,
+      GST_VIDEO_INFO_FORMAT (info), fi->width, fi->height, fi->n_planes,
+      offset, stride);
+  gst_doradma_frame_add_crop_meta (buf, fi);
+}
+
+void
+gst_doradma_frame_set_buffer_fields (GstBuffer * buf,
+    const struct doradma_frame_info *fi, GstClockTime pts)
+{
+  GstClockTime dts = GST_CLOCK_TIME_NONE;
+
+  if (GST_CLOCK_TIME_IS_VALID (pts) && fi->pts != DORADMA_TIME_NONE
+      && fi->dts != DORADMA_TIME_NONE && fi->dts <= fi->pts
+      && pts >= fi->pts - fi->dts)
+    dts = pts - (fi->pts - fi->dts);
+  GST_BUFFER_PTS (buf) = pts;
+  GST_BUFFER_DTS (buf) = dts;
+  GST_BUFFER_DURATION (buf) = fi->duration;
+  GST_BUFFER_OFFSET (buf) = fi->offset;
+  GST_BUFFER_OFFSET_END (buf) = fi->offset_end;
+  GST_BUFFER_FLAGS (buf) = (fi->flags & CARRIED_FLAGS)
+      | (fi->video_flags & VIDEO_FLAGS);
+}
+
+gboolean
+gst_doradma_frame_running_time (GstElement * element,
+    const struct doradma_frame_info *fi, gint64 * rt)
+{
+  GstClock *clock = gst_element_get_clock (element);
+  GstClockTime base = gst_element_get_base_time (element);
+
+  if (clock == NULL)
+    return FALSE;
+  if (fi->mono_pts != DORADMA_TIME_NONE)
+    /* the writer's CLOCK_MONOTONIC → our clock → our running time */
+    *rt = (gint64) fi->mono_pts - doradma_clock_diff (clock) - (gint64) base;
+  else
+    *rt = (gint64) gst_clock_get_time (clock) - (gint64) base;
+  gst_object_unref (clock);
+  return TRUE;
+}
+
+GstBufferPool *
+gst_doradma_pool_activate (GstBufferPool * pool, GstCaps * caps, gsize size)
+{
+  GstStructure *config = gst_buffer_pool_get_config (pool);
+
+  gst_buffer_pool_config_set_params (config, caps, size, 0, 0);
+  if (!gst_buffer_pool_set_config (pool, config)
+      || !gst_buffer_pool_set_active (pool, TRUE)) {
+    gst_object_unref (pool);
+    return NULL;
+  }
+  return pool;
+}
+
+void
+gst_doradma_pool_clear (GstBufferPool ** pool)
+{
+  if (*pool == NULL)
+    return;
+  gst_buffer_pool_set_active (*pool, FALSE);
+  gst_clear_object (pool);
+}
+
+GstBuffer *
+gst_doradma_frame_copy_to_default_layout (GstBufferPool * pool,
+    const GstVideoInfo * info, GstBuffer * in)
+{
+  GstVideoCropMeta *c, *oc;
+  GstVideoFrame src, dst;
+  GstBuffer *out = NULL;
+
+  if (pool == NULL
+      || gst_buffer_pool_acquire_buffer (pool, &out, NULL) != GST_FLOW_OK)
+    return NULL;
+  if (!gst_video_frame_map (&src, info, in, GST_MAP_READ)) {
+    gst_buffer_unref (out);
+    return NULL;
+  }
+  if (!gst_video_frame_map (&dst, info, out, GST_MAP_WRITE)) {
+    gst_video_frame_unmap (&src);
+    gst_buffer_unref (out);
+    return NULL;
+  }
+  gst_video_frame_copy (&dst, &src);
+  gst_video_frame_unmap (&dst);
+  gst_video_frame_unmap (&src);
+  if ((c = gst_buffer_get_video_crop_meta (in))) {
+    oc = gst_buffer_add_video_crop_meta (out);
+    oc->x = c->x;
+    oc->y = c->y;
+    oc->width = c->width;
+    oc->height = c->height;
+  }
+  return out;
+}

@@ -1,0 +1,207 @@
+/* doradma GStreamer plugin — doradmasrc's output (see the header).
+ *
+ * Copyright (C) 2025 the doradma authors
+ * SPDX-License-Identifier: LGPL-2.1-or-later
+ */
+#ifdef HAVE_CONFIG_H
+#include "config.h"
+#endif
+
+#include "gstdoradmasrcoutput.h"
+#include <string.h>
+#include "gstdoradmasrcframe.h"
+
+#define GST_CAT_DEFAULT gst_doradma_debug
+#define CUDA_FEATURE "memory:CUDAMemory"
+
+/* ---------------------------------------------------------------------- */
+/* Caps */
+
+/* ANY does not count: an appsink without caps gets the zero-copy
+ * system-memory path. */
+gboolean
+gst_doradma_src_output_peer_wants_cuda (GstPad * pad)
+{
+  GstCaps *peer = gst_pad_peer_query_caps (pad, NULL);
+  gboolean want = FALSE;
+  guint i;
+
+  if (peer == NULL || gst_caps_is_any (peer)) {
+    gst_clear_caps (&peer);
+    return FALSE;
+  }
+  for (i = 0; i < gst_caps_get_size (peer) && !want; i++) {
+    GstCapsFeatures *f = gst_caps_get_features (peer, i);
+
+    want = f && !gst_caps_features_is_any (f)
+        && gst_caps_features_contains (f, CUDA_FEATURE);
+  }
+  gst_caps_unref (peer);
+  return want;
+}
+
+GstCaps *
+gst_doradma_src_output_choose_caps (GstPad * pad, GstCaps * caps,
+    gchar ** no_cuda)
+{
+  if (gst_doradma_src_output_peer_wants_cuda (pad)) {
+    if (doradma_gst_cuda_memory_available (no_cuda)) {
+      GstCaps *out = gst_caps_copy (caps);
+
+      gst_caps_set_features (out, 0, gst_caps_features_new (CUDA_FEATURE,
+              NULL));
+      if (gst_pad_peer_query_accept_caps (pad, out))
+        return out;
+      gst_caps_unref (out);
+    } else {
+      GST_WARNING_OBJECT (pad, "downstream asks for %s: %s; offering "
+          "system memory", CUDA_FEATURE, *no_cuda);
+    }
+  }
+  if (gst_pad_peer_query_accept_caps (pad, caps))
+    return gst_caps_ref (caps);
+  return NULL;
+}
+
+/* ---------------------------------------------------------------------- */
+/* Buffers */
+
+void
+gst_doradma_src_output_init (GstDoradmaSrcOutput * o, GstElement * element)
+{
+  memset (o, 0, sizeof (*o));
+  o->element = element;
+  gst_doradma_cuda_output_init (&o->cuda, element);
+}
+
+void
+gst_doradma_src_output_caps_changed (GstDoradmaSrcOutput * o)
+{
+  gst_doradma_pool_clear (&o->copy_pool);
+  gst_doradma_cuda_output_caps_changed (&o->cuda);
+}
+
+void
+gst_doradma_src_output_reset (GstDoradmaSrcOutput * o)
+{
+  gst_doradma_pool_clear (&o->copy_pool);
+  gst_doradma_cuda_output_reset (&o->cuda);
+  g_atomic_int_set (&o->copies, 0);
+}
+
+void
+gst_doradma_src_output_finalize (GstDoradmaSrcOutput * o)
+{
+  gst_clear_caps (&o->caps);
+  gst_clear_caps (&o->out_caps);
+  gst_doradma_cuda_output_finalize (&o->cuda);
+}
+
+/* The default-layout pool of the current caps. */
+static GstBufferPool *
+copy_pool (GstDoradmaSrcOutput * o)
+{
+  if (o->copy_pool == NULL)
+    o->copy_pool = gst_doradma_pool_activate (gst_video_buffer_pool_new (),
+        o->caps, o->info.size);
+  return o->copy_pool;
+}
+
+/* Does downstream read the frame's layout as it is? */
+static gboolean
+layout_readable (GstDoradmaSrcOutput * o, const GstDoradmaConsumerFrame * fr)
+{
+  return o->downstream_meta
+      || gst_doradma_frame_is_default_layout (&o->info, &fr->f.info);
+}
+
+/* `in` copied into the default layout of the current caps. */
+static GstBuffer *
+copy_to_default_layout (GstDoradmaSrcOutput * o, GstBuffer * in)
+{
+  GstBuffer *out = gst_doradma_frame_copy_to_default_layout (copy_pool (o),
+      &o->info, in);
+
+  if (out)
+    g_atomic_int_inc (&o->copies);
+  else
+    GST_ELEMENT_ERROR (o->element, RESOURCE, NO_SPACE_LEFT,
+        ("Could not copy a frame into a local buffer"),
+        ("caps %" GST_PTR_FORMAT, o->caps));
+  return out;
+}
+
+/* copy mode: the bytes are in the writer's layout, with meta when
+ * downstream reads it (or the layout is the default one). */
+static GstBuffer *
+copied_to_buffer (GstDoradmaSrcOutput * o, GstDoradmaConsumerFrame * fr)
+{
+  GstBuffer *copied = g_steal_pointer (&fr->copy), *out;
+
+  gst_doradma_frame_add_metas (copied, &o->info, &fr->f.info);
+  if (layout_readable (o, fr))
+    return copied;
+  out = copy_to_default_layout (o, copied);
+  gst_buffer_unref (copied);
+  return out;
+}
+
+/* GPU paths: CUDA memory out, copy-to, or an ipc slot downloaded. */
+static GstBuffer *
+gpu_to_buffer (GstDoradmaSrcOutput * o, GstDoradmaConsumer * c,
+    GstDoradmaConsumerFrame * fr)
+{
+  gchar *err = NULL;
+  GstBuffer *buf;
+
+#ifdef HAVE_GST_CUDA
+  if (o->cuda_out)
+    buf = gst_doradma_cuda_output_cuda_memory (&o->cuda, c, fr, o->out_caps,
+        &o->info, &err);
+  else
+#endif
+  if (o->copy_to != GST_DORADMA_COPY_TO_NONE)
+    buf = gst_doradma_cuda_output_copy_to_slab (&o->cuda, c, fr, o->copy_to,
+        o->copy_budget, &o->info, layout_readable (o, fr), &err);
+  else if ((buf = gst_doradma_cuda_output_download (&o->cuda, c, fr,
+              copy_pool (o), &o->info, &err)))
+    g_atomic_int_inc (&o->copies);
+  if (buf == NULL)
+    GST_ELEMENT_ERROR (o->element, RESOURCE, FAILED,
+        ("Could not copy a frame on the GPU"), ("%s",
+            err ? err : "unknown error"));
+  g_free (err);
+  return buf;
+}
+
+/* The zero-copy path: the lease in a buffer, copied into the default
+ * layout when over quota or when downstream cannot read the layout. */
+static GstBuffer *
+lease_to_buffer (GstDoradmaSrcOutput * o, GstDoradmaConsumer * c,
+    GstDoradmaConsumerFrame * fr)
+{
+  GstBuffer *leased = gst_buffer_new (), *out;
+
+  gst_buffer_append_memory (leased, gst_doradma_consumer_lease_memory (c,
+          fr));
+  gst_doradma_frame_add_metas (leased, &o->info, &fr->f.info);
+  if (gst_doradma_consumer_outstanding (c) <= o->max_leases
+      && layout_readable (o, fr))
+    return leased;
+  /* a downstream queue holding many buffers must not pin the ring */
+  out = copy_to_default_layout (o, leased);
+  gst_buffer_unref (leased);
+  return out;
+}
+
+GstBuffer *
+gst_doradma_src_output_frame (GstDoradmaSrcOutput * o, GstDoradmaConsumer * c,
+    GstDoradmaConsumerFrame * fr)
+{
+  if (fr->copy)
+    return copied_to_buffer (o, fr);
+  if (o->cuda_out || o->copy_to != GST_DORADMA_COPY_TO_NONE
+      || fr->f.data == NULL)
+    return gpu_to_buffer (o, c, fr);
+  return lease_to_buffer (o, c, fr);
+}
