@@ -31,6 +31,7 @@
 #include <string.h>
 
 #include <gst/video/video.h>
+#include <gst/base/gstbasesink.h>
 #include <doradma/dora-pool.h>
 
 #include "gstdoradmadora.h"
@@ -86,7 +87,7 @@ dora_sink_get (gpointer obj)
   return s;
 }
 
-void
+static void
 gst_doradma_dora_sink_install_properties (GObjectClass * klass,
     guint first_id)
 {
@@ -113,7 +114,7 @@ gst_doradma_dora_sink_install_properties (GObjectClass * klass,
           GST_PARAM_MUTABLE_READY));
 }
 
-gboolean
+static gboolean
 gst_doradma_dora_sink_set_property (GObject * object, guint prop_id,
     const GValue * value)
 {
@@ -122,6 +123,10 @@ gst_doradma_dora_sink_set_property (GObject * object, guint prop_id,
   if (prop_id != first_prop_id + PROP_DORA_POOL)
     return FALSE;
   s = dora_sink_get (object);
+  if (GST_STATE (object) > GST_STATE_READY) {
+    GST_WARNING_OBJECT (object, "dora-pool changes only in NULL/READY");
+    return TRUE;
+  }
   g_mutex_lock (&s->lock);
   g_free (s->pool_name);
   s->pool_name = g_value_dup_string (value);
@@ -129,7 +134,7 @@ gst_doradma_dora_sink_set_property (GObject * object, guint prop_id,
   return TRUE;
 }
 
-gboolean
+static gboolean
 gst_doradma_dora_sink_get_property (GObject * object, guint prop_id,
     GValue * value)
 {
@@ -144,7 +149,7 @@ gst_doradma_dora_sink_get_property (GObject * object, guint prop_id,
   return TRUE;
 }
 
-gboolean
+static gboolean
 gst_doradma_dora_sink_enabled (GstBaseSink * sink)
 {
   DoraSink *s = dora_sink_get (sink);
@@ -208,7 +213,7 @@ resolve_transport (GstBaseSink * sink, enum doradma_pool_transport *out,
   return TRUE;
 }
 
-gboolean
+static gboolean
 gst_doradma_dora_sink_start (GstBaseSink * sink, const gchar * channel)
 {
   DoraSink *s = dora_sink_get (sink);
@@ -245,7 +250,7 @@ fail:
   return FALSE;
 }
 
-gboolean
+static gboolean
 gst_doradma_dora_sink_stop (GstBaseSink * sink)
 {
   DoraSink *s = dora_sink_get (sink);
@@ -284,7 +289,7 @@ tensor_form (GstVideoFormat fmt, guint * channels, const gchar ** dtype)
   }
 }
 
-gboolean
+static gboolean
 gst_doradma_dora_sink_set_caps (GstBaseSink * sink, GstCaps * caps)
 {
   DoraSink *s = dora_sink_get (sink);
@@ -352,7 +357,7 @@ gst_doradma_dora_sink_set_caps (GstBaseSink * sink, GstCaps * caps)
   return TRUE;
 }
 
-gboolean
+static gboolean
 gst_doradma_dora_sink_propose_allocation (GstBaseSink * sink,
     GstQuery * query)
 {
@@ -361,7 +366,7 @@ gst_doradma_dora_sink_propose_allocation (GstBaseSink * sink,
   return TRUE;
 }
 
-GstFlowReturn
+static GstFlowReturn
 gst_doradma_dora_sink_render (GstBaseSink * sink, GstBuffer * buf)
 {
   DoraSink *s = dora_sink_get (sink);
@@ -400,4 +405,103 @@ gst_doradma_dora_sink_render (GstBaseSink * sink, GstBuffer * buf)
   GST_LOG_OBJECT (sink, "frame %" G_GUINT64_FORMAT " published (generation %"
       G_GUINT64_FORMAT ")", s->n_frames, baseline + 2);
   return GST_FLOW_OK;
+}
+
+/* ---------------------------------------------------------------------- */
+/* The hook: the element's own vfuncs, called when `dora-pool` is unset */
+
+static struct
+{
+  void (*set_property) (GObject *, guint, const GValue *, GParamSpec *);
+  void (*get_property) (GObject *, guint, GValue *, GParamSpec *);
+  gboolean (*start) (GstBaseSink *);
+  gboolean (*stop) (GstBaseSink *);
+  gboolean (*set_caps) (GstBaseSink *, GstCaps *);
+  gboolean (*propose_allocation) (GstBaseSink *, GstQuery *);
+  GstFlowReturn (*render) (GstBaseSink *, GstBuffer *);
+} ring;
+
+static void
+hook_set_property (GObject * object, guint prop_id, const GValue * value,
+    GParamSpec * pspec)
+{
+  if (!gst_doradma_dora_sink_set_property (object, prop_id, value))
+    ring.set_property (object, prop_id, value, pspec);
+}
+
+static void
+hook_get_property (GObject * object, guint prop_id, GValue * value,
+    GParamSpec * pspec)
+{
+  if (!gst_doradma_dora_sink_get_property (object, prop_id, value))
+    ring.get_property (object, prop_id, value, pspec);
+}
+
+static gboolean
+hook_start (GstBaseSink * sink)
+{
+  gchar *channel = NULL;
+  gboolean ok;
+
+  if (!gst_doradma_dora_sink_enabled (sink))
+    return ring.start (sink);
+  g_object_get (sink, "channel", &channel, NULL);
+  ok = gst_doradma_dora_sink_start (sink, channel);
+  g_free (channel);
+  return ok;
+}
+
+static gboolean
+hook_stop (GstBaseSink * sink)
+{
+  if (gst_doradma_dora_sink_enabled (sink))
+    return gst_doradma_dora_sink_stop (sink);
+  return ring.stop (sink);
+}
+
+static gboolean
+hook_set_caps (GstBaseSink * sink, GstCaps * caps)
+{
+  if (gst_doradma_dora_sink_enabled (sink))
+    return gst_doradma_dora_sink_set_caps (sink, caps);
+  return ring.set_caps (sink, caps);
+}
+
+static gboolean
+hook_propose_allocation (GstBaseSink * sink, GstQuery * query)
+{
+  if (gst_doradma_dora_sink_enabled (sink))
+    return gst_doradma_dora_sink_propose_allocation (sink, query);
+  return ring.propose_allocation (sink, query);
+}
+
+static GstFlowReturn
+hook_render (GstBaseSink * sink, GstBuffer * buf)
+{
+  if (gst_doradma_dora_sink_enabled (sink))
+    return gst_doradma_dora_sink_render (sink, buf);
+  return ring.render (sink, buf);
+}
+
+void
+gst_doradma_dora_sink_class_hook (GObjectClass * klass)
+{
+  GstBaseSinkClass *b = GST_BASE_SINK_CLASS (klass);
+
+  ring.set_property = klass->set_property;
+  ring.get_property = klass->get_property;
+  ring.start = b->start;
+  ring.stop = b->stop;
+  ring.set_caps = b->set_caps;
+  ring.propose_allocation = b->propose_allocation;
+  ring.render = b->render;
+  klass->set_property = hook_set_property;
+  klass->get_property = hook_get_property;
+  b->start = GST_DEBUG_FUNCPTR (hook_start);
+  b->stop = GST_DEBUG_FUNCPTR (hook_stop);
+  b->set_caps = GST_DEBUG_FUNCPTR (hook_set_caps);
+  b->propose_allocation = GST_DEBUG_FUNCPTR (hook_propose_allocation);
+  b->render = GST_DEBUG_FUNCPTR (hook_render);
+  gst_doradma_dora_sink_install_properties (klass,
+      GST_DORADMA_DORA_PROP_BASE);
 }

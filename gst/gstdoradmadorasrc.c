@@ -26,6 +26,7 @@
 #include <sys/mman.h>
 
 #include <gst/video/video.h>
+#include <gst/base/gstpushsrc.h>
 #include <doradma/dora-pool.h>
 #include <doradma-cuda.h>
 
@@ -135,7 +136,7 @@ dora_src_get (gpointer obj)
 /* ---------------------------------------------------------------------- */
 /* Properties */
 
-void
+static void
 gst_doradma_dora_src_install_properties (GObjectClass * klass, guint first_id)
 {
   GST_DEBUG_CATEGORY_INIT (dora_src_debug, "doradmadorasrc", 0,
@@ -205,7 +206,7 @@ gst_doradma_dora_src_install_properties (GObjectClass * klass, guint first_id)
   gst_type_mark_as_plugin_api (GST_TYPE_DORADMA_CHANNEL_ORDER, 0);
 }
 
-gboolean
+static gboolean
 gst_doradma_dora_src_set_property (GObject * object, guint prop_id,
     const GValue * value)
 {
@@ -214,6 +215,10 @@ gst_doradma_dora_src_set_property (GObject * object, guint prop_id,
   if (prop_id < first_prop_id || prop_id >= first_prop_id + N_DORA_PROPS)
     return FALSE;
   s = dora_src_get (object);
+  if (GST_STATE (object) > GST_STATE_READY) {
+    GST_WARNING_OBJECT (object, "dora properties change only in NULL/READY");
+    return TRUE;
+  }
   g_mutex_lock (&s->lock);
   switch (prop_id - first_prop_id) {
     case PROP_DORA_POOL:
@@ -235,7 +240,7 @@ gst_doradma_dora_src_set_property (GObject * object, guint prop_id,
   return TRUE;
 }
 
-gboolean
+static gboolean
 gst_doradma_dora_src_get_property (GObject * object, guint prop_id,
     GValue * value)
 {
@@ -263,7 +268,7 @@ gst_doradma_dora_src_get_property (GObject * object, guint prop_id,
   return TRUE;
 }
 
-gboolean
+static gboolean
 gst_doradma_dora_src_enabled (GstBaseSrc * src)
 {
   DoraSrc *s = dora_src_get (src);
@@ -382,7 +387,7 @@ fail:
   return FALSE;
 }
 
-GstCaps *
+static GstCaps *
 gst_doradma_dora_src_get_caps (GstBaseSrc * src, GstCaps * filter)
 {
   DoraSrc *s = dora_src_get (src);
@@ -406,7 +411,7 @@ gst_doradma_dora_src_get_caps (GstBaseSrc * src, GstCaps * filter)
   return caps;
 }
 
-gboolean
+static gboolean
 gst_doradma_dora_src_negotiate (GstBaseSrc * src)
 {
   DoraSrc *s = dora_src_get (src);
@@ -619,7 +624,7 @@ check_replaced (GstBaseSrc * src, DoraSrc * s, const gchar * name)
   return open_pool (src, s, name);
 }
 
-GstFlowReturn
+static GstFlowReturn
 gst_doradma_dora_src_create (GstBaseSrc * src, GstBuffer ** outbuf)
 {
   DoraSrc *s = dora_src_get (src);
@@ -728,7 +733,7 @@ out:
 /* ---------------------------------------------------------------------- */
 /* States */
 
-gboolean
+static gboolean
 gst_doradma_dora_src_start (GstBaseSrc * src, const gchar * channel)
 {
   DoraSrc *s = dora_src_get (src);
@@ -761,7 +766,7 @@ gst_doradma_dora_src_start (GstBaseSrc * src, const gchar * channel)
   return TRUE;
 }
 
-gboolean
+static gboolean
 gst_doradma_dora_src_stop (GstBaseSrc * src)
 {
   DoraSrc *s = dora_src_get (src);
@@ -775,7 +780,7 @@ gst_doradma_dora_src_stop (GstBaseSrc * src)
   return TRUE;
 }
 
-gboolean
+static gboolean
 gst_doradma_dora_src_unlock (GstBaseSrc * src, gboolean unlocked)
 {
   DoraSrc *s = dora_src_get (src);
@@ -785,4 +790,123 @@ gst_doradma_dora_src_unlock (GstBaseSrc * src, gboolean unlocked)
   g_cond_broadcast (&s->cond);
   g_mutex_unlock (&s->lock);
   return TRUE;
+}
+
+/* ---------------------------------------------------------------------- */
+/* The hook: the element's own vfuncs, called when `dora-pool` is unset */
+
+static struct
+{
+  void (*set_property) (GObject *, guint, const GValue *, GParamSpec *);
+  void (*get_property) (GObject *, guint, GValue *, GParamSpec *);
+  gboolean (*start) (GstBaseSrc *);
+  gboolean (*stop) (GstBaseSrc *);
+  GstCaps *(*get_caps) (GstBaseSrc *, GstCaps *);
+  gboolean (*negotiate) (GstBaseSrc *);
+  gboolean (*unlock) (GstBaseSrc *);
+  gboolean (*unlock_stop) (GstBaseSrc *);
+  GstFlowReturn (*create) (GstPushSrc *, GstBuffer **);
+} ring;
+
+static void
+hook_set_property (GObject * object, guint prop_id, const GValue * value,
+    GParamSpec * pspec)
+{
+  if (!gst_doradma_dora_src_set_property (object, prop_id, value))
+    ring.set_property (object, prop_id, value, pspec);
+}
+
+static void
+hook_get_property (GObject * object, guint prop_id, GValue * value,
+    GParamSpec * pspec)
+{
+  if (!gst_doradma_dora_src_get_property (object, prop_id, value))
+    ring.get_property (object, prop_id, value, pspec);
+}
+
+static gboolean
+hook_start (GstBaseSrc * src)
+{
+  gchar *channel = NULL;
+  gboolean ok;
+
+  if (!gst_doradma_dora_src_enabled (src))
+    return ring.start (src);
+  g_object_get (src, "channel", &channel, NULL);
+  ok = gst_doradma_dora_src_start (src, channel);
+  g_free (channel);
+  return ok;
+}
+
+static gboolean
+hook_stop (GstBaseSrc * src)
+{
+  if (gst_doradma_dora_src_enabled (src))
+    return gst_doradma_dora_src_stop (src);
+  return ring.stop (src);
+}
+
+static GstCaps *
+hook_get_caps (GstBaseSrc * src, GstCaps * filter)
+{
+  if (gst_doradma_dora_src_enabled (src))
+    return gst_doradma_dora_src_get_caps (src, filter);
+  return ring.get_caps (src, filter);
+}
+
+static gboolean
+hook_negotiate (GstBaseSrc * src)
+{
+  if (gst_doradma_dora_src_enabled (src))
+    return gst_doradma_dora_src_negotiate (src);
+  return ring.negotiate (src);
+}
+
+static gboolean
+hook_unlock (GstBaseSrc * src)
+{
+  gst_doradma_dora_src_unlock (src, TRUE);
+  return ring.unlock (src);
+}
+
+static gboolean
+hook_unlock_stop (GstBaseSrc * src)
+{
+  gst_doradma_dora_src_unlock (src, FALSE);
+  return ring.unlock_stop (src);
+}
+
+static GstFlowReturn
+hook_create (GstPushSrc * psrc, GstBuffer ** outbuf)
+{
+  if (gst_doradma_dora_src_enabled (GST_BASE_SRC (psrc)))
+    return gst_doradma_dora_src_create (GST_BASE_SRC (psrc), outbuf);
+  return ring.create (psrc, outbuf);
+}
+
+void
+gst_doradma_dora_src_class_hook (GObjectClass * klass)
+{
+  GstBaseSrcClass *b = GST_BASE_SRC_CLASS (klass);
+  GstPushSrcClass *p = GST_PUSH_SRC_CLASS (klass);
+
+  ring.set_property = klass->set_property;
+  ring.get_property = klass->get_property;
+  ring.start = b->start;
+  ring.stop = b->stop;
+  ring.get_caps = b->get_caps;
+  ring.negotiate = b->negotiate;
+  ring.unlock = b->unlock;
+  ring.unlock_stop = b->unlock_stop;
+  ring.create = p->create;
+  klass->set_property = hook_set_property;
+  klass->get_property = hook_get_property;
+  b->start = GST_DEBUG_FUNCPTR (hook_start);
+  b->stop = GST_DEBUG_FUNCPTR (hook_stop);
+  b->get_caps = GST_DEBUG_FUNCPTR (hook_get_caps);
+  b->negotiate = GST_DEBUG_FUNCPTR (hook_negotiate);
+  b->unlock = GST_DEBUG_FUNCPTR (hook_unlock);
+  b->unlock_stop = GST_DEBUG_FUNCPTR (hook_unlock_stop);
+  p->create = GST_DEBUG_FUNCPTR (hook_create);
+  gst_doradma_dora_src_install_properties (klass, GST_DORADMA_DORA_PROP_BASE);
 }

@@ -154,19 +154,24 @@ doradma_pool_read_ok (const struct doradma_pool_reader *r, uint64_t gen)
 }
 
 DORADMA_API int
-doradma_pool_reader_copy (struct doradma_pool_reader *r, void *dst, size_t n,
+doradma_pool_reader_copy_rows (struct doradma_pool_reader *r, void *dst,
+    size_t dst_pitch, size_t src_pitch, size_t row_bytes, size_t rows,
     uint64_t last_gen, uint64_t *gen, struct doradma_diag *diag)
 {
   const struct doradma_pool_info *info = &r->info;
+  const uint8_t *src = r->base + info->data_offset;
   struct stat st;
   uint64_t g;
+  size_t i;
 
   if (info->transport == DORADMA_POOL_IPC)
     return diag_set (diag, -ENODATA, "transport",
         "dora pool %s is an ipc pool: its payload is in GPU memory", r->path);
-  if (n > info->size)
+  if (rows == 0 || row_bytes > src_pitch || (rows - 1) > (info->size -
+          row_bytes) / src_pitch || row_bytes > info->size)
     return diag_set (diag, -EINVAL, "size",
-        "asked for %zu bytes of a %" PRIu64 "-byte payload", n, info->size);
+        "%zu rows of %zu bytes, %zu apart, do not fit the %" PRIu64
+        "-byte payload", rows, row_bytes, src_pitch, info->size);
   if (doradma_pool_read_begin (r, &g) < 0 || g == last_gen)
     return -EAGAIN;
   /* A writer that shrinks its object would make the copy fault (SIGBUS):
@@ -177,11 +182,20 @@ doradma_pool_reader_copy (struct doradma_pool_reader *r, void *dst, size_t n,
     return diag_set (diag, -EBADMSG, "segment",
         "dora pool %s shrank below its payload (data_offset %" PRIu64
         " + size %" PRIu64 ")", r->path, info->data_offset, info->size);
-  memcpy (dst, r->base + info->data_offset, n);
+  for (i = 0; i < rows; i++)
+    memcpy ((uint8_t *) dst + i * dst_pitch, src + i * src_pitch, row_bytes);
   if (!doradma_pool_read_ok (r, g))
     return -ESTALE;
   *gen = g;
   return 0;
+}
+
+DORADMA_API int
+doradma_pool_reader_copy (struct doradma_pool_reader *r, void *dst, size_t n,
+    uint64_t last_gen, uint64_t *gen, struct doradma_diag *diag)
+{
+  return doradma_pool_reader_copy_rows (r, dst, n, n, n, 1, last_gen, gen,
+      diag);
 }
 
 DORADMA_API int

@@ -153,6 +153,13 @@ bool doradma_pool_read_ok (const struct doradma_pool_reader *r, uint64_t gen);
 int doradma_pool_reader_copy (struct doradma_pool_reader *r, void *dst,
     size_t n, uint64_t last_gen, uint64_t *gen, struct doradma_diag *diag);
 
+/* The same for `rows` rows of `row_bytes`, `src_pitch` apart in the payload
+ * and `dst_pitch` apart in `dst` (a tightly packed tensor into padded
+ * GStreamer rows). -EINVAL when the rows do not fit the payload. */
+int doradma_pool_reader_copy_rows (struct doradma_pool_reader *r, void *dst,
+    size_t dst_pitch, size_t src_pitch, size_t row_bytes, size_t rows,
+    uint64_t last_gen, uint64_t *gen, struct doradma_diag *diag);
+
 /* 1 when the name no longer resolves to the object we map (freed or
  * re-created by its writer), 0 when it still does. */
 int doradma_pool_reader_replaced (const struct doradma_pool_reader *r);
