@@ -49,6 +49,7 @@
 #include <gst/video/video.h>
 
 #include "gstdoradmaelements.h"
+#include "gstdoradmadora.h"
 #include "gstdoradmapool.h"
 #include "gstdoradmacuda.h"
 
@@ -1333,6 +1334,8 @@ gst_doradma_sink_class_init (GstDoradmaSinkClass * klass)
 
   g_object_class_install_properties (gobject_class, NUM_PROPERTIES,
       properties);
+  /* dora-rs memory pools (dora-pool=...): gstdoradmadora.h */
+  gst_doradma_dora_sink_class_hook (gobject_class);
 
   gst_type_mark_as_plugin_api (GST_TYPE_DORADMA_TRANSPORT, 0);
   gst_type_mark_as_plugin_api (GST_TYPE_DORADMA_MODE, 0);

@@ -50,6 +50,7 @@
 #include <gst/video/video.h>
 
 #include "gstdoradmaelements.h"
+#include "gstdoradmadora.h"
 #include "gstdoradmamemory.h"
 #include "gstdoradmacuda.h"
 #include "gstdoradmaallocator.h"
@@ -1993,6 +1994,8 @@ gst_doradma_src_class_init (GstDoradmaSrcClass * klass)
 
   g_object_class_install_properties (gobject_class, NUM_PROPERTIES,
       properties);
+  /* dora-rs memory pools (dora-pool=...): gstdoradmadora.h */
+  gst_doradma_dora_src_class_hook (gobject_class);
 
   gst_type_mark_as_plugin_api (GST_TYPE_DORADMA_READ_MODE, 0);
   gst_type_mark_as_plugin_api (GST_TYPE_DORADMA_TRANSPORT, 0);
