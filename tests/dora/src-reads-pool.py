@@ -1,0 +1,110 @@
+#!/usr/bin/python3
+"""Description: doradmasrc dora-pool=... reads pools written by a writer
+that follows the spec (dorapool.py), in another process, byte-exact: the
+Rust crate's compact JSON (gen 0 after create: a frame of zeros, spec §4.1)
+and the Python binding's whitespace JSON without `transport` (gen 2 after
+registration, data copied in), RGB with padded GStreamer rows, channel-order
+BGR, GRAY8, RGBA, the `caps` property (payload as-is), each generation
+pushed once and in order.
+"""
+import os
+import random
+import shutil
+import time
+
+from dorapool import (Pool, check, fail, gst_launch, padded, python_json,
+                      rust_json, shm_dir)
+
+
+def out_size(path):
+    try:
+        return os.path.getsize(path)
+    except OSError:
+        return 0
+
+
+def wait_size(p, path, n, tag):
+    t0 = time.time()
+    while out_size(path) < n:
+        if p.poll() is not None or time.time() - t0 > 20:
+            p.kill()
+            fail("%s: reader output stuck at %d of %d bytes: %s"
+                 % (tag, out_size(path), n, p.communicate()))
+        time.sleep(0.002)
+
+
+def run_case(d, tag, json_fn, shape, frames, initial_gen, expect,
+             src_props=(), caps_filter=None, initial=None):
+    """Writes `frames` one at a time, each only after the reader output the
+    previous one (the handshake makes the expected sequence exact)."""
+    name = "dora_pool_df-%d_cam_%s" % (os.getpid(), tag)
+    size = len(frames[0])
+    pool = Pool(os.path.join(d, name), json_fn(size, "uint8", shape), size,
+                gen=initial_gen)
+    if initial is not None:
+        pool.fill(initial)
+    out = os.path.join(d, "out-%s.raw" % tag)
+    n_out = len(expect)
+    chain = ["doradmasrc", "dora-pool=" + name, "num-buffers=%d" % n_out,
+             "poll-interval=200000"] + list(src_props)
+    if caps_filter:
+        chain += ["!", caps_filter]
+    p = gst_launch(*chain, "!", "filesink", "location=" + out,
+                   "buffer-mode=unbuffered", "sync=false")
+    fsize = len(expect[0])
+    # what the pool holds at start is the first output (gen 0 or 2: even)
+    wait_size(p, out, fsize, tag)
+    for i, fr in enumerate(frames):
+        pool.write(fr)
+        if i + 2 <= n_out:
+            wait_size(p, out, (i + 2) * fsize, tag)
+    res = p.communicate(timeout=20)
+    check(p.returncode == 0, "%s: reader exit 0 (%s)" % (tag, res[1][-400:]))
+    got = open(out, "rb").read()
+    check(got == b"".join(expect), "%s: %d frames byte-exact and in order"
+          % (tag, n_out))
+    os.unlink(pool.path)
+
+
+def main():
+    d = shm_dir("src")
+    rng = random.Random(11)
+    W, H = 33, 7
+
+    def frames(n, bpp):
+        return [bytes(rng.randrange(256) for _ in range(W * H * bpp))
+                for _ in range(n)]
+    try:
+        # Rust writer: the pool reads as a frame of zeros until written
+        fr = frames(3, 3)
+        run_case(d, "rust-rgb", rust_json, [H, W, 3], fr, 0,
+                 [padded(x, W * 3, H) for x in [bytes(W * H * 3)] + fr])
+        # Python binding: whitespace JSON, no transport, gen 2 + data
+        fr = frames(4, 3)
+        run_case(d, "python-rgb", python_json, [H, W, 3], fr[1:], 2,
+                 [padded(x, W * 3, H) for x in fr], initial=fr[0])
+        # BGR chosen by channel-order: downstream demands BGR caps
+        fr = frames(2, 3)
+        run_case(d, "bgr", rust_json, [H, W, 3], fr[1:], 2,
+                 [padded(x, W * 3, H) for x in fr], initial=fr[0],
+                 src_props=["channel-order=bgr"],
+                 caps_filter="video/x-raw,format=BGR,width=33,height=7")
+        fr = frames(2, 1)
+        run_case(d, "gray", python_json, [H, W], fr[1:], 2,
+                 [padded(x, W, H) for x in fr], initial=fr[0],
+                 caps_filter="video/x-raw,format=GRAY8")
+        fr = frames(2, 4)
+        run_case(d, "rgba", rust_json, [H, W, 4], fr[1:], 2, fr,
+                 initial=fr[0], caps_filter="video/x-raw,format=RGBA")
+        # caps property: I420 16x16 in a flat uint8 pool, taken as-is
+        fr = [bytes(rng.randrange(256) for _ in range(384)) for _ in range(2)]
+        run_case(d, "caps-prop", rust_json, [384], fr[1:], 2, fr,
+                 initial=fr[0], src_props=[
+                     "caps=video/x-raw,format=I420,width=16,height=16,"
+                     "framerate=0/1"],
+                 caps_filter="video/x-raw,format=I420")
+    finally:
+        shutil.rmtree(d, ignore_errors=True)
+
+
+main()
