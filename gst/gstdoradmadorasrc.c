@@ -499,8 +499,8 @@ setup_device (GstBaseSrc * src, DoraSrc * s, const gchar * name)
   }
   GST_ELEMENT_ERROR (src, RESOURCE, OPEN_READ,
       ("dora pool %s is an ipc pool: its payload is in another process's GPU "
-          "memory (CUDA IPC handle in header bytes 32..96), and reading it "
-          "needs CUDA: %s", name, diag.msg),
+          "memory (CUDA IPC handle in header bytes 32..96), which could not "
+          "be opened through CUDA: %s", name, diag.msg),
       ("%s; the pool's JSON: %s", g_strerror (-ret), pi->json));
   return FALSE;
 }
