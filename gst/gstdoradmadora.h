@@ -36,6 +36,11 @@ void gst_doradma_dora_src_class_hook (GObjectClass * klass);
  * start, stop, set_caps, propose_allocation and render. */
 void gst_doradma_dora_sink_class_hook (GObjectClass * klass);
 
+/* Before a dora pool is touched: `channel` unset (one element, one
+ * format) and `name` valid. FALSE after posting an error that says which. */
+gboolean gst_doradma_dora_check_settings (GstElement * element,
+    const gchar * name);
+
 /* Far above any element's own property ids. */
 #define GST_DORADMA_DORA_PROP_BASE 0x1000
 

@@ -60,6 +60,7 @@ typedef struct
   GstVideoInfo info;
   gsize row_bytes;
   guint64 n_frames;
+  gboolean refused;             /* set_caps posted its error once */
 } DoraSink;
 
 static void
@@ -214,40 +215,23 @@ resolve_transport (GstBaseSink * sink, enum doradma_pool_transport *out,
 }
 
 static gboolean
-gst_doradma_dora_sink_start (GstBaseSink * sink, const gchar * channel)
+gst_doradma_dora_sink_start (GstBaseSink * sink)
 {
   DoraSink *s = dora_sink_get (sink);
-  struct doradma_diag diag = { 0 };
   enum doradma_pool_transport t;
   gchar *name = pool_name (s), *err = NULL;
-  int ret;
+  gboolean ok = gst_doradma_dora_check_settings (GST_ELEMENT (sink), name);
 
-  if (channel != NULL) {
-    GST_ELEMENT_ERROR (sink, RESOURCE, SETTINGS,
-        ("Both `channel` and `dora-pool` are set"),
-        ("a doradmasink writes either a doradma channel (\"%s\") or a dora "
-            "pool (\"%s\"): unset one of them", channel, name));
-    goto fail;
-  }
-  if ((ret = doradma_pool_name_validate (name, &diag)) < 0) {
-    GST_ELEMENT_ERROR_WITH_DETAILS (sink, RESOURCE, SETTINGS,
-        ("Invalid dora pool name \"%s\"", name),
-        ("%s: %s", diag.msg, g_strerror (-ret)),
-        ("dora-pool", G_TYPE_STRING, name, NULL));
-    goto fail;
-  }
-  if (!resolve_transport (sink, &t, &err)) {
+  /* an unusable transport is a settings error: say so before caps */
+  if (ok && !(ok = resolve_transport (sink, &t, &err))) {
     GST_ELEMENT_ERROR (sink, RESOURCE, SETTINGS,
         ("Cannot write dora pool %s: %s", name, err), (NULL));
     g_free (err);
-    goto fail;
   }
   s->n_frames = 0;
+  s->refused = FALSE;
   g_free (name);
-  return TRUE;
-fail:
-  g_free (name);
-  return FALSE;
+  return ok;
 }
 
 static gboolean
@@ -310,6 +294,10 @@ gst_doradma_dora_sink_set_caps (GstBaseSink * sink, GstCaps * caps)
   if (!tensor_form (GST_VIDEO_INFO_FORMAT (&info), &channels, &dtype)) {
     const gchar *f = gst_video_format_to_string (GST_VIDEO_INFO_FORMAT (&info));
 
+    /* the sticky caps come back with every later event: one error */
+    if (s->refused)
+      return FALSE;
+    s->refused = TRUE;
     GST_ELEMENT_ERROR (sink, CORE, NEGOTIATION,
         ("Video format %s has no dora tensor form", f),
         ("%s%s: a dora pool holds one tensor; insert videoconvert ! "
@@ -351,6 +339,7 @@ gst_doradma_dora_sink_set_caps (GstBaseSink * sink, GstCaps * caps)
   s->info = info;
   s->row_bytes = (gsize) GST_VIDEO_INFO_WIDTH (&info) *
       GST_VIDEO_INFO_COMP_PSTRIDE (&info, 0);
+  s->refused = FALSE;
   GST_INFO_OBJECT (sink, "dora pool %s: %s", name,
       doradma_pool_writer_json (s->w));
   g_free (name);
@@ -440,15 +429,9 @@ hook_get_property (GObject * object, guint prop_id, GValue * value,
 static gboolean
 hook_start (GstBaseSink * sink)
 {
-  gchar *channel = NULL;
-  gboolean ok;
-
-  if (!gst_doradma_dora_sink_enabled (sink))
-    return ring.start (sink);
-  g_object_get (sink, "channel", &channel, NULL);
-  ok = gst_doradma_dora_sink_start (sink, channel);
-  g_free (channel);
-  return ok;
+  if (gst_doradma_dora_sink_enabled (sink))
+    return gst_doradma_dora_sink_start (sink);
+  return ring.start (sink);
 }
 
 static gboolean

@@ -734,36 +734,20 @@ out:
 /* States */
 
 static gboolean
-gst_doradma_dora_src_start (GstBaseSrc * src, const gchar * channel)
+gst_doradma_dora_src_start (GstBaseSrc * src)
 {
   DoraSrc *s = dora_src_get (src);
-  struct doradma_diag diag = { 0 };
   gchar *name;
-  int ret;
+  gboolean ok;
 
   g_mutex_lock (&s->lock);
   name = g_strdup (s->pool_name);
   g_mutex_unlock (&s->lock);
-  if (channel != NULL) {
-    GST_ELEMENT_ERROR (src, RESOURCE, SETTINGS,
-        ("Both `channel` and `dora-pool` are set"),
-        ("a doradmasrc reads either a doradma channel (\"%s\") or a dora pool "
-            "(\"%s\"): unset one of them", channel, name));
-    g_free (name);
-    return FALSE;
-  }
-  if ((ret = doradma_pool_name_validate (name, &diag)) < 0) {
-    GST_ELEMENT_ERROR_WITH_DETAILS (src, RESOURCE, SETTINGS,
-        ("Invalid dora pool name \"%s\"", name),
-        ("%s: %s", diag.msg, g_strerror (-ret)),
-        ("dora-pool", G_TYPE_STRING, name, NULL));
-    g_free (name);
-    return FALSE;
-  }
+  ok = gst_doradma_dora_check_settings (GST_ELEMENT (src), name);
   g_free (name);
   s->have_last = FALSE;
   s->n_frames = s->n_torn = 0;
-  return TRUE;
+  return ok;
 }
 
 static gboolean
@@ -827,15 +811,9 @@ hook_get_property (GObject * object, guint prop_id, GValue * value,
 static gboolean
 hook_start (GstBaseSrc * src)
 {
-  gchar *channel = NULL;
-  gboolean ok;
-
-  if (!gst_doradma_dora_src_enabled (src))
-    return ring.start (src);
-  g_object_get (src, "channel", &channel, NULL);
-  ok = gst_doradma_dora_src_start (src, channel);
-  g_free (channel);
-  return ok;
+  if (gst_doradma_dora_src_enabled (src))
+    return gst_doradma_dora_src_start (src);
+  return ring.start (src);
 }
 
 static gboolean

@@ -161,10 +161,41 @@ def gst_launch(*args, **kw):
 
 
 def gst_run(args, timeout=30, env=None):
-    p = subprocess.run(["gst-launch-1.0", "-q"] + list(args),
-                       capture_output=True, text=True, timeout=timeout,
-                       env=env)
-    return p.returncode, p.stdout + p.stderr
+    """Runs a pipeline to its end; returns (exit code, stdout + stderr).
+    gst-launch-1.0 handles ERROR messages in a bus sync handler that calls
+    g_main_loop_quit(): an error posted while it is still setting PAUSED,
+    before its main loop runs, is lost and it waits forever (seen about 1 run
+    in 20 with a sink that refuses caps). The error is printed all the same:
+    after `timeout` the process is killed and exit code 124 returned with
+    its output, so callers still check what the element said."""
+    p = subprocess.Popen(["gst-launch-1.0", "-q"] + list(args),
+                         stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                         text=True, env=env)
+    try:
+        out, err = p.communicate(timeout=timeout)
+        return p.returncode, out + err
+    except subprocess.TimeoutExpired:
+        p.kill()
+        out, err = p.communicate()
+        return 124, out + err
+
+
+def out_size(path):
+    try:
+        return os.path.getsize(path)
+    except OSError:
+        return 0
+
+
+def wait_size(p, path, n, tag, limit=20):
+    """Waits until the reader process `p` wrote `n` bytes to `path`."""
+    t0 = time.time()
+    while out_size(path) < n:
+        if p.poll() is not None or time.time() - t0 > limit:
+            p.kill()
+            fail("%s: reader output stuck at %d of %d bytes: %s"
+                 % (tag, out_size(path), n, p.communicate()))
+        time.sleep(0.002)
 
 
 def padded(frame, width_bytes, height):

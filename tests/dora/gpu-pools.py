@@ -14,26 +14,11 @@ import random
 import shutil
 import subprocess
 import sys
-import time
 
-from dorapool import Pool, check, fail, padded, rust_json, shm_dir
+from dorapool import Pool, check, fail, padded, rust_json, shm_dir, wait_size
 
 WRITER = os.environ.get("DORADMA_DORA_IPC_WRITER")
 W, H = 33, 7
-
-
-def out_size(path):
-    return os.path.getsize(path) if os.path.exists(path) else 0
-
-
-def wait_size(p, path, n, tag):
-    t0 = time.time()
-    while out_size(path) < n:
-        if p.poll() is not None or time.time() - t0 > 30:
-            p.kill()
-            fail("%s: output stuck at %d of %d bytes: %s"
-                 % (tag, out_size(path), n, p.communicate()))
-        time.sleep(0.002)
 
 
 def reader(name, out, n):

@@ -161,12 +161,12 @@ def main():
         # the sink side
         rc, out = gst_run(["videotestsrc", "num-buffers=1", "!",
                            "video/x-raw,format=I420", "!", "doradmasink",
-                           "dora-pool=dora_pool_df_node_i420"])
+                           "dora-pool=dora_pool_df_node_i420"], timeout=10)
         check(rc != 0 and "I420 has no dora tensor form" in out and
               "planar YUV" in out, "sink: planar YUV refused clearly")
         rc, out = gst_run(["videotestsrc", "num-buffers=1", "!",
                            "video/x-raw,format=YUY2", "!", "doradmasink",
-                           "dora-pool=dora_pool_df_node_yuy2"])
+                           "dora-pool=dora_pool_df_node_yuy2"], timeout=10)
         check(rc != 0 and "YUY2 has no dora tensor form" in out,
               "sink: packed YUV refused clearly")
         rc, out = gst_run(["videotestsrc", "num-buffers=1", "!", "doradmasink",

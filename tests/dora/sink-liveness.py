@@ -6,7 +6,6 @@ process that maps the pool read-write, as dora's writers do): refused,
 naming its pid. Stale (the writer exited, or was killed with -9): replaced
 by a new object, which the independent reader sees with the new JSON.
 """
-import mmap
 import os
 import shutil
 import signal

@@ -10,27 +10,9 @@ pushed once and in order.
 import os
 import random
 import shutil
-import time
 
-from dorapool import (Pool, check, fail, gst_launch, padded, python_json,
-                      rust_json, shm_dir)
-
-
-def out_size(path):
-    try:
-        return os.path.getsize(path)
-    except OSError:
-        return 0
-
-
-def wait_size(p, path, n, tag):
-    t0 = time.time()
-    while out_size(path) < n:
-        if p.poll() is not None or time.time() - t0 > 20:
-            p.kill()
-            fail("%s: reader output stuck at %d of %d bytes: %s"
-                 % (tag, out_size(path), n, p.communicate()))
-        time.sleep(0.002)
+from dorapool import (Pool, check, gst_launch, padded, python_json,
+                      rust_json, shm_dir, wait_size)
 
 
 def run_case(d, tag, json_fn, shape, frames, initial_gen, expect,
