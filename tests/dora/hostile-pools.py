@@ -13,8 +13,11 @@ import json
 import os
 import shutil
 import struct
+import subprocess
+import time
 
-from dorapool import MAGIC, check, data_offset_for, gst_run, rust_json, shm_dir
+from dorapool import (MAGIC, check, data_offset_for, gst_launch, gst_run,
+                      rust_json, shm_dir)
 
 U64 = 2**64 - 1
 
@@ -134,6 +137,24 @@ def main():
                     "too small for the `caps` property",
                     props=["caps=video/x-raw,format=RGB,width=64,height=64,"
                            "framerate=0/1"])
+        # a writer that shrinks its pool under a running source
+        name = "dora_pool_df_node_shrink"
+        path = os.path.join(d, name)
+        put(d, name, image(js=js(64, "uint8", [8, 8]), gen=2))
+        p = gst_launch("doradmasrc", "dora-pool=" + name, "num-buffers=2",
+                       "!", "fakesink", "sync=false")
+        time.sleep(0.5)         # frame 1 (gen 2) pushed; the source polls
+        with open(path, "r+b") as f:
+            f.truncate(256)
+            f.seek(96)
+            f.write(struct.pack("<Q", 4))
+        try:
+            out = "".join(p.communicate(timeout=20))
+        except subprocess.TimeoutExpired:
+            p.kill()
+            out = "".join(p.communicate())
+        check(p.returncode != 0 and "shrank below its payload" in out,
+              "shrunk pool: refused before copying (%s)" % out[-200:])
         # names (spec §5.1 guard list and the 253-byte limit)
         for n in ["invalid_name", "/etc/passwd", "dora_pool_../../etc/passwd",
                   "dora_pool_a/b", "dora_pool_", "dora_pool_" + "x" * 244]:
