@@ -373,6 +373,15 @@ setup_caps (GstBaseSrc * src, DoraSrc * s,
         GST_VIDEO_INFO_COMP_PSTRIDE (&info, 0);
     s->plan.dst_pitch = GST_VIDEO_INFO_PLANE_STRIDE (&info, 0);
   }
+  /* an ipc pool's size is only a JSON number: never allocate frames
+   * beyond what any dora writer can produce */
+  if (info.size > DORADMA_POOL_MAX_BYTES) {
+    GST_ELEMENT_ERROR (src, CORE, NEGOTIATION,
+        ("dora pool %s: frames of %" G_GSIZE_FORMAT " bytes are larger than "
+            "dora's 1 GiB pool limit", name, info.size),
+        ("caps %" GST_PTR_FORMAT "; the pool's JSON: %s", caps, pi->json));
+    goto fail;
+  }
   s->info = info;
   g_mutex_lock (&s->lock);
   gst_clear_caps (&s->out_caps);
@@ -541,8 +550,10 @@ open_pool (GstBaseSrc * src, DoraSrc * s, const gchar * name)
         ("dora-pool", G_TYPE_STRING, name, NULL));
     return GST_FLOW_ERROR;
   }
-  if (!setup_device (src, s, name) ||
-      !setup_caps (src, s, doradma_pool_reader_info (s->r), name)) {
+  /* caps first: a pool with no usable frames is refused for that, even
+   * where CUDA is missing */
+  if (!setup_caps (src, s, doradma_pool_reader_info (s->r), name) ||
+      !setup_device (src, s, name)) {
     release_pool (s);
     return GST_FLOW_ERROR;
   }

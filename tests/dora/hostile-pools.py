@@ -127,6 +127,11 @@ def main():
         ipc = image(js=pyjs, ipc_flag=1, size_payload=0)
         check(len(ipc) == data_offset_for(len(pyjs)), "ipc pool is header-only")
         src_refuses(d, "r25-ipc", ipc, "is an ipc pool")
+        # an ipc pool's size is only a number: no 4 GiB frame for it
+        src_refuses(d, "caps-huge-ipc", image(js=json.dumps(
+            {"size": 32000 * 32000 * 4, "dtype": "uint8",
+             "shape": [32000, 32000, 4], "pinned_type": "cuda"}),
+            ipc_flag=1, size_payload=0), "larger than dora's 1 GiB")
         # frames doradmasrc does not understand: the JSON is in the error
         src_refuses(d, "caps-float", image(js=js(192, "float32", [4, 4, 3]),
                                            size_payload=192),
