@@ -66,7 +66,7 @@ def main():
         # §6 rules, in the crate's order
         src_refuses(d, "r1-255", image(seg_len=255), "too small")
         src_refuses(d, "r1-8", MAGIC, "too small")
-        src_refuses(d, "r2-past", image(data_offset=600 + 64 + 1 - 88),
+        src_refuses(d, "r2-past", image(data_offset=512 + 64 + 1),
                     "cannot bound the header region")
         src_refuses(d, "r2-past-end", image(data_offset=10**6), "past the end")
         src_refuses(d, "r3-overflow", image(json_len=U64), "overflows")
