@@ -76,8 +76,8 @@ while os.path.exists(%r):
           "torn: no generation pushed twice (consecutive frames differ): "
           "%s..." % seq[:12])
     m = re.findall(r"torn copy discarded \((\d+) so far\)", err)
-    check(len(m) > 0, "torn: the src saw and discarded %s torn copies"
-          % (m[-1] if m else 0))
+    print("torn: the src saw and discarded %s torn copies" % (m[-1] if m else 0))
+    return len(m)
 
 
 def abandoned(d):
@@ -126,7 +126,14 @@ os._exit(0)
 def main():
     d = shm_dir("torn")
     try:
-        torn(d)
+        # a run without a single overlap proves nothing: up to 3 runs must
+        # produce torn copies (every run's frames must be whole regardless)
+        seen = 0
+        for _ in range(3):
+            seen = torn(d)
+            if seen:
+                break
+        check(seen > 0, "torn: torn copies happened and none was pushed")
         abandoned(d)
     finally:
         shutil.rmtree(d, ignore_errors=True)
