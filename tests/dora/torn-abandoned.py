@@ -1,10 +1,11 @@
 #!/usr/bin/python3
 """Description: doradmasrc never pushes a torn copy nor an abandoned write.
-Torn: a writer in another process rewrites a 1 MiB pool with uniform
-frames (all bytes k) in chunks, back to back, while doradmasrc copies it:
-every pushed frame must be uniform, and the src must have discarded torn
-copies (its debug log counts them; a run without any proves nothing and
-fails). Abandoned: a writer publishes A, then marks the generation odd,
+Torn: a writer in another process rewrites a 1 MiB pool in chunks, back
+to back, while doradmasrc copies it; write i is its index followed by bytes
+all equal to a value derived from i (torn_frame.py): every pushed frame must
+be one whole write, each write pushed at most once and in order, and the
+src must have discarded torn copies (its debug log counts them; runs
+without any prove nothing and fail). Abandoned: a writer publishes A, then marks the generation odd,
 writes half of B and dies; the src pushes nothing for it and keeps running;
 a new writer recovers the pool (odd 2k+1 -> 2k+2, spec §4.1) and its frame C
 is pushed: the output is exactly A, C.
@@ -12,10 +13,12 @@ is pushed: the output is exactly A, C.
 import os
 import re
 import shutil
+import struct
 import subprocess
 import time
 
 from dorapool import Pool, check, fail, gst_launch, rust_json, shm_dir
+from torn_frame import frame
 
 W = H = 1024
 
@@ -26,7 +29,7 @@ def torn(d):
     n_frames = 300
     pool = Pool(os.path.join(d, name), rust_json(size, "uint8", [H, W]), size,
                 gen=0)
-    pool.write(bytes([1]) * size)
+    pool.write(frame(0, size))
     writer = subprocess.Popen(["/usr/bin/python3", "-c", """
 import sys, time, random
 sys.path.insert(0, %r)
@@ -37,12 +40,20 @@ p = Pool.__new__(Pool)
 p.mm = mmap.mmap(fd, os.fstat(fd).st_size)
 p.data_offset = 512
 p.gen = Gen(p.mm)
-frames = [bytes([k]) * %d for k in range(2, 250)]
-i = 0
+import struct
+from torn_frame import body_value
+n = (%d - 8) // 8
+chunks = [bytes([body_value(k)]) * n for k in range(32)]
+i = 1
 while os.path.exists(%r):
-    # chunked writes, and gaps about as long as the reader's copy: a copy
-    # often starts on an even generation and overlaps the next write
-    p.write(frames[i %% len(frames)], chunks=8)
+    # the index, then the body in 8 chunks, between odd and even; gaps
+    # about as long as the reader's copy: a copy often starts on an even
+    # generation and overlaps the next write
+    base = p.begin()
+    p.mm[512:520] = struct.pack("<Q", i)
+    for c in range(8):
+        p.mm[520 + c * n:520 + (c + 1) * n] = chunks[i %% 32]
+    p.gen.set(base + 2)
     i += 1
     time.sleep(random.uniform(0, 0.0004))
 """ % (os.path.dirname(os.path.abspath(__file__)), pool.path, size,
@@ -60,9 +71,10 @@ while os.path.exists(%r):
         f = p.stdout.read(size)
         if not f:
             break
-        if len(f) != size or f.count(f[0]) != size:
+        i = struct.unpack_from("<Q", f)[0] if len(f) == size else -1
+        if i < 0 or f != frame(i, size):
             bad.append(n)
-        seq.append(f[0])
+        seq.append(i)
         n += 1
     err = p.stderr.read().decode(errors="replace")
     p.wait()
@@ -70,11 +82,11 @@ while os.path.exists(%r):
     writer.wait()
     check(p.returncode == 0, "torn: reader exit 0")
     check(n == n_frames, "torn: %d frames" % n)
-    check(bad == [], "torn: every pushed frame is one whole generation "
-          "(uniform bytes)%s" % ("" if not bad else " -- mixed: %s" % bad[:5]))
-    check(all(seq[i] != seq[i + 1] for i in range(len(seq) - 1)),
-          "torn: no generation pushed twice (consecutive frames differ): "
-          "%s..." % seq[:12])
+    check(bad == [], "torn: every pushed frame is one whole write (its "
+          "index and its body agree)%s" % ("" if not bad else
+                                          " -- mixed: %s" % bad[:5]))
+    check(all(seq[i] < seq[i + 1] for i in range(len(seq) - 1)),
+          "torn: each write pushed at most once, in order: %s..." % seq[:12])
     m = re.findall(r"torn copy discarded \((\d+) so far\)", err)
     print("torn: the src saw and discarded %s torn copies" % (m[-1] if m else 0))
     return len(m)
