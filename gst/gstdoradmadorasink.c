@@ -403,12 +403,23 @@ static struct
 {
   void (*set_property) (GObject *, guint, const GValue *, GParamSpec *);
   void (*get_property) (GObject *, guint, GValue *, GParamSpec *);
+  void (*constructed) (GObject *);
   gboolean (*start) (GstBaseSink *);
   gboolean (*stop) (GstBaseSink *);
   gboolean (*set_caps) (GstBaseSink *, GstCaps *);
   gboolean (*propose_allocation) (GstBaseSink *, GstQuery *);
   GstFlowReturn (*render) (GstBaseSink *, GstBuffer *);
 } ring;
+
+/* The state is created while the object is constructed (one thread), so
+ * that the vfuncs below, called from any thread, only ever look it up. */
+static void
+hook_constructed (GObject * object)
+{
+  dora_sink_get (object);
+  if (ring.constructed)
+    ring.constructed (object);
+}
 
 static void
 hook_set_property (GObject * object, guint prop_id, const GValue * value,
@@ -473,6 +484,7 @@ gst_doradma_dora_sink_class_hook (GObjectClass * klass)
 
   ring.set_property = klass->set_property;
   ring.get_property = klass->get_property;
+  ring.constructed = klass->constructed;
   ring.start = b->start;
   ring.stop = b->stop;
   ring.set_caps = b->set_caps;
@@ -480,6 +492,7 @@ gst_doradma_dora_sink_class_hook (GObjectClass * klass)
   ring.render = b->render;
   klass->set_property = hook_set_property;
   klass->get_property = hook_get_property;
+  klass->constructed = hook_constructed;
   b->start = GST_DEBUG_FUNCPTR (hook_start);
   b->stop = GST_DEBUG_FUNCPTR (hook_stop);
   b->set_caps = GST_DEBUG_FUNCPTR (hook_set_caps);

@@ -794,6 +794,7 @@ static struct
 {
   void (*set_property) (GObject *, guint, const GValue *, GParamSpec *);
   void (*get_property) (GObject *, guint, GValue *, GParamSpec *);
+  void (*constructed) (GObject *);
   gboolean (*start) (GstBaseSrc *);
   gboolean (*stop) (GstBaseSrc *);
   GstCaps *(*get_caps) (GstBaseSrc *, GstCaps *);
@@ -802,6 +803,16 @@ static struct
   gboolean (*unlock_stop) (GstBaseSrc *);
   GstFlowReturn (*create) (GstPushSrc *, GstBuffer **);
 } ring;
+
+/* The state is created while the object is constructed (one thread), so
+ * that the vfuncs below, called from any thread, only ever look it up. */
+static void
+hook_constructed (GObject * object)
+{
+  dora_src_get (object);
+  if (ring.constructed)
+    ring.constructed (object);
+}
 
 static void
 hook_set_property (GObject * object, guint prop_id, const GValue * value,
@@ -881,6 +892,7 @@ gst_doradma_dora_src_class_hook (GObjectClass * klass)
 
   ring.set_property = klass->set_property;
   ring.get_property = klass->get_property;
+  ring.constructed = klass->constructed;
   ring.start = b->start;
   ring.stop = b->stop;
   ring.get_caps = b->get_caps;
@@ -890,6 +902,7 @@ gst_doradma_dora_src_class_hook (GObjectClass * klass)
   ring.create = p->create;
   klass->set_property = hook_set_property;
   klass->get_property = hook_get_property;
+  klass->constructed = hook_constructed;
   b->start = GST_DEBUG_FUNCPTR (hook_start);
   b->stop = GST_DEBUG_FUNCPTR (hook_stop);
   b->get_caps = GST_DEBUG_FUNCPTR (hook_get_caps);
