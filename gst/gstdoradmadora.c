@@ -20,7 +20,8 @@ gst_doradma_dora_check_settings (GstElement * element, const gchar * name)
   int ret;
 
   /* one element, one format: a channel is a doradma ring, never a pool */
-  g_object_get (element, "channel", &channel, NULL);
+  if (g_object_class_find_property (G_OBJECT_GET_CLASS (element), "channel"))
+    g_object_get (element, "channel", &channel, NULL);
   if (channel != NULL) {
     GST_ELEMENT_ERROR (element, RESOURCE, SETTINGS,
         ("Both `channel` and `dora-pool` are set"),

@@ -524,7 +524,9 @@ open_pool (GstBaseSrc * src, DoraSrc * s, const gchar * name)
   gint64 deadline;
   int ret;
 
-  g_object_get (src, "timeout", &timeout, NULL);
+  /* the element's own `timeout` (ns to wait for the channel), if it has one */
+  if (g_object_class_find_property (G_OBJECT_GET_CLASS (src), "timeout"))
+    g_object_get (src, "timeout", &timeout, NULL);
   deadline = g_get_monotonic_time () + (gint64) (timeout / 1000);
   for (;;) {
     ret = doradma_pool_reader_open (NULL, name, &s->r, &diag);
