@@ -5,7 +5,8 @@
  * 235 bytes is accepted, 236 refused), the unlink-guard names, the Python
  * pool's header image, the Rust seqlock vectors (0 -> 1 -> 2; 4 + failed
  * write -> 5; 7 -> begin returns 6 -> 8; 2^64-2 -> 2^64-1 -> 0), the create
- * refusal "needs 256", and the writer's header and mode.
+ * refusal "needs 256", and the writer's header and mode; random mutations of
+ * a valid pool are refused or satisfy the bounds a reader relies on.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -197,6 +198,52 @@ test_writer (const char *dir)
   EXPECT (doradma_pool_writer_create (&cfg, &w, &diag) == -EINVAL, "ipc");
 }
 
+/* Random mutations of a valid pool: parse never fails other than with
+ * -EBADMSG, and whatever it accepts satisfies the bounds a reader relies
+ * on (§6 rules 2-8, 16, 20, 22). Deterministic (xorshift). */
+static void
+test_mutations (void)
+{
+  const char *js = "{\"size\":48,\"dtype\":\"uint8\",\"shape\":[4,4,3],"
+      "\"pinned_type\":\"cpu\",\"transport\":\"shmem\"}";
+  uint8_t base[560], seg[560];
+  uint64_t x = 88172645463325252ull;
+  struct doradma_pool_info info;
+  int i, k, accepted = 0;
+
+  memset (base, 0, sizeof base);
+  memcpy (base, "DORADMA", 8);
+  base[8] = (uint8_t) strlen (js);
+  base[17] = 2;                 /* data_offset 512 */
+  memcpy (base + 256, js, strlen (js));
+  EXPECT (doradma_pool_parse (base, sizeof base, &info, NULL) == 0, "base");
+  for (i = 0; i < 200000; i++) {
+    size_t len = sizeof seg;
+    int r;
+
+    memcpy (seg, base, sizeof seg);
+    for (k = 0; k < 1 + (int) (x % 4); k++) {
+      x ^= x << 13;
+      x ^= x >> 7;
+      x ^= x << 17;
+      /* header fields and the JSON are where the checks are */
+      seg[(x >> 8) % 340] = (uint8_t) (x >> 32);
+    }
+    if ((x & 0xff) < 8)
+      len = (x >> 40) % sizeof seg;
+    r = doradma_pool_parse (seg, len, &info, NULL);
+    EXPECT (r == 0 || r == -EBADMSG, "mutation %d: %d", i, r);
+    if (r != 0)
+      continue;
+    accepted++;
+    EXPECT (info.data_offset >= 256 && 256 + info.json_len <= info.data_offset
+        && info.data_offset <= len && info.size > 0
+        && (info.transport == DORADMA_POOL_IPC
+            || info.data_offset + info.size <= len), "mutation %d bounds", i);
+  }
+  EXPECT (accepted > 0, "some mutations keep the pool valid");
+}
+
 int
 main (void)
 {
@@ -207,6 +254,7 @@ main (void)
   test_constants ();
   test_names ();
   test_python_image ();
+  test_mutations ();
   test_writer (dir);
   rmdir (dir);
   if (failed)
