@@ -31,9 +31,11 @@ def wait_exists(path, p):
 
 
 def second_sink(name):
+    """A refused sink posts its error from set_caps, which gst-launch-1.0
+    may miss (see dorapool.gst_run): a short timeout bounds that case."""
     return gst_run(["videotestsrc", "num-buffers=3", "!",
                     "video/x-raw,format=GRAY8,width=8,height=8", "!",
-                    "doradmasink", "dora-pool=" + name])
+                    "doradmasink", "dora-pool=" + name], timeout=10)
 
 
 def main():
