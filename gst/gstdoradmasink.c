@@ -55,6 +55,7 @@
 #include <gst/video/video.h>
 
 #include "gstdoradmamemory.h"
+#include "gstdoradmadora.h"
 #include "gstdoradmapool.h"
 #include "gstdoradmacuda.h"
 
@@ -1028,6 +1029,8 @@ gst_doradma_sink_class_init (GstDoradmaSinkClass * klass)
 
   g_object_class_install_properties (gobject_class, NUM_PROPERTIES,
       properties);
+  /* dora-rs memory pools (dora-pool=...): gstdoradmadora.h */
+  gst_doradma_dora_sink_class_hook (gobject_class);
 }
 
 static void

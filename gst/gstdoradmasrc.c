@@ -56,6 +56,7 @@
 #include "gstdoradmaconsumer.h"
 #include "gstdoradmasrcoutput.h"
 #include "gstdoradmasrcframe.h"
+#include "gstdoradmadora.h"
 
 GST_DEBUG_CATEGORY_STATIC (gst_doradma_src_debug);
 #define GST_CAT_DEFAULT gst_doradma_src_debug
@@ -1085,6 +1086,8 @@ gst_doradma_src_class_init (GstDoradmaSrcClass * klass)
 
   g_object_class_install_properties (gobject_class, NUM_PROPERTIES,
       properties);
+  /* dora-rs memory pools (dora-pool=...): gstdoradmadora.h */
+  gst_doradma_dora_src_class_hook (gobject_class);
 
   gst_type_mark_as_plugin_api (GST_TYPE_DORADMA_SRC_TRANSPORT, 0);
   gst_type_mark_as_plugin_api (GST_TYPE_DORADMA_COPY_TO, 0);

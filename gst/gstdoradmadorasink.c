@@ -1,0 +1,503 @@
+/* doradma GStreamer plugin — doradmasink's dora write path (`dora-pool=`).
+ *
+ * Creates a dora-rs memory pool with the header and compact JSON of dora's
+ * Rust writer (lib/dora-pool.c) when caps arrive, and writes every frame
+ * into its one buffer with the generation protocol: odd, the payload rows
+ * tightly packed (dora tensors have no stride), even. A dora pool is one
+ * buffer written in place, so upstream cannot render into it: each frame is
+ * copied once, from the upstream buffer into the pool.
+ *
+ *   RGB, BGR          uint8 [H, W, 3]
+ *   RGBA, BGRA,
+ *   RGBx, BGRx        uint8 [H, W, 4]
+ *   GRAY8             uint8 [H, W]
+ *   GRAY16_LE         uint16 [H, W]
+ *   anything else     refused (planar YUV has no dora tensor form)
+ *
+ * The element's `transport` picks the pool's transport: shmem (auto, unless
+ * $DORA_MEMORY_POOL_TRANSPORT says unified) or unified (same bytes; the JSON
+ * tells CUDA readers to register it). ipc is refused, as dora's Rust writer
+ * refuses it.
+ *
+ * Copyright (C) 2026 the doradma authors
+ * SPDX-License-Identifier: LGPL-2.1-or-later
+ */
+#ifdef HAVE_CONFIG_H
+#include "config.h"
+#endif
+
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <gst/video/video.h>
+#include <gst/base/gstbasesink.h>
+#include <doradma/dora-pool.h>
+
+#include "gstdoradmadora.h"
+
+GST_DEBUG_CATEGORY_STATIC (dora_sink_debug);
+#define GST_CAT_DEFAULT dora_sink_debug
+
+#define TRANSPORT_ENV "DORA_MEMORY_POOL_TRANSPORT"
+
+enum
+{
+  PROP_DORA_POOL,
+  N_DORA_PROPS
+};
+
+static guint first_prop_id;
+static GQuark dora_sink_quark;
+
+typedef struct
+{
+  GMutex lock;                  /* pool_name */
+  gchar *pool_name;
+
+  /* streaming thread */
+  struct doradma_pool_writer *w;
+  GstVideoInfo info;
+  gsize row_bytes;
+  guint64 n_frames;
+  gboolean refused;             /* set_caps posted its error once */
+} DoraSink;
+
+static void
+dora_sink_free (gpointer data)
+{
+  DoraSink *s = data;
+
+  doradma_pool_writer_close (s->w);
+  g_free (s->pool_name);
+  g_mutex_clear (&s->lock);
+  g_free (s);
+}
+
+static DoraSink *
+dora_sink_get (gpointer obj)
+{
+  DoraSink *s = g_object_get_qdata (G_OBJECT (obj), dora_sink_quark);
+
+  if (s == NULL) {
+    s = g_new0 (DoraSink, 1);
+    g_mutex_init (&s->lock);
+    g_object_set_qdata_full (G_OBJECT (obj), dora_sink_quark, s,
+        dora_sink_free);
+  }
+  return s;
+}
+
+static void
+gst_doradma_dora_sink_install_properties (GObjectClass * klass,
+    guint first_id)
+{
+  GST_DEBUG_CATEGORY_INIT (dora_sink_debug, "doradmadorasink", 0,
+      "doradmasink writing a dora memory pool");
+  dora_sink_quark = g_quark_from_static_string ("gst-doradma-dora-sink");
+  first_prop_id = first_id;
+
+  /**
+   * GstDoradmaSink:dora-pool:
+   *
+   * Write frames into a dora-rs memory pool of this name
+   * (`dora_pool_<dataflow>_<node>_<pool>`, at most 253 bytes) instead of a
+   * doradma channel: the header and JSON of dora's Rust writer, mode 0600,
+   * the payload tightly packed. Mutually exclusive with `channel`.
+   *
+   * Since: 0.2
+   */
+  g_object_class_install_property (klass, first_id + PROP_DORA_POOL,
+      g_param_spec_string ("dora-pool", "dora pool",
+          "Name of a dora-rs memory pool to write instead of a channel "
+          "(dora_pool_<dataflow>_<node>_<pool>)", NULL,
+          G_PARAM_READWRITE | G_PARAM_STATIC_STRINGS |
+          GST_PARAM_MUTABLE_READY));
+}
+
+static gboolean
+gst_doradma_dora_sink_set_property (GObject * object, guint prop_id,
+    const GValue * value)
+{
+  DoraSink *s;
+
+  if (prop_id != first_prop_id + PROP_DORA_POOL)
+    return FALSE;
+  s = dora_sink_get (object);
+  if (GST_STATE (object) > GST_STATE_READY) {
+    GST_WARNING_OBJECT (object, "dora-pool changes only in NULL/READY");
+    return TRUE;
+  }
+  g_mutex_lock (&s->lock);
+  g_free (s->pool_name);
+  s->pool_name = g_value_dup_string (value);
+  g_mutex_unlock (&s->lock);
+  return TRUE;
+}
+
+static gboolean
+gst_doradma_dora_sink_get_property (GObject * object, guint prop_id,
+    GValue * value)
+{
+  DoraSink *s;
+
+  if (prop_id != first_prop_id + PROP_DORA_POOL)
+    return FALSE;
+  s = dora_sink_get (object);
+  g_mutex_lock (&s->lock);
+  g_value_set_string (value, s->pool_name);
+  g_mutex_unlock (&s->lock);
+  return TRUE;
+}
+
+static gboolean
+gst_doradma_dora_sink_enabled (GstBaseSink * sink)
+{
+  DoraSink *s = dora_sink_get (sink);
+  gboolean on;
+
+  g_mutex_lock (&s->lock);
+  on = s->pool_name != NULL;
+  g_mutex_unlock (&s->lock);
+  return on;
+}
+
+static gchar *
+pool_name (DoraSink * s)
+{
+  gchar *name;
+
+  g_mutex_lock (&s->lock);
+  name = g_strdup (s->pool_name);
+  g_mutex_unlock (&s->lock);
+  return name;
+}
+
+/* The pool transport from the element's `transport` (by its nick, so this
+ * file does not depend on the element's enum). FALSE with *err set. */
+static gboolean
+resolve_transport (GstBaseSink * sink, enum doradma_pool_transport *out,
+    gchar ** err)
+{
+  GParamSpec *ps = g_object_class_find_property (G_OBJECT_GET_CLASS (sink),
+      "transport");
+  const gchar *nick = "auto", *env;
+  GEnumValue *ev;
+  gint v;
+
+  if (ps != NULL && G_IS_PARAM_SPEC_ENUM (ps)) {
+    g_object_get (sink, "transport", &v, NULL);
+    ev = g_enum_get_value (G_PARAM_SPEC_ENUM (ps)->enum_class, v);
+    if (ev)
+      nick = ev->value_nick;
+  }
+  /* spec §7: the variable overrides auto only; set-but-empty is unset */
+  if (strcmp (nick, "auto") == 0) {
+    env = g_getenv (TRANSPORT_ENV);
+    nick = (env && env[0]) ? env : "shmem";
+    if (strcmp (nick, "shmem") != 0 && strcmp (nick, "unified") != 0) {
+      *err = g_strdup_printf ("%s=\"%s\": expected shmem or unified",
+          TRANSPORT_ENV, nick);
+      return FALSE;
+    }
+  }
+  if (strcmp (nick, "shmem") == 0)
+    *out = DORADMA_POOL_SHMEM;
+  else if (strcmp (nick, "unified") == 0)
+    *out = DORADMA_POOL_UNIFIED;
+  else {
+    *err = g_strdup_printf ("transport \"%s\" cannot write a dora pool: dora's "
+        "writers create shmem or unified pools (ipc pools come only from "
+        "dora's Python binding)", nick);
+    return FALSE;
+  }
+  return TRUE;
+}
+
+static gboolean
+gst_doradma_dora_sink_start (GstBaseSink * sink)
+{
+  DoraSink *s = dora_sink_get (sink);
+  enum doradma_pool_transport t;
+  gchar *name = pool_name (s), *err = NULL;
+  gboolean ok = gst_doradma_dora_check_settings (GST_ELEMENT (sink), name);
+
+  /* an unusable transport is a settings error: say so before caps */
+  if (ok && !(ok = resolve_transport (sink, &t, &err))) {
+    GST_ELEMENT_ERROR (sink, RESOURCE, SETTINGS,
+        ("Cannot write dora pool %s: %s", name, err), (NULL));
+    g_free (err);
+  }
+  s->n_frames = 0;
+  s->refused = FALSE;
+  g_free (name);
+  return ok;
+}
+
+static gboolean
+gst_doradma_dora_sink_stop (GstBaseSink * sink)
+{
+  DoraSink *s = dora_sink_get (sink);
+
+  GST_INFO_OBJECT (sink, "dora pool: %" G_GUINT64_FORMAT " frames written",
+      s->n_frames);
+  g_clear_pointer (&s->w, doradma_pool_writer_close);
+  return TRUE;
+}
+
+/* The dora tensor of a video format: channels (0 = [H, W]) and dtype. */
+static gboolean
+tensor_form (GstVideoFormat fmt, guint * channels, const gchar ** dtype)
+{
+  *dtype = "uint8";
+  switch (fmt) {
+    case GST_VIDEO_FORMAT_RGB:
+    case GST_VIDEO_FORMAT_BGR:
+      *channels = 3;
+      return TRUE;
+    case GST_VIDEO_FORMAT_RGBA:
+    case GST_VIDEO_FORMAT_BGRA:
+    case GST_VIDEO_FORMAT_RGBx:
+    case GST_VIDEO_FORMAT_BGRx:
+      *channels = 4;
+      return TRUE;
+    case GST_VIDEO_FORMAT_GRAY8:
+      *channels = 0;
+      return TRUE;
+    case GST_VIDEO_FORMAT_GRAY16_LE:
+      *channels = 0;
+      *dtype = "uint16";
+      return TRUE;
+    default:
+      return FALSE;
+  }
+}
+
+static gboolean
+gst_doradma_dora_sink_set_caps (GstBaseSink * sink, GstCaps * caps)
+{
+  DoraSink *s = dora_sink_get (sink);
+  struct doradma_pool_writer_config cfg = { 0 };
+  struct doradma_diag diag = { 0 };
+  GstVideoInfo info;
+  const gchar *dtype;
+  gchar *name = NULL, *err = NULL;
+  guint64 shape[3];
+  guint channels;
+  int ret;
+
+  if (!gst_video_info_from_caps (&info, caps)) {
+    GST_ELEMENT_ERROR (sink, CORE, NEGOTIATION, (NULL),
+        ("invalid video caps %" GST_PTR_FORMAT, caps));
+    return FALSE;
+  }
+  if (!tensor_form (GST_VIDEO_INFO_FORMAT (&info), &channels, &dtype)) {
+    const gchar *f = gst_video_format_to_string (GST_VIDEO_INFO_FORMAT (&info));
+
+    /* the sticky caps come back with every later event: one error */
+    if (s->refused)
+      return FALSE;
+    s->refused = TRUE;
+    GST_ELEMENT_ERROR (sink, CORE, NEGOTIATION,
+        ("Video format %s has no dora tensor form", f),
+        ("%s%s: a dora pool holds one tensor; insert videoconvert ! "
+            "video/x-raw,format=RGB (or BGR, RGBA, BGRA, RGBx, BGRx, GRAY8, "
+            "GRAY16_LE) before doradmasink", f,
+            GST_VIDEO_INFO_N_PLANES (&info) > 1 ? " is planar YUV" : ""));
+    return FALSE;
+  }
+  /* the same geometry again (a renegotiation): keep the pool */
+  if (s->w && gst_video_info_is_equal (&info, &s->info))
+    return TRUE;
+
+  name = pool_name (s);
+  shape[0] = GST_VIDEO_INFO_HEIGHT (&info);
+  shape[1] = GST_VIDEO_INFO_WIDTH (&info);
+  shape[2] = channels;
+  cfg.name = name;
+  cfg.dtype = dtype;
+  cfg.shape = shape;
+  cfg.n_dims = channels ? 3 : 2;
+  if (!resolve_transport (sink, &cfg.transport, &err)) {
+    GST_ELEMENT_ERROR (sink, RESOURCE, SETTINGS,
+        ("Cannot write dora pool %s: %s", name, err), (NULL));
+    g_free (err);
+    g_free (name);
+    return FALSE;
+  }
+  /* new geometry: a new pool under the same name (dora readers re-open) */
+  g_clear_pointer (&s->w, doradma_pool_writer_close);
+  ret = doradma_pool_writer_create (&cfg, &s->w, &diag);
+  if (ret < 0) {
+    GST_ELEMENT_ERROR_WITH_DETAILS (sink, RESOURCE, OPEN_WRITE,
+        ("Could not create dora pool %s: %s", name, diag.msg),
+        ("%s (field %s)", g_strerror (-ret), diag.field ? diag.field : "-"),
+        ("dora-pool", G_TYPE_STRING, name, NULL));
+    g_free (name);
+    return FALSE;
+  }
+  s->info = info;
+  s->row_bytes = (gsize) GST_VIDEO_INFO_WIDTH (&info) *
+      GST_VIDEO_INFO_COMP_PSTRIDE (&info, 0);
+  s->refused = FALSE;
+  GST_INFO_OBJECT (sink, "dora pool %s: %s", name,
+      doradma_pool_writer_json (s->w));
+  g_free (name);
+  return TRUE;
+}
+
+static gboolean
+gst_doradma_dora_sink_propose_allocation (GstBaseSink * sink,
+    GstQuery * query)
+{
+  /* frames are copied into the pool: any memory upstream, any stride */
+  gst_query_add_allocation_meta (query, GST_VIDEO_META_API_TYPE, NULL);
+  return TRUE;
+}
+
+static GstFlowReturn
+gst_doradma_dora_sink_render (GstBaseSink * sink, GstBuffer * buf)
+{
+  DoraSink *s = dora_sink_get (sink);
+  GstVideoFrame f;
+  guint8 *dst;
+  const guint8 *src;
+  guint64 baseline;
+  gint stride;
+  guint y, h;
+
+  if (s->w == NULL) {
+    GST_ELEMENT_ERROR (sink, CORE, NEGOTIATION, (NULL),
+        ("a buffer arrived before caps"));
+    return GST_FLOW_NOT_NEGOTIATED;
+  }
+  if (!gst_video_frame_map (&f, &s->info, buf, GST_MAP_READ)) {
+    GST_ELEMENT_ERROR (sink, STREAM, FORMAT, ("Could not map a video frame"),
+        ("buffer %" GST_PTR_FORMAT " does not match the caps", buf));
+    return GST_FLOW_ERROR;
+  }
+  dst = doradma_pool_writer_payload (s->w);
+  src = GST_VIDEO_FRAME_PLANE_DATA (&f, 0);
+  stride = GST_VIDEO_FRAME_PLANE_STRIDE (&f, 0);
+  h = GST_VIDEO_FRAME_HEIGHT (&f);
+
+  baseline = doradma_pool_writer_begin (s->w);
+  if ((gsize) stride == s->row_bytes) {
+    memcpy (dst, src, s->row_bytes * h);
+  } else {
+    for (y = 0; y < h; y++)
+      memcpy (dst + y * s->row_bytes, src + (gsize) y * stride, s->row_bytes);
+  }
+  doradma_pool_writer_end (s->w, baseline, true);
+  gst_video_frame_unmap (&f);
+  s->n_frames++;
+  GST_LOG_OBJECT (sink, "frame %" G_GUINT64_FORMAT " published (generation %"
+      G_GUINT64_FORMAT ")", s->n_frames, baseline + 2);
+  return GST_FLOW_OK;
+}
+
+/* ---------------------------------------------------------------------- */
+/* The hook: the element's own vfuncs, called when `dora-pool` is unset */
+
+static struct
+{
+  void (*set_property) (GObject *, guint, const GValue *, GParamSpec *);
+  void (*get_property) (GObject *, guint, GValue *, GParamSpec *);
+  void (*constructed) (GObject *);
+  gboolean (*start) (GstBaseSink *);
+  gboolean (*stop) (GstBaseSink *);
+  gboolean (*set_caps) (GstBaseSink *, GstCaps *);
+  gboolean (*propose_allocation) (GstBaseSink *, GstQuery *);
+  GstFlowReturn (*render) (GstBaseSink *, GstBuffer *);
+} ring;
+
+/* The state is created while the object is constructed (one thread), so
+ * that the vfuncs below, called from any thread, only ever look it up. */
+static void
+hook_constructed (GObject * object)
+{
+  dora_sink_get (object);
+  if (ring.constructed)
+    ring.constructed (object);
+}
+
+static void
+hook_set_property (GObject * object, guint prop_id, const GValue * value,
+    GParamSpec * pspec)
+{
+  if (!gst_doradma_dora_sink_set_property (object, prop_id, value))
+    ring.set_property (object, prop_id, value, pspec);
+}
+
+static void
+hook_get_property (GObject * object, guint prop_id, GValue * value,
+    GParamSpec * pspec)
+{
+  if (!gst_doradma_dora_sink_get_property (object, prop_id, value))
+    ring.get_property (object, prop_id, value, pspec);
+}
+
+static gboolean
+hook_start (GstBaseSink * sink)
+{
+  if (gst_doradma_dora_sink_enabled (sink))
+    return gst_doradma_dora_sink_start (sink);
+  return ring.start (sink);
+}
+
+static gboolean
+hook_stop (GstBaseSink * sink)
+{
+  if (gst_doradma_dora_sink_enabled (sink))
+    return gst_doradma_dora_sink_stop (sink);
+  return ring.stop (sink);
+}
+
+static gboolean
+hook_set_caps (GstBaseSink * sink, GstCaps * caps)
+{
+  if (gst_doradma_dora_sink_enabled (sink))
+    return gst_doradma_dora_sink_set_caps (sink, caps);
+  return ring.set_caps (sink, caps);
+}
+
+static gboolean
+hook_propose_allocation (GstBaseSink * sink, GstQuery * query)
+{
+  if (gst_doradma_dora_sink_enabled (sink))
+    return gst_doradma_dora_sink_propose_allocation (sink, query);
+  return ring.propose_allocation (sink, query);
+}
+
+static GstFlowReturn
+hook_render (GstBaseSink * sink, GstBuffer * buf)
+{
+  if (gst_doradma_dora_sink_enabled (sink))
+    return gst_doradma_dora_sink_render (sink, buf);
+  return ring.render (sink, buf);
+}
+
+void
+gst_doradma_dora_sink_class_hook (GObjectClass * klass)
+{
+  GstBaseSinkClass *b = GST_BASE_SINK_CLASS (klass);
+
+  ring.set_property = klass->set_property;
+  ring.get_property = klass->get_property;
+  ring.constructed = klass->constructed;
+  ring.start = b->start;
+  ring.stop = b->stop;
+  ring.set_caps = b->set_caps;
+  ring.propose_allocation = b->propose_allocation;
+  ring.render = b->render;
+  klass->set_property = hook_set_property;
+  klass->get_property = hook_get_property;
+  klass->constructed = hook_constructed;
+  b->start = GST_DEBUG_FUNCPTR (hook_start);
+  b->stop = GST_DEBUG_FUNCPTR (hook_stop);
+  b->set_caps = GST_DEBUG_FUNCPTR (hook_set_caps);
+  b->propose_allocation = GST_DEBUG_FUNCPTR (hook_propose_allocation);
+  b->render = GST_DEBUG_FUNCPTR (hook_render);
+  gst_doradma_dora_sink_install_properties (klass,
+      GST_DORADMA_DORA_PROP_BASE);
+}

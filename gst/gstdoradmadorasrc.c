@@ -1,0 +1,916 @@
+/* doradma GStreamer plugin — doradmasrc's dora read path (`dora-pool=`).
+ *
+ * A dora pool has no futex and no leases: we poll its generation word every
+ * `poll-interval` and push each new complete generation once, as a COPY
+ * (the writer overwrites the one buffer in place). The copy is bracketed by
+ * the generation protocol (lib/dora-pool.c): a torn copy is discarded and
+ * retried, an odd generation left by a dead writer costs frames, never the
+ * pipeline.
+ *
+ *   shmem     memcpy from the read-only mapping
+ *   unified   the mapping base registered with CUDA over the whole object,
+ *             payload = device alias + data_offset, copied device -> host
+ *             (host mapping when CUDA is unavailable: same bytes)
+ *   ipc       the header's CUDA IPC handle opened, payload at its offset 0,
+ *             copied device -> host; without CUDA: an error
+ *
+ * Copyright (C) 2026 the doradma authors
+ * SPDX-License-Identifier: LGPL-2.1-or-later
+ */
+#ifdef HAVE_CONFIG_H
+#include "config.h"
+#endif
+
+#include <errno.h>
+#include <string.h>
+#include <sys/mman.h>
+
+#include <gst/video/video.h>
+#include <gst/base/gstpushsrc.h>
+#include <doradma/dora-pool.h>
+#include <doradma-cuda.h>
+
+#include "gstdoradmadora.h"
+
+GST_DEBUG_CATEGORY_STATIC (dora_src_debug);
+#define GST_CAT_DEFAULT dora_src_debug
+
+#define DEFAULT_POLL_INTERVAL (1 * GST_MSECOND)
+#define DEFAULT_CHANNEL_ORDER GST_DORADMA_CHANNEL_ORDER_RGB
+/* how often an idle reader checks that the name still leads to its pool */
+#define REPLACED_CHECK_US (500 * G_TIME_SPAN_MILLISECOND)
+
+enum
+{
+  PROP_DORA_POOL,
+  PROP_POLL_INTERVAL,
+  PROP_CHANNEL_ORDER,
+  PROP_CAPS,
+  N_DORA_PROPS
+};
+
+static guint first_prop_id;
+static GQuark dora_src_quark;
+
+/* How one frame moves from the pool to a GstBuffer: `rows` rows of
+ * `row_bytes`, `src_pitch` apart in the pool, `dst_pitch` in the buffer. */
+typedef struct
+{
+  gsize rows, row_bytes, src_pitch, dst_pitch;
+} CopyPlan;
+
+typedef struct
+{
+  GMutex lock;                  /* properties, `unlocked` + cond */
+  GCond cond;
+  gchar *pool_name;
+  GstClockTime poll_interval;
+  GstDoradmaChannelOrder order;
+  GstCaps *caps_prop;
+  gboolean unlocked;
+
+  /* streaming thread only */
+  struct doradma_pool_reader *r;
+  GstCaps *out_caps;            /* also read by get_caps under `lock` */
+  GstVideoInfo info;
+  CopyPlan plan;
+  gboolean have_last;
+  guint64 last_gen;
+  guint64 n_frames, n_torn;
+  gint64 next_replaced_check;
+  gboolean discont;
+  /* CUDA (unified with a device, or ipc) */
+  struct doradma_cuda_device *dev;
+  struct doradma_cuda_hostreg *reg;
+  struct doradma_cuda_ipc_import *imp;
+  guint64 dptr;                 /* payload device pointer, 0 = host copy */
+} DoraSrc;
+
+static const GEnumValue channel_order_values[] = {
+  {GST_DORADMA_CHANNEL_ORDER_RGB, "[H,W,3]/[H,W,4] are RGB/RGBA", "rgb"},
+  {GST_DORADMA_CHANNEL_ORDER_BGR,
+      "[H,W,3]/[H,W,4] are BGR/BGRA (OpenCV-based dora nodes)", "bgr"},
+  {0, NULL, NULL}
+};
+
+GType
+gst_doradma_channel_order_get_type (void)
+{
+  static gsize id = 0;
+
+  if (g_once_init_enter (&id))
+    g_once_init_leave (&id, g_enum_register_static ("GstDoradmaChannelOrder",
+            channel_order_values));
+  return (GType) id;
+}
+
+static void
+dora_src_free (gpointer data)
+{
+  DoraSrc *s = data;
+
+  g_free (s->pool_name);
+  gst_clear_caps (&s->caps_prop);
+  gst_clear_caps (&s->out_caps);
+  g_mutex_clear (&s->lock);
+  g_cond_clear (&s->cond);
+  g_free (s);
+}
+
+static DoraSrc *
+dora_src_get (gpointer obj)
+{
+  DoraSrc *s = g_object_get_qdata (G_OBJECT (obj), dora_src_quark);
+
+  if (s == NULL) {
+    s = g_new0 (DoraSrc, 1);
+    g_mutex_init (&s->lock);
+    g_cond_init (&s->cond);
+    s->poll_interval = DEFAULT_POLL_INTERVAL;
+    s->order = DEFAULT_CHANNEL_ORDER;
+    g_object_set_qdata_full (G_OBJECT (obj), dora_src_quark, s, dora_src_free);
+  }
+  return s;
+}
+
+/* ---------------------------------------------------------------------- */
+/* Properties */
+
+static void
+gst_doradma_dora_src_install_properties (GObjectClass * klass, guint first_id)
+{
+  GST_DEBUG_CATEGORY_INIT (dora_src_debug, "doradmadorasrc", 0,
+      "doradmasrc reading a dora memory pool");
+  dora_src_quark = g_quark_from_static_string ("gst-doradma-dora-src");
+  first_prop_id = first_id;
+
+  /**
+   * GstDoradmaSrc:dora-pool:
+   *
+   * Read the dora-rs memory pool of this name
+   * (`dora_pool_<dataflow>_<node>_<pool>`, at most 253 bytes) instead of a
+   * doradma channel. Mutually exclusive with `channel`. Frames are copied.
+   *
+   * Since: 0.2
+   */
+  g_object_class_install_property (klass, first_id + PROP_DORA_POOL,
+      g_param_spec_string ("dora-pool", "dora pool",
+          "Name of a dora-rs memory pool to read instead of a channel "
+          "(dora_pool_<dataflow>_<node>_<pool>)", NULL,
+          G_PARAM_READWRITE | G_PARAM_STATIC_STRINGS |
+          GST_PARAM_MUTABLE_READY));
+  /**
+   * GstDoradmaSrc:poll-interval:
+   *
+   * With `dora-pool`: nanoseconds between two looks at the pool's
+   * generation word while no new frame is there (dora pools have no
+   * wake-up). A new generation is pushed at most this late.
+   *
+   * Since: 0.2
+   */
+  g_object_class_install_property (klass, first_id + PROP_POLL_INTERVAL,
+      g_param_spec_uint64 ("poll-interval", "Poll interval",
+          "dora-pool: nanoseconds between polls of the generation word",
+          10 * GST_USECOND, GST_SECOND, DEFAULT_POLL_INTERVAL,
+          G_PARAM_READWRITE | G_PARAM_STATIC_STRINGS |
+          GST_PARAM_MUTABLE_READY));
+  /**
+   * GstDoradmaSrc:channel-order:
+   *
+   * With `dora-pool` and no `caps`: whether a uint8 [H,W,3] / [H,W,4]
+   * tensor is RGB/RGBA or BGR/BGRA (the JSON does not say).
+   *
+   * Since: 0.2
+   */
+  g_object_class_install_property (klass, first_id + PROP_CHANNEL_ORDER,
+      g_param_spec_enum ("channel-order", "Channel order",
+          "dora-pool: colour order of 3- and 4-channel uint8 tensors",
+          GST_TYPE_DORADMA_CHANNEL_ORDER, DEFAULT_CHANNEL_ORDER,
+          G_PARAM_READWRITE | G_PARAM_STATIC_STRINGS |
+          GST_PARAM_MUTABLE_READY));
+  /**
+   * GstDoradmaSrc:caps:
+   *
+   * With `dora-pool`: the caps of the frames (fixed video/x-raw), like
+   * appsrc's. The payload is then taken as-is in GStreamer's default layout
+   * for these caps. Unset: derived from the pool's JSON (uint8 [H,W,3],
+   * [H,W,4], [H,W], tightly packed).
+   *
+   * Since: 0.2
+   */
+  g_object_class_install_property (klass, first_id + PROP_CAPS,
+      g_param_spec_boxed ("caps", "Caps",
+          "dora-pool: caps of the frames (default: from the pool's JSON)",
+          GST_TYPE_CAPS, G_PARAM_READWRITE | G_PARAM_STATIC_STRINGS |
+          GST_PARAM_MUTABLE_READY));
+  gst_type_mark_as_plugin_api (GST_TYPE_DORADMA_CHANNEL_ORDER, 0);
+}
+
+static gboolean
+gst_doradma_dora_src_set_property (GObject * object, guint prop_id,
+    const GValue * value)
+{
+  DoraSrc *s;
+
+  if (prop_id < first_prop_id || prop_id >= first_prop_id + N_DORA_PROPS)
+    return FALSE;
+  s = dora_src_get (object);
+  if (GST_STATE (object) > GST_STATE_READY) {
+    GST_WARNING_OBJECT (object, "dora properties change only in NULL/READY");
+    return TRUE;
+  }
+  g_mutex_lock (&s->lock);
+  switch (prop_id - first_prop_id) {
+    case PROP_DORA_POOL:
+      g_free (s->pool_name);
+      s->pool_name = g_value_dup_string (value);
+      break;
+    case PROP_POLL_INTERVAL:
+      s->poll_interval = g_value_get_uint64 (value);
+      break;
+    case PROP_CHANNEL_ORDER:
+      s->order = g_value_get_enum (value);
+      break;
+    case PROP_CAPS:
+      gst_clear_caps (&s->caps_prop);
+      s->caps_prop = g_value_dup_boxed (value);
+      break;
+  }
+  g_mutex_unlock (&s->lock);
+  return TRUE;
+}
+
+static gboolean
+gst_doradma_dora_src_get_property (GObject * object, guint prop_id,
+    GValue * value)
+{
+  DoraSrc *s;
+
+  if (prop_id < first_prop_id || prop_id >= first_prop_id + N_DORA_PROPS)
+    return FALSE;
+  s = dora_src_get (object);
+  g_mutex_lock (&s->lock);
+  switch (prop_id - first_prop_id) {
+    case PROP_DORA_POOL:
+      g_value_set_string (value, s->pool_name);
+      break;
+    case PROP_POLL_INTERVAL:
+      g_value_set_uint64 (value, s->poll_interval);
+      break;
+    case PROP_CHANNEL_ORDER:
+      g_value_set_enum (value, s->order);
+      break;
+    case PROP_CAPS:
+      g_value_set_boxed (value, s->caps_prop);
+      break;
+  }
+  g_mutex_unlock (&s->lock);
+  return TRUE;
+}
+
+static gboolean
+gst_doradma_dora_src_enabled (GstBaseSrc * src)
+{
+  DoraSrc *s = dora_src_get (src);
+  gboolean on;
+
+  g_mutex_lock (&s->lock);
+  on = s->pool_name != NULL;
+  g_mutex_unlock (&s->lock);
+  return on;
+}
+
+/* ---------------------------------------------------------------------- */
+/* Caps */
+
+/* The caps a pool's JSON implies, or NULL with *why set (g_free). */
+static GstCaps *
+caps_from_json (const struct doradma_pool_info *pi,
+    GstDoradmaChannelOrder order, gchar ** why)
+{
+  GstVideoFormat fmt = GST_VIDEO_FORMAT_UNKNOWN;
+  gboolean bgr = order == GST_DORADMA_CHANNEL_ORDER_BGR;
+  GstVideoInfo info;
+
+  if (strcmp (pi->dtype, "uint8") != 0 && strcmp (pi->dtype, "|u1") != 0
+      && strcmp (pi->dtype, "torch.uint8") != 0) {
+    *why = g_strdup_printf ("dtype \"%s\" is not uint8", pi->dtype);
+    return NULL;
+  }
+  if (pi->n_dims == 2)
+    fmt = GST_VIDEO_FORMAT_GRAY8;
+  else if (pi->n_dims == 3 && pi->shape[2] == 3)
+    fmt = bgr ? GST_VIDEO_FORMAT_BGR : GST_VIDEO_FORMAT_RGB;
+  else if (pi->n_dims == 3 && pi->shape[2] == 4)
+    fmt = bgr ? GST_VIDEO_FORMAT_BGRA : GST_VIDEO_FORMAT_RGBA;
+  if (fmt == GST_VIDEO_FORMAT_UNKNOWN) {
+    *why = g_strdup ("shape is not [H, W, 3], [H, W, 4] or [H, W]");
+    return NULL;
+  }
+  if (pi->shape[0] == 0 || pi->shape[1] == 0 || pi->shape[0] > G_MAXINT16
+      || pi->shape[1] > G_MAXINT16) {
+    *why = g_strdup ("height or width is 0 or above 32767");
+    return NULL;
+  }
+  gst_video_info_set_format (&info, fmt, (guint) pi->shape[1],
+      (guint) pi->shape[0]);
+  GST_VIDEO_INFO_FPS_N (&info) = 0;
+  GST_VIDEO_INFO_FPS_D (&info) = 1;
+  return gst_video_info_to_caps (&info);
+}
+
+/* Chooses caps and the copy plan for a newly opened pool. */
+static gboolean
+setup_caps (GstBaseSrc * src, DoraSrc * s,
+    const struct doradma_pool_info *pi, const gchar * name)
+{
+  GstCaps *caps = NULL;
+  GstVideoInfo info;
+  gchar *why = NULL;
+
+  g_mutex_lock (&s->lock);
+  if (s->caps_prop)
+    caps = gst_caps_ref (s->caps_prop);
+  g_mutex_unlock (&s->lock);
+
+  if (caps) {
+    if (!gst_caps_is_fixed (caps) || !gst_video_info_from_caps (&info, caps)) {
+      GST_ELEMENT_ERROR (src, CORE, NEGOTIATION,
+          ("The `caps` property is not fixed video/x-raw caps"),
+          ("caps %" GST_PTR_FORMAT, caps));
+      goto fail;
+    }
+    if (info.size > pi->size) {
+      GST_ELEMENT_ERROR (src, CORE, NEGOTIATION,
+          ("dora pool %s is too small for the `caps` property", name),
+          ("frames of %" GST_PTR_FORMAT " need %" G_GSIZE_FORMAT
+              " bytes; the pool's JSON: %s", caps, info.size, pi->json));
+      goto fail;
+    }
+    /* as-is, GStreamer's default layout, like appsrc */
+    s->plan.rows = 1;
+    s->plan.row_bytes = s->plan.src_pitch = s->plan.dst_pitch = info.size;
+  } else {
+    GstDoradmaChannelOrder order;
+
+    g_mutex_lock (&s->lock);
+    order = s->order;
+    g_mutex_unlock (&s->lock);
+    caps = caps_from_json (pi, order, &why);
+    if (caps == NULL) {
+      GST_ELEMENT_ERROR (src, CORE, NEGOTIATION,
+          ("dora pool %s holds no video frame doradmasrc understands: %s",
+              name, why), ("the pool's JSON: %s; set the `caps` property "
+              "to read it as other raw video", pi->json));
+      g_free (why);
+      goto fail;
+    }
+    gst_video_info_from_caps (&info, caps);
+    /* dora tensors are tightly packed; GStreamer rows may be padded */
+    s->plan.rows = GST_VIDEO_INFO_HEIGHT (&info);
+    s->plan.row_bytes = s->plan.src_pitch =
+        (gsize) GST_VIDEO_INFO_WIDTH (&info) *
+        GST_VIDEO_INFO_COMP_PSTRIDE (&info, 0);
+    s->plan.dst_pitch = GST_VIDEO_INFO_PLANE_STRIDE (&info, 0);
+  }
+  /* an ipc pool's size is only a JSON number: never allocate frames
+   * beyond what any dora writer can produce */
+  if (info.size > DORADMA_POOL_MAX_BYTES) {
+    GST_ELEMENT_ERROR (src, CORE, NEGOTIATION,
+        ("dora pool %s: frames of %" G_GSIZE_FORMAT " bytes are larger than "
+            "dora's 1 GiB pool limit", name, info.size),
+        ("caps %" GST_PTR_FORMAT "; the pool's JSON: %s", caps, pi->json));
+    goto fail;
+  }
+  s->info = info;
+  g_mutex_lock (&s->lock);
+  gst_clear_caps (&s->out_caps);
+  s->out_caps = caps;
+  g_mutex_unlock (&s->lock);
+  GST_INFO_OBJECT (src, "dora pool %s: %s, caps %" GST_PTR_FORMAT, name,
+      pi->json, caps);
+  return gst_base_src_negotiate (src);
+
+fail:
+  gst_caps_unref (caps);
+  return FALSE;
+}
+
+static GstCaps *
+gst_doradma_dora_src_get_caps (GstBaseSrc * src, GstCaps * filter)
+{
+  DoraSrc *s = dora_src_get (src);
+  GstCaps *caps;
+
+  g_mutex_lock (&s->lock);
+  if (s->out_caps)
+    caps = gst_caps_ref (s->out_caps);
+  else if (s->caps_prop)
+    caps = gst_caps_ref (s->caps_prop);
+  else
+    caps = gst_caps_new_empty_simple ("video/x-raw");
+  g_mutex_unlock (&s->lock);
+  if (filter) {
+    GstCaps *tmp = gst_caps_intersect_full (filter, caps,
+        GST_CAPS_INTERSECT_FIRST);
+
+    gst_caps_unref (caps);
+    caps = tmp;
+  }
+  return caps;
+}
+
+static gboolean
+gst_doradma_dora_src_negotiate (GstBaseSrc * src)
+{
+  DoraSrc *s = dora_src_get (src);
+  GstCaps *caps = NULL;
+  gboolean ok = TRUE;
+
+  g_mutex_lock (&s->lock);
+  if (s->out_caps)
+    caps = gst_caps_ref (s->out_caps);
+  g_mutex_unlock (&s->lock);
+  /* nothing until the pool told us */
+  if (caps) {
+    ok = gst_base_src_set_caps (src, caps);
+    gst_caps_unref (caps);
+  }
+  return ok;
+}
+
+/* ---------------------------------------------------------------------- */
+/* Opening a pool */
+
+static void
+release_pool (DoraSrc * s)
+{
+  struct doradma_diag diag = { 0 };
+
+  /* the registration goes before the mapping it covers */
+  if (s->reg && doradma_cuda_hostreg_release (s->reg, &diag) < 0)
+    GST_WARNING ("cuMemHostUnregister: %s", diag.msg);
+  s->reg = NULL;
+  if (s->imp && doradma_cuda_ipc_import_close (s->imp, &diag) < 0)
+    GST_WARNING ("cuIpcCloseMemHandle: %s", diag.msg);
+  s->imp = NULL;
+  s->dptr = 0;
+  g_clear_pointer (&s->dev, doradma_cuda_device_unref);
+  g_clear_pointer (&s->r, doradma_pool_reader_close);
+}
+
+/* Sets up the device path of a unified or ipc pool. Returns FALSE only for
+ * ipc pools (they have no host payload); unified falls back to the host
+ * mapping, which holds the same bytes. */
+static gboolean
+setup_device (GstBaseSrc * src, DoraSrc * s, const gchar * name)
+{
+  const struct doradma_pool_info *pi = doradma_pool_reader_info (s->r);
+  struct doradma_diag diag = { 0 };
+  int ret;
+
+  if (pi->transport == DORADMA_POOL_SHMEM)
+    return TRUE;
+  ret = doradma_cuda_device_open (0, &s->dev, &diag);
+  if (ret == 0 && pi->transport == DORADMA_POOL_UNIFIED) {
+    /* spec §3: the mapping BASE with the WHOLE length; the payload is the
+     * alias + data_offset (a wrong offset would read the header) */
+    ret = doradma_cuda_hostreg_acquire (s->dev, doradma_pool_reader_fd (s->r),
+        (void *) doradma_pool_reader_base (s->r), pi->segment_len, PROT_READ,
+        &s->reg, &diag);
+    if (ret == 0) {
+      s->dptr = doradma_cuda_hostreg_get_device_pointer (s->reg) +
+          pi->data_offset;
+      GST_INFO_OBJECT (src, "dora pool %s: unified, reading through the "
+          "CUDA device alias (base registered over %" G_GUINT64_FORMAT
+          " bytes, payload at alias + %" G_GUINT64_FORMAT ")", name,
+          pi->segment_len, pi->data_offset);
+      return TRUE;
+    }
+  }
+  if (ret == 0 && pi->transport == DORADMA_POOL_IPC) {
+    ret = doradma_cuda_ipc_import_open (s->dev, pi->ipc_handle, &s->imp,
+        &diag);
+    if (ret == 0) {
+      /* the tensor starts at offset 0 of the imported buffer */
+      s->dptr = doradma_cuda_ipc_import_get_device_pointer (s->imp);
+      GST_INFO_OBJECT (src, "dora pool %s: ipc, reading through the CUDA IPC "
+          "handle (%" G_GUINT64_FORMAT " bytes of device memory)", name,
+          pi->size);
+      return TRUE;
+    }
+  }
+  g_clear_pointer (&s->dev, doradma_cuda_device_unref);
+  if (pi->transport == DORADMA_POOL_UNIFIED) {
+    GST_INFO_OBJECT (src, "dora pool %s: unified, reading through the host "
+        "mapping (CUDA alias unavailable: %s)", name, diag.msg);
+    return TRUE;
+  }
+  GST_ELEMENT_ERROR (src, RESOURCE, OPEN_READ,
+      ("dora pool %s is an ipc pool: its payload is in another process's GPU "
+          "memory (CUDA IPC handle in header bytes 32..96), which could not "
+          "be opened through CUDA: %s", name, diag.msg),
+      ("%s; the pool's JSON: %s", g_strerror (-ret), pi->json));
+  return FALSE;
+}
+
+/* Opens and validates the pool, waiting up to the element's `timeout` for
+ * it to appear. Returns GST_FLOW_OK, FLUSHING or ERROR (posted). */
+static GstFlowReturn
+open_pool (GstBaseSrc * src, DoraSrc * s, const gchar * name)
+{
+  struct doradma_diag diag = { 0 };
+  guint64 timeout = 0;
+  gint64 deadline;
+  int ret;
+
+  /* the element's own `timeout` (ns to wait for the channel), if it has one */
+  if (g_object_class_find_property (G_OBJECT_GET_CLASS (src), "timeout"))
+    g_object_get (src, "timeout", &timeout, NULL);
+  deadline = g_get_monotonic_time () + (gint64) (timeout / 1000);
+  for (;;) {
+    ret = doradma_pool_reader_open (NULL, name, &s->r, &diag);
+    if (ret != -ENOENT)
+      break;
+    if (timeout != 0 && g_get_monotonic_time () >= deadline)
+      break;
+    g_mutex_lock (&s->lock);
+    if (!s->unlocked)
+      g_cond_wait_until (&s->cond, &s->lock, g_get_monotonic_time () +
+          10 * G_TIME_SPAN_MILLISECOND);
+    if (s->unlocked) {
+      g_mutex_unlock (&s->lock);
+      return GST_FLOW_FLUSHING;
+    }
+    g_mutex_unlock (&s->lock);
+  }
+  if (ret < 0) {
+    /* the code in the message is OPEN_READ; a missing pool says so */
+    GST_ELEMENT_ERROR_WITH_DETAILS (src, RESOURCE, OPEN_READ,
+        ("Could not open dora pool %s: %s", name, diag.msg),
+        ("%s (field %s)", g_strerror (-ret), diag.field ? diag.field : "-"),
+        ("dora-pool", G_TYPE_STRING, name, NULL));
+    return GST_FLOW_ERROR;
+  }
+  /* caps first: a pool with no usable frames is refused for that, even
+   * where CUDA is missing */
+  if (!setup_caps (src, s, doradma_pool_reader_info (s->r), name) ||
+      !setup_device (src, s, name)) {
+    release_pool (s);
+    return GST_FLOW_ERROR;
+  }
+  s->next_replaced_check = g_get_monotonic_time () + REPLACED_CHECK_US;
+  s->discont = TRUE;
+  return GST_FLOW_OK;
+}
+
+/* ---------------------------------------------------------------------- */
+/* Reading frames */
+
+/* Copies the current generation's payload into `dst` by s->plan, host or
+ * device. Returns 0, -EAGAIN (nothing new), -ESTALE (torn), -errno. */
+static int
+copy_generation (DoraSrc * s, guint8 * dst, guint64 * gen,
+    struct doradma_diag *diag)
+{
+  const CopyPlan *p = &s->plan;
+  guint64 g;
+  gsize i;
+  int ret;
+
+  if (s->dptr == 0)
+    return doradma_pool_reader_copy_rows (s->r, dst, p->dst_pitch,
+        p->src_pitch, p->row_bytes, p->rows,
+        s->have_last ? s->last_gen : G_MAXUINT64, gen, diag);
+
+  if (doradma_pool_read_begin (s->r, &g) < 0 || (s->have_last
+          && g == s->last_gen))
+    return -EAGAIN;
+  if (p->src_pitch == p->dst_pitch) {
+    ret = doradma_cuda_copy_dtoh (s->dev, dst, s->dptr,
+        p->rows * p->row_bytes, diag);
+    if (ret < 0)
+      return ret;
+  } else if (doradma_cuda_have_copy_2d ()) {
+    struct doradma_cuda_copy2d c = {
+      .dst = (guint64) (guintptr) dst,.dst_device = false,
+      .dst_pitch = p->dst_pitch,.src = s->dptr,.src_device = true,
+      .src_pitch = p->src_pitch,.width = p->row_bytes,.height = p->rows,
+    };
+
+    if ((ret = doradma_cuda_copy_2d (s->dev, &c, diag)) < 0)
+      return ret;
+  } else {
+    for (i = 0; i < p->rows; i++)
+      if ((ret = doradma_cuda_copy_dtoh (s->dev, dst + i * p->dst_pitch,
+                  s->dptr + i * p->src_pitch, p->row_bytes, diag)) < 0)
+        return ret;
+  }
+  /* the device copies above are synchronous: done before this check */
+  if (!doradma_pool_read_ok (s->r, g))
+    return -ESTALE;
+  *gen = g;
+  return 0;
+}
+
+/* When idle: has the writer freed the pool and made a new one? */
+static GstFlowReturn
+check_replaced (GstBaseSrc * src, DoraSrc * s, const gchar * name)
+{
+  struct doradma_diag diag = { 0 };
+  struct doradma_pool_reader *fresh = NULL;
+
+  if (g_get_monotonic_time () < s->next_replaced_check)
+    return GST_FLOW_OK;
+  s->next_replaced_check = g_get_monotonic_time () + REPLACED_CHECK_US;
+  if (!doradma_pool_reader_replaced (s->r))
+    return GST_FLOW_OK;
+  /* gone (freed): keep the old mapping and wait; a new one: switch */
+  if (doradma_pool_reader_open (NULL, name, &fresh, &diag) < 0) {
+    GST_DEBUG_OBJECT (src, "dora pool %s not reopened: %s", name, diag.msg);
+    return GST_FLOW_OK;
+  }
+  GST_INFO_OBJECT (src, "dora pool %s was re-created: switching", name);
+  doradma_pool_reader_close (fresh);
+  release_pool (s);
+  s->have_last = FALSE;
+  return open_pool (src, s, name);
+}
+
+static GstFlowReturn
+gst_doradma_dora_src_create (GstBaseSrc * src, GstBuffer ** outbuf)
+{
+  DoraSrc *s = dora_src_get (src);
+  struct doradma_diag diag = { 0 };
+  GstBufferPool *pool = NULL;
+  GstBuffer *buf = NULL;
+  GstMapInfo map;
+  GstClockTime interval;
+  GstFlowReturn fret;
+  gchar *name;
+  guint torn_in_row = 0;
+  guint64 gen = 0;
+  int ret;
+
+  g_mutex_lock (&s->lock);
+  name = g_strdup (s->pool_name);
+  interval = s->poll_interval;
+  g_mutex_unlock (&s->lock);
+
+  if (s->r == NULL && (fret = open_pool (src, s, name)) != GST_FLOW_OK)
+    goto out;
+
+  for (;;) {
+    if (buf == NULL) {
+      pool = gst_base_src_get_buffer_pool (src);
+      if (pool == NULL || gst_buffer_pool_acquire_buffer (pool, &buf,
+              NULL) != GST_FLOW_OK || gst_buffer_get_size (buf) <
+          s->info.size) {
+        gst_clear_buffer (&buf);
+        buf = gst_buffer_new_allocate (NULL, s->info.size, NULL);
+      }
+      g_clear_object (&pool);
+      gst_buffer_set_size (buf, s->info.size);
+    }
+    gst_buffer_map (buf, &map, GST_MAP_WRITE);
+    ret = copy_generation (s, map.data, &gen, &diag);
+    if (ret == 0 && s->plan.dst_pitch > s->plan.row_bytes) {
+      gsize i;
+
+      /* row padding is ours: zero, never stale bytes of an older frame */
+      for (i = 0; i < s->plan.rows; i++)
+        memset (map.data + i * s->plan.dst_pitch + s->plan.row_bytes, 0,
+            s->plan.dst_pitch - s->plan.row_bytes);
+    }
+    gst_buffer_unmap (buf, &map);
+
+    if (ret == 0)
+      break;
+    if (ret == -ESTALE) {
+      /* torn: the writer moved during the copy; never pushed */
+      s->n_torn++;
+      GST_DEBUG_OBJECT (src, "torn copy discarded (%" G_GUINT64_FORMAT
+          " so far)", s->n_torn);
+      if (++torn_in_row < 4)
+        continue;
+    } else if (ret != -EAGAIN) {
+      GST_ELEMENT_ERROR (src, RESOURCE, READ,
+          ("Could not read dora pool %s: %s", name, diag.msg),
+          ("%s", g_strerror (-ret)));
+      fret = GST_FLOW_ERROR;
+      goto out;
+    } else if ((fret = check_replaced (src, s, name)) != GST_FLOW_OK) {
+      goto out;
+    }
+    torn_in_row = 0;
+    g_mutex_lock (&s->lock);
+    if (!s->unlocked)
+      g_cond_wait_until (&s->cond, &s->lock, g_get_monotonic_time () +
+          (gint64) (interval / 1000));
+    if (s->unlocked) {
+      g_mutex_unlock (&s->lock);
+      fret = GST_FLOW_FLUSHING;
+      goto out;
+    }
+    g_mutex_unlock (&s->lock);
+  }
+
+  s->have_last = TRUE;
+  s->last_gen = gen;
+  {
+    GstClock *clock = gst_element_get_clock (GST_ELEMENT (src));
+
+    if (clock) {
+      GstClockTime now = gst_clock_get_time (clock),
+          base = gst_element_get_base_time (GST_ELEMENT (src));
+
+      GST_BUFFER_PTS (buf) = now > base ? now - base : 0;
+      gst_object_unref (clock);
+    }
+  }
+  GST_BUFFER_OFFSET (buf) = s->n_frames++;
+  if (s->discont) {
+    GST_BUFFER_FLAG_SET (buf, GST_BUFFER_FLAG_DISCONT);
+    s->discont = FALSE;
+  }
+  GST_LOG_OBJECT (src, "generation %" G_GUINT64_FORMAT " pushed", gen);
+  *outbuf = buf;
+  buf = NULL;
+  fret = GST_FLOW_OK;
+out:
+  gst_clear_buffer (&buf);
+  g_free (name);
+  return fret;
+}
+
+/* ---------------------------------------------------------------------- */
+/* States */
+
+static gboolean
+gst_doradma_dora_src_start (GstBaseSrc * src)
+{
+  DoraSrc *s = dora_src_get (src);
+  gchar *name;
+  gboolean ok;
+
+  g_mutex_lock (&s->lock);
+  name = g_strdup (s->pool_name);
+  g_mutex_unlock (&s->lock);
+  ok = gst_doradma_dora_check_settings (GST_ELEMENT (src), name);
+  g_free (name);
+  s->have_last = FALSE;
+  s->n_frames = s->n_torn = 0;
+  return ok;
+}
+
+static gboolean
+gst_doradma_dora_src_stop (GstBaseSrc * src)
+{
+  DoraSrc *s = dora_src_get (src);
+
+  GST_INFO_OBJECT (src, "dora pool: %" G_GUINT64_FORMAT " frames, %"
+      G_GUINT64_FORMAT " torn copies discarded", s->n_frames, s->n_torn);
+  release_pool (s);
+  g_mutex_lock (&s->lock);
+  gst_clear_caps (&s->out_caps);
+  g_mutex_unlock (&s->lock);
+  return TRUE;
+}
+
+static gboolean
+gst_doradma_dora_src_unlock (GstBaseSrc * src, gboolean unlocked)
+{
+  DoraSrc *s = dora_src_get (src);
+
+  g_mutex_lock (&s->lock);
+  s->unlocked = unlocked;
+  g_cond_broadcast (&s->cond);
+  g_mutex_unlock (&s->lock);
+  return TRUE;
+}
+
+/* ---------------------------------------------------------------------- */
+/* The hook: the element's own vfuncs, called when `dora-pool` is unset */
+
+static struct
+{
+  void (*set_property) (GObject *, guint, const GValue *, GParamSpec *);
+  void (*get_property) (GObject *, guint, GValue *, GParamSpec *);
+  void (*constructed) (GObject *);
+  gboolean (*start) (GstBaseSrc *);
+  gboolean (*stop) (GstBaseSrc *);
+  GstCaps *(*get_caps) (GstBaseSrc *, GstCaps *);
+  gboolean (*negotiate) (GstBaseSrc *);
+  gboolean (*unlock) (GstBaseSrc *);
+  gboolean (*unlock_stop) (GstBaseSrc *);
+  GstFlowReturn (*create) (GstPushSrc *, GstBuffer **);
+} ring;
+
+/* The state is created while the object is constructed (one thread), so
+ * that the vfuncs below, called from any thread, only ever look it up. */
+static void
+hook_constructed (GObject * object)
+{
+  dora_src_get (object);
+  if (ring.constructed)
+    ring.constructed (object);
+}
+
+static void
+hook_set_property (GObject * object, guint prop_id, const GValue * value,
+    GParamSpec * pspec)
+{
+  if (!gst_doradma_dora_src_set_property (object, prop_id, value))
+    ring.set_property (object, prop_id, value, pspec);
+}
+
+static void
+hook_get_property (GObject * object, guint prop_id, GValue * value,
+    GParamSpec * pspec)
+{
+  if (!gst_doradma_dora_src_get_property (object, prop_id, value))
+    ring.get_property (object, prop_id, value, pspec);
+}
+
+static gboolean
+hook_start (GstBaseSrc * src)
+{
+  if (gst_doradma_dora_src_enabled (src))
+    return gst_doradma_dora_src_start (src);
+  return ring.start (src);
+}
+
+static gboolean
+hook_stop (GstBaseSrc * src)
+{
+  if (gst_doradma_dora_src_enabled (src))
+    return gst_doradma_dora_src_stop (src);
+  return ring.stop (src);
+}
+
+static GstCaps *
+hook_get_caps (GstBaseSrc * src, GstCaps * filter)
+{
+  if (gst_doradma_dora_src_enabled (src))
+    return gst_doradma_dora_src_get_caps (src, filter);
+  return ring.get_caps (src, filter);
+}
+
+static gboolean
+hook_negotiate (GstBaseSrc * src)
+{
+  if (gst_doradma_dora_src_enabled (src))
+    return gst_doradma_dora_src_negotiate (src);
+  return ring.negotiate (src);
+}
+
+static gboolean
+hook_unlock (GstBaseSrc * src)
+{
+  gst_doradma_dora_src_unlock (src, TRUE);
+  return ring.unlock (src);
+}
+
+static gboolean
+hook_unlock_stop (GstBaseSrc * src)
+{
+  gst_doradma_dora_src_unlock (src, FALSE);
+  return ring.unlock_stop (src);
+}
+
+static GstFlowReturn
+hook_create (GstPushSrc * psrc, GstBuffer ** outbuf)
+{
+  if (gst_doradma_dora_src_enabled (GST_BASE_SRC (psrc)))
+    return gst_doradma_dora_src_create (GST_BASE_SRC (psrc), outbuf);
+  return ring.create (psrc, outbuf);
+}
+
+void
+gst_doradma_dora_src_class_hook (GObjectClass * klass)
+{
+  GstBaseSrcClass *b = GST_BASE_SRC_CLASS (klass);
+  GstPushSrcClass *p = GST_PUSH_SRC_CLASS (klass);
+
+  ring.set_property = klass->set_property;
+  ring.get_property = klass->get_property;
+  ring.constructed = klass->constructed;
+  ring.start = b->start;
+  ring.stop = b->stop;
+  ring.get_caps = b->get_caps;
+  ring.negotiate = b->negotiate;
+  ring.unlock = b->unlock;
+  ring.unlock_stop = b->unlock_stop;
+  ring.create = p->create;
+  klass->set_property = hook_set_property;
+  klass->get_property = hook_get_property;
+  klass->constructed = hook_constructed;
+  b->start = GST_DEBUG_FUNCPTR (hook_start);
+  b->stop = GST_DEBUG_FUNCPTR (hook_stop);
+  b->get_caps = GST_DEBUG_FUNCPTR (hook_get_caps);
+  b->negotiate = GST_DEBUG_FUNCPTR (hook_negotiate);
+  b->unlock = GST_DEBUG_FUNCPTR (hook_unlock);
+  b->unlock_stop = GST_DEBUG_FUNCPTR (hook_unlock_stop);
+  p->create = GST_DEBUG_FUNCPTR (hook_create);
+  gst_doradma_dora_src_install_properties (klass, GST_DORADMA_DORA_PROP_BASE);
+}

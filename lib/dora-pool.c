@@ -1,0 +1,570 @@
+/* dora pools: open and read (the generation protocol, spec §4.1), create
+ * and write (the Rust crate's header and JSON, spec §1-§3), and the
+ * liveness judgement that keeps a writer from clobbering a live pool. */
+#include <ctype.h>
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <inttypes.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <sys/sysmacros.h>
+#include <unistd.h>
+
+#include <glib.h>
+
+#include <doradma/dora-pool.h>
+
+#include "atomic.h"
+#include "liveness.h"
+#include "segment-desc.h"       /* diag_set */
+
+#define DORADMA_API __attribute__ ((visibility ("default")))
+
+
+static int
+pool_path (char *path, size_t size, const char *shm_dir, const char *name,
+    struct doradma_diag *diag)
+{
+  int n = snprintf (path, size, "%s/%s", doradma_shm_dir (shm_dir), name);
+
+  if (n < 0 || (size_t) n >= size)
+    return diag_set (diag, -ENAMETOOLONG, "shm_dir",
+        "path of dora pool \"%s\" is too long", name);
+  return 0;
+}
+
+/* The generation word inside a mapping; the base is page-aligned. */
+static uint64_t *
+gen_word (const uint8_t *base)
+{
+  return (uint64_t *) (uintptr_t) (base + DORADMA_POOL_OFF_WRITE_GEN);
+}
+
+/* ------------------------------------------------------------------------ */
+/* Reader */
+
+struct doradma_pool_reader {
+  int fd;
+  uint8_t *base;
+  uint64_t map_len;
+  dev_t dev;
+  ino_t ino;
+  char path[PATH_MAX];
+  struct doradma_pool_info info;
+};
+
+DORADMA_API int
+doradma_pool_reader_open (const char *shm_dir, const char *name,
+    struct doradma_pool_reader **out, struct doradma_diag *diag)
+{
+  struct doradma_pool_reader *r;
+  struct stat st;
+  int ret;
+
+  *out = NULL;
+  if ((ret = doradma_pool_name_validate (name, diag)) < 0)
+    return ret;
+  r = g_new0 (struct doradma_pool_reader, 1);
+  r->fd = -1;
+  if ((ret = pool_path (r->path, sizeof r->path, shm_dir, name, diag)) < 0)
+    goto fail;
+  /* 23: a missing segment names the segment */
+  r->fd = open (r->path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW);
+  if (r->fd < 0) {
+    ret = -errno;
+    diag_set (diag, ret, "dora-pool", "cannot open dora pool %s: %s",
+        r->path, g_strerror (-ret));
+    goto fail;
+  }
+  if (fstat (r->fd, &st) != 0 || !S_ISREG (st.st_mode)) {
+    ret = diag_set (diag, -EBADMSG, "dora-pool",
+        "dora pool %s is not a regular file", r->path);
+    goto fail;
+  }
+  r->dev = st.st_dev;
+  r->ino = st.st_ino;
+  if (st.st_size < (off_t) DORADMA_POOL_HEADER_SIZE) {
+    /* 1, before mmap (which refuses length 0) */
+    ret = doradma_pool_parse (NULL, (uint64_t) st.st_size, &r->info, diag);
+    goto fail;
+  }
+  r->map_len = (uint64_t) st.st_size;
+  /* read-only: we never write a pool we read, and our mapping then never
+   * counts as a writer in doradma_pool_writer_create's liveness scan */
+  r->base = mmap (NULL, r->map_len, PROT_READ, MAP_SHARED, r->fd, 0);
+  if (r->base == MAP_FAILED) {
+    r->base = NULL;
+    ret = -errno;
+    diag_set (diag, ret, "dora-pool", "mmap of dora pool %s (%" PRIu64
+        " bytes): %s", r->path, r->map_len, g_strerror (-ret));
+    goto fail;
+  }
+  if ((ret = doradma_pool_parse (r->base, r->map_len, &r->info, diag)) < 0)
+    goto fail;
+  *out = r;
+  return 0;
+
+fail:
+  doradma_pool_reader_close (r);
+  return ret;
+}
+
+DORADMA_API const struct doradma_pool_info *
+doradma_pool_reader_info (const struct doradma_pool_reader *r)
+{
+  return &r->info;
+}
+
+DORADMA_API const uint8_t *
+doradma_pool_reader_base (const struct doradma_pool_reader *r)
+{
+  return r->base;
+}
+
+DORADMA_API int
+doradma_pool_reader_fd (const struct doradma_pool_reader *r)
+{
+  return r->fd;
+}
+
+DORADMA_API int
+doradma_pool_read_begin (const struct doradma_pool_reader *r, uint64_t *gen)
+{
+  /* ACQUIRE pairs with the writer's release store of the even value: the
+   * payload stores of that generation are visible to the copy that
+   * follows. */
+  *gen = dr_load_acquire (gen_word (r->base));
+  return (*gen & 1) ? -EAGAIN : 0;
+}
+
+DORADMA_API bool
+doradma_pool_read_ok (const struct doradma_pool_reader *r, uint64_t gen)
+{
+  /* The acquire FENCE keeps the payload loads above from moving after the
+   * reload (an acquire load would not); pairs with the writer's release
+   * fence after its odd store: if we copied any byte of the next write, we
+   * see its odd (or later) generation here. */
+  dr_fence_acquire ();
+  return (gen & 1) == 0 && dr_load_relaxed (gen_word (r->base)) == gen;
+}
+
+DORADMA_API int
+doradma_pool_reader_copy_rows (struct doradma_pool_reader *r, void *dst,
+    size_t dst_pitch, size_t src_pitch, size_t row_bytes, size_t rows,
+    uint64_t last_gen, uint64_t *gen, struct doradma_diag *diag)
+{
+  const struct doradma_pool_info *info = &r->info;
+  const uint8_t *src = r->base + info->data_offset;
+  struct stat st;
+  uint64_t g;
+  size_t i;
+
+  if (info->transport == DORADMA_POOL_IPC)
+    return diag_set (diag, -ENODATA, "transport",
+        "dora pool %s is an ipc pool: its payload is in GPU memory", r->path);
+  if (rows == 0 || row_bytes > src_pitch || (rows - 1) > (info->size -
+          row_bytes) / src_pitch || row_bytes > info->size)
+    return diag_set (diag, -EINVAL, "size",
+        "%zu rows of %zu bytes, %zu apart, do not fit the %" PRIu64
+        "-byte payload", rows, row_bytes, src_pitch, info->size);
+  if (doradma_pool_read_begin (r, &g) < 0 || g == last_gen)
+    return -EAGAIN;
+  /* A writer that shrinks its object would make the copy fault (SIGBUS):
+   * refuse once we see it. (A shrink racing this very copy still faults;
+   * docs/dora.md says so.) */
+  if (fstat (r->fd, &st) != 0 ||
+      (uint64_t) st.st_size < info->data_offset + info->size)
+    return diag_set (diag, -EBADMSG, "segment",
+        "dora pool %s shrank below its payload (data_offset %" PRIu64
+        " + size %" PRIu64 ")", r->path, info->data_offset, info->size);
+  for (i = 0; i < rows; i++)
+    memcpy ((uint8_t *) dst + i * dst_pitch, src + i * src_pitch, row_bytes);
+  if (!doradma_pool_read_ok (r, g))
+    return -ESTALE;
+  *gen = g;
+  return 0;
+}
+
+DORADMA_API int
+doradma_pool_reader_copy (struct doradma_pool_reader *r, void *dst, size_t n,
+    uint64_t last_gen, uint64_t *gen, struct doradma_diag *diag)
+{
+  return doradma_pool_reader_copy_rows (r, dst, n, n, n, 1, last_gen, gen,
+      diag);
+}
+
+DORADMA_API int
+doradma_pool_reader_replaced (const struct doradma_pool_reader *r)
+{
+  struct stat st;
+
+  if (stat (r->path, &st) != 0)
+    return 1;
+  return st.st_dev != r->dev || st.st_ino != r->ino;
+}
+
+DORADMA_API void
+doradma_pool_reader_close (struct doradma_pool_reader *r)
+{
+  if (r == NULL)
+    return;
+  if (r->base)
+    munmap (r->base, r->map_len);
+  if (r->fd >= 0)
+    close (r->fd);
+  g_free (r);
+}
+
+/* ------------------------------------------------------------------------ */
+/* Liveness of an existing pool */
+
+/* Returns the pid of a visible process with a writable shared mapping of
+ * (dev, ino), or 0. A dora writer keeps its pool mapped read-write for its
+ * life (spec §5.2); so do dora readers, which is why a pool that a dora
+ * reader still maps is not replaced either. Processes of other users are
+ * not visible under hidepid, but their pools are not ours to replace:
+ * ownership is checked first. */
+static pid_t
+find_writable_mapper (dev_t dev, ino_t ino)
+{
+  DIR *proc = opendir ("/proc");
+  struct dirent *de;
+  pid_t found = 0;
+
+  if (proc == NULL)
+    return 0;
+  while (found == 0 && (de = readdir (proc)) != NULL) {
+    char path[300], line[512];
+    FILE *f;
+
+    if (!isdigit ((unsigned char) de->d_name[0]))
+      continue;
+    snprintf (path, sizeof path, "/proc/%s/maps", de->d_name);
+    if ((f = fopen (path, "re")) == NULL)
+      continue;
+    while (fgets (line, sizeof line, f) != NULL) {
+      char perms[8];
+      unsigned maj, min;
+      unsigned long long inode;
+
+      if (sscanf (line, "%*s %7s %*s %x:%x %llu", perms, &maj, &min,
+              &inode) != 4)
+        continue;
+      if (inode == (unsigned long long) ino && makedev (maj, min) == dev
+          && perms[1] == 'w' && perms[3] == 's') {
+        found = (pid_t) atoi (de->d_name);
+        break;
+      }
+    }
+    fclose (f);
+  }
+  closedir (proc);
+  return found;
+}
+
+/* Judges the object at `path` (opened read-write as `fd`, locked by us on
+ * success). Returns 0 when it is stale and we hold its lock, else -errno. */
+static int
+claim_stale (int fd, const char *path, struct doradma_diag *diag)
+{
+  struct stat st, again;
+  pid_t pid;
+  int r;
+
+  if (fstat (fd, &st) != 0)
+    return diag_set (diag, -errno, "dora-pool", "fstat %s: %s", path,
+        g_strerror (errno));
+  if (!S_ISREG (st.st_mode))
+    return diag_set (diag, -EINVAL, "dora-pool",
+        "%s exists and is not a regular file", path);
+  if (st.st_uid != geteuid ())
+    return diag_set (diag, -EPERM, "dora-pool",
+        "%s exists and belongs to uid %u, not to us", path,
+        (unsigned) st.st_uid);
+  /* a doradma writer holds byte 0 for its life */
+  r = ofd_trylock (fd, 0);
+  if (r == -EAGAIN)
+    return diag_set (diag, -EBUSY, "dora-pool",
+        "dora pool %s is in use: a doradma writer holds it", path);
+  if (r < 0)
+    return diag_set (diag, r, "dora-pool", "lock %s: %s", path,
+        g_strerror (-r));
+  if ((pid = find_writable_mapper (st.st_dev, st.st_ino)) != 0)
+    return diag_set (diag, -EBUSY, "dora-pool",
+        "dora pool %s is in use: process %d maps it read-write (a dora "
+        "writer or reader)", path, (int) pid);
+  /* still the object we judged? (another replacer may have won) */
+  if (stat (path, &again) != 0 || again.st_ino != st.st_ino ||
+      again.st_dev != st.st_dev)
+    return -EAGAIN;
+  return 0;
+}
+
+/* ------------------------------------------------------------------------ */
+/* Writer */
+
+struct doradma_pool_writer {
+  int fd;
+  uint8_t *base;
+  uint64_t seg_len;
+  uint64_t data_offset;
+  uint64_t size;
+  char *json;
+  char path[PATH_MAX];
+  dev_t dev;
+  ino_t ino;
+};
+
+static int
+dtype_validate (const char *dtype, struct doradma_diag *diag)
+{
+  size_t i;
+
+  if (dtype == NULL || dtype[0] == '\0' || strlen (dtype) > 31)
+    return diag_set (diag, -EINVAL, "dtype", "dtype must be 1-31 bytes");
+  for (i = 0; dtype[i]; i++)
+    if (!g_ascii_isalnum (dtype[i]) && strchr ("._<>|=", dtype[i]) == NULL)
+      return diag_set (diag, -EINVAL, "dtype",
+          "dtype \"%s\" has byte 0x%02x", dtype, (unsigned char) dtype[i]);
+  return 0;
+}
+
+/* The Rust crate's compact JSON, keys in insertion order (spec §2). */
+static char *
+build_json (const struct doradma_pool_writer_config *cfg, uint64_t size)
+{
+  GString *s = g_string_new (NULL);
+  unsigned i;
+
+  g_string_append_printf (s, "{\"size\":%" PRIu64 ",\"dtype\":\"%s\","
+      "\"shape\":[", size, cfg->dtype);
+  for (i = 0; i < cfg->n_dims; i++)
+    g_string_append_printf (s, "%s%" PRIu64, i ? "," : "", cfg->shape[i]);
+  g_string_append_printf (s, "],\"pinned_type\":\"%s\",\"transport\":\"%s\"}",
+      cfg->transport == DORADMA_POOL_SHMEM ? "cpu" : "cuda",
+      doradma_pool_transport_name (cfg->transport));
+  return g_string_free (s, FALSE);
+}
+
+static void
+put_le64 (uint8_t *p, uint64_t v)
+{
+  int i;
+
+  for (i = 0; i < 8; i++)
+    p[i] = (uint8_t) (v >> (8 * i));
+}
+
+DORADMA_API int
+doradma_pool_writer_create (const struct doradma_pool_writer_config *cfg,
+    struct doradma_pool_writer **out, struct doradma_diag *diag)
+{
+  struct doradma_pool_writer *w;
+  uint64_t elems = 1, json_len;
+  char proc[64];
+  struct stat st;
+  unsigned i, esize;
+  int ret, tries;
+
+  *out = NULL;
+  if ((ret = doradma_pool_name_validate (cfg->name, diag)) < 0 ||
+      (ret = dtype_validate (cfg->dtype, diag)) < 0)
+    return ret;
+  if (cfg->transport == DORADMA_POOL_IPC)
+    return diag_set (diag, -EINVAL, "transport",
+        "dora's writers create shmem or unified pools only: an ipc pool "
+        "needs cudaIpcGetMemHandle of a buffer dora's Python binding owns");
+  if (cfg->transport != DORADMA_POOL_SHMEM &&
+      cfg->transport != DORADMA_POOL_UNIFIED)
+    return diag_set (diag, -EINVAL, "transport", "unknown transport %d",
+        (int) cfg->transport);
+  if (cfg->n_dims == 0 || cfg->n_dims > DORADMA_POOL_MAX_DIMS)
+    return diag_set (diag, -EINVAL, "shape", "shape needs 1-%u dimensions",
+        DORADMA_POOL_MAX_DIMS);
+  esize = doradma_pool_dtype_size (cfg->dtype);
+  for (i = 0; i < cfg->n_dims; i++) {
+    if (cfg->shape[i] == 0 || elems > DORADMA_POOL_MAX_BYTES / cfg->shape[i])
+      return diag_set (diag, -EFBIG, "shape",
+          "shape dimension %u (%" PRIu64 ") is zero or makes the pool larger "
+          "than 1 GiB", i, cfg->shape[i]);
+    elems *= cfg->shape[i];
+  }
+  if (esize == 0)
+    esize = 1;
+  if (cfg->size != 0 && cfg->size < elems * esize)
+    return diag_set (diag, -EINVAL, "size",
+        "shape needs %" PRIu64 " bytes but the pool declares only %" PRIu64,
+        elems * esize, cfg->size);
+  w = g_new0 (struct doradma_pool_writer, 1);
+  w->fd = -1;
+  w->size = cfg->size ? cfg->size : elems * esize;
+  if (w->size > DORADMA_POOL_MAX_BYTES) {
+    ret = diag_set (diag, -EFBIG, "size", "pool of %" PRIu64
+        " bytes is larger than dora's 1 GiB limit", w->size);
+    goto fail;
+  }
+  w->json = build_json (cfg, w->size);
+  json_len = strlen (w->json);
+  w->data_offset = doradma_pool_data_offset_for (json_len);
+  w->seg_len = w->data_offset + w->size;
+  if ((ret = pool_path (w->path, sizeof w->path, cfg->shm_dir, cfg->name,
+              diag)) < 0)
+    goto fail;
+
+  /* complete and locked before the name exists: no reader ever sees a
+   * half-written header */
+  w->fd = open (doradma_shm_dir (cfg->shm_dir), O_TMPFILE | O_RDWR | O_CLOEXEC,
+      0600);
+  if (w->fd < 0) {
+    ret = diag_set (diag, -errno, "shm_dir", "O_TMPFILE in %s: %s",
+        doradma_shm_dir (cfg->shm_dir), g_strerror (errno));
+    goto fail;
+  }
+  /* shm_open's mode is masked by the umask; the pool is 0600 regardless */
+  if (fchmod (w->fd, 0600) != 0) {
+    ret = diag_set (diag, -errno, "dora-pool", "fchmod: %s",
+        g_strerror (errno));
+    goto fail;
+  }
+  /* allocate now: a full tmpfs is an error here, never a SIGBUS later */
+  if ((ret = posix_fallocate (w->fd, 0, (off_t) w->seg_len)) != 0) {
+    ret = diag_set (diag, ret == ENOSPC ? -ENOSPC : -ret, "shm_dir",
+        "posix_fallocate %" PRIu64 " bytes in %s: %s", w->seg_len,
+        doradma_shm_dir (cfg->shm_dir), g_strerror (ret));
+    goto fail;
+  }
+  w->base = mmap (NULL, w->seg_len, PROT_READ | PROT_WRITE, MAP_SHARED, w->fd,
+      0);
+  if (w->base == MAP_FAILED) {
+    w->base = NULL;
+    ret = diag_set (diag, -errno, "dora-pool", "mmap: %s", g_strerror (errno));
+    goto fail;
+  }
+  /* every header byte written explicitly, as the Rust crate does */
+  memset (w->base, 0, w->data_offset);
+  memcpy (w->base, "DORADMA", 8);
+  put_le64 (w->base + DORADMA_POOL_OFF_JSON_LEN, json_len);
+  put_le64 (w->base + DORADMA_POOL_OFF_DATA_OFFSET, w->data_offset);
+  memcpy (w->base + DORADMA_POOL_HEADER_SIZE, w->json, json_len);
+  /* odd until the first frame: a reader never takes the zeros for one */
+  dr_store_release (gen_word (w->base), 1);
+  if ((ret = ofd_trylock (w->fd, 0)) < 0) {
+    diag_set (diag, ret, "dora-pool", "lock: %s", g_strerror (-ret));
+    goto fail;
+  }
+  fstat (w->fd, &st);
+  w->dev = st.st_dev;
+  w->ino = st.st_ino;
+
+  snprintf (proc, sizeof proc, "/proc/self/fd/%d", w->fd);
+  for (tries = 0;; tries++) {
+    int old;
+
+    if (linkat (AT_FDCWD, proc, AT_FDCWD, w->path, AT_SYMLINK_FOLLOW) == 0)
+      break;
+    if (errno != EEXIST || tries >= 8) {
+      ret = diag_set (diag, -errno, "dora-pool", "link %s: %s", w->path,
+          g_strerror (errno));
+      goto fail;
+    }
+    old = open (w->path, O_RDWR | O_CLOEXEC | O_NOFOLLOW);
+    if (old < 0) {
+      if (errno == ENOENT)
+        continue;
+      ret = diag_set (diag, errno == EACCES ? -EPERM : -errno, "dora-pool",
+          "%s exists and cannot be opened: %s", w->path, g_strerror (errno));
+      goto fail;
+    }
+    ret = claim_stale (old, w->path, diag);
+    if (ret == 0 && unlink (w->path) != 0 && errno != ENOENT)
+      ret = diag_set (diag, -errno, "dora-pool", "unlink stale %s: %s",
+          w->path, g_strerror (errno));
+    /* our link below happens while we still hold the stale one's lock:
+     * a second replacer that opened it waits on that lock, then finds the
+     * name no longer leads to it */
+    if (ret == 0 &&
+        linkat (AT_FDCWD, proc, AT_FDCWD, w->path, AT_SYMLINK_FOLLOW) == 0) {
+      close (old);
+      break;
+    }
+    close (old);
+    if (ret < 0 && ret != -EAGAIN)
+      goto fail;
+  }
+  *out = w;
+  return 0;
+
+fail:
+  if (w->base)
+    munmap (w->base, w->seg_len);
+  if (w->fd >= 0)
+    close (w->fd);
+  g_free (w->json);
+  g_free (w);
+  return ret;
+}
+
+DORADMA_API uint8_t *
+doradma_pool_writer_payload (struct doradma_pool_writer *w)
+{
+  return w->base + w->data_offset;
+}
+
+DORADMA_API uint64_t
+doradma_pool_writer_size (const struct doradma_pool_writer *w)
+{
+  return w->size;
+}
+
+DORADMA_API const char *
+doradma_pool_writer_json (const struct doradma_pool_writer *w)
+{
+  return w->json;
+}
+
+DORADMA_API uint64_t
+doradma_pool_writer_begin (struct doradma_pool_writer *w)
+{
+  uint64_t *gen = gen_word (w->base);
+  uint64_t cur = dr_load_relaxed (gen);
+
+  /* odd already: the previous cycle was abandoned; do not bump again */
+  if ((cur & 1) == 0)
+    dr_store_relaxed (gen, cur + 1);
+  /* orders the odd marker before the payload stores that follow (pairs
+   * with the reader's acquire fence before its reload) */
+  dr_fence_release ();
+  return cur & ~(uint64_t) 1;
+}
+
+DORADMA_API void
+doradma_pool_writer_end (struct doradma_pool_writer *w, uint64_t baseline,
+    bool ok)
+{
+  /* RELEASE: the payload stores are visible before the even value (pairs
+   * with the reader's acquire load). A failed write stays odd. */
+  if (ok)
+    dr_store_release (gen_word (w->base), baseline + 2);
+}
+
+DORADMA_API void
+doradma_pool_writer_close (struct doradma_pool_writer *w)
+{
+  struct stat st;
+
+  if (w == NULL)
+    return;
+  /* unlink only a name that still leads to our object (we hold its lock,
+   * so no replacer took it as stale) */
+  if (stat (w->path, &st) == 0 && st.st_ino == w->ino && st.st_dev == w->dev)
+    unlink (w->path);
+  munmap (w->base, w->seg_len);
+  close (w->fd);
+  g_free (w->json);
+  g_free (w);
+}

@@ -1,0 +1,121 @@
+#!/usr/bin/python3
+"""Description: doradmasrc dora-pool=... reads pools written by a writer
+that follows the spec (dorapool.py), in another process, byte-exact: the
+Rust crate's compact JSON (gen 0 after create: a frame of zeros, spec §4.1)
+and the Python binding's whitespace JSON without `transport` (gen 2 after
+registration, data copied in), RGB with padded GStreamer rows, channel-order
+BGR, GRAY8, RGBA, the `caps` property (payload as-is), each generation
+pushed once and in order; a pool re-created under its name (a writer
+restart) is followed.
+"""
+import os
+import random
+import shutil
+
+from dorapool import (Pool, check, gst_launch, padded, python_json,
+                      rust_json, shm_dir, wait_size)
+
+
+def run_case(d, tag, json_fn, shape, frames, initial_gen, expect,
+             src_props=(), caps_filter=None, initial=None):
+    """Writes `frames` one at a time, each only after the reader output the
+    previous one (the handshake makes the expected sequence exact)."""
+    name = "dora_pool_df-%d_cam_%s" % (os.getpid(), tag)
+    size = len(frames[0])
+    pool = Pool(os.path.join(d, name), json_fn(size, "uint8", shape), size,
+                gen=initial_gen)
+    if initial is not None:
+        pool.fill(initial)
+    out = os.path.join(d, "out-%s.raw" % tag)
+    n_out = len(expect)
+    chain = ["doradmasrc", "dora-pool=" + name, "num-buffers=%d" % n_out,
+             "poll-interval=200000"] + list(src_props)
+    if caps_filter:
+        chain += ["!", caps_filter]
+    p = gst_launch(*chain, "!", "filesink", "location=" + out,
+                   "buffer-mode=unbuffered", "sync=false")
+    fsize = len(expect[0])
+    # what the pool holds at start is the first output (gen 0 or 2: even)
+    wait_size(p, out, fsize, tag)
+    for i, fr in enumerate(frames):
+        pool.write(fr)
+        if i + 2 <= n_out:
+            wait_size(p, out, (i + 2) * fsize, tag)
+    res = p.communicate(timeout=20)
+    check(p.returncode == 0, "%s: reader exit 0 (%s)" % (tag, res[1][-400:]))
+    got = open(out, "rb").read()
+    check(got == b"".join(expect), "%s: %d frames byte-exact and in order"
+          % (tag, n_out))
+    os.unlink(pool.path)
+
+
+def recreated(d, rng):
+    """The writer frees its pool and registers a new one under the same
+    name (a restart): the src notices the name leads elsewhere, re-opens
+    and re-validates it, and goes on with the new pool's frames."""
+    W, H = 16, 8
+    name = "dora_pool_df-%d_cam_restart" % os.getpid()
+    path = os.path.join(d, name)
+    x, y = (bytes(rng.randrange(256) for _ in range(W * H * 4))
+            for _ in range(2))
+    pool = Pool(path, rust_json(len(x), "uint8", [H, W, 4]), len(x), gen=2)
+    pool.fill(x)
+    out = os.path.join(d, "out-restart.raw")
+    p = gst_launch("doradmasrc", "dora-pool=" + name, "num-buffers=2", "!",
+                   "filesink", "location=" + out, "buffer-mode=unbuffered",
+                   "sync=false")
+    wait_size(p, out, len(x), "restart")
+    os.unlink(path)
+    pool = Pool(path, python_json(len(y), "uint8", [H, W, 4]), len(y), gen=2)
+    pool.fill(y)
+    wait_size(p, out, 2 * len(x), "restart")
+    res = p.communicate(timeout=20)
+    check(p.returncode == 0, "restart: reader exit 0 (%s)" % res[1][-300:])
+    check(open(out, "rb").read() == x + y, "restart: the re-created pool's "
+          "frame follows the old one's, byte-exact")
+    os.unlink(path)
+
+
+def main():
+    d = shm_dir("src")
+    rng = random.Random(11)
+    W, H = 33, 7
+
+    def frames(n, bpp):
+        return [bytes(rng.randrange(256) for _ in range(W * H * bpp))
+                for _ in range(n)]
+    try:
+        # Rust writer: the pool reads as a frame of zeros until written
+        fr = frames(3, 3)
+        run_case(d, "rust-rgb", rust_json, [H, W, 3], fr, 0,
+                 [padded(x, W * 3, H) for x in [bytes(W * H * 3)] + fr])
+        # Python binding: whitespace JSON, no transport, gen 2 + data
+        fr = frames(4, 3)
+        run_case(d, "python-rgb", python_json, [H, W, 3], fr[1:], 2,
+                 [padded(x, W * 3, H) for x in fr], initial=fr[0])
+        # BGR chosen by channel-order: downstream demands BGR caps
+        fr = frames(2, 3)
+        run_case(d, "bgr", rust_json, [H, W, 3], fr[1:], 2,
+                 [padded(x, W * 3, H) for x in fr], initial=fr[0],
+                 src_props=["channel-order=bgr"],
+                 caps_filter="video/x-raw,format=BGR,width=33,height=7")
+        fr = frames(2, 1)
+        run_case(d, "gray", python_json, [H, W], fr[1:], 2,
+                 [padded(x, W, H) for x in fr], initial=fr[0],
+                 caps_filter="video/x-raw,format=GRAY8")
+        fr = frames(2, 4)
+        run_case(d, "rgba", rust_json, [H, W, 4], fr[1:], 2, fr,
+                 initial=fr[0], caps_filter="video/x-raw,format=RGBA")
+        # caps property: I420 16x16 in a flat uint8 pool, taken as-is
+        fr = [bytes(rng.randrange(256) for _ in range(384)) for _ in range(2)]
+        run_case(d, "caps-prop", rust_json, [384], fr[1:], 2, fr,
+                 initial=fr[0], src_props=[
+                     "caps=video/x-raw,format=I420,width=16,height=16,"
+                     "framerate=0/1"],
+                 caps_filter="video/x-raw,format=I420")
+        recreated(d, rng)
+    finally:
+        shutil.rmtree(d, ignore_errors=True)
+
+
+main()
