@@ -69,7 +69,7 @@ gst_doradma_pool_set_config (GstBufferPool * pool, GstStructure * config)
   GstCaps *caps;
   guint size, min, max;
   GstVideoInfo info;
-  gboolean modified;
+  gboolean aligned, modified;
 
   if (!gst_buffer_pool_config_get_params (config, &caps, &size, &min, &max)
       || caps == NULL) {
@@ -83,8 +83,9 @@ gst_doradma_pool_set_config (GstBufferPool * pool, GstStructure * config)
 
   self->add_meta = gst_buffer_pool_config_has_option (config,
       GST_BUFFER_POOL_OPTION_VIDEO_META);
-  if (gst_buffer_pool_config_has_option (config,
-          GST_BUFFER_POOL_OPTION_VIDEO_ALIGNMENT)) {
+  aligned = gst_buffer_pool_config_has_option (config,
+      GST_BUFFER_POOL_OPTION_VIDEO_ALIGNMENT);
+  if (aligned) {
     GstVideoAlignment align;
 
     gst_buffer_pool_config_get_video_alignment (config, &align);
@@ -104,8 +105,11 @@ gst_doradma_pool_set_config (GstBufferPool * pool, GstStructure * config)
    * frame of the (aligned) layout must fit. When the caller asked for
    * something else, the config says what we do, and set_config returns
    * FALSE so that it can check it (gst_buffer_pool_config_validate_params)
-   * and set it again. */
-  modified = max != 0 || self->size != size;
+   * and set it again. The growth that the alignment the caller asked for
+   * needs is what it asked for, not a change (as GstVideoBufferPool):
+   * a decoder that saw FALSE there drops its alignment and no longer
+   * decodes into the slots. */
+  modified = max != 0 || (!aligned && self->size != size);
   gst_buffer_pool_config_set_params (config, caps, self->size, min, 0);
   GST_DEBUG_OBJECT (pool, "%" GST_PTR_FORMAT " size %" G_GSIZE_FORMAT
       " min %u%s", caps, self->size, min, modified ? " (modified)" : "");

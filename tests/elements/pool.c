@@ -272,6 +272,32 @@ GST_START_TEST (test_set_config_returns_false_when_it_changed_the_config)
   fail_unless_equals_int (size, info.size);
   gst_structure_free (config);
 
+  /* growth that the caller's own VIDEO_ALIGNMENT needs is no change: a
+   * decoder (avdec_h264) that got FALSE here dropped its alignment */
+  {
+    GstVideoAlignment align;
+    GstVideoInfo padded = info;
+
+    gst_video_alignment_reset (&align);
+    align.padding_right = 64;
+    align.padding_bottom = 32;
+    fail_unless (gst_video_info_align (&padded, &align));
+    fail_unless (padded.size > info.size);
+    config = gst_buffer_pool_get_config (pool);
+    gst_buffer_pool_config_set_params (config, caps, info.size, 0, 0);
+    gst_buffer_pool_config_add_option (config,
+        GST_BUFFER_POOL_OPTION_VIDEO_META);
+    gst_buffer_pool_config_add_option (config,
+        GST_BUFFER_POOL_OPTION_VIDEO_ALIGNMENT);
+    gst_buffer_pool_config_set_video_alignment (config, &align);
+    fail_unless (gst_buffer_pool_set_config (pool, config));
+    config = gst_buffer_pool_get_config (pool);
+    fail_unless (gst_buffer_pool_config_get_params (config, NULL, &size, NULL,
+            NULL));
+    fail_unless_equals_int (size, padded.size);
+    gst_structure_free (config);
+  }
+
   gst_caps_unref (caps);
   gst_object_unref (pool);
   t_teardown (h, NULL, ch);
