@@ -10,31 +10,32 @@
  * runs with the real caps, so padded frames go zero-copy to meta-aware
  * elements).
  */
-#include "mp.h"
+#include "conf.h"
 
-#include <glib/gstdio.h>
 #include <string.h>
 
 #define N_FRAMES 30
 #define RAW "video/x-raw,format=I420,width=330,height=250,framerate=30/1"
 #define DECODE "filesrc location=%s ! matroskademux ! h264parse ! avdec_h264"
-#define SRC "doradmasrc channel=%%C timeout=30000000000"
+#define SRC "doradmasrc name=src channel=%%C timeout=30000000000"
+#define OUT " ! appsink name=out sync=false"
 
 typedef struct
 {
   const gchar *name;
   const gchar *src_props;       /* after "doradmasrc ..." */
-  const gchar *downstream;      /* between the decoder/src and checksumsink */
+  const gchar *downstream;      /* between the decoder/src and appsink */
   gboolean takes_meta;          /* downstream accepts GstVideoMeta */
   gboolean repeats;             /* live aggregator: may repeat a frame */
 } Consumer;
 
-/* The zero-copy consumer into checksumsink (no GstVideoMeta) must copy every
+/* The zero-copy consumer into appsink (no GstVideoMeta) must copy every
  * frame into the default layout: that proves the stream really is padded,
  * so this test exercises what it is named for. */
 #define PLAIN 0
 
 static const Consumer consumers[] = {
+  /* appsink takes no GstVideoMeta: buffers in the default layout */
   {"zero-copy", "", "", FALSE, FALSE},
   {"copy=true", " copy=true", "", FALSE, FALSE},
   {"videoconvert", "", " ! videoconvert ! video/x-raw,format=RGBA", TRUE,
@@ -62,15 +63,6 @@ without_repeats (GPtrArray * a)
   return r;
 }
 
-static void
-remove_stream (gchar * dir, gchar * stream)
-{
-  g_unlink (stream);
-  g_rmdir (dir);
-  g_free (stream);
-  g_free (dir);
-}
-
 int
 main (void)
 {
@@ -80,15 +72,13 @@ main (void)
   };
   MpProc *prod = NULL, *cons[N_CONSUMERS] = { NULL };
   GPtrArray *ref[N_CONSUMERS] = { NULL };
-  gchar *dir, *stream, *desc;
+  gchar *stream, *desc;
   MpProc *enc;
   gboolean ok = TRUE;
   int rc;
 
   mp_init ("decoder-padded", needed);
-  dir = g_dir_make_tmp ("doradma-conf-XXXXXX", NULL);
-  g_assert (dir);
-  stream = g_build_filename (dir, "stream.mkv", NULL);
+  stream = g_build_filename (conf_dir (), "stream.mkv", NULL);
 
   /* the stream, made here: I420 330x250 (odd size: avdec_h264 pads) */
   desc = g_strdup_printf ("videotestsrc pattern=ball num-buffers=%d ! " RAW
@@ -104,9 +94,8 @@ main (void)
   for (guint i = 0; i < N_CONSUMERS; i++) {
     GPtrArray *r;
 
-    desc = g_strdup_printf (DECODE "%s ! checksumsink", stream,
-        consumers[i].downstream);
-    r = mp_reference (desc);
+    desc = g_strdup_printf (DECODE "%s" OUT, stream, consumers[i].downstream);
+    r = conf_reference (desc);
     g_free (desc);
     ref[i] = consumers[i].repeats ? without_repeats (r) : g_ptr_array_ref (r);
     g_ptr_array_unref (r);
@@ -115,9 +104,9 @@ main (void)
   }
 
   for (guint i = 0; i < N_CONSUMERS; i++) {
-    desc = g_strdup_printf (SRC "%s%s ! checksumsink sync=false",
-        consumers[i].src_props, consumers[i].downstream);
-    cons[i] = mp_launch (desc);
+    desc = g_strdup_printf (SRC "%s%s" OUT, consumers[i].src_props,
+        consumers[i].downstream);
+    cons[i] = conf_consumer (NULL, desc);
     g_free (desc);
   }
   /* lossless, and only once all five joined: every consumer gets every
@@ -183,7 +172,7 @@ main (void)
   for (guint i = 0; i < N_CONSUMERS; i++)
     mp_free (cons[i]);
   mp_free (prod);
-  remove_stream (dir, stream);
+  conf_cleanup ();
   g_print ("PASS\n");
   return T_EXIT_PASS;
 
@@ -194,6 +183,6 @@ err:
     mp_free (cons[i]);
   mp_free (prod);
   mp_shm_clean ();
-  remove_stream (dir, stream);
+  conf_cleanup ();
   return T_EXIT_FAIL;
 }

@@ -1,0 +1,266 @@
+/* conf-consumer: an appsink application for the conformance tests. It runs a
+ * pipeline given in gst-launch syntax that contains `appsink name=out`, and
+ * prints one line per frame in checksumsink's format ("H:MM:SS.NNNNNNNNN
+ * <sha1>", so tests/multiproc/mp.c parses it), where the SHA-1 covers only
+ * the visible bytes of each row read at the DEFAULT layout of the caps
+ * (offsets and strides of gst_video_info_from_caps, never a GstVideoMeta):
+ * appsink does not take GstVideoMeta, so that is the layout its buffers must
+ * have, and row padding (uninitialised in any decoder or pool) is left out.
+ *
+ * Other lines: "frame n=N pts=NS discont=0|1 latency=NS size=BYTES" per
+ * frame (latency: the sink's configured latency then), "element NAME:
+ * STRUCTURE" per element message, "latency-message" when a LATENCY message
+ * arrived (the app recalculates, as gst-launch does), "paused" / "resumed",
+ * and "ERROR domain=D code=C from=ELEMENT: MESSAGE | DEBUG" (exit 1).
+ *
+ * At the end, when an element is named "src" and has a "stats" property,
+ * "final STRUCTURE" with its value.
+ *
+ * Options: --frames N (stop with exit 0 after N frames), --pause-after N
+ * --pause-ms MS (PAUSED after N frames for MS, then PLAYING), --timeout S
+ * (exit 2 after S seconds).
+ *
+ * Copyright (C) 2025 the doradma authors
+ * SPDX-License-Identifier: LGPL-2.1-or-later
+ */
+#include <gst/app/gstappsink.h>
+#include <gst/gst.h>
+#include <gst/video/video.h>
+#include <stdio.h>
+#include <stdlib.h>
+
+static GstElement *pipeline;
+static GMainLoop *loop;
+static gint64 frames_max = -1, pause_after = -1, pause_ms;
+static gint64 n_frames;
+static int exit_code;
+
+/* SHA-1 of the visible bytes of every row of every plane, at the default
+ * layout of `info`. Formats whose rows are whole pixels (I420, NV12, RGBA,
+ * GRAY8...): the row length is the first component's width × pixel stride. */
+static gchar *
+visible_sha1 (const GstVideoInfo * info, const guint8 * data, gsize size)
+{
+  GChecksum *ck = g_checksum_new (G_CHECKSUM_SHA1);
+  gchar *hex;
+
+  if (size < GST_VIDEO_INFO_SIZE (info)) {
+    gchar *why = g_strdup_printf ("short buffer: %" G_GSIZE_FORMAT " < %"
+        G_GSIZE_FORMAT, size, GST_VIDEO_INFO_SIZE (info));
+
+    g_checksum_update (ck, (const guchar *) why, -1);
+    g_printerr ("%s\n", why);
+    g_free (why);
+  } else {
+    for (guint p = 0; p < GST_VIDEO_INFO_N_PLANES (info); p++) {
+      gint comp[GST_VIDEO_MAX_COMPONENTS];
+      guint w, h, row;
+
+      gst_video_format_info_component (info->finfo, p, comp);
+      w = GST_VIDEO_INFO_COMP_WIDTH (info, comp[0]);
+      h = GST_VIDEO_INFO_COMP_HEIGHT (info, comp[0]);
+      row = w * GST_VIDEO_INFO_COMP_PSTRIDE (info, comp[0]);
+      for (guint y = 0; y < h; y++)
+        g_checksum_update (ck, data + GST_VIDEO_INFO_PLANE_OFFSET (info, p)
+            + (gsize) y * GST_VIDEO_INFO_PLANE_STRIDE (info, p), row);
+    }
+  }
+  hex = g_strdup (g_checksum_get_string (ck));
+  g_checksum_free (ck);
+  return hex;
+}
+
+static gboolean
+quit_idle (gpointer data)
+{
+  g_main_loop_quit (loop);
+  return G_SOURCE_REMOVE;
+}
+
+static gboolean
+resume (gpointer data)
+{
+  gst_element_set_state (pipeline, GST_STATE_PLAYING);
+  printf ("resumed\n");
+  return G_SOURCE_REMOVE;
+}
+
+static gboolean
+pause_now (gpointer data)
+{
+  gst_element_set_state (pipeline, GST_STATE_PAUSED);
+  printf ("paused\n");
+  g_timeout_add (pause_ms, resume, NULL);
+  return G_SOURCE_REMOVE;
+}
+
+static GstFlowReturn
+new_sample (GstAppSink * sink, gpointer data)
+{
+  GstSample *sample = gst_app_sink_pull_sample (sink);
+  GstBuffer *buf;
+  GstVideoInfo info;
+  GstMapInfo map;
+  GstClockTime pts;
+  gchar *hex;
+
+  if (sample == NULL)
+    return GST_FLOW_EOS;
+  buf = gst_sample_get_buffer (sample);
+  if (!gst_video_info_from_caps (&info, gst_sample_get_caps (sample)) ||
+      !gst_buffer_map (buf, &map, GST_MAP_READ)) {
+    printf ("ERROR domain=conf-consumer code=0 from=out: cannot read a "
+        "frame | caps %" GST_PTR_FORMAT "\n", gst_sample_get_caps (sample));
+    gst_sample_unref (sample);
+    exit_code = 1;
+    g_idle_add (quit_idle, NULL);
+    return GST_FLOW_ERROR;
+  }
+  hex = visible_sha1 (&info, map.data, map.size);
+  pts = GST_BUFFER_PTS (buf);
+  n_frames++;
+  /* one printf: the main thread's lines never fall between the two */
+  printf ("frame n=%" G_GINT64_FORMAT " pts=%" G_GINT64_FORMAT " discont=%d "
+      "latency=%" G_GUINT64_FORMAT " size=%" G_GSIZE_FORMAT "\n"
+      "%" GST_TIME_FORMAT " %s\n", n_frames,
+      GST_CLOCK_TIME_IS_VALID (pts) ? (gint64) pts : (gint64) - 1,
+      GST_BUFFER_IS_DISCONT (buf) ? 1 : 0,
+      (guint64) gst_base_sink_get_latency (GST_BASE_SINK (sink)), map.size,
+      GST_TIME_ARGS (pts), hex);
+  g_free (hex);
+  gst_buffer_unmap (buf, &map);
+  gst_sample_unref (sample);
+
+  if (n_frames == pause_after)
+    g_idle_add (pause_now, NULL);
+  if (n_frames == frames_max) {
+    g_idle_add (quit_idle, NULL);
+    return GST_FLOW_EOS;
+  }
+  return GST_FLOW_OK;
+}
+
+static gboolean
+on_message (GstBus * bus, GstMessage * msg, gpointer data)
+{
+  switch (GST_MESSAGE_TYPE (msg)) {
+    case GST_MESSAGE_ERROR:{
+      GError *err = NULL;
+      gchar *debug = NULL;
+
+      gst_message_parse_error (msg, &err, &debug);
+      printf ("ERROR domain=%s code=%d from=%s: %s | %s\n",
+          g_quark_to_string (err->domain), err->code,
+          GST_OBJECT_NAME (GST_MESSAGE_SRC (msg)), err->message,
+          debug ? debug : "");
+      g_clear_error (&err);
+      g_free (debug);
+      exit_code = 1;
+      g_main_loop_quit (loop);
+      break;
+    }
+    case GST_MESSAGE_EOS:
+      printf ("eos\n");
+      g_main_loop_quit (loop);
+      break;
+    case GST_MESSAGE_LATENCY:
+      printf ("latency-message\n");
+      gst_bin_recalculate_latency (GST_BIN (pipeline));
+      break;
+    case GST_MESSAGE_ELEMENT:{
+      gchar *s = gst_structure_to_string (gst_message_get_structure (msg));
+
+      printf ("element %s: %s\n", GST_OBJECT_NAME (GST_MESSAGE_SRC (msg)), s);
+      g_free (s);
+      break;
+    }
+    default:
+      break;
+  }
+  return TRUE;
+}
+
+static gboolean
+timed_out (gpointer data)
+{
+  printf ("ERROR domain=conf-consumer code=0 from=app: timed out\n");
+  exit_code = 2;
+  g_main_loop_quit (loop);
+  return G_SOURCE_REMOVE;
+}
+
+int
+main (int argc, char **argv)
+{
+  gdouble timeout_s = 60;
+  GOptionEntry entries[] = {
+    {"frames", 0, 0, G_OPTION_ARG_INT64, &frames_max, "stop after N", "N"},
+    {"pause-after", 0, 0, G_OPTION_ARG_INT64, &pause_after, "pause after N",
+        "N"},
+    {"pause-ms", 0, 0, G_OPTION_ARG_INT64, &pause_ms, "pause for MS", "MS"},
+    {"timeout", 0, 0, G_OPTION_ARG_DOUBLE, &timeout_s, "give up after S", "S"},
+    {NULL}
+  };
+  GOptionContext *ctx = g_option_context_new ("PIPELINE (with appsink name=out)");
+  GError *err = NULL;
+  GstElement *out;
+  GstAppSinkCallbacks cb = { NULL };
+  GstBus *bus;
+
+  setvbuf (stdout, NULL, _IOLBF, 0);
+  g_option_context_add_main_entries (ctx, entries, NULL);
+  g_option_context_add_group (ctx, gst_init_get_option_group ());
+  if (!g_option_context_parse (ctx, &argc, &argv, &err) || argc != 2) {
+    g_printerr ("usage: %s [options] PIPELINE: %s\n", argv[0],
+        err ? err->message : "one pipeline argument");
+    return 2;
+  }
+  g_option_context_free (ctx);
+
+  pipeline = gst_parse_launch (argv[1], &err);
+  if (pipeline == NULL || err) {
+    printf ("ERROR domain=parse code=%d from=app: %s | %s\n",
+        err ? err->code : 0, err ? err->message : "no pipeline", argv[1]);
+    return 1;
+  }
+  out = gst_bin_get_by_name (GST_BIN (pipeline), "out");
+  if (out == NULL || !GST_IS_APP_SINK (out)) {
+    g_printerr ("the pipeline has no appsink named out\n");
+    return 2;
+  }
+  cb.new_sample = new_sample;
+  gst_app_sink_set_callbacks (GST_APP_SINK (out), &cb, NULL, NULL);
+
+  loop = g_main_loop_new (NULL, FALSE);
+  bus = gst_element_get_bus (pipeline);
+  gst_bus_add_watch (bus, on_message, NULL);
+  g_timeout_add ((guint) (timeout_s * 1000), timed_out, NULL);
+  if (gst_element_set_state (pipeline, GST_STATE_PLAYING) ==
+      GST_STATE_CHANGE_FAILURE)
+    printf ("state change to PLAYING failed\n");
+  g_main_loop_run (loop);
+  {
+    /* the src's counters now (its own message comes only at EOS) */
+    GstElement *src = gst_bin_get_by_name (GST_BIN (pipeline), "src");
+
+    if (src && g_object_class_find_property (G_OBJECT_GET_CLASS (src),
+            "stats")) {
+      GstStructure *st = NULL;
+      gchar *s;
+
+      g_object_get (src, "stats", &st, NULL);
+      s = st ? gst_structure_to_string (st) : g_strdup ("none");
+      printf ("final %s\n", s);
+      g_free (s);
+      if (st)
+        gst_structure_free (st);
+    }
+    gst_clear_object (&src);
+  }
+  gst_element_set_state (pipeline, GST_STATE_NULL);
+  printf ("frames %" G_GINT64_FORMAT "\n", n_frames);
+  gst_object_unref (out);
+  gst_object_unref (bus);
+  gst_object_unref (pipeline);
+  return exit_code;
+}

@@ -1,0 +1,167 @@
+/* Helpers of the conformance tests (see conf.h).
+ *
+ * Copyright (C) 2025 the doradma authors
+ * SPDX-License-Identifier: LGPL-2.1-or-later
+ */
+#include "conf.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+static gchar *dir;
+
+gchar *
+conf_expand (const gchar * text)
+{
+  gchar *s = g_strdup (text);
+
+  for (guint i = 0; i < 3; i++) {
+    gchar key[3] = { '%', "CDE"[i], 0 };
+    gchar **parts = g_strsplit (s, key, -1);
+
+    g_free (s);
+    s = g_strjoinv (mp_channel_n (i), parts);
+    g_strfreev (parts);
+  }
+  return s;
+}
+
+MpProc *
+conf_consumer (const gchar * const *opts, const gchar * pipeline)
+{
+  const gchar *app = g_getenv ("DORADMA_CONF_CONSUMER");
+  GPtrArray *argv = g_ptr_array_new_with_free_func (g_free);
+  gchar *line;
+  MpProc *p;
+
+  g_assert (app != NULL);
+  g_ptr_array_add (argv, g_strdup (app));
+  for (guint i = 0; opts && opts[i]; i++)
+    g_ptr_array_add (argv, g_strdup (opts[i]));
+  g_ptr_array_add (argv, conf_expand (pipeline));
+  g_ptr_array_add (argv, NULL);
+  p = mp_spawn_argv ((gchar **) argv->pdata);
+  line = g_strjoinv ("' '", (gchar **) argv->pdata + 1);
+  g_print ("[%d] conf-consumer '%s'\n", (int) p->pid, line);
+  g_free (line);
+  g_ptr_array_unref (argv);
+  return p;
+}
+
+GPtrArray *
+conf_reference (const gchar * pipeline)
+{
+  MpProc *p = conf_consumer (NULL, pipeline);
+  int rc = mp_wait (p, 60);
+  GPtrArray *a = mp_checksums (p);
+
+  if (rc != 0) {
+    g_printerr ("reference pipeline exited %d\n", rc);
+    mp_dump (p);
+  }
+  mp_free (p);
+  return a;
+}
+
+static void
+clear_frame (gpointer data)
+{
+  g_free (((ConfFrame *) data)->sha1);
+}
+
+GArray *
+conf_frames (MpProc * p)
+{
+  GArray *a = g_array_new (FALSE, TRUE, sizeof (ConfFrame));
+  gchar *s = mp_output (p), **lines = g_strsplit (s, "\n", -1);
+  ConfFrame f = { 0 };
+  gboolean have = FALSE;
+
+  g_array_set_clear_func (a, clear_frame);
+  for (guint i = 0; lines[i]; i++) {
+    gint64 n, pts;
+    gint disc;
+    guint64 lat;
+    gchar hex[64];
+
+    /* "frame ..." then, on the next line, "<time> <sha1>" */
+    if (sscanf (lines[i], "frame n=%" G_GINT64_FORMAT " pts=%" G_GINT64_FORMAT
+            " discont=%d latency=%" G_GUINT64_FORMAT, &n, &pts, &disc,
+            &lat) == 4) {
+      f.pts = pts;
+      f.discont = disc != 0;
+      f.latency = lat;
+      have = TRUE;
+    } else if (have && sscanf (lines[i], "%*s %63s", hex) == 1) {
+      f.sha1 = g_strdup (hex);
+      g_array_append_val (a, f);
+      have = FALSE;
+    }
+  }
+  g_strfreev (lines);
+  g_free (s);
+  return a;
+}
+
+gchar *
+conf_line (MpProc * p, const gchar * prefix)
+{
+  gchar *s = mp_output (p), **lines = g_strsplit (s, "\n", -1), *r = NULL;
+
+  for (guint i = 0; lines[i] && r == NULL; i++)
+    if (g_str_has_prefix (lines[i], prefix))
+      r = g_strdup (lines[i]);
+  g_strfreev (lines);
+  g_free (s);
+  return r;
+}
+
+gint
+conf_index (GPtrArray * ref, const gchar * sha1)
+{
+  for (guint i = 0; i < ref->len; i++)
+    if (strcmp (ref->pdata[i], sha1) == 0)
+      return (gint) i;
+  return -1;
+}
+
+int
+conf_run (const gchar * const *argv, gdouble timeout_s)
+{
+  gchar *line = g_strjoinv (" ", (gchar **) argv);
+  MpProc *p = mp_spawn_argv ((gchar **) argv);
+  int rc;
+
+  g_print ("[%d] %s\n", (int) p->pid, line);
+  g_free (line);
+  rc = mp_wait (p, timeout_s);
+  if (rc != 0)
+    mp_dump (p);
+  mp_free (p);
+  return rc;
+}
+
+const gchar *
+conf_dir (void)
+{
+  if (dir == NULL) {
+    dir = g_dir_make_tmp ("doradma-conf-XXXXXX", NULL);
+    g_assert (dir);
+  }
+  return dir;
+}
+
+void
+conf_cleanup (void)
+{
+  gchar *cmd;
+
+  if (dir == NULL)
+    return;
+  cmd = g_strdup_printf ("rm -rf '%s'", dir);
+  if (system (cmd) != 0)
+    g_printerr ("could not remove %s\n", dir);
+  g_free (cmd);
+  g_clear_pointer (&dir, g_free);
+}

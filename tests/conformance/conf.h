@@ -1,0 +1,41 @@
+/* Helpers of the conformance tests, on top of tests/multiproc/mp.h: runs
+ * conf-consumer (an appsink app that prints the SHA-1 of the visible bytes
+ * of every frame at the default layout) and reads what it printed.
+ *
+ * Copyright (C) 2025 the doradma authors
+ * SPDX-License-Identifier: LGPL-2.1-or-later
+ */
+#ifndef DORADMA_TESTS_CONF_H
+#define DORADMA_TESTS_CONF_H
+
+#include "mp.h"
+
+typedef struct
+{
+  gint64 pts;                   /* -1: none */
+  gboolean discont;
+  guint64 latency;              /* the appsink's configured latency then */
+  gchar *sha1;
+} ConfFrame;
+
+/* "%C", "%D", "%E" replaced by mp_channel_n (0, 1, 2). */
+gchar *conf_expand (const gchar * text);
+/* Starts conf-consumer with options (NULL-terminated, may be NULL) and a
+ * pipeline that contains `appsink name=out`. */
+MpProc *conf_consumer (const gchar * const *opts, const gchar * pipeline);
+/* Runs conf-consumer on a pipeline without doradma; its frames' SHA-1s. */
+GPtrArray *conf_reference (const gchar * pipeline);
+/* The frames conf-consumer printed, in order (ConfFrame, freed with the
+ * array). */
+GArray *conf_frames (MpProc * p);
+/* The first line of the output that starts with prefix (a copy), or NULL. */
+gchar *conf_line (MpProc * p, const gchar * prefix);
+/* Index of sha1 in ref, or -1. */
+gint conf_index (GPtrArray * ref, const gchar * sha1);
+/* Runs argv to completion (output to files) and returns its exit code. */
+int conf_run (const gchar * const *argv, gdouble timeout_s);
+/* A private directory for files of this test (removed by conf_cleanup). */
+const gchar *conf_dir (void);
+void conf_cleanup (void);
+
+#endif
