@@ -28,31 +28,40 @@ conf_expand (const gchar * text)
 }
 
 MpProc *
-conf_consumer (const gchar * const *opts, const gchar * pipeline)
+conf_app_as (const gchar * const *prefix, const gchar * const *opts,
+    const gchar * pipeline)
 {
-  const gchar *app = g_getenv ("DORADMA_CONF_CONSUMER");
+  const gchar *app = g_getenv ("DORADMA_CONF_APP");
   GPtrArray *argv = g_ptr_array_new_with_free_func (g_free);
   gchar *line;
   MpProc *p;
 
   g_assert (app != NULL);
+  for (guint i = 0; prefix && prefix[i]; i++)
+    g_ptr_array_add (argv, g_strdup (prefix[i]));
   g_ptr_array_add (argv, g_strdup (app));
   for (guint i = 0; opts && opts[i]; i++)
     g_ptr_array_add (argv, g_strdup (opts[i]));
   g_ptr_array_add (argv, conf_expand (pipeline));
   g_ptr_array_add (argv, NULL);
   p = mp_spawn_argv ((gchar **) argv->pdata);
-  line = g_strjoinv ("' '", (gchar **) argv->pdata + 1);
-  g_print ("[%d] conf-consumer '%s'\n", (int) p->pid, line);
+  line = g_strjoinv ("' '", (gchar **) argv->pdata);
+  g_print ("[%d] '%s'\n", (int) p->pid, line);
   g_free (line);
   g_ptr_array_unref (argv);
   return p;
 }
 
+MpProc *
+conf_app (const gchar * const *opts, const gchar * pipeline)
+{
+  return conf_app_as (NULL, opts, pipeline);
+}
+
 GPtrArray *
 conf_reference (const gchar * pipeline)
 {
-  MpProc *p = conf_consumer (NULL, pipeline);
+  MpProc *p = conf_app (NULL, pipeline);
   int rc = mp_wait (p, 60);
   GPtrArray *a = mp_checksums (p);
 
@@ -77,6 +86,7 @@ conf_frames (MpProc * p)
   gchar *s = mp_output (p), **lines = g_strsplit (s, "\n", -1);
   ConfFrame f = { 0 };
   gboolean have = FALSE;
+  guint resumes = 0;
 
   g_array_set_clear_func (a, clear_frame);
   for (guint i = 0; lines[i]; i++) {
@@ -85,6 +95,8 @@ conf_frames (MpProc * p)
     guint64 lat;
     gchar hex[64];
 
+    if (strcmp (lines[i], "resumed") == 0)
+      resumes++;
     /* "frame ..." then, on the next line, "<time> <sha1>" */
     if (sscanf (lines[i], "frame n=%" G_GINT64_FORMAT " pts=%" G_GINT64_FORMAT
             " discont=%d latency=%" G_GUINT64_FORMAT, &n, &pts, &disc,
@@ -95,6 +107,7 @@ conf_frames (MpProc * p)
       have = TRUE;
     } else if (have && sscanf (lines[i], "%*s %63s", hex) == 1) {
       f.sha1 = g_strdup (hex);
+      f.resumes = resumes;
       g_array_append_val (a, f);
       have = FALSE;
     }

@@ -1,6 +1,7 @@
 /* Helpers of the conformance tests, on top of tests/multiproc/mp.h: runs
- * conf-consumer (an appsink app that prints the SHA-1 of the visible bytes
- * of every frame at the default layout) and reads what it printed.
+ * conf-app (producer or consumer app; as a consumer, it prints the SHA-1 of
+ * the visible bytes of every frame at the default layout) and reads what it
+ * printed.
  *
  * Copyright (C) 2025 the doradma authors
  * SPDX-License-Identifier: LGPL-2.1-or-later
@@ -16,16 +17,20 @@ typedef struct
   gboolean discont;
   guint64 latency;              /* the appsink's configured latency then */
   gchar *sha1;
+  guint resumes;                /* "resumed" lines printed before it */
 } ConfFrame;
 
 /* "%C", "%D", "%E" replaced by mp_channel_n (0, 1, 2). */
 gchar *conf_expand (const gchar * text);
-/* Starts conf-consumer with options (NULL-terminated, may be NULL) and a
- * pipeline that contains `appsink name=out`. */
-MpProc *conf_consumer (const gchar * const *opts, const gchar * pipeline);
-/* Runs conf-consumer on a pipeline without doradma; its frames' SHA-1s. */
+/* Starts conf-app with options (NULL-terminated, may be NULL) and a
+ * pipeline (see conf-app.c). */
+MpProc *conf_app (const gchar * const *opts, const gchar * pipeline);
+/* The same, run through prefix (e.g. setpriv ... as another user). */
+MpProc *conf_app_as (const gchar * const *prefix, const gchar * const *opts,
+    const gchar * pipeline);
+/* Runs conf-app on a consumer pipeline without doradma; its SHA-1s. */
 GPtrArray *conf_reference (const gchar * pipeline);
-/* The frames conf-consumer printed, in order (ConfFrame, freed with the
+/* The frames conf-app printed, in order (ConfFrame, freed with the
  * array). */
 GArray *conf_frames (MpProc * p);
 /* The first line of the output that starts with prefix (a copy), or NULL. */

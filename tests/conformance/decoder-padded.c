@@ -106,7 +106,7 @@ main (void)
   for (guint i = 0; i < N_CONSUMERS; i++) {
     desc = g_strdup_printf (SRC "%s%s" OUT, consumers[i].src_props,
         consumers[i].downstream);
-    cons[i] = conf_consumer (NULL, desc);
+    cons[i] = conf_app (NULL, desc);
     g_free (desc);
   }
   /* lossless, and only once all five joined: every consumer gets every

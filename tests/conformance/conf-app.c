@@ -1,6 +1,6 @@
-/* conf-consumer: an appsink application for the conformance tests. It runs a
- * pipeline given in gst-launch syntax that contains `appsink name=out`, and
- * prints one line per frame in checksumsink's format ("H:MM:SS.NNNNNNNNN
+/* conf-app: the application of the conformance tests, producer or consumer.
+ * It runs a pipeline given in gst-launch syntax. With `appsink name=out` in
+ * it, it prints one line per frame in checksumsink's format ("H:MM:SS.NNNNNNNNN
  * <sha1>", so tests/multiproc/mp.c parses it), where the SHA-1 covers only
  * the visible bytes of each row read at the DEFAULT layout of the caps
  * (offsets and strides of gst_video_info_from_caps, never a GstVideoMeta):
@@ -20,10 +20,23 @@
  * --pause-ms MS (PAUSED after N frames for MS, then PLAYING), --timeout S
  * (exit 2 after S seconds).
  *
+ * Producer side: --appsrc-frames N pushes N generated frames (content a
+ * function of the frame number only, caps from the appsrc's `caps`) into
+ * `appsrc name=in`; --replay, after the first EOS, sets `wait-for-readers=1`
+ * on the element named "sink", prints "replay" and seeks (FLUSH) back to 0,
+ * and ends at the second EOS (a looping player); --stop-ms MS plays only
+ * [0, MS] (a seek in PAUSED, before PLAYING; the replay too); --hold-first-ms MS holds
+ * the first buffer at the sink pad of "sink" for MS (a source slow to start:
+ * the ring exists, nothing is rendered yet). "sink-latency NS" is printed
+ * when the first buffer reaches "sink" (its configured latency then).
+ * SIGINT/SIGTERM stop the pipeline cleanly (exit 0).
+ *
  * Copyright (C) 2025 the doradma authors
  * SPDX-License-Identifier: LGPL-2.1-or-later
  */
+#include <glib-unix.h>
 #include <gst/app/gstappsink.h>
+#include <gst/app/gstappsrc.h>
 #include <gst/gst.h>
 #include <gst/video/video.h>
 #include <stdio.h>
@@ -34,6 +47,9 @@ static GMainLoop *loop;
 static gint64 frames_max = -1, pause_after = -1, pause_ms;
 static gint64 n_frames;
 static int exit_code;
+static gint64 appsrc_frames = -1, hold_first_ms;
+static gboolean replay, replaying;
+static gint64 stop_ms;
 
 /* SHA-1 of the visible bytes of every row of every plane, at the default
  * layout of `info`. Formats whose rows are whole pixels (I420, NV12, RGBA,
@@ -109,7 +125,7 @@ new_sample (GstAppSink * sink, gpointer data)
   buf = gst_sample_get_buffer (sample);
   if (!gst_video_info_from_caps (&info, gst_sample_get_caps (sample)) ||
       !gst_buffer_map (buf, &map, GST_MAP_READ)) {
-    printf ("ERROR domain=conf-consumer code=0 from=out: cannot read a "
+    printf ("ERROR domain=conf-app code=0 (map) from=out: cannot read a "
         "frame | caps %" GST_PTR_FORMAT "\n", gst_sample_get_caps (sample));
     gst_sample_unref (sample);
     exit_code = 1;
@@ -140,6 +156,124 @@ new_sample (GstAppSink * sink, gpointer data)
   return GST_FLOW_OK;
 }
 
+/* "GST_CORE_ERROR_NEGOTIATION" for a core error with that code, etc. */
+static const gchar *
+error_name (const GError * err)
+{
+  GType type = G_TYPE_INVALID;
+  GEnumClass *klass;
+  GEnumValue *v;
+  const gchar *name;
+
+  if (err->domain == GST_CORE_ERROR)
+    type = GST_TYPE_CORE_ERROR;
+  else if (err->domain == GST_LIBRARY_ERROR)
+    type = GST_TYPE_LIBRARY_ERROR;
+  else if (err->domain == GST_RESOURCE_ERROR)
+    type = GST_TYPE_RESOURCE_ERROR;
+  else if (err->domain == GST_STREAM_ERROR)
+    type = GST_TYPE_STREAM_ERROR;
+  if (type == G_TYPE_INVALID)
+    return "?";
+  klass = g_type_class_ref (type);
+  v = g_enum_get_value (klass, err->code);
+  name = v ? v->value_name : "?";
+  g_type_class_unref (klass);
+  return name;
+}
+
+/* FLUSH seek to 0, stopping at --stop-ms when given */
+static gboolean
+seek_to_start (void)
+{
+  return gst_element_seek (pipeline, 1.0, GST_FORMAT_TIME,
+      GST_SEEK_FLAG_FLUSH | GST_SEEK_FLAG_ACCURATE, GST_SEEK_TYPE_SET, 0,
+      stop_ms > 0 ? GST_SEEK_TYPE_SET : GST_SEEK_TYPE_NONE,
+      stop_ms > 0 ? (GstClockTime) stop_ms * GST_MSECOND : GST_CLOCK_TIME_NONE);
+}
+
+static void
+start_replay (void)
+{
+  GstElement *sink = gst_bin_get_by_name (GST_BIN (pipeline), "sink");
+
+  /* the replay waits for a consumer that joins now */
+  if (sink)
+    g_object_set (sink, "wait-for-readers", 1, NULL);
+  gst_clear_object (&sink);
+  printf ("replay\n");
+  if (!seek_to_start ()) {
+    printf ("ERROR domain=conf-app code=0 (seek) from=app: the flushing seek "
+        "to 0 after EOS was refused | \n");
+    exit_code = 1;
+    g_main_loop_quit (loop);
+  }
+}
+
+static GstPadProbeReturn
+first_buffer_at_sink (GstPad * pad, GstPadProbeInfo * info, gpointer data)
+{
+  GstElement *sink = gst_pad_get_parent_element (pad);
+
+  printf ("sink-latency %" G_GUINT64_FORMAT "\n",
+      (guint64) gst_base_sink_get_latency (GST_BASE_SINK (sink)));
+  gst_object_unref (sink);
+  if (hold_first_ms > 0) {
+    printf ("holding the first buffer %" G_GINT64_FORMAT " ms\n",
+        hold_first_ms);
+    g_usleep (hold_first_ms * 1000);
+    printf ("released the first buffer\n");
+  }
+  return GST_PAD_PROBE_REMOVE;
+}
+
+/* Frame i of --appsrc-frames: every byte a function of (i, offset), so a
+ * reference run of the same app makes the same frames. */
+static gpointer
+push_frames (gpointer data)
+{
+  GstAppSrc *in = data;
+  GstCaps *caps = gst_app_src_get_caps (in);
+  GstVideoInfo info;
+  GstClockTime dur;
+
+  if (caps == NULL || !gst_video_info_from_caps (&info, caps)) {
+    g_printerr ("appsrc needs fixed video caps\n");
+    exit (2);
+  }
+  dur = gst_util_uint64_scale_int (GST_SECOND, GST_VIDEO_INFO_FPS_D (&info),
+      MAX (GST_VIDEO_INFO_FPS_N (&info), 1));
+  for (gint64 i = 0; i < appsrc_frames; i++) {
+    GstBuffer *buf = gst_buffer_new_allocate (NULL, info.size, NULL);
+    GstMapInfo map;
+    guint32 x = 0x9e3779b9u * (guint32) (i + 1);
+
+    gst_buffer_map (buf, &map, GST_MAP_WRITE);
+    for (gsize o = 0; o < map.size; o++) {
+      x ^= x << 13;
+      x ^= x >> 17;
+      x ^= x << 5;
+      map.data[o] = (guint8) x;
+    }
+    gst_buffer_unmap (buf, &map);
+    GST_BUFFER_PTS (buf) = i * dur;
+    GST_BUFFER_DURATION (buf) = dur;
+    if (gst_app_src_push_buffer (in, buf) != GST_FLOW_OK)
+      break;
+  }
+  gst_app_src_end_of_stream (in);
+  gst_caps_unref (caps);
+  return NULL;
+}
+
+static gboolean
+on_signal (gpointer data)
+{
+  printf ("stopping on a signal\n");
+  g_main_loop_quit (loop);
+  return G_SOURCE_CONTINUE;
+}
+
 static gboolean
 on_message (GstBus * bus, GstMessage * msg, gpointer data)
 {
@@ -149,8 +283,8 @@ on_message (GstBus * bus, GstMessage * msg, gpointer data)
       gchar *debug = NULL;
 
       gst_message_parse_error (msg, &err, &debug);
-      printf ("ERROR domain=%s code=%d from=%s: %s | %s\n",
-          g_quark_to_string (err->domain), err->code,
+      printf ("ERROR domain=%s code=%d (%s) from=%s: %s | %s\n",
+          g_quark_to_string (err->domain), err->code, error_name (err),
           GST_OBJECT_NAME (GST_MESSAGE_SRC (msg)), err->message,
           debug ? debug : "");
       g_clear_error (&err);
@@ -161,7 +295,12 @@ on_message (GstBus * bus, GstMessage * msg, gpointer data)
     }
     case GST_MESSAGE_EOS:
       printf ("eos\n");
-      g_main_loop_quit (loop);
+      if (replay && !replaying) {
+        replaying = TRUE;
+        start_replay ();
+      } else {
+        g_main_loop_quit (loop);
+      }
       break;
     case GST_MESSAGE_LATENCY:
       printf ("latency-message\n");
@@ -183,7 +322,7 @@ on_message (GstBus * bus, GstMessage * msg, gpointer data)
 static gboolean
 timed_out (gpointer data)
 {
-  printf ("ERROR domain=conf-consumer code=0 from=app: timed out\n");
+  printf ("ERROR domain=conf-app code=0 (timeout) from=app: timed out | \n");
   exit_code = 2;
   g_main_loop_quit (loop);
   return G_SOURCE_REMOVE;
@@ -199,11 +338,19 @@ main (int argc, char **argv)
         "N"},
     {"pause-ms", 0, 0, G_OPTION_ARG_INT64, &pause_ms, "pause for MS", "MS"},
     {"timeout", 0, 0, G_OPTION_ARG_DOUBLE, &timeout_s, "give up after S", "S"},
+    {"appsrc-frames", 0, 0, G_OPTION_ARG_INT64, &appsrc_frames,
+        "push N generated frames into appsrc name=in", "N"},
+    {"replay", 0, 0, G_OPTION_ARG_NONE, &replay, "seek to 0 after EOS", NULL},
+    {"stop-ms", 0, 0, G_OPTION_ARG_INT64, &stop_ms,
+        "play [0, MS] (a seek in PAUSED before PLAYING)", "MS"},
+    {"hold-first-ms", 0, 0, G_OPTION_ARG_INT64, &hold_first_ms,
+        "hold the first buffer at the sink named sink", "MS"},
     {NULL}
   };
-  GOptionContext *ctx = g_option_context_new ("PIPELINE (with appsink name=out)");
+  GOptionContext *ctx = g_option_context_new ("PIPELINE");
   GError *err = NULL;
-  GstElement *out;
+  GstElement *out, *in, *sink;
+  GThread *pusher = NULL;
   GstAppSinkCallbacks cb = { NULL };
   GstBus *bus;
 
@@ -219,25 +366,47 @@ main (int argc, char **argv)
 
   pipeline = gst_parse_launch (argv[1], &err);
   if (pipeline == NULL || err) {
-    printf ("ERROR domain=parse code=%d from=app: %s | %s\n",
+    printf ("ERROR domain=parse code=%d (parse) from=app: %s | %s\n",
         err ? err->code : 0, err ? err->message : "no pipeline", argv[1]);
     return 1;
   }
   out = gst_bin_get_by_name (GST_BIN (pipeline), "out");
-  if (out == NULL || !GST_IS_APP_SINK (out)) {
-    g_printerr ("the pipeline has no appsink named out\n");
+  if (out && GST_IS_APP_SINK (out)) {
+    cb.new_sample = new_sample;
+    gst_app_sink_set_callbacks (GST_APP_SINK (out), &cb, NULL, NULL);
+  }
+  in = gst_bin_get_by_name (GST_BIN (pipeline), "in");
+  if (appsrc_frames >= 0 && (in == NULL || !GST_IS_APP_SRC (in))) {
+    g_printerr ("--appsrc-frames needs appsrc name=in\n");
     return 2;
   }
-  cb.new_sample = new_sample;
-  gst_app_sink_set_callbacks (GST_APP_SINK (out), &cb, NULL, NULL);
+  sink = gst_bin_get_by_name (GST_BIN (pipeline), "sink");
+  if (sink && GST_IS_BASE_SINK (sink)) {
+    GstPad *pad = gst_element_get_static_pad (sink, "sink");
+
+    gst_pad_add_probe (pad, GST_PAD_PROBE_TYPE_BUFFER, first_buffer_at_sink,
+        NULL, NULL);
+    gst_object_unref (pad);
+  }
+  g_unix_signal_add (SIGINT, on_signal, NULL);
+  g_unix_signal_add (SIGTERM, on_signal, NULL);
 
   loop = g_main_loop_new (NULL, FALSE);
   bus = gst_element_get_bus (pipeline);
   gst_bus_add_watch (bus, on_message, NULL);
   g_timeout_add ((guint) (timeout_s * 1000), timed_out, NULL);
+  if (stop_ms > 0) {
+    gst_element_set_state (pipeline, GST_STATE_PAUSED);
+    gst_element_get_state (pipeline, NULL, NULL, 30 * GST_SECOND);
+    if (!seek_to_start ())
+      printf ("ERROR domain=conf-app code=0 (seek) from=app: the seek to "
+          "[0, %" G_GINT64_FORMAT " ms] was refused | \n", stop_ms);
+  }
   if (gst_element_set_state (pipeline, GST_STATE_PLAYING) ==
       GST_STATE_CHANGE_FAILURE)
     printf ("state change to PLAYING failed\n");
+  if (appsrc_frames >= 0)
+    pusher = g_thread_new ("push", push_frames, in);
   g_main_loop_run (loop);
   {
     /* the src's counters now (its own message comes only at EOS) */
@@ -258,8 +427,12 @@ main (int argc, char **argv)
     gst_clear_object (&src);
   }
   gst_element_set_state (pipeline, GST_STATE_NULL);
+  if (pusher)
+    g_thread_join (pusher);
   printf ("frames %" G_GINT64_FORMAT "\n", n_frames);
-  gst_object_unref (out);
+  gst_clear_object (&out);
+  gst_clear_object (&in);
+  gst_clear_object (&sink);
   gst_object_unref (bus);
   gst_object_unref (pipeline);
   return exit_code;

@@ -1,0 +1,80 @@
+/* Description: a looping player. The producer plays [0, 1 s) into
+ * doradmasink, reaches EOS, seeks (FLUSH) back to 0 and plays it again. A
+ * consumer that joins after the EOS, during the replay, gets every frame of
+ * the replay (equal to a local reference) and then EOS, instead of EOS at
+ * once.
+ *
+ * Specifies gst-elements.md finding 4 (EOS on the ring is permanent: EOS
+ * followed by a flushing seek must start a new stream consumers follow).
+ */
+#include "conf.h"
+
+#define N_FRAMES 30
+#define CAPS "video/x-raw,format=I420,width=160,height=120,framerate=30/1"
+/* [0, 1 s): frames 0..29 */
+#define STOP_MS "1000"
+#define PLAY "videotestsrc pattern=ball ! " CAPS
+
+int
+main (void)
+{
+  static const gchar *needed[] = { "videotestsrc", "appsink", NULL };
+  static const gchar *ref_opts[] = { "--stop-ms", STOP_MS, NULL };
+  static const gchar *prod_opts[] = { "--stop-ms", STOP_MS, "--replay", NULL };
+  MpProc *prod = NULL, *cons = NULL;
+  GPtrArray *ref = NULL, *got = NULL;
+  gchar *line;
+  gint64 end;
+  int rp, rc;
+
+  mp_init ("eos-seek-replay", needed);
+  {
+    MpProc *r = conf_app (ref_opts, PLAY " ! appsink name=out sync=false");
+
+    rc = mp_wait (r, 60);
+    ref = mp_checksums (r);
+    mp_free (r);
+  }
+  MP_CHECK (rc == 0 && ref->len == N_FRAMES, "reference: exit %d, %u frames",
+      rc, ref->len);
+
+  /* lossless: the replay waits (wait-for-readers=1, set by the app at EOS)
+   * for the consumer and then gives it every frame */
+  prod = conf_app (prod_opts, PLAY " ! doradmasink name=sink channel=%C "
+      "mode=lossless timeout=30000000000");
+  end = g_get_monotonic_time () + 60 * G_USEC_PER_SEC;
+  while ((line = conf_line (prod, "replay")) == NULL && mp_alive (prod)
+      && g_get_monotonic_time () < end)
+    g_usleep (20000);
+  MP_CHECK (line != NULL, "the producer never reached EOS and replayed");
+  g_free (line);
+
+  cons = conf_app (NULL, "doradmasrc name=src channel=%C "
+      "timeout=30000000000 ! appsink name=out sync=false");
+  rc = mp_wait (cons, 60);
+  rp = mp_wait (prod, 60);
+  got = mp_checksums (cons);
+  g_print ("consumer: exit %d, %u frames; producer exit %d\n", rc, got->len,
+      rp);
+  MP_CHECK (rc == 0, "consumer exited %d", rc);
+  MP_CHECK (mp_equal (got, ref, "consumer (joined at the replay) vs "
+          "reference"), "the late consumer did not get the replay");
+  MP_CHECK (conf_line (cons, "eos") != NULL, "no EOS after the replay");
+  MP_CHECK (rp == 0, "producer exited %d", rp);
+  MP_CHECK (mp_stat (prod, "doradmasink-stats", "frames") == 2 * N_FRAMES,
+      "producer published %" G_GINT64_FORMAT " frames, expected 2 x %d",
+      (gint64) mp_stat (prod, "doradmasink-stats", "frames"), N_FRAMES);
+  MP_CHECK (mp_shm_clean (), "leftovers in /dev/shm");
+  mp_free (prod);
+  mp_free (cons);
+  g_print ("PASS\n");
+  return T_EXIT_PASS;
+
+err:
+  mp_dump (prod);
+  mp_dump (cons);
+  mp_free (prod);
+  mp_free (cons);
+  mp_shm_clean ();
+  return T_EXIT_FAIL;
+}

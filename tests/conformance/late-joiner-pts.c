@@ -1,0 +1,102 @@
+/* Description: a consumer joins a live producer that has been publishing
+ * for a second. It gets no run of frames stamped PTS 0: every frame is a
+ * frame of the local reference, frame numbers and PTS strictly increase,
+ * and from the second frame on PTS is the capture time (PTS minus frame
+ * number x 1/30 s is one constant; the first frame may be clipped to 0).
+ *
+ * Specifies gst-elements.md finding 9.
+ */
+#include "conf.h"
+
+#define N_FRAMES 90
+#define FPS 30
+#define CAPS "video/x-raw,format=I420,width=160,height=120,framerate=30/1"
+#define DUR (G_GINT64_CONSTANT (1000000000) / FPS)
+#define N_GOT 20
+
+int
+main (void)
+{
+  static const gchar *needed[] = { "videotestsrc", "appsink", NULL };
+  static const gchar *cons_opts[] = { "--frames", G_STRINGIFY (N_GOT), NULL };
+  MpProc *prod = NULL, *cons = NULL, *r;
+  GPtrArray *ref = NULL;
+  GArray *got = NULL;
+  gint64 offset = 0;
+  gchar *line = NULL;
+  gint64 end;
+  int rp, rc;
+
+  mp_init ("late-joiner-pts", needed);
+  r = conf_app (NULL, "videotestsrc pattern=ball num-buffers="
+      G_STRINGIFY (N_FRAMES) " ! " CAPS " ! appsink name=out sync=false");
+  rc = mp_wait (r, 60);
+  ref = mp_checksums (r);
+  mp_free (r);
+  MP_CHECK (rc == 0 && ref->len == N_FRAMES, "reference: exit %d, %u frames",
+      rc, ref->len);
+
+  prod = conf_app (NULL, "videotestsrc is-live=true pattern=ball num-buffers="
+      G_STRINGIFY (N_FRAMES) " ! " CAPS " ! doradmasink name=sink "
+      "channel=%C");
+  /* "sink-latency" comes with the first frame at the sink */
+  end = g_get_monotonic_time () + 30 * G_USEC_PER_SEC;
+  while ((line = conf_line (prod, "sink-latency")) == NULL && mp_alive (prod)
+      && g_get_monotonic_time () < end)
+    g_usleep (20000);
+  MP_CHECK (line != NULL, "the producer never published");
+  g_usleep (G_USEC_PER_SEC);
+
+  cons = conf_app (cons_opts, "doradmasrc name=src channel=%C "
+      "timeout=30000000000 ! appsink name=out sync=true");
+  rc = mp_wait (cons, 60);
+  rp = mp_wait (prod, 60);
+  MP_CHECK (rc == 0, "consumer exited %d", rc);
+  MP_CHECK (rp == 0, "producer exited %d", rp);
+
+  got = conf_frames (cons);
+  MP_CHECK (got->len == N_GOT, "%u frames, expected %d", got->len, N_GOT);
+  for (guint i = 0; i < got->len; i++) {
+    ConfFrame *f = &g_array_index (got, ConfFrame, i);
+    gint k = conf_index (ref, f->sha1);
+
+    g_print ("frame %u: reference frame %d, PTS %.1f ms%s\n", i, k,
+        f->pts / 1e6, f->discont ? " DISCONT" : "");
+    MP_CHECK (k >= 0, "frame %u (%s) is no frame of the reference", i,
+        f->sha1);
+    if (i == 0) {
+      /* joined late: not the first frames of the stream */
+      MP_CHECK (k >= FPS / 2, "the first frame is reference frame %d: the "
+          "consumer did not join late", k);
+      continue;
+    }
+    {
+      ConfFrame *prev = &g_array_index (got, ConfFrame, i - 1);
+
+      MP_CHECK (f->pts > prev->pts, "PTS did not increase at frame %u: %.1f "
+          "ms after %.1f ms", i, f->pts / 1e6, prev->pts / 1e6);
+      MP_CHECK (k > conf_index (ref, prev->sha1), "frame %u is reference "
+          "frame %d, after reference frame %d", i, k,
+          conf_index (ref, prev->sha1));
+    }
+    if (i == 1)
+      offset = f->pts - k * DUR;
+    MP_CHECK (ABS (f->pts - k * DUR - offset) <= 2000000, "frame %u "
+        "(reference frame %d) has PTS %.1f ms, %.1f ms off its capture time",
+        i, k, f->pts / 1e6, (f->pts - k * DUR - offset) / 1e6);
+  }
+  MP_CHECK (mp_shm_clean (), "leftovers in /dev/shm");
+  g_free (line);
+  mp_free (prod);
+  mp_free (cons);
+  g_print ("PASS\n");
+  return T_EXIT_PASS;
+
+err:
+  mp_dump (prod);
+  mp_dump (cons);
+  mp_free (prod);
+  mp_free (cons);
+  mp_shm_clean ();
+  return T_EXIT_FAIL;
+}

@@ -1,0 +1,116 @@
+/* Description: a consumer app goes PAUSED for 1 s while a live producer
+ * keeps publishing, then PLAYING again. No frame captured during the pause
+ * is pushed after the resume, and PTS never goes backwards: every frame is
+ * a frame of the local reference, frame numbers and PTS strictly increase,
+ * and after the resume every frame's PTS is its true capture time (PTS minus
+ * frame number x 1/30 s is one constant: no stale frame re-stamped).
+ *
+ * Specifies gst-elements.md finding 5.
+ */
+#include "conf.h"
+
+#define N_FRAMES 150
+#define FPS 30
+#define CAPS "video/x-raw,format=I420,width=160,height=120,framerate=30/1"
+#define PAUSE_AFTER 20
+#define PAUSE_MS 1000
+#define DUR (G_GINT64_CONSTANT (1000000000) / FPS)
+/* frames in flight when the pause began (in the src, prerolled in the
+ * sink) may come after the resume: they were captured before the pause */
+#define IN_FLIGHT 2
+
+int
+main (void)
+{
+  static const gchar *needed[] = { "videotestsrc", "appsink", NULL };
+  static const gchar *pause_opts[] = { "--pause-after",
+    G_STRINGIFY (PAUSE_AFTER), "--pause-ms", G_STRINGIFY (PAUSE_MS), NULL
+  };
+  MpProc *prod = NULL, *cons = NULL, *r;
+  GPtrArray *ref = NULL;
+  GArray *got = NULL;
+  gint last_before = -1, first_after = -1;
+  gint64 offset_after = 0;
+  gboolean have_offset = FALSE;
+  int rp, rc;
+
+  mp_init ("pause-resume", needed);
+  r = conf_app (NULL, "videotestsrc pattern=ball num-buffers="
+      G_STRINGIFY (N_FRAMES) " ! " CAPS " ! appsink name=out sync=false");
+  rc = mp_wait (r, 60);
+  ref = mp_checksums (r);
+  mp_free (r);
+  MP_CHECK (rc == 0 && ref->len == N_FRAMES, "reference: exit %d, %u frames",
+      rc, ref->len);
+
+  prod = conf_app (NULL, "videotestsrc is-live=true pattern=ball num-buffers="
+      G_STRINGIFY (N_FRAMES) " ! " CAPS " ! doradmasink name=sink "
+      "channel=%C");
+  cons = conf_app (pause_opts, "doradmasrc name=src channel=%C "
+      "timeout=30000000000 ! appsink name=out sync=true");
+  rp = mp_wait (prod, 60);
+  rc = mp_wait (cons, 60);
+  MP_CHECK (rp == 0, "producer exited %d", rp);
+  MP_CHECK (rc == 0, "consumer exited %d", rc);
+  MP_CHECK (conf_line (cons, "resumed") != NULL, "the consumer never paused "
+      "and resumed");
+
+  got = conf_frames (cons);
+  MP_CHECK (got->len > PAUSE_AFTER, "only %u frames", got->len);
+  for (guint i = 0; i < got->len; i++) {
+    ConfFrame *f = &g_array_index (got, ConfFrame, i);
+    gint k = conf_index (ref, f->sha1);
+
+    MP_CHECK (k >= 0, "frame %u (%s) is no frame of the reference", i,
+        f->sha1);
+    if (i > 0) {
+      ConfFrame *prev = &g_array_index (got, ConfFrame, i - 1);
+
+      MP_CHECK (f->pts > prev->pts, "PTS went backwards (or stood still) at "
+          "frame %u (reference frame %d): %" G_GINT64_FORMAT " ms after %"
+          G_GINT64_FORMAT " ms%s", i, k, f->pts / 1000000,
+          prev->pts / 1000000, f->resumes ? " (after the resume)" : "");
+      MP_CHECK (k > conf_index (ref, prev->sha1), "frame %u is reference "
+          "frame %d, after reference frame %d", i, k,
+          conf_index (ref, prev->sha1));
+    }
+    if (f->resumes == 0) {
+      last_before = k;
+      continue;
+    }
+    if (k <= last_before + IN_FLIGHT)
+      continue;
+    if (first_after < 0)
+      first_after = k;
+    /* captured after the resume: PTS is the capture time in this
+     * pipeline's running time, so PTS - k x DUR is one constant */
+    if (!have_offset) {
+      offset_after = f->pts - k * DUR;
+      have_offset = TRUE;
+    }
+    MP_CHECK (ABS (f->pts - k * DUR - offset_after) <= 2000000,
+        "frame %u (reference frame %d) after the resume has PTS %"
+        G_GINT64_FORMAT " ms, %" G_GINT64_FORMAT " ms off its capture time: "
+        "a stale frame re-stamped", i, k, f->pts / 1000000,
+        (f->pts - k * DUR - offset_after) / 1000000);
+  }
+  g_print ("last frame before the pause: %d; first captured after the "
+      "resume: %d\n", last_before, first_after);
+  /* the pause really skipped frames (else this tested nothing) */
+  MP_CHECK (first_after - last_before >= PAUSE_MS * FPS / 1000 / 2,
+      "the resume continued at frame %d after %d: no frames were published "
+      "during the pause?", first_after, last_before);
+  MP_CHECK (mp_shm_clean (), "leftovers in /dev/shm");
+  mp_free (prod);
+  mp_free (cons);
+  g_print ("PASS\n");
+  return T_EXIT_PASS;
+
+err:
+  mp_dump (prod);
+  mp_dump (cons);
+  mp_free (prod);
+  mp_free (cons);
+  mp_shm_clean ();
+  return T_EXIT_FAIL;
+}
