@@ -28,7 +28,7 @@
  * [0, MS] (a seek in PAUSED, before PLAYING; the replay too); --hold-first-ms MS holds
  * the first buffer at the sink pad of "sink" for MS (a source slow to start:
  * the ring exists, nothing is rendered yet). "sink-latency NS" is printed
- * when the first buffer reaches "sink" (its configured latency then).
+ * when a buffer reaches "sink" and its configured latency changed.
  * SIGINT/SIGTERM stop the pipeline cleanly (exit 0).
  *
  * Copyright (C) 2025 the doradma authors
@@ -210,21 +210,30 @@ start_replay (void)
   }
 }
 
+/* Every buffer reaching "sink": prints its configured latency when it
+ * changed (the pipeline distributes it after the live source started, so
+ * the first buffers may still see 0), and holds the first one. */
 static GstPadProbeReturn
-first_buffer_at_sink (GstPad * pad, GstPadProbeInfo * info, gpointer data)
+buffer_at_sink (GstPad * pad, GstPadProbeInfo * info, gpointer data)
 {
+  static GstClockTime printed = GST_CLOCK_TIME_NONE;
+  static gboolean held;
   GstElement *sink = gst_pad_get_parent_element (pad);
+  GstClockTime latency = gst_base_sink_get_latency (GST_BASE_SINK (sink));
 
-  printf ("sink-latency %" G_GUINT64_FORMAT "\n",
-      (guint64) gst_base_sink_get_latency (GST_BASE_SINK (sink)));
   gst_object_unref (sink);
-  if (hold_first_ms > 0) {
+  if (latency != printed) {
+    printf ("sink-latency %" G_GUINT64_FORMAT "\n", (guint64) latency);
+    printed = latency;
+  }
+  if (hold_first_ms > 0 && !held) {
+    held = TRUE;
     printf ("holding the first buffer %" G_GINT64_FORMAT " ms\n",
         hold_first_ms);
     g_usleep (hold_first_ms * 1000);
     printf ("released the first buffer\n");
   }
-  return GST_PAD_PROBE_REMOVE;
+  return GST_PAD_PROBE_OK;
 }
 
 /* Frame i of --appsrc-frames: every byte a function of (i, offset), so a
@@ -283,6 +292,10 @@ on_message (GstBus * bus, GstMessage * msg, gpointer data)
       gchar *debug = NULL;
 
       gst_message_parse_error (msg, &err, &debug);
+      /* one line: tests read it with the rest of the text */
+      g_strdelimit (err->message, "\n", ' ');
+      if (debug)
+        g_strdelimit (debug, "\n", ' ');
       printf ("ERROR domain=%s code=%d (%s) from=%s: %s | %s\n",
           g_quark_to_string (err->domain), err->code, error_name (err),
           GST_OBJECT_NAME (GST_MESSAGE_SRC (msg)), err->message,
@@ -384,7 +397,7 @@ main (int argc, char **argv)
   if (sink && GST_IS_BASE_SINK (sink)) {
     GstPad *pad = gst_element_get_static_pad (sink, "sink");
 
-    gst_pad_add_probe (pad, GST_PAD_PROBE_TYPE_BUFFER, first_buffer_at_sink,
+    gst_pad_add_probe (pad, GST_PAD_PROBE_TYPE_BUFFER, buffer_at_sink,
         NULL, NULL);
     gst_object_unref (pad);
   }

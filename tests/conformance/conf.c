@@ -92,18 +92,19 @@ conf_frames (MpProc * p)
   for (guint i = 0; lines[i]; i++) {
     gint64 n, pts;
     gint disc;
-    guint64 lat;
+    guint64 lat, size;
     gchar hex[64];
 
     if (strcmp (lines[i], "resumed") == 0)
       resumes++;
     /* "frame ..." then, on the next line, "<time> <sha1>" */
     if (sscanf (lines[i], "frame n=%" G_GINT64_FORMAT " pts=%" G_GINT64_FORMAT
-            " discont=%d latency=%" G_GUINT64_FORMAT, &n, &pts, &disc,
-            &lat) == 4) {
+            " discont=%d latency=%" G_GUINT64_FORMAT " size=%" G_GUINT64_FORMAT,
+            &n, &pts, &disc, &lat, &size) == 5) {
       f.pts = pts;
       f.discont = disc != 0;
       f.latency = lat;
+      f.size = size;
       have = TRUE;
     } else if (have && sscanf (lines[i], "%*s %63s", hex) == 1) {
       f.sha1 = g_strdup (hex);

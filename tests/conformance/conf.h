@@ -16,6 +16,7 @@ typedef struct
   gint64 pts;                   /* -1: none */
   gboolean discont;
   guint64 latency;              /* the appsink's configured latency then */
+  gsize size;                   /* buffer size */
   gchar *sha1;
   guint resumes;                /* "resumed" lines printed before it */
 } ConfFrame;

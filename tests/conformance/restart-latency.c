@@ -1,0 +1,131 @@
+/* Description: a live producer at 30 fps is stopped and a new one starts on
+ * the same channel at 5 fps, whose first frame comes 1.5 s after its ring
+ * exists (a camera warming up; the consumer joins it in between). The
+ * consumer (appsink sync=true) follows, and right afterwards (from the
+ * second frame of the new stream) its configured latency is the new
+ * producer's latency plus the consumer's deadlines (src 20 ms + sink 20 ms),
+ * as it was for the first producer: frames are not rendered late.
+ *
+ * Specifies gst-elements.md finding 3 (latency published when the segment
+ * is created, re-announced with a LATENCY message when it changes).
+ */
+#include "conf.h"
+
+#include <signal.h>
+#include <string.h>
+
+#define CAPS1 "video/x-raw,format=I420,width=160,height=120,framerate=30/1"
+#define SIZE1 (160 * 120 * 3 / 2)
+#define CAPS2 "video/x-raw,format=I420,width=320,height=240,framerate=5/1"
+#define SIZE2 (320 * 240 * 3 / 2)
+#define N2 10
+#define DEADLINES (G_GUINT64_CONSTANT (40000000))
+
+/* The producer's configured latency: its first "sink-latency NS" line
+ * with NS > 0 (the pipeline configures it after the first buffers). */
+static guint64
+producer_latency (MpProc * p, gdouble timeout_s)
+{
+  gint64 end = g_get_monotonic_time () + (gint64) (timeout_s * G_USEC_PER_SEC);
+
+  while (g_get_monotonic_time () < end) {
+    gchar *s = mp_output (p), **lines = g_strsplit (s, "\n", -1);
+    guint64 v = 0;
+
+    for (guint i = 0; lines[i] && v == 0; i++)
+      if (g_str_has_prefix (lines[i], "sink-latency "))
+        v = g_ascii_strtoull (lines[i] + strlen ("sink-latency "), NULL, 10);
+    g_strfreev (lines);
+    g_free (s);
+    if (v > 0)
+      return v;
+    if (!mp_alive (p))
+      break;
+    g_usleep (20000);
+  }
+  return G_MAXUINT64;
+}
+
+/* Frames of the given size, from the second one on, have `want`. */
+static gboolean
+latency_is (GArray * frames, gsize size, guint64 want, const gchar * what)
+{
+  guint n = 0;
+
+  for (guint i = 0; i < frames->len; i++) {
+    ConfFrame *f = &g_array_index (frames, ConfFrame, i);
+
+    if (f->size != size)
+      continue;
+    if (++n >= 2 && f->latency != want) {
+      g_printerr ("%s, frame %u of it: configured latency %.1f ms, "
+          "expected %.1f ms\n", what, n, f->latency / 1e6, want / 1e6);
+      return FALSE;
+    }
+  }
+  if (n < 3) {
+    g_printerr ("%s: only %u frames\n", what, n);
+    return FALSE;
+  }
+  return TRUE;
+}
+
+int
+main (void)
+{
+  static const gchar *needed[] = { "videotestsrc", "appsink", NULL };
+  static const gchar *hold[] = { "--hold-first-ms", "1500", NULL };
+  MpProc *prod1 = NULL, *prod2 = NULL, *cons = NULL;
+  GArray *got = NULL;
+  guint64 p1, p2;
+  int rc;
+
+  mp_init ("restart-latency", needed);
+  prod1 = conf_app (NULL, "videotestsrc is-live=true pattern=ball ! " CAPS1
+      " ! doradmasink name=sink channel=%C");
+  p1 = producer_latency (prod1, 30);
+  MP_CHECK (p1 != G_MAXUINT64, "producer 1 never published");
+  g_usleep (G_USEC_PER_SEC / 2);
+
+  cons = conf_app (NULL, "doradmasrc name=src channel=%C timeout=30000000000 "
+      "processing-deadline=20000000 ! appsink name=out sync=true "
+      "processing-deadline=20000000");
+  MP_CHECK (mp_wait_lines (cons, 10, 30), "the consumer got no frames");
+  kill (prod1->pid, SIGTERM);
+  rc = mp_wait (prod1, 30);
+  MP_CHECK (rc == 0, "producer 1 exited %d on SIGTERM", rc);
+
+  prod2 = conf_app (hold, "videotestsrc is-live=true pattern=ball "
+      "num-buffers=" G_STRINGIFY (N2) " ! " CAPS2 " ! doradmasink name=sink "
+      "channel=%C");
+  p2 = producer_latency (prod2, 30);
+  MP_CHECK (p2 != G_MAXUINT64, "producer 2 never published");
+  g_print ("producer latency: %.1f ms, then %.1f ms\n", p1 / 1e6, p2 / 1e6);
+  MP_CHECK (p2 > p1, "the second producer's latency is not larger");
+  rc = mp_wait (prod2, 60);
+  MP_CHECK (rc == 0, "producer 2 exited %d", rc);
+  rc = mp_wait (cons, 30);
+  MP_CHECK (rc == 0, "consumer exited %d", rc);
+
+  got = conf_frames (cons);
+  MP_CHECK (latency_is (got, SIZE1, p1 + DEADLINES, "first producer"),
+      "wrong latency with the first producer");
+  MP_CHECK (latency_is (got, SIZE2, p2 + DEADLINES, "after the restart"),
+      "the consumer's latency did not follow the new producer");
+  MP_CHECK (mp_shm_clean (), "leftovers in /dev/shm");
+  mp_free (prod1);
+  mp_free (prod2);
+  mp_free (cons);
+  g_print ("PASS\n");
+  return T_EXIT_PASS;
+
+err:
+  mp_dump (prod1);
+  mp_dump (prod2);
+  mp_dump (cons);
+  mp_free (prod1);
+  mp_free (prod2);
+  mp_free (cons);
+  mp_shm_clean ();
+  return T_EXIT_FAIL;
+}
