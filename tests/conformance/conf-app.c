@@ -23,8 +23,8 @@
  * Producer side: --appsrc-frames N pushes N generated frames (content a
  * function of the frame number only, caps from the appsrc's `caps`) into
  * `appsrc name=in`; --replay, after the first EOS, sets `wait-for-readers=1`
- * on the element named "sink", prints "replay" and seeks (FLUSH) back to 0,
- * and ends at the second EOS (a looping player); --stop-ms MS plays only
+ * on the element named "sink", prints "replay", seeks (FLUSH) back to 0,
+ * prints "replaying" once the seek returned, and ends at the second EOS (a looping player); --stop-ms MS plays only
  * [0, MS] (a seek in PAUSED, before PLAYING; the replay too); --hold-first-ms MS holds
  * the first buffer at the sink pad of "sink" for MS (a source slow to start:
  * the ring exists, nothing is rendered yet). "sink-latency NS" is printed
@@ -207,7 +207,10 @@ start_replay (void)
         "to 0 after EOS was refused | \n");
     exit_code = 1;
     g_main_loop_quit (loop);
+    return;
   }
+  /* the flush went through the sink: the replay is under way */
+  printf ("replaying\n");
 }
 
 /* Every buffer reaching "sink": prints its configured latency when it

@@ -43,11 +43,14 @@ main (void)
   prod = conf_app (prod_opts, PLAY " ! doradmasink name=sink channel=%C "
       "mode=lossless timeout=30000000000");
   end = g_get_monotonic_time () + 60 * G_USEC_PER_SEC;
-  while ((line = conf_line (prod, "replay")) == NULL && mp_alive (prod)
+  while ((line = conf_line (prod, "replaying")) == NULL && mp_alive (prod)
       && g_get_monotonic_time () < end)
     g_usleep (20000);
   MP_CHECK (line != NULL, "the producer never reached EOS and replayed");
   g_free (line);
+  /* the seek's flush went through the sink; let the replay's first frame
+   * reach it (it waits there for a reader) */
+  g_usleep (G_USEC_PER_SEC / 4);
 
   cons = conf_app (NULL, "doradmasrc name=src channel=%C "
       "timeout=30000000000 ! appsink name=out sync=false");

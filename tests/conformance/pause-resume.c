@@ -43,11 +43,14 @@ main (void)
   MP_CHECK (rc == 0 && ref->len == N_FRAMES, "reference: exit %d, %u frames",
       rc, ref->len);
 
+  /* the consumer first: it joins before the first frame, so what a late
+   * joiner sees (finding 9, late-joiner-pts) plays no part here */
+  cons = conf_app (pause_opts, "doradmasrc name=src channel=%C "
+      "timeout=30000000000 ! appsink name=out sync=true");
+  g_usleep (G_USEC_PER_SEC / 2);
   prod = conf_app (NULL, "videotestsrc is-live=true pattern=ball num-buffers="
       G_STRINGIFY (N_FRAMES) " ! " CAPS " ! doradmasink name=sink "
       "channel=%C");
-  cons = conf_app (pause_opts, "doradmasrc name=src channel=%C "
-      "timeout=30000000000 ! appsink name=out sync=true");
   rp = mp_wait (prod, 60);
   rc = mp_wait (cons, 60);
   MP_CHECK (rp == 0, "producer exited %d", rp);
