@@ -18,16 +18,14 @@ main (void)
   static const gchar *push[] = { "--appsrc-frames", G_STRINGIFY (N_FRAMES),
     NULL
   };
-  MpProc *prod = NULL, *cons = NULL, *refp = NULL;
+  MpProc *prod = NULL, *cons = NULL;
   GPtrArray *ref = NULL, *got = NULL;
   int rp, rc;
 
   mp_init ("appsrc-appsink", needed);
-  refp = conf_app (push, APPSRC " ! appsink name=out sync=false");
-  rc = mp_wait (refp, 60);
-  MP_CHECK (rc == 0, "reference exited %d", rc);
-  ref = mp_checksums (refp);
-  MP_CHECK (ref->len == N_FRAMES, "reference has %u frames", ref->len);
+  ref = conf_reference (push, APPSRC " ! appsink name=out sync=false",
+      N_FRAMES);
+  MP_CHECK (ref != NULL, "no reference");
 
   cons = conf_app (NULL, "doradmasrc name=src channel=%C "
       "timeout=30000000000 ! appsink name=out sync=false");
@@ -43,19 +41,8 @@ main (void)
   MP_CHECK (mp_stat (prod, "doradmasink-stats", "frames") == N_FRAMES,
       "producer published %" G_GINT64_FORMAT " frames",
       (gint64) mp_stat (prod, "doradmasink-stats", "frames"));
-  MP_CHECK (mp_shm_clean (), "leftovers in /dev/shm");
-  mp_free (refp);
-  mp_free (prod);
-  mp_free (cons);
-  g_print ("PASS\n");
-  return T_EXIT_PASS;
+  return conf_end (TRUE, 2, prod, cons);
 
 err:
-  mp_dump (prod);
-  mp_dump (cons);
-  mp_free (refp);
-  mp_free (prod);
-  mp_free (cons);
-  mp_shm_clean ();
-  return T_EXIT_FAIL;
+  return conf_end (FALSE, 2, prod, cons);
 }

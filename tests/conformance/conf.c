@@ -5,6 +5,7 @@
  */
 #include "conf.h"
 
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -59,15 +60,17 @@ conf_app (const gchar * const *opts, const gchar * pipeline)
 }
 
 GPtrArray *
-conf_reference (const gchar * pipeline)
+conf_reference (const gchar * const *opts, const gchar * pipeline, guint n)
 {
-  MpProc *p = conf_app (NULL, pipeline);
+  MpProc *p = conf_app (opts, pipeline);
   int rc = mp_wait (p, 60);
   GPtrArray *a = mp_checksums (p);
 
-  if (rc != 0) {
-    g_printerr ("reference pipeline exited %d\n", rc);
+  if (rc != 0 || a->len == 0 || (n > 0 && a->len != n)) {
+    g_printerr ("FAIL: reference pipeline: exit %d, %u frames, expected "
+        "%u\n", rc, a->len, n);
     mp_dump (p);
+    g_clear_pointer (&a, g_ptr_array_unref);
   }
   mp_free (p);
   return a;
@@ -131,6 +134,19 @@ conf_line (MpProc * p, const gchar * prefix)
   return r;
 }
 
+gchar *
+conf_wait_line (MpProc * p, const gchar * prefix, gdouble timeout_s)
+{
+  gint64 end = g_get_monotonic_time () + (gint64) (timeout_s * G_USEC_PER_SEC);
+  gchar *line;
+
+  while ((line = conf_line (p, prefix)) == NULL && mp_alive (p) &&
+      g_get_monotonic_time () < end)
+    g_usleep (20000);
+  /* it may have printed the line just before it ended */
+  return line ? line : conf_line (p, prefix);
+}
+
 gint
 conf_index (GPtrArray * ref, const gchar * sha1)
 {
@@ -178,4 +194,29 @@ conf_cleanup (void)
     g_printerr ("could not remove %s\n", dir);
   g_free (cmd);
   g_clear_pointer (&dir, g_free);
+}
+
+int
+conf_end (gboolean passed, guint n, ...)
+{
+  va_list ap;
+
+  va_start (ap, n);
+  for (guint i = 0; i < n; i++) {
+    MpProc *p = va_arg (ap, MpProc *);
+
+    if (!passed)
+      mp_dump (p);
+    mp_free (p);
+  }
+  va_end (ap);
+  if (!mp_shm_clean () && passed) {
+    g_printerr ("FAIL: objects of our channels were left in the shm "
+        "directory\n");
+    passed = FALSE;
+  }
+  conf_cleanup ();
+  if (passed)
+    g_print ("PASS\n");
+  return passed ? T_EXIT_PASS : T_EXIT_FAIL;
 }

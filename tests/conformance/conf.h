@@ -29,13 +29,19 @@ MpProc *conf_app (const gchar * const *opts, const gchar * pipeline);
 /* The same, run through prefix (e.g. setpriv ... as another user). */
 MpProc *conf_app_as (const gchar * const *prefix, const gchar * const *opts,
     const gchar * pipeline);
-/* Runs conf-app on a consumer pipeline without doradma; its SHA-1s. */
-GPtrArray *conf_reference (const gchar * pipeline);
+/* Runs conf-app (with opts) on a consumer pipeline without doradma; its
+ * SHA-1s, or NULL (the reason printed) unless it ended well with n frames
+ * (n = 0: any number but 0). */
+GPtrArray *conf_reference (const gchar * const *opts, const gchar * pipeline,
+    guint n);
 /* The frames conf-app printed, in order (ConfFrame, freed with the
  * array). */
 GArray *conf_frames (MpProc * p);
 /* The first line of the output that starts with prefix (a copy), or NULL. */
 gchar *conf_line (MpProc * p, const gchar * prefix);
+/* Waits for a line starting with prefix (a copy); NULL when the process
+ * ended or timeout_s passed without one. */
+gchar *conf_wait_line (MpProc * p, const gchar * prefix, gdouble timeout_s);
 /* Index of sha1 in ref, or -1. */
 gint conf_index (GPtrArray * ref, const gchar * sha1);
 /* Runs argv to completion (output to files) and returns its exit code. */
@@ -43,5 +49,10 @@ int conf_run (const gchar * const *argv, gdouble timeout_s);
 /* A private directory for files of this test (removed by conf_cleanup). */
 const gchar *conf_dir (void);
 void conf_cleanup (void);
+/* The end of a test: the n processes that follow (MpProc *, NULL allowed)
+ * are freed, their output printed first when it failed; our channels and
+ * files removed (when it passed, leftovers fail it). Returns the exit code,
+ * T_EXIT_PASS ("PASS" printed) or T_EXIT_FAIL. */
+int conf_end (gboolean passed, guint n, ...);
 
 #endif

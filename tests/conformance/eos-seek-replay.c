@@ -24,28 +24,18 @@ main (void)
   MpProc *prod = NULL, *cons = NULL;
   GPtrArray *ref = NULL, *got = NULL;
   gchar *line;
-  gint64 end;
   int rp, rc;
 
   mp_init ("eos-seek-replay", needed);
-  {
-    MpProc *r = conf_app (ref_opts, PLAY " ! appsink name=out sync=false");
-
-    rc = mp_wait (r, 60);
-    ref = mp_checksums (r);
-    mp_free (r);
-  }
-  MP_CHECK (rc == 0 && ref->len == N_FRAMES, "reference: exit %d, %u frames",
-      rc, ref->len);
+  ref = conf_reference (ref_opts, PLAY " ! appsink name=out sync=false",
+      N_FRAMES);
+  MP_CHECK (ref != NULL, "no reference");
 
   /* lossless: the replay waits (wait-for-readers=1, set by the app at EOS)
    * for the consumer and then gives it every frame */
   prod = conf_app (prod_opts, PLAY " ! doradmasink name=sink channel=%C "
       "mode=lossless timeout=30000000000");
-  end = g_get_monotonic_time () + 60 * G_USEC_PER_SEC;
-  while ((line = conf_line (prod, "replaying")) == NULL && mp_alive (prod)
-      && g_get_monotonic_time () < end)
-    g_usleep (20000);
+  line = conf_wait_line (prod, "replaying", 60);
   MP_CHECK (line != NULL, "the producer never reached EOS and replayed");
   g_free (line);
   /* the seek's flush went through the sink; let the replay's first frame
@@ -67,17 +57,8 @@ main (void)
   MP_CHECK (mp_stat (prod, "doradmasink-stats", "frames") == 2 * N_FRAMES,
       "producer published %" G_GINT64_FORMAT " frames, expected 2 x %d",
       (gint64) mp_stat (prod, "doradmasink-stats", "frames"), N_FRAMES);
-  MP_CHECK (mp_shm_clean (), "leftovers in /dev/shm");
-  mp_free (prod);
-  mp_free (cons);
-  g_print ("PASS\n");
-  return T_EXIT_PASS;
+  return conf_end (TRUE, 2, prod, cons);
 
 err:
-  mp_dump (prod);
-  mp_dump (cons);
-  mp_free (prod);
-  mp_free (cons);
-  mp_shm_clean ();
-  return T_EXIT_FAIL;
+  return conf_end (FALSE, 2, prod, cons);
 }

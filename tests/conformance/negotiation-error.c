@@ -39,19 +39,10 @@ main (void)
   kill (prod->pid, SIGTERM);
   rc = mp_wait (prod, 30);
   MP_CHECK (rc == 0, "producer exited %d", rc);
-  MP_CHECK (mp_shm_clean (), "leftovers in /dev/shm");
   g_free (err);
-  mp_free (prod);
-  mp_free (cons);
-  g_print ("PASS\n");
-  return T_EXIT_PASS;
+  return conf_end (TRUE, 2, prod, cons);
 
 err:
-  mp_dump (prod);
-  mp_dump (cons);
   g_free (err);
-  mp_free (prod);
-  mp_free (cons);
-  mp_shm_clean ();
-  return T_EXIT_FAIL;
+  return conf_end (FALSE, 2, prod, cons);
 }

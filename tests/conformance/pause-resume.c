@@ -26,7 +26,7 @@ main (void)
   static const gchar *pause_opts[] = { "--pause-after",
     G_STRINGIFY (PAUSE_AFTER), "--pause-ms", G_STRINGIFY (PAUSE_MS), NULL
   };
-  MpProc *prod = NULL, *cons = NULL, *r;
+  MpProc *prod = NULL, *cons = NULL;
   GPtrArray *ref = NULL;
   GArray *got = NULL;
   gint last_before = -1, first_after = -1;
@@ -35,13 +35,9 @@ main (void)
   int rp, rc;
 
   mp_init ("pause-resume", needed);
-  r = conf_app (NULL, "videotestsrc pattern=ball num-buffers="
-      G_STRINGIFY (N_FRAMES) " ! " CAPS " ! appsink name=out sync=false");
-  rc = mp_wait (r, 60);
-  ref = mp_checksums (r);
-  mp_free (r);
-  MP_CHECK (rc == 0 && ref->len == N_FRAMES, "reference: exit %d, %u frames",
-      rc, ref->len);
+  ref = conf_reference (NULL, "videotestsrc pattern=ball num-buffers="
+      G_STRINGIFY (N_FRAMES) " ! " CAPS " ! appsink name=out sync=false", N_FRAMES);
+  MP_CHECK (ref != NULL, "no reference");
 
   /* the consumer first: it joins before the first frame, so what a late
    * joiner sees (finding 9, late-joiner-pts) plays no part here */
@@ -103,17 +99,8 @@ main (void)
   MP_CHECK (first_after - last_before >= PAUSE_MS * FPS / 1000 / 2,
       "the resume continued at frame %d after %d: no frames were published "
       "during the pause?", first_after, last_before);
-  MP_CHECK (mp_shm_clean (), "leftovers in /dev/shm");
-  mp_free (prod);
-  mp_free (cons);
-  g_print ("PASS\n");
-  return T_EXIT_PASS;
+  return conf_end (TRUE, 2, prod, cons);
 
 err:
-  mp_dump (prod);
-  mp_dump (cons);
-  mp_free (prod);
-  mp_free (cons);
-  mp_shm_clean ();
-  return T_EXIT_FAIL;
+  return conf_end (FALSE, 2, prod, cons);
 }

@@ -112,20 +112,8 @@ main (void)
       "wrong latency with the first producer");
   MP_CHECK (latency_is (got, SIZE2, p2 + DEADLINES, "after the restart"),
       "the consumer's latency did not follow the new producer");
-  MP_CHECK (mp_shm_clean (), "leftovers in /dev/shm");
-  mp_free (prod1);
-  mp_free (prod2);
-  mp_free (cons);
-  g_print ("PASS\n");
-  return T_EXIT_PASS;
+  return conf_end (TRUE, 3, prod1, prod2, cons);
 
 err:
-  mp_dump (prod1);
-  mp_dump (prod2);
-  mp_dump (cons);
-  mp_free (prod1);
-  mp_free (prod2);
-  mp_free (cons);
-  mp_shm_clean ();
-  return T_EXIT_FAIL;
+  return conf_end (FALSE, 3, prod1, prod2, cons);
 }

@@ -33,16 +33,10 @@ main (void)
   MP_CHECK (mp_stat (prod, "doradmasink-stats", "frames") == G_MAXUINT64 ||
       mp_stat (prod, "doradmasink-stats", "frames") == 0, "frames were "
       "published");
-  MP_CHECK (mp_shm_clean (), "the sink created objects with mode 0666");
   g_free (line);
-  mp_free (prod);
-  g_print ("PASS\n");
-  return T_EXIT_PASS;
+  return conf_end (TRUE, 1, prod);
 
 err:
-  mp_dump (prod);
   g_free (line);
-  mp_free (prod);
-  mp_shm_clean ();
-  return T_EXIT_FAIL;
+  return conf_end (FALSE, 1, prod);
 }
