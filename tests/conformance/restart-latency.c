@@ -1,5 +1,5 @@
 /* Description: a live producer at 30 fps is stopped and a new one starts on
- * the same channel at 5 fps, whose first frame comes 1.5 s after its ring
+ * the same channel at 5 fps, whose first frame comes 2.5 s after its ring
  * exists (a camera warming up; the consumer joins it in between). The
  * consumer (appsink sync=true) follows, and right afterwards (from the
  * second frame of the new stream) its configured latency is the new
@@ -74,7 +74,7 @@ int
 main (void)
 {
   static const gchar *needed[] = { "videotestsrc", "appsink", NULL };
-  static const gchar *hold[] = { "--hold-first-ms", "1500", NULL };
+  static const gchar *hold[] = { "--hold-first-ms", "2500", NULL };
   MpProc *prod1 = NULL, *prod2 = NULL, *cons = NULL;
   GArray *got = NULL;
   guint64 p1, p2;
