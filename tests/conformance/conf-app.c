@@ -1,7 +1,7 @@
 /* conf-app: the application of the conformance tests, producer or consumer.
  * It runs a pipeline given in gst-launch syntax. With `appsink name=out` in
- * it, it prints one line per frame in checksumsink's format ("H:MM:SS.NNNNNNNNN
- * <sha1>", so tests/multiproc/mp.c parses it), where the SHA-1 covers only
+ * it, it prints one line per frame in checksumsink's format
+ * ("H:MM:SS.NNNNNNNNN <sha1>", so tests/multiproc/mp.c parses it), where the SHA-1 covers only
  * the visible bytes of each row read at the DEFAULT layout of the caps
  * (offsets and strides of gst_video_info_from_caps, never a GstVideoMeta):
  * appsink does not take GstVideoMeta, so that is the layout its buffers must
@@ -24,10 +24,11 @@
  * function of the frame number only, caps from the appsrc's `caps`) into
  * `appsrc name=in`; --replay, after the first EOS, sets `wait-for-readers=1`
  * on the element named "sink", prints "replay", seeks (FLUSH) back to 0,
- * prints "replaying" once the seek returned, and ends at the second EOS (a looping player); --stop-ms MS plays only
- * [0, MS] (a seek in PAUSED, before PLAYING; the replay too); --hold-first-ms MS holds
- * the first buffer at the sink pad of "sink" for MS (a source slow to start:
- * the ring exists, nothing is rendered yet). "sink-latency NS" is printed
+ * prints "replaying" once the seek returned, and ends at the second EOS (a
+ * looping player); --stop-ms MS plays only [0, MS] (a seek in PAUSED,
+ * before PLAYING; the replay too); --hold-first-ms MS holds the first
+ * buffer at the sink pad of "sink" for MS (a source slow to start: the ring
+ * exists, nothing is rendered yet). "sink-latency NS" is printed
  * when a buffer reaches "sink" and its configured latency changed.
  * SIGINT/SIGTERM stop the pipeline cleanly (exit 0).
  *
@@ -189,7 +190,8 @@ seek_to_start (void)
   return gst_element_seek (pipeline, 1.0, GST_FORMAT_TIME,
       GST_SEEK_FLAG_FLUSH | GST_SEEK_FLAG_ACCURATE, GST_SEEK_TYPE_SET, 0,
       stop_ms > 0 ? GST_SEEK_TYPE_SET : GST_SEEK_TYPE_NONE,
-      stop_ms > 0 ? (GstClockTime) stop_ms * GST_MSECOND : GST_CLOCK_TIME_NONE);
+      stop_ms > 0 ? (GstClockTime) stop_ms * GST_MSECOND :
+      GST_CLOCK_TIME_NONE);
 }
 
 static void
@@ -414,9 +416,11 @@ main (int argc, char **argv)
   if (stop_ms > 0) {
     gst_element_set_state (pipeline, GST_STATE_PAUSED);
     gst_element_get_state (pipeline, NULL, NULL, 30 * GST_SECOND);
-    if (!seek_to_start ())
+    if (!seek_to_start ()) {
       printf ("ERROR domain=conf-app code=0 (seek) from=app: the seek to "
           "[0, %" G_GINT64_FORMAT " ms] was refused | \n", stop_ms);
+      return 1;
+    }
   }
   if (gst_element_set_state (pipeline, GST_STATE_PLAYING) ==
       GST_STATE_CHANGE_FAILURE)
