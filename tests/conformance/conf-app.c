@@ -1,8 +1,9 @@
 /* conf-app: the application of the conformance tests, producer or consumer.
  * It runs a pipeline given in gst-launch syntax. With `appsink name=out` in
  * it, it prints one line per frame in checksumsink's format
- * ("H:MM:SS.NNNNNNNNN <sha1>", so tests/multiproc/mp.c parses it), where the SHA-1 covers only
- * the visible bytes of each row read at the DEFAULT layout of the caps
+ * ("H:MM:SS.NNNNNNNNN <sha1>", so tests/multiproc/mp.c parses it), where
+ * the SHA-1 covers only the visible bytes of each row read at the DEFAULT
+ * layout of the caps
  * (offsets and strides of gst_video_info_from_caps, never a GstVideoMeta):
  * appsink does not take GstVideoMeta, so that is the layout its buffers must
  * have, and row padding (uninitialised in any decoder or pool) is left out.

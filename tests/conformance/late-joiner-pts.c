@@ -33,7 +33,8 @@ main (void)
 
   mp_init ("late-joiner-pts", needed);
   ref = conf_reference (NULL, "videotestsrc pattern=ball num-buffers="
-      G_STRINGIFY (N_FRAMES) " ! " CAPS " ! appsink name=out sync=false", N_FRAMES);
+      G_STRINGIFY (N_FRAMES) " ! " CAPS " ! appsink name=out sync=false",
+      N_FRAMES);
   MP_CHECK (ref != NULL, "no reference");
 
   prod = conf_app (NULL, "videotestsrc is-live=true pattern=ball num-buffers="

@@ -61,7 +61,8 @@ main (void)
   }
 
   ref = conf_reference (NULL, "videotestsrc pattern=ball num-buffers="
-      G_STRINGIFY (N_FRAMES) " ! " CAPS " ! appsink name=out sync=false", N_FRAMES);
+      G_STRINGIFY (N_FRAMES) " ! " CAPS " ! appsink name=out sync=false",
+      N_FRAMES);
   MP_CHECK (ref != NULL, "no reference");
   /* can nobody run this build tree at all? (not, e.g., under a 0700 home) */
   r = conf_app_as (as_nobody, NULL, "videotestsrc num-buffers=1 ! "

@@ -36,7 +36,8 @@ main (void)
 
   mp_init ("pause-resume", needed);
   ref = conf_reference (NULL, "videotestsrc pattern=ball num-buffers="
-      G_STRINGIFY (N_FRAMES) " ! " CAPS " ! appsink name=out sync=false", N_FRAMES);
+      G_STRINGIFY (N_FRAMES) " ! " CAPS " ! appsink name=out sync=false",
+      N_FRAMES);
   MP_CHECK (ref != NULL, "no reference");
 
   /* the consumer first: it joins before the first frame, so what a late
