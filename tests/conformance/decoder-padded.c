@@ -157,7 +157,10 @@ main (void)
     }
     if (i == PLAIN && copies != N_FRAMES) {
       g_printerr ("FAIL %s: %" G_GINT64_FORMAT " copies into the default "
-          "layout, expected %d: is the decoder output padded at all?\n",
+          "layout, expected %d: the ring frames are not padded, so "
+          "avdec_h264 did not decode straight into the slots with its "
+          "alignment (did the producer pool refuse its VIDEO_ALIGNMENT "
+          "config? then the decoder copies every frame itself)\n",
           c->name, (gint64) copies, N_FRAMES);
       bad = TRUE;
     }
