@@ -11,7 +11,8 @@
  * Other lines: "frame n=N pts=NS discont=0|1 latency=NS size=BYTES" per
  * frame (latency: the sink's configured latency then), "element NAME:
  * STRUCTURE" per element message, "latency-message" when a LATENCY message
- * arrived (the app recalculates, as gst-launch does), "paused" / "resumed",
+ * arrived (the app recalculates, as gst-launch does), "paused
+ * start-time=NS" (the running time it paused at) / "resumed",
  * and "ERROR domain=D code=C from=ELEMENT: MESSAGE | DEBUG" (exit 1).
  *
  * At the end, when an element is named "src" and has a "stats" property,
@@ -107,7 +108,10 @@ static gboolean
 pause_now (gpointer data)
 {
   gst_element_set_state (pipeline, GST_STATE_PAUSED);
-  printf ("paused\n");
+  /* the running time the pipeline stopped at, where it resumes: frames
+   * captured during the pause map to running times before it */
+  printf ("paused start-time=%" G_GUINT64_FORMAT "\n",
+      (guint64) gst_element_get_start_time (pipeline));
   g_timeout_add (pause_ms, resume, NULL);
   return G_SOURCE_REMOVE;
 }

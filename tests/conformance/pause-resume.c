@@ -2,12 +2,18 @@
  * keeps publishing, then PLAYING again. No frame captured during the pause
  * is pushed after the resume, and PTS never goes backwards: every frame is
  * a frame of the local reference, frame numbers and PTS strictly increase,
- * and after the resume every frame's PTS is its true capture time (PTS minus
- * frame number x 1/30 s is one constant: no stale frame re-stamped).
+ * after the resume every frame's PTS is its true capture time (PTS minus
+ * frame number x 1/30 s is one constant: no stale frame re-stamped), and
+ * that capture time is not before the running time the pipeline paused at
+ * (where it resumes) but for the newest frames published by then: captured
+ * at most the producer's latency plus two frame periods before it (the
+ * bug: a run of frames up to 8 slots old, PTS going back ~230 ms).
  *
  * Specifies gst-elements.md finding 5.
  */
 #include "conf.h"
+
+#include <string.h>
 
 #define N_FRAMES 150
 #define FPS 30
@@ -30,7 +36,8 @@ main (void)
   GPtrArray *ref = NULL;
   GArray *got = NULL;
   gint last_before = -1, first_after = -1;
-  gint64 offset_after = 0;
+  gint64 offset_after = 0, paused_at, newest;
+  gchar *line = NULL;
   gboolean have_offset = FALSE;
   int rp, rc;
 
@@ -54,6 +61,14 @@ main (void)
   MP_CHECK (rc == 0, "consumer exited %d", rc);
   MP_CHECK (conf_line (cons, "resumed") != NULL, "the consumer never paused "
       "and resumed");
+  line = conf_line (cons, "paused start-time=");
+  MP_CHECK (line != NULL, "no paused line");
+  paused_at = g_ascii_strtoll (line + strlen ("paused start-time="), NULL, 10);
+  newest = (gint64) conf_producer_latency (prod, 1);
+  MP_CHECK (newest != (gint64) G_MAXUINT64, "no producer latency");
+  /* the oldest capture time (running time) a frame published by the
+   * resume may have */
+  newest = paused_at - newest - 2 * DUR;
 
   got = conf_frames (cons);
   MP_CHECK (got->len > PAUSE_AFTER, "only %u frames", got->len);
@@ -88,6 +103,10 @@ main (void)
       offset_after = f->pts - k * DUR;
       have_offset = TRUE;
     }
+    MP_CHECK (f->pts >= newest, "frame %u (reference frame %d) after the "
+        "resume was captured during the pause: PTS %.1f ms, paused at %.1f "
+        "ms, the newest frames then were captured from %.1f ms", i, k,
+        f->pts / 1e6, paused_at / 1e6, newest / 1e6);
     MP_CHECK (ABS (f->pts - k * DUR - offset_after) <= 2000000,
         "frame %u (reference frame %d) after the resume has PTS %"
         G_GINT64_FORMAT " ms, %" G_GINT64_FORMAT " ms off its capture time: "
@@ -100,8 +119,10 @@ main (void)
   MP_CHECK (first_after - last_before >= PAUSE_MS * FPS / 1000 / 2,
       "the resume continued at frame %d after %d: no frames were published "
       "during the pause?", first_after, last_before);
+  g_free (line);
   return conf_end (TRUE, 2, prod, cons);
 
 err:
+  g_free (line);
   return conf_end (FALSE, 2, prod, cons);
 }

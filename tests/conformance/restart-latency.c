@@ -12,7 +12,6 @@
 #include "conf.h"
 
 #include <signal.h>
-#include <string.h>
 
 #define CAPS1 "video/x-raw,format=I420,width=160,height=120,framerate=30/1"
 #define SIZE1 (160 * 120 * 3 / 2)
@@ -20,31 +19,6 @@
 #define SIZE2 (320 * 240 * 3 / 2)
 #define N2 10
 #define DEADLINES (G_GUINT64_CONSTANT (40000000))
-
-/* The producer's configured latency: its first "sink-latency NS" line
- * with NS > 0 (the pipeline configures it after the first buffers). */
-static guint64
-producer_latency (MpProc * p, gdouble timeout_s)
-{
-  gint64 end = g_get_monotonic_time () + (gint64) (timeout_s * G_USEC_PER_SEC);
-
-  while (g_get_monotonic_time () < end) {
-    gchar *s = mp_output (p), **lines = g_strsplit (s, "\n", -1);
-    guint64 v = 0;
-
-    for (guint i = 0; lines[i] && v == 0; i++)
-      if (g_str_has_prefix (lines[i], "sink-latency "))
-        v = g_ascii_strtoull (lines[i] + strlen ("sink-latency "), NULL, 10);
-    g_strfreev (lines);
-    g_free (s);
-    if (v > 0)
-      return v;
-    if (!mp_alive (p))
-      break;
-    g_usleep (20000);
-  }
-  return G_MAXUINT64;
-}
 
 /* Frames of the given size, from the second one on, have `want`. */
 static gboolean
@@ -83,7 +57,7 @@ main (void)
   mp_init ("restart-latency", needed);
   prod1 = conf_app (NULL, "videotestsrc is-live=true pattern=ball ! " CAPS1
       " ! doradmasink name=sink channel=%C");
-  p1 = producer_latency (prod1, 30);
+  p1 = conf_producer_latency (prod1, 30);
   MP_CHECK (p1 != G_MAXUINT64, "producer 1 never published");
   g_usleep (G_USEC_PER_SEC / 2);
 
@@ -98,7 +72,7 @@ main (void)
   prod2 = conf_app (hold, "videotestsrc is-live=true pattern=ball "
       "num-buffers=" G_STRINGIFY (N2) " ! " CAPS2 " ! doradmasink name=sink "
       "channel=%C");
-  p2 = producer_latency (prod2, 30);
+  p2 = conf_producer_latency (prod2, 30);
   MP_CHECK (p2 != G_MAXUINT64, "producer 2 never published");
   g_print ("producer latency: %.1f ms, then %.1f ms\n", p1 / 1e6, p2 / 1e6);
   MP_CHECK (p2 > p1, "the second producer's latency is not larger");
