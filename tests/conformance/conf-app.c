@@ -28,10 +28,9 @@
  * on the element named "sink", prints "replay", seeks (FLUSH) back to 0,
  * prints "replaying" once the seek returned, and ends at the second EOS (a
  * looping player); --stop-ms MS plays only [0, MS] (a seek in PAUSED,
- * before PLAYING; the replay too); --hold-first-ms MS holds the first
- * buffer at the sink pad of "sink" for MS (a source slow to start: the ring
- * exists, nothing is rendered yet). "sink-latency NS" is printed
- * when a buffer reaches "sink" and its configured latency changed.
+ * before PLAYING; the replay too). "sink-latency NS buffer N" is printed
+ * when buffer N (from 1) reaches the element named "sink" and its
+ * configured latency changed.
  * SIGINT/SIGTERM stop the pipeline cleanly (exit 0).
  *
  * Copyright (C) 2025 the doradma authors
@@ -50,7 +49,7 @@ static GMainLoop *loop;
 static gint64 frames_max = -1, pause_after = -1, pause_ms;
 static gint64 n_frames;
 static int exit_code;
-static gint64 appsrc_frames = -1, hold_first_ms;
+static gint64 appsrc_frames = -1;
 static gboolean replay, replaying;
 static gint64 stop_ms;
 
@@ -222,26 +221,21 @@ start_replay (void)
 
 /* Every buffer reaching "sink": prints its configured latency when it
  * changed (the pipeline distributes it after the live source started, so
- * the first buffers may still see 0), and holds the first one. */
+ * the first buffers may still see 0). */
 static GstPadProbeReturn
 buffer_at_sink (GstPad * pad, GstPadProbeInfo * info, gpointer data)
 {
   static GstClockTime printed = GST_CLOCK_TIME_NONE;
-  static gboolean held;
+  static guint64 n;
   GstElement *sink = gst_pad_get_parent_element (pad);
   GstClockTime latency = gst_base_sink_get_latency (GST_BASE_SINK (sink));
 
   gst_object_unref (sink);
+  n++;
   if (latency != printed) {
-    printf ("sink-latency %" G_GUINT64_FORMAT "\n", (guint64) latency);
+    printf ("sink-latency %" G_GUINT64_FORMAT " buffer %" G_GUINT64_FORMAT
+        "\n", (guint64) latency, n);
     printed = latency;
-  }
-  if (hold_first_ms > 0 && !held) {
-    held = TRUE;
-    printf ("holding the first buffer %" G_GINT64_FORMAT " ms\n",
-        hold_first_ms);
-    g_usleep (hold_first_ms * 1000);
-    printf ("released the first buffer\n");
   }
   return GST_PAD_PROBE_OK;
 }
@@ -366,8 +360,6 @@ main (int argc, char **argv)
     {"replay", 0, 0, G_OPTION_ARG_NONE, &replay, "seek to 0 after EOS", NULL},
     {"stop-ms", 0, 0, G_OPTION_ARG_INT64, &stop_ms,
         "play [0, MS] (a seek in PAUSED before PLAYING)", "MS"},
-    {"hold-first-ms", 0, 0, G_OPTION_ARG_INT64, &hold_first_ms,
-        "hold the first buffer at the sink named sink", "MS"},
     {NULL}
   };
   GOptionContext *ctx = g_option_context_new ("PIPELINE");

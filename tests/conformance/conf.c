@@ -147,24 +147,28 @@ conf_wait_line (MpProc * p, const gchar * prefix, gdouble timeout_s)
   return line ? line : conf_line (p, prefix);
 }
 
-/* The producer's configured latency: its first "sink-latency NS" line
- * with NS > 0 (the pipeline configures it after the first buffers). */
+/* The producer's configured latency: its first "sink-latency NS buffer N"
+ * line with NS > 0 (the pipeline configures it after the first buffers). */
 guint64
-conf_producer_latency (MpProc * p, gdouble timeout_s)
+conf_producer_latency (MpProc * p, gdouble timeout_s, guint64 * buffer)
 {
   gint64 end = g_get_monotonic_time () + (gint64) (timeout_s * G_USEC_PER_SEC);
 
   while (g_get_monotonic_time () < end) {
     gchar *s = mp_output (p), **lines = g_strsplit (s, "\n", -1);
-    guint64 v = 0;
+    guint64 v = 0, n = 0;
 
     for (guint i = 0; lines[i] && v == 0; i++)
-      if (g_str_has_prefix (lines[i], "sink-latency "))
-        v = g_ascii_strtoull (lines[i] + strlen ("sink-latency "), NULL, 10);
+      if (sscanf (lines[i], "sink-latency %" G_GUINT64_FORMAT " buffer %"
+              G_GUINT64_FORMAT, &v, &n) != 2)
+        v = 0;
     g_strfreev (lines);
     g_free (s);
-    if (v > 0)
+    if (v > 0) {
+      if (buffer)
+        *buffer = n;
       return v;
+    }
     if (!mp_alive (p))
       break;
     g_usleep (20000);

@@ -42,10 +42,12 @@ gchar *conf_line (MpProc * p, const gchar * prefix);
 /* Waits for a line starting with prefix (a copy); NULL when the process
  * ended or timeout_s passed without one. */
 gchar *conf_wait_line (MpProc * p, const gchar * prefix, gdouble timeout_s);
-/* A conf-app producer's configured latency: its first "sink-latency NS"
- * line with NS > 0 (the pipeline configures it after the first buffers);
- * G_MAXUINT64 when none came within timeout_s. */
-guint64 conf_producer_latency (MpProc * p, gdouble timeout_s);
+/* A conf-app producer's configured latency: its first "sink-latency NS
+ * buffer N" line with NS > 0 (a live pipeline configures it after its first
+ * buffers; *buffer = N, may be NULL); G_MAXUINT64 when none came within
+ * timeout_s. */
+guint64 conf_producer_latency (MpProc * p, gdouble timeout_s,
+    guint64 * buffer);
 /* Index of sha1 in ref, or -1. */
 gint conf_index (GPtrArray * ref, const gchar * sha1);
 /* Runs argv to completion (output to files) and returns its exit code. */
