@@ -28,7 +28,9 @@
  * on the element named "sink", prints "replay", seeks (FLUSH) back to 0,
  * prints "replaying" once the seek returned, and ends at the second EOS (a
  * looping player); --stop-ms MS plays only [0, MS] (a seek in PAUSED,
- * before PLAYING; the replay too). "sink-latency NS buffer N" is printed
+ * before PLAYING; the replay too); --set ELEMENT:PROPERTY=VALUE with
+ * --set-after-ms MS sets a property MS after PLAYING (prints "set ...").
+ * "sink-latency NS buffer N" is printed
  * when buffer N (from 1) reaches the element named "sink" and its
  * configured latency changed.
  * SIGINT/SIGTERM stop the pipeline cleanly (exit 0).
@@ -51,7 +53,8 @@ static gint64 n_frames;
 static int exit_code;
 static gint64 appsrc_frames = -1;
 static gboolean replay, replaying;
-static gint64 stop_ms;
+static gint64 stop_ms, set_after_ms;
+static gchar *set_what;
 
 /* SHA-1 of the visible bytes of every row of every plane, at the default
  * layout of `info`. Formats whose rows are whole pixels (I420, NV12, RGBA,
@@ -279,6 +282,28 @@ push_frames (gpointer data)
   return NULL;
 }
 
+/* --set ELEMENT:PROPERTY=VALUE, --set-after-ms after PLAYING */
+static gboolean
+set_property_now (gpointer data)
+{
+  gchar **kv = g_strsplit_set (set_what, ":=", 3);
+  GstElement *e = kv[0] && kv[1] && kv[2] ?
+      gst_bin_get_by_name (GST_BIN (pipeline), kv[0]) : NULL;
+
+  if (e == NULL) {
+    printf ("ERROR domain=conf-app code=0 (set) from=app: cannot set %s | \n",
+        set_what);
+    exit_code = 1;
+    g_main_loop_quit (loop);
+  } else {
+    gst_util_set_object_arg (G_OBJECT (e), kv[1], kv[2]);
+    printf ("set %s\n", set_what);
+    gst_object_unref (e);
+  }
+  g_strfreev (kv);
+  return G_SOURCE_REMOVE;
+}
+
 static gboolean
 on_signal (gpointer data)
 {
@@ -358,6 +383,10 @@ main (int argc, char **argv)
     {"appsrc-frames", 0, 0, G_OPTION_ARG_INT64, &appsrc_frames,
         "push N generated frames into appsrc name=in", "N"},
     {"replay", 0, 0, G_OPTION_ARG_NONE, &replay, "seek to 0 after EOS", NULL},
+    {"set", 0, 0, G_OPTION_ARG_STRING, &set_what,
+        "set a property (with --set-after-ms)", "ELEMENT:PROPERTY=VALUE"},
+    {"set-after-ms", 0, 0, G_OPTION_ARG_INT64, &set_after_ms,
+        "when to --set, after PLAYING", "MS"},
     {"stop-ms", 0, 0, G_OPTION_ARG_INT64, &stop_ms,
         "play [0, MS] (a seek in PAUSED before PLAYING)", "MS"},
     {NULL}
@@ -424,6 +453,8 @@ main (int argc, char **argv)
     printf ("state change to PLAYING failed\n");
   if (appsrc_frames >= 0)
     pusher = g_thread_new ("push", push_frames, in);
+  if (set_what)
+    g_timeout_add ((guint) set_after_ms, set_property_now, NULL);
   g_main_loop_run (loop);
   {
     /* the src's counters now (its own message comes only at EOS) */
@@ -452,5 +483,6 @@ main (int argc, char **argv)
   gst_clear_object (&sink);
   gst_object_unref (bus);
   gst_object_unref (pipeline);
+  g_free (set_what);
   return exit_code;
 }

@@ -147,33 +147,60 @@ conf_wait_line (MpProc * p, const gchar * prefix, gdouble timeout_s)
   return line ? line : conf_line (p, prefix);
 }
 
-/* The producer's configured latency: its first "sink-latency NS buffer N"
- * line with NS > 0 (the pipeline configures it after the first buffers). */
+/* The producer's configured latencies: its "sink-latency NS buffer N" lines
+ * with NS > 0 (the pipeline configures it after the first buffers). */
 guint64
-conf_producer_latency (MpProc * p, gdouble timeout_s, guint64 * buffer)
+conf_producer_latency (MpProc * p, guint nth, gdouble timeout_s,
+    guint64 * buffer)
 {
   gint64 end = g_get_monotonic_time () + (gint64) (timeout_s * G_USEC_PER_SEC);
 
   while (g_get_monotonic_time () < end) {
     gchar *s = mp_output (p), **lines = g_strsplit (s, "\n", -1);
-    guint64 v = 0, n = 0;
+    guint64 v = 0, n = 0, found = 0;
+    guint seen = 0;
 
-    for (guint i = 0; lines[i] && v == 0; i++)
+    for (guint i = 0; lines[i] && found == 0; i++)
       if (sscanf (lines[i], "sink-latency %" G_GUINT64_FORMAT " buffer %"
-              G_GUINT64_FORMAT, &v, &n) != 2)
-        v = 0;
+              G_GUINT64_FORMAT, &v, &n) == 2 && v > 0 && seen++ == nth)
+        found = v;
     g_strfreev (lines);
     g_free (s);
-    if (v > 0) {
+    if (found > 0) {
       if (buffer)
         *buffer = n;
-      return v;
+      return found;
     }
     if (!mp_alive (p))
       break;
     g_usleep (20000);
   }
   return G_MAXUINT64;
+}
+
+gboolean
+conf_latency_is (GArray * frames, gsize size, guint from, guint to,
+    guint64 want, const gchar * what)
+{
+  guint n = 0, checked = 0;
+
+  for (guint i = 0; i < frames->len; i++) {
+    ConfFrame *f = &g_array_index (frames, ConfFrame, i);
+
+    if ((size && f->size != size) || ++n < from || (to && n > to))
+      continue;
+    checked++;
+    if (f->latency != want) {
+      g_printerr ("%s, frame %u: configured latency %.1f ms, expected %.1f "
+          "ms\n", what, n, f->latency / 1e6, want / 1e6);
+      return FALSE;
+    }
+  }
+  if (checked < 3) {
+    g_printerr ("%s: only %u frames in [%u, %u]\n", what, checked, from, to);
+    return FALSE;
+  }
+  return TRUE;
 }
 
 gint

@@ -42,12 +42,17 @@ gchar *conf_line (MpProc * p, const gchar * prefix);
 /* Waits for a line starting with prefix (a copy); NULL when the process
  * ended or timeout_s passed without one. */
 gchar *conf_wait_line (MpProc * p, const gchar * prefix, gdouble timeout_s);
-/* A conf-app producer's configured latency: its first "sink-latency NS
- * buffer N" line with NS > 0 (a live pipeline configures it after its first
- * buffers; *buffer = N, may be NULL); G_MAXUINT64 when none came within
- * timeout_s. */
-guint64 conf_producer_latency (MpProc * p, gdouble timeout_s,
+/* A conf-app producer's configured latency: its nth (from 0) "sink-latency
+ * NS buffer N" line with NS > 0 (a live pipeline configures it after its
+ * first buffers; *buffer = N, may be NULL); G_MAXUINT64 when none came
+ * within timeout_s. */
+guint64 conf_producer_latency (MpProc * p, guint nth, gdouble timeout_s,
     guint64 * buffer);
+/* Frames from..to (numbered from 1 among those of `size`; size 0: all; to
+ * 0: to the end) had the configured latency `want`, and there are at least
+ * 3 of them; else prints what differs. */
+gboolean conf_latency_is (GArray * frames, gsize size, guint from, guint to,
+    guint64 want, const gchar * what);
 /* Index of sha1 in ref, or -1. */
 gint conf_index (GPtrArray * ref, const gchar * sha1);
 /* Runs argv to completion (output to files) and returns its exit code. */

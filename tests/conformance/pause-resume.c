@@ -64,7 +64,7 @@ main (void)
   line = conf_line (cons, "paused start-time=");
   MP_CHECK (line != NULL, "no paused line");
   paused_at = g_ascii_strtoll (line + strlen ("paused start-time="), NULL, 10);
-  newest = (gint64) conf_producer_latency (prod, 1, NULL);
+  newest = (gint64) conf_producer_latency (prod, 0, 1, NULL);
   MP_CHECK (newest != (gint64) G_MAXUINT64, "no producer latency");
   /* the oldest capture time (running time) a frame published by the
    * resume may have */

@@ -22,34 +22,6 @@
 #define N2 10
 #define DEADLINES (G_GUINT64_CONSTANT (40000000))
 
-/* Frames of the given size, from frame `from` (1: the first of them) on,
- * have `want`; at least 3 of them are checked. */
-static gboolean
-latency_is (GArray * frames, gsize size, guint from, guint64 want,
-    const gchar * what)
-{
-  guint n = 0, checked = 0;
-
-  for (guint i = 0; i < frames->len; i++) {
-    ConfFrame *f = &g_array_index (frames, ConfFrame, i);
-
-    if (f->size != size || ++n < from)
-      continue;
-    checked++;
-    if (f->latency != want) {
-      g_printerr ("%s, frame %u of it: configured latency %.1f ms, "
-          "expected %.1f ms\n", what, n, f->latency / 1e6, want / 1e6);
-      return FALSE;
-    }
-  }
-  if (checked < 3) {
-    g_printerr ("%s: %u frames, only %u from frame %u on\n", what, n,
-        checked, from);
-    return FALSE;
-  }
-  return TRUE;
-}
-
 int
 main (void)
 {
@@ -62,7 +34,7 @@ main (void)
   mp_init ("restart-latency", needed);
   prod1 = conf_app (NULL, "videotestsrc is-live=true pattern=ball ! " CAPS1
       " ! doradmasink name=sink channel=%C");
-  p1 = conf_producer_latency (prod1, 30, &n1);
+  p1 = conf_producer_latency (prod1, 0, 30, &n1);
   MP_CHECK (p1 != G_MAXUINT64, "producer 1 never published");
   g_usleep (G_USEC_PER_SEC / 2);
 
@@ -79,7 +51,7 @@ main (void)
   prod2 = conf_app (NULL, "videotestsrc is-live=true pattern=ball "
       "timestamp-offset=2500000000 num-buffers=" G_STRINGIFY (N2) " ! " CAPS2
       " ! doradmasink name=sink channel=%C");
-  p2 = conf_producer_latency (prod2, 30, &n2);
+  p2 = conf_producer_latency (prod2, 0, 30, &n2);
   MP_CHECK (p2 != G_MAXUINT64, "producer 2 never published");
   g_print ("producer latency: %.1f ms, then %.1f ms\n", p1 / 1e6, p2 / 1e6);
   MP_CHECK (p2 > p1, "the second producer's latency is not larger");
@@ -95,10 +67,11 @@ main (void)
    * it after its first buffers: those were published with 0) */
   g_print ("producer 2 knew its latency at its frame %" G_GUINT64_FORMAT "\n",
       n2);
-  MP_CHECK (latency_is (got, SIZE1, 2, p1 + DEADLINES, "first producer"),
+  MP_CHECK (conf_latency_is (got, SIZE1, 2, 0, p1 + DEADLINES,
+          "first producer"),
       "wrong latency with the first producer");
-  MP_CHECK (latency_is (got, SIZE2, (guint) MAX (n2 + 1, 2), p2 + DEADLINES,
-          "after the restart"), "the consumer's latency did not follow the "
+  MP_CHECK (conf_latency_is (got, SIZE2, (guint) MAX (n2 + 1, 2), 0,
+          p2 + DEADLINES, "after the restart"), "the consumer's latency did not follow the "
       "new producer");
   return conf_end (TRUE, 3, prod1, prod2, cons);
 
