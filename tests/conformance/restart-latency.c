@@ -68,11 +68,10 @@ main (void)
   g_print ("producer 2 knew its latency at its frame %" G_GUINT64_FORMAT "\n",
       n2);
   MP_CHECK (conf_latency_is (got, SIZE1, 2, 0, p1 + DEADLINES,
-          "first producer"),
-      "wrong latency with the first producer");
+          "first producer"), "wrong latency with the first producer");
   MP_CHECK (conf_latency_is (got, SIZE2, (guint) MAX (n2 + 1, 2), 0,
-          p2 + DEADLINES, "after the restart"), "the consumer's latency did not follow the "
-      "new producer");
+          p2 + DEADLINES, "after the restart"), "the consumer's latency "
+      "did not follow the new producer");
   return conf_end (TRUE, 3, prod1, prod2, cons);
 
 err:
