@@ -288,8 +288,15 @@ set_output_caps (GstDoradmaSrc * self, GstCaps * caps,
   gst_caps_unref (out);
   gst_caps_unref (caps);
   g_free (no_cuda);
-  if (!gst_base_src_negotiate (GST_BASE_SRC (self)))
+  if (!gst_base_src_negotiate (GST_BASE_SRC (self))) {
+    if (GST_PAD_IS_FLUSHING (GST_BASE_SRC_PAD (self)))
+      return GST_FLOW_FLUSHING;
+    GST_ELEMENT_ERROR (self, CORE, NEGOTIATION,
+        ("Downstream accepted the writer's caps %s but could not be "
+            "configured with them", str), ("set_caps or the ALLOCATION "
+            "query failed"));
     return GST_FLOW_NOT_NEGOTIATED;
+  }
   return GST_FLOW_OK;
 
   /* ERRORS */

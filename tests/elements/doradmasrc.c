@@ -337,6 +337,17 @@ src_teardown (GstHarness * h, GstHarness * w, gchar * channel)
   g_free (channel);
 }
 
+/* The nick of value `v` of enum property `prop` of `e`. */
+static const gchar *
+enum_nick (GstElement * e, const gchar * prop, gint v)
+{
+  GParamSpec *ps = g_object_class_find_property (G_OBJECT_GET_CLASS (e),
+      prop);
+  GEnumValue *ev = g_enum_get_value (G_PARAM_SPEC_ENUM (ps)->enum_class, v);
+
+  return ev ? ev->value_nick : "?";
+}
+
 GST_START_TEST (test_properties_have_documented_defaults)
 {
   GstElement *e = gst_element_factory_make ("doradmasrc", NULL);
@@ -353,8 +364,8 @@ GST_START_TEST (test_properties_have_documented_defaults)
   fail_unless_equals_int (max_leases, 4);
   fail_unless (!copy);
   fail_unless (gst_base_src_is_live (GST_BASE_SRC (e)));
-  fail_unless_equals_int (read_mode, 0);        /* next */
-  fail_unless_equals_int (lost, 0);     /* wait */
+  fail_unless_equals_string (enum_nick (e, "read-mode", read_mode), "next");
+  fail_unless_equals_string (enum_nick (e, "on-writer-lost", lost), "wait");
   fail_unless_equals_uint64 (deadline, 20 * GST_MSECOND);
   for (const gchar ** f = (const gchar *[]) {
   "frames", "torn", "skipped", "copies", "lease-waits", "latency-p50",
@@ -392,10 +403,25 @@ GST_START_TEST (test_stopping_while_waiting_for_the_channel_is_prompt)
   GstElement *p;
   gint64 start;
 
-  desc = g_strdup_printf ("doradmasrc channel=%s ! fakesink", ch);
+  GstElement *src;
+  GstBus *bus;
+  GstMessage *err;
+  GstState state, pending;
+
+  desc = g_strdup_printf ("doradmasrc name=src channel=%s ! fakesink", ch);
   p = gst_parse_launch (desc, NULL);
   gst_element_set_state (p, GST_STATE_PLAYING);
   g_usleep (100 * 1000);
+  /* it is waiting (playing, no error), not failed */
+  src = gst_bin_get_by_name (GST_BIN (p), "src");
+  gst_element_get_state (src, &state, &pending, 0);
+  fail_unless (state == GST_STATE_PLAYING || pending == GST_STATE_PLAYING,
+      "the source is %s", gst_element_state_get_name (state));
+  gst_object_unref (src);
+  bus = gst_element_get_bus (p);
+  err = gst_bus_pop_filtered (bus, GST_MESSAGE_ERROR);
+  fail_unless (err == NULL, "the source failed instead of waiting");
+  gst_object_unref (bus);
   start = g_get_monotonic_time ();
   gst_element_set_state (p, GST_STATE_NULL);
   fail_unless (g_get_monotonic_time () - start < G_USEC_PER_SEC);
@@ -590,36 +616,47 @@ GST_START_TEST (test_eos_after_the_final_frame)
 
 GST_END_TEST;
 
+static GstPadProbeReturn
+note_blocked (GstPad * pad, GstPadProbeInfo * info, gpointer data)
+{
+  g_atomic_int_set ((gint *) data, 1);
+  return GST_PAD_PROBE_OK;
+}
+
+/* latest mode: frames published while the src could not read (its thread
+ * held downstream) are skipped; the next frame is the newest. (A next
+ * reader would deliver 1 here.) */
 GST_START_TEST (test_latest_mode_delivers_the_newest_frame)
 {
   gchar *ch = t_channel ("newest");
-  GstHarness *w = t_sink_harness (ch, T_CAPS);
-  GstHarness *h;
-  GstBuffer *buf;
-  GstMapInfo map;
+  struct doradma_writer *w = lib_writer (ch, T_CAPS, 8, 0);
+  TPipe *t = t_pipe_new (ch, "read-mode=latest", NULL);
+  gint blocked = 0;
+  gulong block;
+  TPushed *p;
   guint i;
 
-  fail_unless_equals_int (gst_harness_push (w, t_sysmem_frame (T_CAPS, 0)),
-      GST_FLOW_OK);
-  h = src_new (ch, "read-mode=latest");
-  gst_buffer_unref (gst_harness_pull (h));
+  lib_publish (w, T_CAPS, 0, mono_now ());
+  /* holds the streaming thread on its first buffer */
+  block = gst_pad_add_probe (t->probed, GST_PAD_PROBE_TYPE_BLOCK
+      | GST_PAD_PROBE_TYPE_BUFFER, note_blocked, &blocked, NULL);
+  gst_element_set_state (t->pipe, GST_STATE_PLAYING);
+  for (i = 0; i < 500 && !g_atomic_int_get (&blocked); i++)
+    g_usleep (10 * 1000);
+  fail_unless (g_atomic_int_get (&blocked), "the first frame never came");
   for (i = 1; i <= 4; i++)
-    fail_unless_equals_int (gst_harness_push (w, t_sysmem_frame (T_CAPS, i)),
-        GST_FLOW_OK);
-  /* the src may already be waiting for frame 1; pull until 4 */
-  do {
-    buf = gst_harness_pull (h);
-    gst_buffer_map (buf, &map, GST_MAP_READ);
-    i = map.data[0];
-    gst_buffer_unmap (buf, &map);
-    gst_buffer_unref (buf);
-  } while (i < 4);
-  fail_unless_equals_int (i, 4);
-  /* every frame is either delivered or counted as skipped */
-  fail_unless_equals_uint64 (t_stat (h->element, "frames") +
-      t_stat (h->element, "skipped"), 5);
-
-  src_teardown (h, w, ch);
+    lib_publish (w, T_CAPS, i, mono_now ());
+  gst_pad_remove_probe (t->probed, block);
+  p = t_pipe_pull (t);
+  fail_unless_equals_int (t_first_byte (p->buf), 0);
+  t_pushed_free (p);
+  p = t_pipe_pull (t);
+  fail_unless_equals_int (t_first_byte (p->buf), 4);
+  fail_unless (GST_BUFFER_FLAG_IS_SET (p->buf, GST_BUFFER_FLAG_DISCONT));
+  t_pushed_free (p);
+  fail_unless_equals_uint64 (t_stat (t->src, "frames"), 2);
+  fail_unless_equals_uint64 (t_stat (t->src, "skipped"), 3);
+  t_finish (t, w, ch);
 }
 
 GST_END_TEST;
