@@ -100,6 +100,7 @@ struct _GstDoradmaSrc
   gboolean discont;
   gboolean pushed;              /* a buffer went out since start() */
   GstClockTime last_pts;
+  GstClockTime rebase;          /* next mode: added to running times */
 };
 
 G_DEFINE_TYPE (GstDoradmaSrc, gst_doradma_src, GST_TYPE_PUSH_SRC);
@@ -385,11 +386,14 @@ published_before_resume (GstDoradmaSrc * self,
 /* Decides whether the frame goes out now, and at which PTS. Frames
  * published while we were paused never go out. Of the frames that were in
  * the ring when we joined and were captured before our base time, only the
- * newest goes out. PTS never repeat nor go backwards: a frame that would
- * (captured before our base time, behind the last one) goes out 1 ns after
- * the previous one, so a late joiner gets no run of PTS 0 and a lossless
- * stream loses nothing. FALSE when the frame was dropped, or set aside for
- * a newer one. */
+ * newest goes out. A late joiner gets no run of PTS 0 from the frames a
+ * producer with latency publishes after the join but captured before our
+ * base time: `latest` drops them (the first frame goes out at 0), `next`
+ * (which must not lose frames of a lossless writer) shifts its running
+ * times once, by what the first frame was early, so PTS keep the capture
+ * spacing. PTS never repeat nor go backwards (1 ns after the previous one
+ * at worst). FALSE when the frame was dropped, or set aside for a newer
+ * one. */
 static gboolean
 place_in_time (GstDoradmaSrc * self, GstDoradmaConsumerFrame * fr,
     GstClockTime * pts)
@@ -416,6 +420,17 @@ place_in_time (GstDoradmaSrc * self, GstDoradmaConsumerFrame * fr,
     *pts = GST_CLOCK_TIME_NONE;
     return TRUE;
   }
+  if (rt < 0 && self->read_mode == GST_DORADMA_READ_MODE_LATEST
+      && self->pushed) {
+    GST_LOG_OBJECT (self, "seq %" G_GUINT64_FORMAT " was captured before "
+        "our base time: dropped", fr->f.info.seq);
+    drop_frame (self, fr);
+    return FALSE;
+  }
+  if (rt < 0 && !self->pushed)
+    self->rebase = -rt;
+  if (self->read_mode == GST_DORADMA_READ_MODE_NEXT)
+    rt += self->rebase;
   *pts = MAX (rt, 0);
   if (self->pushed && *pts <= self->last_pts)
     *pts = self->last_pts + 1;
@@ -675,6 +690,7 @@ gst_doradma_src_start (GstBaseSrc * bsrc)
   self->discont = TRUE;
   self->pushed = FALSE;
   self->last_pts = 0;
+  self->rebase = 0;
   return TRUE;
 
   /* ERRORS */
