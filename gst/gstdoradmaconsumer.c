@@ -390,6 +390,17 @@ open_reader (GstDoradmaConsumer * c, guint64 token, DoradmaReaderHandle ** out)
     break;
   }
 
+  /* A peer that may write the control object (group-writable, or owned by
+   * a third uid) can clear our lease bit and get a frame we read zero-copy
+   * rewritten (docs/threat-model.md); copying detects that (seqlock). */
+  if (!c->s.copy && !c->s.copy_set
+      && doradma_reader_ctl_writable_by_others (reader)) {
+    GST_WARNING_OBJECT (c->owner, "the control object of channel \"%s\" is "
+        "writable by other users: copying every frame (set copy=false to "
+        "read zero-copy anyway)", c->s.channel);
+    c->s.copy = TRUE;
+  }
+
   cr = setup_cuda (c, reader, &fatal);
   if (fatal) {
     doradma_reader_close (reader);

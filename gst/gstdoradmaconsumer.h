@@ -45,6 +45,7 @@ typedef struct
   guint64 timeout;              /* ns to wait for the channel, 0 forever */
   enum doradma_read_mode mode;  /* next: a lossless writer waits for us */
   gboolean copy;                /* copy under the seqlock, no lease */
+  gboolean copy_set;            /* `copy` was chosen by the user */
   gint64 allowed_uid;           /* owner uid required; -1 any */
   GstDoradmaSrcTransport transport;
   GstDoradmaWriterLost on_writer_lost;

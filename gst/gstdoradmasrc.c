@@ -74,6 +74,7 @@ struct _GstDoradmaSrc
   guint64 timeout;
   GstDoradmaReadMode read_mode;
   gboolean copy;
+  gboolean copy_set;            /* the user set `copy` */
   guint max_leases;
   GstDoradmaWriterLost on_writer_lost;
   GstClockTime processing_deadline;
@@ -662,6 +663,7 @@ gst_doradma_src_start (GstBaseSrc * bsrc)
   cs.mode = self->read_mode == GST_DORADMA_READ_MODE_LATEST ?
       DORADMA_READ_LATEST : DORADMA_READ_NEXT;
   cs.copy = self->copy;
+  cs.copy_set = self->copy_set;
   cs.allowed_uid = self->allowed_uid;
   cs.transport = self->transport;
   cs.on_writer_lost = self->on_writer_lost;
@@ -787,6 +789,7 @@ gst_doradma_src_set_property (GObject * object, guint prop_id,
       break;
     case PROP_COPY:
       self->copy = g_value_get_boolean (value);
+      self->copy_set = TRUE;
       break;
     case PROP_MAX_LEASES:
       self->max_leases = g_value_get_uint (value);
@@ -963,11 +966,18 @@ gst_doradma_src_class_init (GstDoradmaSrcClass * klass)
    * of leasing the slot (torn copies are discarded and counted). The
    * writer is never held back by this reader's buffers.
    *
+   * When `copy` is left unset and the channel's control object is writable
+   * by other users (group-writable, or owned by a third uid), the element
+   * copies anyway and warns: such a peer could clear our lease and get a
+   * frame we read zero-copy rewritten (docs/threat-model.md). Setting
+   * copy=false reads zero-copy all the same.
+   *
    * Since: 0.1
    */
   properties[PROP_COPY] = g_param_spec_boolean ("copy", "Copy",
       "Copy frames into local buffers instead of leasing slots (zero-copy "
-      "off)", DEFAULT_COPY,
+      "off); unset: copy only when other users may write the channel's "
+      "control object", DEFAULT_COPY,
       G_PARAM_READWRITE | G_PARAM_STATIC_STRINGS | GST_PARAM_MUTABLE_READY);
   /**
    * GstDoradmaSrc:max-leases:

@@ -470,6 +470,39 @@ GST_START_TEST (test_buffers_are_readonly_zero_copy_memory_with_ring_caps)
 
 GST_END_TEST;
 
+/* lib review #3: a peer that may write the control object can clear a
+ * lease bit and get a zero-copy frame rewritten; with `copy` unset the src
+ * copies when the control object is writable by others, and copy=false
+ * still reads zero-copy. */
+GST_START_TEST (test_group_writable_control_object_is_read_by_copy)
+{
+  gchar *ch = t_channel ("ctlgw");
+  GstHarness *w = t_sink_new (ch, T_CAPS, "permissions=0660");
+  GstHarness *h;
+  GstBuffer *buf;
+  GstMapInfo map;
+
+  fail_unless_equals_int (gst_harness_push (w, t_sysmem_frame (T_CAPS, 3)),
+      GST_FLOW_OK);
+  h = src_new (ch, NULL);
+  buf = gst_harness_pull (h);
+  fail_if (gst_is_doradma_memory (gst_buffer_peek_memory (buf, 0)));
+  fail_unless (gst_buffer_map (buf, &map, GST_MAP_READ));
+  fail_unless_equals_int (map.data[0], 3);
+  gst_buffer_unmap (buf, &map);
+  gst_buffer_unref (buf);
+  gst_harness_teardown (h);
+
+  h = src_new (ch, "copy=false");
+  buf = gst_harness_pull (h);
+  fail_unless (gst_is_doradma_memory (gst_buffer_peek_memory (buf, 0)));
+  gst_buffer_unref (buf);
+
+  src_teardown (h, w, ch);
+}
+
+GST_END_TEST;
+
 GST_START_TEST (test_beyond_max_leases_frames_are_copied_and_counted)
 {
   gchar *ch = t_channel ("quota");
@@ -1371,6 +1404,7 @@ doradmasrc_suite (void)
   tcase_add_test (tc, test_stopping_while_waiting_for_the_channel_is_prompt);
   tcase_add_test (tc,
       test_buffers_are_readonly_zero_copy_memory_with_ring_caps);
+  tcase_add_test (tc, test_group_writable_control_object_is_read_by_copy);
   tcase_add_test (tc, test_beyond_max_leases_frames_are_copied_and_counted);
   tcase_add_test (tc, test_copy_mode_delivers_local_memory);
   tcase_add_test (tc, test_buffer_fields_and_crop_meta_are_carried);
