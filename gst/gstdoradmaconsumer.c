@@ -39,13 +39,13 @@ struct _GstDoradmaConsumer
    * latency and the CUDA path change under `lock`; the streaming thread
    * reads the pointer without it (it is the only writer) */
   GMutex lock;
-  DoradmaReaderHandle *rh;
+  GstDoradmaReaderHandle *rh;
   guint64 acc_torn, acc_skipped, acc_retries, dropped, delivered;
   guint64 lat[N_LATENCY_SAMPLES];       /* ns publish → delivery */
   guint n_lat;
   guint64 latency;
   gboolean have_latency;
-  DoradmaCudaPath path;
+  GstDoradmaCudaPath path;
 
   /* streaming thread only */
   guint64 lost_ino, lost_dev;   /* a dead writer's segment, not to reopen */
@@ -62,30 +62,30 @@ struct _GstDoradmaConsumer
 /* The reader handle: refcounted, so leased memories keep the mapping (and
  * the segment's CUDA registration) alive after the element let go. */
 
-DoradmaReaderHandle *
-doradma_reader_handle_new (struct doradma_reader *r)
+GstDoradmaReaderHandle *
+gst_doradma_reader_handle_new (struct doradma_reader *r)
 {
-  DoradmaReaderHandle *rh = g_new0 (DoradmaReaderHandle, 1);
+  GstDoradmaReaderHandle *rh = g_new0 (GstDoradmaReaderHandle, 1);
 
   rh->refcount = 1;
   rh->r = r;
   return rh;
 }
 
-DoradmaReaderHandle *
-doradma_reader_handle_ref (DoradmaReaderHandle * rh)
+GstDoradmaReaderHandle *
+gst_doradma_reader_handle_ref (GstDoradmaReaderHandle * rh)
 {
   g_atomic_int_inc (&rh->refcount);
   return rh;
 }
 
 void
-doradma_reader_handle_unref (DoradmaReaderHandle * rh)
+gst_doradma_reader_handle_unref (GstDoradmaReaderHandle * rh)
 {
   if (rh && g_atomic_int_dec_and_test (&rh->refcount)) {
     /* unregister / unmap the IPC handle before the mapping goes; a forked
      * child's close leaves our entry alone (the lib's fork generation) */
-    doradma_cuda_reader_free (rh->cuda);
+    gst_doradma_cuda_reader_free (rh->cuda);
     doradma_reader_close (rh->r);
     g_free (rh);
   }
@@ -121,7 +121,7 @@ gst_doradma_consumer_new (GstElement * owner,
 
 /* Lets the current reader go, keeping its counters. */
 static void
-retire_reader (GstDoradmaConsumer * c, DoradmaReaderHandle * rh)
+retire_reader (GstDoradmaConsumer * c, GstDoradmaReaderHandle * rh)
 {
   struct doradma_reader_stats rs = { 0 };
 
@@ -134,13 +134,13 @@ retire_reader (GstDoradmaConsumer * c, DoradmaReaderHandle * rh)
   c->acc_retries += rs.lease_retries;
   g_mutex_unlock (&c->lock);
   /* outstanding buffers keep the mapping until they are freed */
-  doradma_reader_handle_unref (rh);
+  gst_doradma_reader_handle_unref (rh);
 }
 
 static void
 drop_reader (GstDoradmaConsumer * c)
 {
-  DoradmaReaderHandle *rh;
+  GstDoradmaReaderHandle *rh;
 
   g_mutex_lock (&c->lock);
   rh = c->rh;
@@ -245,15 +245,15 @@ resolve_transport (GstDoradmaConsumer * c, GstDoradmaSrcTransport * out)
 }
 
 /* The segment's ipc flag forces an IPC import; `unified` (or `auto` with a
- * CUDA downstream) registers the mapping. Returns the DoradmaCudaReader,
+ * CUDA downstream) registers the mapping. Returns the GstDoradmaCudaReader,
  * NULL for plain shmem, or sets *fatal after posting an error. */
-static DoradmaCudaReader *
+static GstDoradmaCudaReader *
 setup_cuda (GstDoradmaConsumer * c, struct doradma_reader *reader,
     gboolean * fatal)
 {
   struct doradma_segment_info si;
   GstDoradmaSrcTransport t;
-  DoradmaCudaReader *cr;
+  GstDoradmaCudaReader *cr;
   gboolean want, needed;
   gchar *reason = NULL;
 
@@ -270,7 +270,7 @@ setup_cuda (GstDoradmaConsumer * c, struct doradma_reader *reader,
         want ? "wants" : "does not want");
     return NULL;
   }
-  cr = doradma_cuda_reader_new (reader, &reason);
+  cr = gst_doradma_cuda_reader_new (reader, &reason);
   if (cr == NULL) {
     if (needed) {
       GST_ELEMENT_ERROR (c->owner, RESOURCE, SETTINGS,
@@ -286,7 +286,7 @@ setup_cuda (GstDoradmaConsumer * c, struct doradma_reader *reader,
     return NULL;
   }
   GST_INFO_OBJECT (c->owner, "CUDA path %s (segment transport \"%s\")",
-      doradma_cuda_path_name (doradma_cuda_reader_path (cr)), si.transport);
+      gst_doradma_cuda_path_name (gst_doradma_cuda_reader_path (cr)), si.transport);
   return cr;
 }
 
@@ -328,13 +328,13 @@ owner_to_allow (GstDoradmaConsumer * c)
 /* Waits for the channel and joins it, without touching c->rh. `token`:
  * adopt the entry a superseded segment's writer carried over (0: none). */
 static GstFlowReturn
-open_reader (GstDoradmaConsumer * c, guint64 token, DoradmaReaderHandle ** out)
+open_reader (GstDoradmaConsumer * c, guint64 token, GstDoradmaReaderHandle ** out)
 {
   struct doradma_reader_config cfg = { 0 };
   struct doradma_diag diag = { 0 };
   struct doradma_reader *reader;
-  DoradmaCudaReader *cr;
-  GstClockTime start = doradma_monotonic_now ();
+  GstDoradmaCudaReader *cr;
+  GstClockTime start = gst_doradma_monotonic_now ();
   gboolean fatal;
   int r;
 
@@ -344,7 +344,7 @@ open_reader (GstDoradmaConsumer * c, guint64 token, DoradmaReaderHandle ** out)
     gint64 left = -1;
 
     if (c->s.timeout > 0) {
-      GstClockTime spent = doradma_monotonic_now () - start;
+      GstClockTime spent = gst_doradma_monotonic_now () - start;
 
       if (spent >= c->s.timeout)
         goto timed_out;
@@ -362,7 +362,7 @@ open_reader (GstDoradmaConsumer * c, guint64 token, DoradmaReaderHandle ** out)
 
     cfg.token = token;
     cfg.allowed_uid = owner_to_allow (c);
-    c->joined = doradma_monotonic_now ();
+    c->joined = gst_doradma_monotonic_now ();
     r = doradma_reader_open (&cfg, &reader, &diag);
     if (r == -ENOENT && token) {
       token = 0;
@@ -406,7 +406,7 @@ open_reader (GstDoradmaConsumer * c, guint64 token, DoradmaReaderHandle ** out)
     doradma_reader_close (reader);
     return GST_FLOW_ERROR;
   }
-  *out = doradma_reader_handle_new (reader);
+  *out = gst_doradma_reader_handle_new (reader);
   (*out)->cuda = cr;
   GST_INFO_OBJECT (c->owner, "joined channel \"%s\"", c->s.channel);
   return GST_FLOW_OK;
@@ -431,14 +431,14 @@ open_failed:
 /* Makes `rh` the current reader (interrupted if we are unlocked) and lets
  * the previous one go. */
 static void
-install_reader (GstDoradmaConsumer * c, DoradmaReaderHandle * rh)
+install_reader (GstDoradmaConsumer * c, GstDoradmaReaderHandle * rh)
 {
-  DoradmaReaderHandle *old;
+  GstDoradmaReaderHandle *old;
 
   g_mutex_lock (&c->lock);
   old = c->rh;
   c->rh = rh;
-  c->path = doradma_cuda_reader_path (rh->cuda);
+  c->path = gst_doradma_cuda_reader_path (rh->cuda);
   if (g_atomic_int_get (&c->unlocked))
     doradma_reader_interrupt (rh->r, 1);
   g_mutex_unlock (&c->lock);
@@ -450,7 +450,7 @@ install_reader (GstDoradmaConsumer * c, DoradmaReaderHandle * rh)
 static GstFlowReturn
 ensure_open (GstDoradmaConsumer * c)
 {
-  DoradmaReaderHandle *rh;
+  GstDoradmaReaderHandle *rh;
   GstFlowReturn ret;
 
   if (c->rh)
@@ -473,7 +473,7 @@ reopen_superseded (GstDoradmaConsumer * c)
 {
   guint64 token = doradma_reader_token (c->rh->r);
   guint64 last = doradma_reader_last_seq (c->rh->r);
-  DoradmaReaderHandle *rh;
+  GstDoradmaReaderHandle *rh;
   GstFlowReturn ret;
 
   if ((ret = open_reader (c, token, &rh)) != GST_FLOW_OK)
@@ -722,7 +722,7 @@ gst_doradma_consumer_delivered (GstDoradmaConsumer * c,
   g_mutex_lock (&c->lock);
   c->delivered++;
   c->lat[c->n_lat++ % N_LATENCY_SAMPLES] =
-      doradma_monotonic_now () - fr->f.info.publish_time;
+      gst_doradma_monotonic_now () - fr->f.info.publish_time;
   if (c->n_lat >= 2 * N_LATENCY_SAMPLES)
     c->n_lat -= N_LATENCY_SAMPLES;
   g_mutex_unlock (&c->lock);
@@ -748,21 +748,21 @@ gst_doradma_consumer_drop (GstDoradmaConsumer * c,
 static gpointer
 lease_owner_ref (gpointer rh)
 {
-  g_atomic_int_inc (&((DoradmaReaderHandle *) rh)->outstanding);
-  return doradma_reader_handle_ref (rh);
+  g_atomic_int_inc (&((GstDoradmaReaderHandle *) rh)->outstanding);
+  return gst_doradma_reader_handle_ref (rh);
 }
 
 static void
 lease_owner_unref (gpointer rh)
 {
-  g_atomic_int_add (&((DoradmaReaderHandle *) rh)->outstanding, -1);
-  doradma_reader_handle_unref (rh);
+  g_atomic_int_add (&((GstDoradmaReaderHandle *) rh)->outstanding, -1);
+  gst_doradma_reader_handle_unref (rh);
 }
 
 static void
 lease_release (gpointer rh, guint32 slot, GstMemory * mem)
 {
-  doradma_reader_release (((DoradmaReaderHandle *) rh)->r, slot);
+  doradma_reader_release (((GstDoradmaReaderHandle *) rh)->r, slot);
 }
 
 static const GstDoradmaMemoryOwner lease_owner = {
@@ -788,7 +788,7 @@ gst_doradma_consumer_outstanding (GstDoradmaConsumer * c)
   return c->rh ? (guint) g_atomic_int_get (&c->rh->outstanding) : 0;
 }
 
-DoradmaReaderHandle *
+GstDoradmaReaderHandle *
 gst_doradma_consumer_handle (GstDoradmaConsumer * c)
 {
   return c->rh;

@@ -30,6 +30,26 @@
 
 G_BEGIN_DECLS
 
+/* ---------------------------------------------------------------------- */
+/* Reader side: a refcounted handle on a doradma_reader. Every leased memory
+ * holds a reference, so the mapping outlives the element. */
+
+typedef struct _GstDoradmaReaderHandle GstDoradmaReaderHandle;
+struct _GstDoradmaReaderHandle
+{
+  gint refcount;
+  struct doradma_reader *r;
+  gint outstanding;             /* leased memories alive */
+  /* GstDoradmaCudaReader (gstdoradmacuda.h): the segment's CUDA
+   * registration or IPC mapping, or NULL; set once before the first lease,
+   * released by the last unref BEFORE the reader unmaps */
+  gpointer cuda;
+};
+
+GstDoradmaReaderHandle *gst_doradma_reader_handle_new (struct doradma_reader *r);
+GstDoradmaReaderHandle *gst_doradma_reader_handle_ref (GstDoradmaReaderHandle * rh);
+void gst_doradma_reader_handle_unref (GstDoradmaReaderHandle * rh);
+
 /* doradmasrc's `transport`: how the reader reaches the GPU. A writer whose
  * slots live in GPU memory is always read through its CUDA IPC handle. */
 typedef enum
@@ -72,7 +92,7 @@ typedef struct
 {
   guint64 frames, torn, skipped, lease_waits;
   guint64 latency_p50, latency_p99;     /* ns publish → delivery */
-  DoradmaCudaPath path;
+  GstDoradmaCudaPath path;
 } GstDoradmaConsumerStats;
 
 /* Copies `settings`; nothing is opened yet. NULL after posting an error on
@@ -117,7 +137,7 @@ GstMemory *gst_doradma_consumer_lease_memory (GstDoradmaConsumer * c,
 /* Leased memories alive now. */
 guint gst_doradma_consumer_outstanding (GstDoradmaConsumer * c);
 /* The open reader's handle (borrowed; streaming thread). */
-DoradmaReaderHandle *gst_doradma_consumer_handle (GstDoradmaConsumer * c);
+GstDoradmaReaderHandle *gst_doradma_consumer_handle (GstDoradmaConsumer * c);
 
 /* Copies the caps string of `epoch`; FALSE with a warning when the epoch is
  * unreadable. */

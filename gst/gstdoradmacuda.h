@@ -10,7 +10,7 @@
  *    hostreg registry) and gives slot device pointers as alias + offset;
  *    "ipc" opens the segment's CUDA IPC handle once per segment and gives
  *    base + slot * stride. Owned by the reader handle, released BEFORE the
- *    reader unmaps (doradma_reader_handle_unref);
+ *    reader unmaps (gst_doradma_reader_handle_unref);
  *  - the writer's device slot area for transport=ipc (cuda/ ipc export);
  *  - copies on a private stream (per plane, honouring strides) with an
  *    explicit synchronise, so a lease is released or a frame published only
@@ -180,48 +180,6 @@ void gst_doradma_cuda_element_set_context (GstElement * element,
     GstCudaContext ** slot, GstContext * context);
 #endif
 
-
-/* Old names, for gstdoradmasrc.c until the consumer branch is merged and
- * switched to the gst_doradma_ names; delete then. */
-#define doradma_cuda_path_name gst_doradma_cuda_path_name
-#define doradma_gst_cuda_device gst_doradma_cuda_device
-#define doradma_gst_cuda_available gst_doradma_cuda_available
-#define doradma_gst_cuda_memory_available gst_doradma_cuda_memory_available
-#define doradma_gst_cuda_registrations gst_doradma_cuda_registrations
-#define doradma_gst_cuda_mem_free gst_doradma_cuda_mem_free
-#define doradma_gst_cuda_context gst_doradma_cuda_context
-#define doradma_gst_cuda_element_context gst_doradma_cuda_element_context
-#define doradma_gst_cuda_element_query gst_doradma_cuda_element_query
-#define doradma_gst_cuda_element_set_context gst_doradma_cuda_element_set_context
-#define doradma_cuda_reader_new gst_doradma_cuda_reader_new
-#define doradma_cuda_reader_free gst_doradma_cuda_reader_free
-#define doradma_cuda_reader_path gst_doradma_cuda_reader_path
-#define doradma_cuda_reader_frame_pointer gst_doradma_cuda_reader_frame_pointer
-#define doradma_cuda_reader_device gst_doradma_cuda_reader_device
-#define doradma_cuda_reader_sync gst_doradma_cuda_reader_sync
-#define doradma_cuda_slots_new gst_doradma_cuda_slots_new
-#define doradma_cuda_slots_pointer gst_doradma_cuda_slots_pointer
-#define doradma_cuda_slots_size gst_doradma_cuda_slots_size
-#define doradma_cuda_slots_free gst_doradma_cuda_slots_free
-#define doradma_cuda_copier_new gst_doradma_cuda_copier_new
-#define doradma_cuda_copier_free gst_doradma_cuda_copier_free
-#define doradma_cuda_copier_stream gst_doradma_cuda_copier_stream
-#define doradma_cuda_copier_device gst_doradma_cuda_copier_device
-#define doradma_cuda_copier_copy gst_doradma_cuda_copier_copy
-#define doradma_cuda_copier_sync gst_doradma_cuda_copier_sync
-#define doradma_cuda_copier_copies gst_doradma_cuda_copier_copies
-typedef GstDoradmaCudaPath DoradmaCudaPath;
-typedef GstDoradmaCudaReader DoradmaCudaReader;
-typedef GstDoradmaCudaSlots DoradmaCudaSlots;
-typedef GstDoradmaCudaCopier DoradmaCudaCopier;
-typedef GstDoradmaCudaMemKind DoradmaCudaMemKind;
-typedef GstDoradmaCudaFrame DoradmaCudaFrame;
-#define DORADMA_CUDA_PATH_NONE GST_DORADMA_CUDA_PATH_NONE
-#define DORADMA_CUDA_PATH_UNIFIED GST_DORADMA_CUDA_PATH_UNIFIED
-#define DORADMA_CUDA_PATH_UNIFIED_INTEGRATED GST_DORADMA_CUDA_PATH_UNIFIED_INTEGRATED
-#define DORADMA_CUDA_PATH_IPC GST_DORADMA_CUDA_PATH_IPC
-#define DORADMA_CUDA_MEM_HOST GST_DORADMA_CUDA_MEM_HOST
-#define DORADMA_CUDA_MEM_DEVICE GST_DORADMA_CUDA_MEM_DEVICE
 
 G_END_DECLS
 

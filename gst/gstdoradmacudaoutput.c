@@ -38,7 +38,7 @@ void
 gst_doradma_cuda_output_reset (GstDoradmaCudaOutput * o)
 {
   gst_doradma_cuda_output_caps_changed (o);
-  g_clear_pointer (&o->copier, doradma_cuda_copier_free);
+  g_clear_pointer (&o->copier, gst_doradma_cuda_copier_free);
   gst_clear_object (&o->slab_alloc);
   g_atomic_int_set (&o->device_copies, 0);
   g_atomic_int_set (&o->slab_copies, 0);
@@ -60,23 +60,23 @@ gst_doradma_cuda_output_finalize (GstDoradmaCudaOutput * o)
  * is registered or IPC-mapped, else its host pointer. */
 static void
 frame_source (GstDoradmaConsumer * c, const struct doradma_frame *frame,
-    const GstVideoInfo * info, DoradmaCudaFrame * src, guint32 * rows,
+    const GstVideoInfo * info, GstDoradmaCudaFrame * src, guint32 * rows,
     guint32 * row_bytes)
 {
-  DoradmaReaderHandle *rh = gst_doradma_consumer_handle (c);
+  GstDoradmaReaderHandle *rh = gst_doradma_consumer_handle (c);
   guint p;
 
   memset (src, 0, sizeof (*src));
-  src->ptr = doradma_cuda_reader_frame_pointer (rh->cuda, frame);
-  src->kind = DORADMA_CUDA_MEM_DEVICE;
+  src->ptr = gst_doradma_cuda_reader_frame_pointer (rh->cuda, frame);
+  src->kind = GST_DORADMA_CUDA_MEM_DEVICE;
   if (src->ptr == 0) {
     src->ptr = (guint64) (guintptr) frame->data;
-    src->kind = DORADMA_CUDA_MEM_HOST;
+    src->kind = GST_DORADMA_CUDA_MEM_HOST;
   }
   for (p = 0; p < frame->info.n_planes; p++) {
     src->offset[p] = frame->info.planes[p].offset;
     src->stride[p] = frame->info.planes[p].stride;
-    doradma_plane_needs (info, p, &rows[p], &row_bytes[p]);
+    gst_doradma_plane_needs (info, p, &rows[p], &row_bytes[p]);
   }
 }
 
@@ -84,21 +84,21 @@ frame_source (GstDoradmaConsumer * c, const struct doradma_frame *frame,
 static gboolean
 device_copy_and_release (GstDoradmaCudaOutput * o, GstDoradmaConsumer * c,
     GstDoradmaConsumerFrame * frame, const GstVideoInfo * info,
-    const DoradmaCudaFrame * dst, gchar ** err)
+    const GstDoradmaCudaFrame * dst, gchar ** err)
 {
-  DoradmaCudaFrame src;
+  GstDoradmaCudaFrame src;
   guint32 rows[GST_VIDEO_MAX_PLANES], rb[GST_VIDEO_MAX_PLANES];
   gboolean ok;
 
   frame_source (c, &frame->f, info, &src, rows, rb);
   if (o->copier == NULL)
-    o->copier = doradma_cuda_copier_new (err);
+    o->copier = gst_doradma_cuda_copier_new (err);
   ok = o->copier != NULL
-      && doradma_cuda_copier_copy (o->copier, frame->f.info.n_planes, dst,
+      && gst_doradma_cuda_copier_copy (o->copier, frame->f.info.n_planes, dst,
       &src, rows, rb, err)
       /* GPU work is not ordered by the lease's CPU fences: the copy must be
        * complete before the writer may reuse the slot */
-      && doradma_cuda_copier_sync (o->copier, err);
+      && gst_doradma_cuda_copier_sync (o->copier, err);
   gst_doradma_consumer_release (c, frame);
   if (ok)
     g_atomic_int_inc (&o->device_copies);
@@ -107,7 +107,7 @@ device_copy_and_release (GstDoradmaCudaOutput * o, GstDoradmaConsumer * c,
 
 /* The default layout of `info` as a copy destination at `ptr`. */
 static void
-default_layout (DoradmaCudaFrame * dst, guint64 ptr, DoradmaCudaMemKind kind,
+default_layout (GstDoradmaCudaFrame * dst, guint64 ptr, GstDoradmaCudaMemKind kind,
     const GstVideoInfo * info)
 {
   guint p;
@@ -126,7 +126,7 @@ gst_doradma_cuda_output_download (GstDoradmaCudaOutput * o,
     GstDoradmaConsumer * c, GstDoradmaConsumerFrame * frame,
     GstBufferPool * pool, const GstVideoInfo * info, gchar ** err)
 {
-  DoradmaCudaFrame dst;
+  GstDoradmaCudaFrame dst;
   GstVideoFrame vf;
   GstBuffer *out = NULL;
   guint p;
@@ -139,7 +139,7 @@ gst_doradma_cuda_output_download (GstDoradmaCudaOutput * o,
     *err = g_strdup ("no local buffer to download into");
     return NULL;
   }
-  default_layout (&dst, 0, DORADMA_CUDA_MEM_HOST, info);
+  default_layout (&dst, 0, GST_DORADMA_CUDA_MEM_HOST, info);
   for (p = 0; p < GST_VIDEO_FRAME_N_PLANES (&vf); p++) {
     dst.offset[p] = (gsize) vf.data[p];
     dst.stride[p] = GST_VIDEO_FRAME_PLANE_STRIDE (&vf, p);
@@ -171,7 +171,7 @@ upload_default_layout (GstMemory * mem, const struct doradma_frame *frame,
     gsize dstride = GST_VIDEO_INFO_PLANE_STRIDE (info, p);
     guint32 rows, rb;
 
-    doradma_plane_needs (info, p, &rows, &rb);
+    gst_doradma_plane_needs (info, p, &rows, &rb);
     if (rows == 0)
       continue;
     if (sp->stride == dstride) {
@@ -229,11 +229,11 @@ gst_doradma_cuda_output_copy_to_slab (GstDoradmaCudaOutput * o,
       goto failed;
     gst_doradma_consumer_release (c, frame);
   } else {
-    DoradmaCudaFrame dst;
+    GstDoradmaCudaFrame dst;
     guint p;
 
     default_layout (&dst, gst_doradma_slab_memory_get_device_pointer (mem),
-        DORADMA_CUDA_MEM_DEVICE, info);
+        GST_DORADMA_CUDA_MEM_DEVICE, info);
     for (p = 0; meta && p < f->info.n_planes; p++) {
       dst.offset[p] = f->info.planes[p].offset;
       dst.stride[p] = f->info.planes[p].stride;
@@ -272,7 +272,7 @@ failed:
  * the GPU is done with it. (Not compiled on the 1.22 dev machines.) */
 typedef struct
 {
-  DoradmaReaderHandle *rh;
+  GstDoradmaReaderHandle *rh;
   guint32 slot;
 } WrapLease;
 
@@ -280,7 +280,7 @@ static void
 wrap_lease_free (WrapLease * l)
 {
   g_atomic_int_add (&l->rh->outstanding, -1);
-  doradma_reader_handle_unref (l->rh);
+  gst_doradma_reader_handle_unref (l->rh);
   g_free (l);
 }
 
@@ -289,7 +289,7 @@ wrap_lease_notify (gpointer data)
 {
   WrapLease *l = data;
 
-  doradma_cuda_reader_sync (l->rh->cuda);
+  gst_doradma_cuda_reader_sync (l->rh->cuda);
   doradma_reader_release (l->rh->r, l->slot);
   wrap_lease_free (l);
 }
@@ -300,7 +300,7 @@ static GstBuffer *
 wrap_frame (GstCudaContext * ctx, GstDoradmaConsumer * c,
     GstDoradmaConsumerFrame * frame, const GstVideoInfo * info)
 {
-  DoradmaReaderHandle *rh = gst_doradma_consumer_handle (c);
+  GstDoradmaReaderHandle *rh = gst_doradma_consumer_handle (c);
   const struct doradma_frame *f = &frame->f;
   GstVideoInfo winfo = *info;
   WrapLease *l = g_new0 (WrapLease, 1);
@@ -313,11 +313,11 @@ wrap_frame (GstCudaContext * ctx, GstDoradmaConsumer * c,
     winfo.stride[p] = f->info.planes[p].stride;
   }
   winfo.size = f->info.payload_bytes;
-  l->rh = doradma_reader_handle_ref (rh);
+  l->rh = gst_doradma_reader_handle_ref (rh);
   l->slot = f->slot;
   g_atomic_int_inc (&rh->outstanding);
   mem = gst_cuda_allocator_alloc_wrapped (NULL, ctx, NULL, &winfo,
-      doradma_cuda_reader_frame_pointer (rh->cuda, f), l, wrap_lease_notify);
+      gst_doradma_cuda_reader_frame_pointer (rh->cuda, f), l, wrap_lease_notify);
   if (mem == NULL) {
     /* the lease stays with `frame`: the copy path releases it, once */
     wrap_lease_free (l);
@@ -360,7 +360,7 @@ gst_doradma_cuda_output_cuda_memory (GstDoradmaCudaOutput * o,
     GstDoradmaConsumer * c, GstDoradmaConsumerFrame * frame, GstCaps * caps,
     const GstVideoInfo * info, gchar ** err)
 {
-  DoradmaCudaFrame dst;
+  GstDoradmaCudaFrame dst;
   GstCudaContext *ctx;
   GstBufferPool *pool;
   GstBuffer *out = NULL;
@@ -369,7 +369,7 @@ gst_doradma_cuda_output_cuda_memory (GstDoradmaCudaOutput * o,
   guint p;
   gboolean ok;
 
-  ctx = doradma_gst_cuda_element_context (o->element, &o->ctx, err);
+  ctx = gst_doradma_cuda_element_context (o->element, &o->ctx, err);
   if (ctx == NULL)
     goto fail;
 #ifdef HAVE_GST_CUDA_ALLOC_WRAPPED
@@ -396,7 +396,7 @@ gst_doradma_cuda_output_cuda_memory (GstDoradmaCudaOutput * o,
     goto fail;
   }
   default_layout (&dst, (guint64) (guintptr) map.data,
-      DORADMA_CUDA_MEM_DEVICE, info);
+      GST_DORADMA_CUDA_MEM_DEVICE, info);
   for (p = 0; p < GST_VIDEO_INFO_N_PLANES (info); p++) {
     dst.offset[p] = ((GstCudaMemory *) mem)->info.offset[p];
     dst.stride[p] = ((GstCudaMemory *) mem)->info.stride[p];

@@ -34,7 +34,7 @@ typedef enum
 typedef struct
 {
   GstElement *element;          /* for the CUDA context; not a ref */
-  DoradmaCudaCopier *copier;
+  GstDoradmaCudaCopier *copier;
   GstAllocator *slab_alloc;
 #ifdef HAVE_GST_CUDA
   GstCudaContext *ctx;          /* under the element's object lock */

@@ -113,41 +113,6 @@ GstClockTime gst_doradma_monotonic_now (void);
 /* Monotonic minus pipeline clock, sampled back to back (as unixfdsink). */
 GstClockTimeDiff gst_doradma_clock_diff (GstClock * clock);
 
-/* ---------------------------------------------------------------------- */
-/* Reader side: a refcounted handle on a doradma_reader. Every leased memory
- * holds a reference, so the mapping outlives the element. Implemented in
- * gstdoradmamemory.c until the consumer (gstdoradmaconsumer.c) owns it. */
-
-typedef struct _DoradmaReaderHandle DoradmaReaderHandle;
-struct _DoradmaReaderHandle
-{
-  gint refcount;
-  struct doradma_reader *r;
-  pid_t pid;                    /* a forked child never closes our reader */
-  gint outstanding;             /* leased memories alive */
-  /* GstDoradmaCudaReader (gstdoradmacuda.h): the segment's CUDA
-   * registration or IPC mapping, or NULL; set once before the first lease,
-   * released by the last unref BEFORE the reader unmaps */
-  gpointer cuda;
-};
-
-DoradmaReaderHandle *doradma_reader_handle_new (struct doradma_reader *r);
-DoradmaReaderHandle *doradma_reader_handle_ref (DoradmaReaderHandle * rh);
-void doradma_reader_handle_unref (DoradmaReaderHandle * rh);
-
-/* A read-only memory over a leased slot; takes over the lease (released by
- * the memory's free, from any thread) and a reference on `rh`. */
-GstMemory *doradma_memory_new_lease (DoradmaReaderHandle * rh,
-    const struct doradma_frame *frame);
-
-/* Old names, for gstdoradmasrc.c until the consumer branch is merged and
- * switched to the gst_doradma_ names; delete then. */
-#define doradma_element_init gst_doradma_element_init
-#define doradma_transport_resolve gst_doradma_transport_resolve
-#define doradma_transport_name gst_doradma_transport_name
-#define doradma_plane_needs gst_doradma_plane_needs
-#define doradma_monotonic_now gst_doradma_monotonic_now
-#define doradma_clock_diff gst_doradma_clock_diff
 
 G_END_DECLS
 

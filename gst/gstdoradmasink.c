@@ -711,7 +711,7 @@ no_cuda:
     /* names what is missing: the build, libcuda.so.1, or a device */
     GST_ELEMENT_ERROR (self, RESOURCE, SETTINGS,
         ("Transport \"%s\" needs CUDA: %s",
-            doradma_transport_name (transport), reason),
+            gst_doradma_transport_name (transport), reason),
         ("channel \"%s\": use transport=shmem (or auto) on this machine",
             channel));
     g_free (reason);

@@ -106,7 +106,7 @@ struct _GstDoradmaSrc
 
 G_DEFINE_TYPE (GstDoradmaSrc, gst_doradma_src, GST_TYPE_PUSH_SRC);
 GST_ELEMENT_REGISTER_DEFINE_WITH_CODE (doradmasrc, "doradmasrc",
-    GST_RANK_NONE, gst_doradma_src_get_type (), doradma_element_init (plugin));
+    GST_RANK_NONE, gst_doradma_src_get_type (), gst_doradma_element_init (plugin));
 
 #define DEFAULT_CHANNEL NULL
 #define DEFAULT_TIMEOUT 0
@@ -147,7 +147,6 @@ static GParamSpec *properties[NUM_PROPERTIES];
 #else
 #define SRC_CAPS GST_VIDEO_CAPS_MAKE (GST_VIDEO_FORMATS_ALL)
 #endif
-#define CUDA_FEATURE "memory:CUDAMemory"
 
 static GstStaticPadTemplate src_template = GST_STATIC_PAD_TEMPLATE ("src",
     GST_PAD_SRC, GST_PAD_ALWAYS, GST_STATIC_CAPS (SRC_CAPS));
@@ -158,47 +157,29 @@ static GstStaticPadTemplate src_template = GST_STATIC_PAD_TEMPLATE ("src",
 /* ---------------------------------------------------------------------- */
 /* The src's own enums */
 
-static GType
-register_enum (gsize * id, const gchar * name, const GEnumValue * values)
-{
-  if (g_once_init_enter (id)) {
-    GType t = g_enum_register_static (name, values);
+static const GEnumValue src_transport_values[] = {
+  {GST_DORADMA_SRC_TRANSPORT_AUTO, "unified when downstream asks for "
+        "memory:CUDAMemory and CUDA works, else shmem", "auto"},
+  {GST_DORADMA_SRC_TRANSPORT_SHMEM, "Host memory only", "shmem"},
+  {GST_DORADMA_SRC_TRANSPORT_UNIFIED, "Register the ring with CUDA: "
+        "buffers carry device pointers (needs CUDA)", "unified"},
+  {0, NULL, NULL}
+};
 
-    g_once_init_leave (id, t);
-  }
-  return (GType) * id;
-}
+static const GEnumValue copy_to_values[] = {
+  {GST_DORADMA_COPY_TO_NONE, "Lease the slot (zero-copy)", "none"},
+  {GST_DORADMA_COPY_TO_UMA, "Copy into a managed (UMA) slab", "uma"},
+  {GST_DORADMA_COPY_TO_PINNED, "Copy into a pinned host slab", "pinned"},
+  {GST_DORADMA_COPY_TO_DEVICE, "Copy into a device slab", "device"},
+  {0, NULL, NULL}
+};
 
-static GType
-gst_doradma_src_transport_get_type (void)
-{
-  static gsize id = 0;
-  static const GEnumValue values[] = {
-    {GST_DORADMA_SRC_TRANSPORT_AUTO, "unified when downstream asks for "
-          "memory:CUDAMemory and CUDA works, else shmem", "auto"},
-    {GST_DORADMA_SRC_TRANSPORT_SHMEM, "Host memory only", "shmem"},
-    {GST_DORADMA_SRC_TRANSPORT_UNIFIED, "Register the ring with CUDA: "
-          "buffers carry device pointers (needs CUDA)", "unified"},
-    {0, NULL, NULL}
-  };
-
-  return register_enum (&id, "GstDoradmaSrcTransport", values);
-}
-
-static GType
-gst_doradma_copy_to_get_type (void)
-{
-  static gsize id = 0;
-  static const GEnumValue values[] = {
-    {GST_DORADMA_COPY_TO_NONE, "Lease the slot (zero-copy)", "none"},
-    {GST_DORADMA_COPY_TO_UMA, "Copy into a managed (UMA) slab", "uma"},
-    {GST_DORADMA_COPY_TO_PINNED, "Copy into a pinned host slab", "pinned"},
-    {GST_DORADMA_COPY_TO_DEVICE, "Copy into a device slab", "device"},
-    {0, NULL, NULL}
-  };
-
-  return register_enum (&id, "GstDoradmaCopyTo", values);
-}
+GType gst_doradma_src_transport_get_type (void);
+GType gst_doradma_copy_to_get_type (void);
+GST_DORADMA_DEFINE_ENUM (gst_doradma_src_transport_get_type,
+    "GstDoradmaSrcTransport", src_transport_values);
+GST_DORADMA_DEFINE_ENUM (gst_doradma_copy_to_get_type, "GstDoradmaCopyTo",
+    copy_to_values);
 
 #define GST_TYPE_DORADMA_SRC_TRANSPORT (gst_doradma_src_transport_get_type ())
 #define GST_TYPE_DORADMA_COPY_TO (gst_doradma_copy_to_get_type ())
@@ -226,11 +207,11 @@ gst_doradma_src_get_stats (GstDoradmaSrc * self)
       "lease-waits", G_TYPE_UINT64, cs.lease_waits,
       "latency-p50", G_TYPE_UINT64, cs.latency_p50,
       "latency-p99", G_TYPE_UINT64, cs.latency_p99,
-      "transport", G_TYPE_STRING, cs.path == DORADMA_CUDA_PATH_IPC ? "ipc" :
-      cs.path == DORADMA_CUDA_PATH_NONE ? "shmem" : "unified",
-      "cuda-path", G_TYPE_STRING, doradma_cuda_path_name (cs.path),
-      "cuda-registrations", G_TYPE_UINT64, doradma_gst_cuda_registrations (),
-      "memory", G_TYPE_STRING, cuda_out ? CUDA_FEATURE : "system",
+      "transport", G_TYPE_STRING, cs.path == GST_DORADMA_CUDA_PATH_IPC ? "ipc" :
+      cs.path == GST_DORADMA_CUDA_PATH_NONE ? "shmem" : "unified",
+      "cuda-path", G_TYPE_STRING, gst_doradma_cuda_path_name (cs.path),
+      "cuda-registrations", G_TYPE_UINT64, gst_doradma_cuda_registrations (),
+      "memory", G_TYPE_STRING, cuda_out ? GST_DORADMA_CUDA_FEATURE : "system",
       "device-copies", G_TYPE_UINT64,
       (guint64) g_atomic_int_get (&self->out.cuda.device_copies),
       "copied-to-slab", G_TYPE_UINT64,
@@ -605,7 +586,7 @@ gst_doradma_src_query (GstBaseSrc * bsrc, GstQuery * query)
     return TRUE;
   }
 #ifdef HAVE_GST_CUDA
-  if (doradma_gst_cuda_element_query (GST_ELEMENT (self), &self->out.cuda.ctx,
+  if (gst_doradma_cuda_element_query (GST_ELEMENT (self), &self->out.cuda.ctx,
           query))
     return TRUE;
 #endif
@@ -619,7 +600,7 @@ gst_doradma_src_set_context (GstElement * element, GstContext * context)
 {
   GstDoradmaSrc *self = GST_DORADMA_SRC (element);
 
-  doradma_gst_cuda_element_set_context (element, &self->out.cuda.ctx, context);
+  gst_doradma_cuda_element_set_context (element, &self->out.cuda.ctx, context);
   GST_ELEMENT_CLASS (gst_doradma_src_parent_class)->set_context (element,
       context);
 }
@@ -637,7 +618,7 @@ gst_doradma_src_change_state (GstElement * element, GstStateChange transition)
   if (transition == GST_STATE_CHANGE_PAUSED_TO_PLAYING) {
     GST_OBJECT_LOCK (self);
     if (self->played) {
-      self->resume_mono = doradma_monotonic_now ();
+      self->resume_mono = gst_doradma_monotonic_now ();
       g_atomic_int_set (&self->resync, TRUE);
     }
     self->played = TRUE;

@@ -10,12 +10,6 @@
 #include "gstdoradmasrcframe.h"
 #include "gstdoradmaelements.h"
 
-/* Buffer flags carried from the writer (the sink's list). */
-#define CARRIED_FLAGS (GST_BUFFER_FLAG_DISCONT | GST_BUFFER_FLAG_RESYNC | \
-    GST_BUFFER_FLAG_CORRUPTED | GST_BUFFER_FLAG_MARKER | \
-    GST_BUFFER_FLAG_HEADER | GST_BUFFER_FLAG_GAP | \
-    GST_BUFFER_FLAG_DROPPABLE | GST_BUFFER_FLAG_DELTA_UNIT | \
-    GST_BUFFER_FLAG_NON_DROPPABLE)
 #define VIDEO_FLAGS (GST_VIDEO_BUFFER_FLAG_INTERLACED | \
     GST_VIDEO_BUFFER_FLAG_TFF | GST_VIDEO_BUFFER_FLAG_RFF | \
     GST_VIDEO_BUFFER_FLAG_ONEFIELD | GST_VIDEO_BUFFER_FLAG_MULTIPLE_VIEW | \
@@ -36,7 +30,7 @@ gst_doradma_frame_fits (const GstVideoInfo * info,
   for (p = 0; p < fi->n_planes; p++) {
     guint32 rows, row_bytes;
 
-    doradma_plane_needs (info, p, &rows, &row_bytes);
+    gst_doradma_plane_needs (info, p, &rows, &row_bytes);
     if (fi->planes[p].rows < rows || fi->planes[p].row_bytes < row_bytes
         || fi->planes[p].stride < row_bytes)
       return FALSE;
@@ -108,7 +102,7 @@ gst_doradma_frame_set_buffer_fields (GstBuffer * buf,
   GST_BUFFER_DURATION (buf) = fi->duration;
   GST_BUFFER_OFFSET (buf) = fi->offset;
   GST_BUFFER_OFFSET_END (buf) = fi->offset_end;
-  GST_BUFFER_FLAGS (buf) = (fi->flags & CARRIED_FLAGS)
+  GST_BUFFER_FLAGS (buf) = (fi->flags & GST_DORADMA_CARRIED_FLAGS)
       | (fi->video_flags & VIDEO_FLAGS);
 }
 
@@ -123,7 +117,7 @@ gst_doradma_frame_running_time (GstElement * element,
     return FALSE;
   if (fi->mono_pts != DORADMA_TIME_NONE)
     /* the writer's CLOCK_MONOTONIC → our clock → our running time */
-    *rt = (gint64) fi->mono_pts - doradma_clock_diff (clock) - (gint64) base;
+    *rt = (gint64) fi->mono_pts - gst_doradma_clock_diff (clock) - (gint64) base;
   else
     *rt = (gint64) gst_clock_get_time (clock) - (gint64) base;
   gst_object_unref (clock);

@@ -12,7 +12,6 @@
 #include "gstdoradmasrcframe.h"
 
 #define GST_CAT_DEFAULT gst_doradma_debug
-#define CUDA_FEATURE "memory:CUDAMemory"
 
 /* ---------------------------------------------------------------------- */
 /* Caps */
@@ -34,7 +33,7 @@ gst_doradma_src_output_peer_wants_cuda (GstPad * pad)
     GstCapsFeatures *f = gst_caps_get_features (peer, i);
 
     want = f && !gst_caps_features_is_any (f)
-        && gst_caps_features_contains (f, CUDA_FEATURE);
+        && gst_caps_features_contains (f, GST_DORADMA_CUDA_FEATURE);
   }
   gst_caps_unref (peer);
   return want;
@@ -45,17 +44,17 @@ gst_doradma_src_output_choose_caps (GstPad * pad, GstCaps * caps,
     gchar ** no_cuda)
 {
   if (gst_doradma_src_output_peer_wants_cuda (pad)) {
-    if (doradma_gst_cuda_memory_available (no_cuda)) {
+    if (gst_doradma_cuda_memory_available (no_cuda)) {
       GstCaps *out = gst_caps_copy (caps);
 
-      gst_caps_set_features (out, 0, gst_caps_features_new (CUDA_FEATURE,
+      gst_caps_set_features (out, 0, gst_caps_features_new (GST_DORADMA_CUDA_FEATURE,
               NULL));
       if (gst_pad_peer_query_accept_caps (pad, out))
         return out;
       gst_caps_unref (out);
     } else {
       GST_WARNING_OBJECT (pad, "downstream asks for %s: %s; offering "
-          "system memory", CUDA_FEATURE, *no_cuda);
+          "system memory", GST_DORADMA_CUDA_FEATURE, *no_cuda);
     }
   }
   if (gst_pad_peer_query_accept_caps (pad, caps))
