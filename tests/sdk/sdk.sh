@@ -136,7 +136,7 @@ c-example)
   ldd "$T/app/c-appsink" | grep -q "libgstdoradma-1.0.so.0 => $L/" || fail "c-appsink does not load the installed library: $(ldd "$T/app/c-appsink" | grep doradma)"
   reference
   start_producer
-  "$T/app/c-appsink" "$channel" $N > "$T/out.txt" 2>&1 || { cat "$T/out.txt"; fail "c-appsink exited $?"; }
+  "$T/app/c-appsink" "$channel" $N > "$T/out.txt" 2>&1 || { r=$?; cat "$T/out.txt"; fail "c-appsink exited $r"; }
   compare "$T/out.txt"
   echo "PASS: $N frames read zero-copy by the installed C example, bytes equal"; head -2 "$T/out.txt"
   ;;
@@ -150,7 +150,7 @@ python-example)
   mkdir -p "$T/app"; cp "$SDK_SOURCE_ROOT/examples/sdk/python-numpy.py" "$T/app/"
   reference
   start_producer
-  (cd "$T/app" && $py python-numpy.py "$channel" $N) > "$T/out.txt" 2>&1 || { cat "$T/out.txt"; fail "python-numpy.py exited $?"; }
+  (cd "$T/app" && $py python-numpy.py "$channel" $N) > "$T/out.txt" 2>&1 || { r=$?; cat "$T/out.txt"; fail "python-numpy.py exited $r"; }
   # zero copy: the array's address is the slot's host address, every frame
   n=$(awk '/ zero-copy array=/ { split($0, a, "array="); split(a[2], b, " "); split($0, c, "host="); split(c[2], d, " "); if (b[1] == d[1] && b[1] != "0x0") ok++ } END {print ok + 0}' "$T/out.txt")
   [ "$n" -eq $N ] || { cat "$T/out.txt"; fail "$n of $N frames viewed at the slot's address"; }
