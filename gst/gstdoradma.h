@@ -14,6 +14,7 @@
 
 #include "doradma-prelude.h"
 #include "gstdoradmamemory.h"
+#include "gstdoradmaframemeta.h"
 #include "gstdoradmaallocator.h"
 
 #endif /* __GST_DORADMA_H__ */

@@ -51,6 +51,7 @@
 
 #include "gstdoradmaelements.h"
 #include "gstdoradmamemory.h"
+#include "gstdoradmaframemeta.h"
 #include "gstdoradmacuda.h"
 #include "gstdoradmaallocator.h"
 
@@ -1423,6 +1424,8 @@ gst_doradma_src_create (GstPushSrc * psrc, GstBuffer ** outbuf)
       doradma_reader_consume (self->rh->r, frame.info.seq);
 
     set_timestamps (self, buf, &frame.info);
+    gst_buffer_add_doradma_frame_meta (buf, frame.info.seq, frame.skipped,
+        frame.info.publish_time, frame.info.caps_epoch);
 
     g_mutex_lock (&self->stats_lock);
     self->n_frames++;

@@ -1,7 +1,8 @@
 /* doradma SDK example: a consumer application in C.
  *
  * Runs "doradmasrc channel=CHANNEL ! appsink", pulls N frames and reads
- * each through the SDK without copying: the slot the frame lives in, its
+ * each through the SDK without copying: the writer's frame number and the
+ * frames missed before it (GstDoradmaFrameMeta), the slot it lives in, its
  * host address (the same address gst_buffer_map gives), its CUDA device
  * address when the transport has one, and a SHA-1 of its bytes.
  *
@@ -13,7 +14,7 @@
  *      ! doradmasink channel=cam0 &
  *   ./c-appsink cam0 10
  *
- * Prints one line per frame ("frame I slot S bytes B sha1 H") and exits 0
+ * Prints one line per frame ("frame I seq Q skipped K ... sha1 H") and exits 0
  * when N frames were read zero-copy, 1 otherwise (with the reason).
  *
  * SPDX-License-Identifier: LGPL-2.1-or-later
@@ -29,6 +30,7 @@
 static gboolean
 read_frame (GstBuffer * buf, guint index)
 {
+  GstDoradmaFrameMeta *frame = gst_buffer_get_doradma_frame_meta (buf);
   GstMemory *mem;
   GstMapInfo map;
   gpointer host;
@@ -38,6 +40,10 @@ read_frame (GstBuffer * buf, guint index)
       || !gst_is_doradma_memory (mem = gst_buffer_peek_memory (buf, 0))) {
     g_printerr ("frame %u: not doradma slot memory (doradmasrc copy=true?)\n",
         index);
+    return FALSE;
+  }
+  if (frame == NULL) {
+    g_printerr ("frame %u: no GstDoradmaFrameMeta\n", index);
     return FALSE;
   }
   host = gst_doradma_memory_get_host_pointer (mem);
@@ -53,8 +59,12 @@ read_frame (GstBuffer * buf, guint index)
     return FALSE;
   }
   sha1 = g_compute_checksum_for_data (G_CHECKSUM_SHA1, map.data, map.size);
-  g_print ("frame %u slot %u bytes %" G_GSIZE_FORMAT " sha1 %s host %p "
-      "device 0x%" G_GINT64_MODIFIER "x\n", index,
+  /* publish_time is CLOCK_MONOTONIC, as g_get_monotonic_time () on Linux */
+  g_print ("frame %u seq %" G_GUINT64_FORMAT " skipped %" G_GUINT64_FORMAT
+      " age-us %" G_GINT64_FORMAT " slot %u bytes %" G_GSIZE_FORMAT
+      " sha1 %s host %p device 0x%" G_GINT64_MODIFIER "x\n", index,
+      frame->seq, frame->skipped,
+      g_get_monotonic_time () - (gint64) (frame->publish_time / 1000),
       gst_doradma_memory_get_slot (mem), map.size, sha1, host,
       gst_doradma_memory_get_device_pointer (mem));
   g_free (sha1);

@@ -14,7 +14,7 @@
 # Needs the installed SDK's typelib (GstDoradma-1.0), PyGObject with
 # GStreamer's Python overrides (python3-gst-1.0) and NumPy:
 #   /usr/bin/python3 python-numpy.py cam0 10 [--cuda]
-# Prints one line per frame ("frame I slot S bytes B sha1 H ...") and exits
+# Prints one line per frame ("frame I seq Q skipped K slot S ... sha1 H") and exits
 # 0 when N frames were viewed zero-copy, 1 otherwise (with the reason).
 import argparse
 import ctypes
@@ -80,8 +80,11 @@ def view_frame(i, sample, cuda):
     host = GstDoradma.memory_get_host_pointer(mem)      # an int
     devptr = GstDoradma.memory_get_device_pointer(mem)  # an int, 0 = none
     slot = GstDoradma.memory_get_slot(mem)
+    meta = GstDoradma.buffer_get_doradma_frame_meta(buf)
+    if meta is None:
+        return "no GstDoradmaFrameMeta"
     h, stride, row = plane0_shape(sample.get_caps(), buf)
-    line = "frame %d slot %d" % (i, slot)
+    line = "frame %d seq %d skipped %d slot %d" % (i, meta.seq, meta.skipped, slot)
     if host:
         ok, info = buf.map(Gst.MapFlags.READ)
         if not ok:

@@ -55,6 +55,10 @@ reference() {
 compare() {
   sed -n 's/.* sha1 \([0-9a-f]*\).*/\1/p' "$1" > "$T/got.txt"
   diff "$T/ref.txt" "$T/got.txt" > "$T/diff.txt" || { cat "$1" "$T/diff.txt"; fail "frame bytes differ from the producer's"; }
+  # GstDoradmaFrameMeta: a lossless producer and one reader, so the writer's
+  # frame numbers 1..N in order and none skipped
+  sed -n 's/.* seq \([0-9]*\) skipped \([0-9]*\) .*/\1 \2/p' "$1" > "$T/seq.txt"
+  seq 1 $N | sed 's/$/ 0/' | diff - "$T/seq.txt" > "$T/diff.txt" || { cat "$1" "$T/diff.txt"; fail "frame meta: seq/skipped are not 1..$N/0"; }
   wait "$prod_pid"; r=$?; prod_pid=
   [ $r -eq 0 ] || { cat "$T/producer.log"; fail "producer exited $r"; }
 }
@@ -65,6 +69,7 @@ install-layout)
   want="include/gstreamer-1.0/gst/doradma/doradma-prelude.h
 include/gstreamer-1.0/gst/doradma/gstdoradma.h
 include/gstreamer-1.0/gst/doradma/gstdoradmaallocator.h
+include/gstreamer-1.0/gst/doradma/gstdoradmaframemeta.h
 include/gstreamer-1.0/gst/doradma/gstdoradmamemory.h
 $(rel "$SDK_LIBDIR")/libgstdoradma-1.0.so
 $(rel "$SDK_LIBDIR")/libgstdoradma-1.0.so.0
@@ -97,6 +102,7 @@ bin/doradma"
 gst_doradma_memory_get_owner" ] || fail "private exports changed: $(cat "$T/private.txt")"
   for f in gst_is_doradma_memory gst_doradma_memory_get_host_pointer \
       gst_doradma_memory_get_device_pointer gst_doradma_memory_get_slot \
+      gst_buffer_get_doradma_frame_meta gst_doradma_frame_meta_api_get_type \
       gst_doradma_slab_allocator_new gst_doradma_slab_allocator_get_type; do
     grep -qx "$f" "$T/public.txt" || fail "$f not declared GST_DORADMA_API in the installed headers"
   done
