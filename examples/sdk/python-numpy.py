@@ -44,7 +44,10 @@ class CudaDriver:
     """Just enough of libcuda.so.1 to copy device memory to the host."""
 
     def __init__(self):
-        self.cu = ctypes.CDLL("libcuda.so.1")
+        try:
+            self.cu = ctypes.CDLL("libcuda.so.1")
+        except OSError as e:
+            raise RuntimeError("--cuda needs the CUDA driver: %s" % e) from None
         self.cu.cuMemcpyDtoH_v2.argtypes = [ctypes.c_void_p, ctypes.c_uint64, ctypes.c_size_t]
         dev, ctx = ctypes.c_int(), ctypes.c_void_p()
         self.check(self.cu.cuInit(0), "cuInit")
@@ -76,7 +79,8 @@ def view_frame(i, sample, cuda):
     buf = sample.get_buffer()
     mem = buf.peek_memory(0)
     if buf.n_memory() != 1 or not GstDoradma.is_doradma_memory(mem):
-        return "not doradma slot memory (doradmasrc copy=true?)"
+        return ("not doradma slot memory (doradmasrc copy=true, more buffers held than "
+                "max-leases, or an ipc writer: its frames are downloaded for system memory)")
     host = GstDoradma.memory_get_host_pointer(mem)      # an int
     devptr = GstDoradma.memory_get_device_pointer(mem)  # an int, 0 = none
     slot = GstDoradma.memory_get_slot(mem)
@@ -123,7 +127,11 @@ def main():
     ap.add_argument("--src-args", default="", help="extra doradmasrc properties")
     a = ap.parse_args()
     Gst.init(None)
-    cuda = CudaDriver() if a.cuda else None
+    try:
+        cuda = CudaDriver() if a.cuda else None
+    except RuntimeError as e:
+        print(e, file=sys.stderr)
+        return 1
     # Every buffer downstream holds a lease, appsink's queue included: past
     # doradmasrc's max-leases (4) frames arrive as copies. max-buffers=2 keeps
     # queue + the one being pushed + the one in hand within it.
