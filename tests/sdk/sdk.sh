@@ -153,14 +153,19 @@ python-example)
   $py -c 'import gi, numpy; gi.require_version("Gst", "1.0"); gi.require_version("GstVideo", "1.0")' 2>/dev/null \
     || skip "/usr/bin/python3 lacks PyGObject/GstVideo typelib/NumPy (python3-gi gir1.2-gst-plugins-base-1.0 python3-numpy)"
   export GI_TYPELIB_PATH=$L/girepository-1.0
-  # the typelib and the library behind it are the installed ones
-  got=$($py -c 'import gi; gi.require_version("GIRepository", "2.0"); gi.require_version("GstDoradma", "1.0")
-from gi.repository import GIRepository, GstDoradma
-GstDoradma.SlabAllocator.__gtype__  # loads the library
-print(GIRepository.Repository.get_default().get_typelib_path("GstDoradma"))
-print([l.split()[-1] for l in open("/proc/self/maps") if "libgstdoradma-1.0" in l][0])' 2>&1)
-  [ "$got" = "$L/girepository-1.0/GstDoradma-1.0.typelib
-$(readlink -f "$L/libgstdoradma-1.0.so.0")" ] || fail "Python loads GstDoradma from elsewhere: $got"
+  # the typelib and the library behind it (both mapped) are the installed
+  # ones; the frame meta is kept by a buffer copy
+  got=$($py -c 'import gi; gi.require_version("Gst", "1.0"); gi.require_version("GstDoradma", "1.0")
+from gi.repository import Gst, GstDoradma
+Gst.init(None)
+b = Gst.Buffer.new_allocate(None, 16, None)
+GstDoradma.buffer_add_doradma_frame_meta(b, 41, 2, 123456789, 3)
+m = GstDoradma.buffer_get_doradma_frame_meta(b.copy_deep())
+print(m.seq, m.skipped, m.publish_time, m.caps_epoch)
+print("\n".join(sorted(set(l.split()[-1] for l in open("/proc/self/maps") if "GstDoradma-1.0.typelib" in l or "libgstdoradma-1.0" in l))))' 2>&1)
+  [ "$got" = "41 2 123456789 3
+$L/girepository-1.0/GstDoradma-1.0.typelib
+$(readlink -f "$L/libgstdoradma-1.0.so.0")" ] || fail "Python's GstDoradma (want the installed typelib and library, and the meta copied): $got"
   mkdir -p "$T/app"; cp "$SDK_SOURCE_ROOT/examples/sdk/python-numpy.py" "$T/app/"
   reference
   start_producer
