@@ -30,6 +30,7 @@
 #define __GST_DORADMA_ALLOCATOR_H__
 
 #include <gst/gst.h>
+#include "doradma-prelude.h"
 
 G_BEGIN_DECLS
 
@@ -57,6 +58,7 @@ typedef enum
   GST_DORADMA_SLAB_KIND_DEVICE = 2,
 } GstDoradmaSlabKind;
 
+GST_DORADMA_API
 GType gst_doradma_slab_kind_get_type (void);
 #define GST_TYPE_DORADMA_SLAB_KIND (gst_doradma_slab_kind_get_type ())
 
@@ -83,12 +85,14 @@ typedef enum
   GST_DORADMA_SLAB_ERROR_FAILED,
 } GstDoradmaSlabError;
 
+GST_DORADMA_API
 GQuark gst_doradma_slab_error_quark (void);
 #define GST_DORADMA_SLAB_ERROR (gst_doradma_slab_error_quark ())
 
 typedef struct _GstDoradmaSlabAllocator GstDoradmaSlabAllocator;
 typedef struct _GstDoradmaSlabAllocatorClass GstDoradmaSlabAllocatorClass;
 
+GST_DORADMA_API
 GType gst_doradma_slab_allocator_get_type (void);
 #define GST_TYPE_DORADMA_SLAB_ALLOCATOR (gst_doradma_slab_allocator_get_type ())
 #define GST_IS_DORADMA_SLAB_ALLOCATOR(obj) \
@@ -107,6 +111,7 @@ GType gst_doradma_slab_allocator_get_type (void);
  * set: BUDGET (malformed variable; checked before anything else), NO_CUDA,
  * UNSUPPORTED (e.g. no managed memory on this device), FAILED.
  */
+GST_DORADMA_API
 GstAllocator *gst_doradma_slab_allocator_new (GstDoradmaSlabKind kind,
     guint64 budget, GError ** error);
 
@@ -128,6 +133,7 @@ GstAllocator *gst_doradma_slab_allocator_new (GstDoradmaSlabKind kind,
  * every missing prerequisite (libibverbs, ibverbs-device, active-port,
  * dmabuf-mr, cuda-dma-buf, nvidia-peermem, cuda).
  */
+GST_DORADMA_API
 GstAllocator *gst_doradma_slab_allocator_new_rdma (gpointer pd,
     guint64 budget, gboolean allow_fallback, GError ** error);
 
@@ -142,6 +148,7 @@ GstAllocator *gst_doradma_slab_allocator_new_rdma (gpointer pd,
  *
  * Returns: (transfer full) (nullable): slab memory of @size bytes.
  */
+GST_DORADMA_API
 GstMemory *gst_doradma_slab_allocator_alloc (GstAllocator * allocator,
     gsize size, GError ** error);
 
@@ -155,6 +162,7 @@ GstMemory *gst_doradma_slab_allocator_alloc (GstAllocator * allocator,
  * one line per step taken), mr-registrations, mr-hits, mr-deregistrations
  * (guint64).
  */
+GST_DORADMA_API
 GstStructure *gst_doradma_slab_allocator_get_stats (GstAllocator * allocator);
 
 /**
@@ -163,6 +171,7 @@ GstStructure *gst_doradma_slab_allocator_get_stats (GstAllocator * allocator);
  * Registers the three lazily initialised allocators under
  * GST_DORADMA_SLAB_ALLOCATOR_MANAGED/PINNED/DEVICE (call from plugin_init).
  */
+GST_DORADMA_API
 void gst_doradma_slab_allocator_register_all (void);
 
 /**
@@ -176,31 +185,49 @@ void gst_doradma_slab_allocator_register_all (void);
  * Returns: %TRUE when GPUDirect RDMA can work: (libibverbs, ibverbs-device,
  * active-port) and either (dmabuf-mr, cuda-dma-buf) or nvidia-peermem.
  */
+GST_DORADMA_API
 gboolean gst_doradma_gpudirect_probe (gint cuda_device, GstStructure ** report,
     GError ** error);
 
 /* ---- memory accessors (gstfdmemory model) ---- */
 
+GST_DORADMA_API
 gboolean gst_is_doradma_slab_memory (GstMemory * mem);
 
+GST_DORADMA_API
 GstDoradmaSlabKind gst_doradma_slab_memory_get_kind (GstMemory * mem);
 
-/* Host address of the memory's first byte (offset applied), or %NULL for
- * kind device. */
+/**
+ * gst_doradma_slab_memory_get_host_pointer:
+ * @mem: slab memory
+ *
+ * Returns: (type guintptr): the host address of the memory's first byte
+ * (offset applied), or %NULL (0) for kind device.
+ */
+GST_DORADMA_API
 gpointer gst_doradma_slab_memory_get_host_pointer (GstMemory * mem);
 
-/* CUDA device address (CUdeviceptr) of the memory's first byte. Never
- * assume it equals the host pointer. */
+/**
+ * gst_doradma_slab_memory_get_device_pointer:
+ * @mem: slab memory
+ *
+ * Returns: the CUDA device address (CUdeviceptr) of the memory's first
+ * byte. Never assume it equals the host pointer.
+ */
+GST_DORADMA_API
 guint64 gst_doradma_slab_memory_get_device_pointer (GstMemory * mem);
 
 /**
  * gst_doradma_slab_memory_get_rdma_keys:
- * @lkey: (out) (optional), @rkey: (out) (optional): the slab's MR keys
+ * @mem: slab memory
+ * @lkey: (out) (optional): the slab's MR local key
+ * @rkey: (out) (optional): the slab's MR remote key
  * @addr: (out) (optional): the address a peer names in RDMA operations for
  *   the memory's first byte (the MR's iova + offset)
  *
  * Returns: %FALSE when the slab is not registered with a NIC.
  */
+GST_DORADMA_API
 gboolean gst_doradma_slab_memory_get_rdma_keys (GstMemory * mem,
     guint32 * lkey, guint32 * rkey, guint64 * addr);
 
@@ -212,6 +239,7 @@ gboolean gst_doradma_slab_memory_get_rdma_keys (GstMemory * mem,
  * @error set: UNSUPPORTED for managed slabs (never exportable) and for
  * pinned slabs on devices without HOST_ALLOC_DMA_BUF_SUPPORTED.
  */
+GST_DORADMA_API
 gint gst_doradma_slab_memory_export_dmabuf (GstMemory * mem, guint64 * size,
     GError ** error);
 
@@ -222,6 +250,7 @@ gint gst_doradma_slab_memory_export_dmabuf (GstMemory * mem, guint64 * size,
  * managed and pinned slabs, cuMemcpyHtoD (synchronous) for device slabs.
  * doradmasrc's copy-to uses it. Returns %FALSE with @error set.
  */
+GST_DORADMA_API
 gboolean gst_doradma_slab_memory_upload (GstMemory * mem, gsize offset,
     gconstpointer src, gsize size, GError ** error);
 
@@ -236,6 +265,7 @@ gboolean gst_doradma_slab_memory_upload (GstMemory * mem, gsize offset,
  * slabs are created attached to the host, and mapping a slab attached to a
  * stream first synchronises that stream.
  */
+GST_DORADMA_API
 gboolean gst_doradma_slab_memory_attach_stream (GstMemory * mem,
     gpointer stream, GError ** error);
 

@@ -15,8 +15,6 @@
 #include "config.h"
 #endif
 
-#include <unistd.h>
-
 #include "gstdoradmamemoryprivate.h"
 
 GST_DEBUG_CATEGORY_STATIC (gst_doradma_memory_debug);
@@ -186,6 +184,8 @@ gst_doradma_memory_get_owner (GstMemory * mem,
 guint32
 gst_doradma_memory_get_slot (GstMemory * mem)
 {
+  g_return_val_if_fail (gst_is_doradma_memory (mem), G_MAXUINT32);
+
   return ((GstDoradmaMemory *) mem)->slot;
 }
 

@@ -13,6 +13,7 @@
 #define __GST_DORADMA_MEMORY_H__
 
 #include <gst/gst.h>
+#include "doradma-prelude.h"
 
 G_BEGIN_DECLS
 
@@ -30,16 +31,20 @@ G_BEGIN_DECLS
  * Returns: %TRUE when @mem is a slot of a doradma ring (either a slot a
  * writer fills or a leased, read-only slot a reader received).
  */
+GST_DORADMA_API
 gboolean gst_is_doradma_memory (GstMemory * mem);
 
 /**
  * gst_doradma_memory_get_host_pointer:
  * @mem: a doradma #GstMemory
  *
- * Returns: the host address of the first byte of @mem (its offset applied),
- * or %NULL when the slot lives in device memory only. Readers' memory is
- * mapped read-only: never write through this pointer.
+ * Returns: (type guintptr): the host address of the first byte of @mem (its
+ * offset applied; the address gst_memory_map() gives), or %NULL (0) when
+ * the slot lives in device memory only. Readers' memory is mapped
+ * read-only: never write through this pointer. It is valid while @mem is
+ * alive (introspected as an integer, for ctypes/NumPy).
  */
+GST_DORADMA_API
 gpointer gst_doradma_memory_get_host_pointer (GstMemory * mem);
 
 /**
@@ -58,7 +63,20 @@ gpointer gst_doradma_memory_get_host_pointer (GstMemory * mem);
  * slot's lease); finish the GPU work that reads it (synchronise the
  * stream) before unreffing the buffer.
  */
+GST_DORADMA_API
 guint64 gst_doradma_memory_get_device_pointer (GstMemory * mem);
+
+/**
+ * gst_doradma_memory_get_slot:
+ * @mem: a doradma #GstMemory
+ *
+ * Returns: the index of the ring slot @mem wraps (0 .. slots - 1; shares
+ * of a memory have their parent's slot). While @mem is alive the slot is
+ * held: a writer cannot reuse it (a reader's lease), so release buffers
+ * promptly.
+ */
+GST_DORADMA_API
+guint32 gst_doradma_memory_get_slot (GstMemory * mem);
 
 G_END_DECLS
 

@@ -41,17 +41,16 @@ typedef struct
  * (NULL for a slot in device memory only: then also NOT_MAPPABLE) and, when
  * not 0, `devptr` on the device. `flags` as for gst_memory_init (READONLY
  * for a reader's lease). `vtable` must outlive the memory (a static). */
+GST_DORADMA_API                 /* exported for the plugin; not installed */
 GstMemory *gst_doradma_memory_new (GstMemoryFlags flags, gpointer data,
     gsize size, guint32 slot, guint64 devptr,
     const GstDoradmaMemoryOwner * vtable, gpointer owner);
 
 /* The owner of `mem` when it is a root doradma memory made with `vtable`,
  * else NULL (a share, another owner kind, another allocator). */
+GST_DORADMA_API                 /* exported for the plugin; not installed */
 gpointer gst_doradma_memory_get_owner (GstMemory * mem,
     const GstDoradmaMemoryOwner * vtable);
-
-/* The slot index of a doradma memory (shares included). */
-guint32 gst_doradma_memory_get_slot (GstMemory * mem);
 
 /* A reader's lease, as gstdoradmamemory.c makes it today (a reference on
  * the reader handle for the memory's lifetime, the lease ended on free):

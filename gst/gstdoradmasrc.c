@@ -57,6 +57,7 @@
 #include "gstdoradmasrcoutput.h"
 #include "gstdoradmasrcframe.h"
 #include "gstdoradmadora.h"
+#include "gstdoradmaframemeta.h"
 
 GST_DEBUG_CATEGORY_STATIC (gst_doradma_src_debug);
 #define GST_CAT_DEFAULT gst_doradma_src_debug
@@ -424,6 +425,8 @@ set_timestamps (GstDoradmaSrc * self, GstBuffer * buf,
     const GstDoradmaConsumerFrame * fr, GstClockTime pts)
 {
   gst_doradma_frame_set_buffer_fields (buf, &fr->f.info, pts);
+  gst_buffer_add_doradma_frame_meta (buf, fr->f.info.seq, fr->f.skipped,
+      fr->f.info.publish_time, fr->f.info.caps_epoch);
   if (self->discont || fr->discont)
     GST_BUFFER_FLAG_SET (buf, GST_BUFFER_FLAG_DISCONT);
   else

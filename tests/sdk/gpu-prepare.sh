@@ -1,0 +1,23 @@
+#!/bin/bash
+# Here (the build machine), before tests/sdk/gpu-run.sh on the GPU machine:
+# installs the SDK from a CUDA-enabled build into BUILD/sdk-gpu/destdir and
+# downloads the Python runtime the example needs there (the GPU machine has
+# neither GLib nor Python's gi/numpy; Debian 12's python3.11 runs on its
+# newer glibc, unpacked under /opt/sdkpy). Usage, from the repo root:
+#   bash tests/sdk/gpu-prepare.sh build-sdk
+# then carry BUILD/sdk-gpu and .device (../shared/device/prepare.sh).
+set -euo pipefail
+B=${1:-build-sdk}
+K=$B/sdk-gpu
+grep -q '#define HAVE_CUDA' "$B/config.h" || { echo "$B was built without CUDA (cuda.h)"; exit 1; }
+rm -rf "$K"; mkdir -p "$K/debs"
+meson install -C "$B" --no-rebuild --destdir "$PWD/$K/destdir" --quiet
+meson introspect "$B" --buildoptions | /usr/bin/python3 -c '
+import json, sys
+o = {x["name"]: x["value"] for x in json.load(sys.stdin)}
+print("SDK_PREFIX=%s\nSDK_LIBDIR=%s/%s" % (o["prefix"], o["prefix"], o["libdir"]))' > "$K/paths.sh"
+(cd "$K/debs" && apt-get download python3.11-minimal libpython3.11-minimal \
+   libpython3.11-stdlib python3-gi python3-gst-1.0 gir1.2-glib-2.0 \
+   gir1.2-gstreamer-1.0 gir1.2-gst-plugins-base-1.0 libgirepository-1.0-1 \
+   python3-numpy libblas3 liblapack3 libgfortran5 libquadmath0 2>&1 | grep -v '^W: ' || true)
+echo "prepared $K: $(du -sh "$K" | cut -f1) ($(ls "$K/debs" | wc -l) packages)"
