@@ -208,6 +208,50 @@ def padded(frame, width_bytes, height):
     return bytes(out)
 
 
+def frames_mismatch(got, expect, stride=None):
+    """None when `got` is exactly the frames `expect`, one after another.
+    Otherwise where it first goes wrong, for the log: which frame, the byte
+    offset in it (row and column when rows are `stride` bytes), both byte
+    values, how many bytes of that frame differ, and which expected frame
+    it equals instead, if any (a stale or repeated frame)."""
+    fs = len(expect[0])
+    want = b"".join(expect)
+    if got == want:
+        return None
+    why = []
+    if len(got) != len(want):
+        why.append("got %d bytes, expected %d (%d frames of %d)"
+                   % (len(got), len(want), len(expect), fs))
+    for i, exp in enumerate(expect):
+        fr = got[i * fs:(i + 1) * fs]
+        if fr == exp:
+            continue
+        if len(fr) < fs:
+            why.append("frame %d is short (%d of %d bytes)" % (i, len(fr), fs))
+            break
+        off = next(k for k in range(fs) if fr[k] != exp[k])
+        where = "byte %d" % off
+        if stride:
+            where += " (row %d, column %d)" % divmod(off, stride)
+        same = [j for j, e in enumerate(expect) if e == fr]
+        why.append("frame %d of %d differs first at %s: got 0x%02x, expected "
+                   "0x%02x; %d of its %d bytes differ; it equals %s"
+                   % (i, len(expect), where, fr[off], exp[off],
+                      sum(a != b for a, b in zip(fr, exp)), fs,
+                      "expected frame %d" % same[0] if same
+                      else "no expected frame"))
+        break
+    return "; ".join(why)
+
+
+def check_frames(got, expect, msg, stride=None):
+    """check() of got == b"".join(expect) that says where they differ."""
+    bad = frames_mismatch(got, expect, stride)
+    if bad:
+        fail("%s: %s" % (msg, bad))
+    print("ok - " + msg)
+
+
 def fail(msg):
     print("FAIL: " + msg)
     sys.exit(1)

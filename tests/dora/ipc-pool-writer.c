@@ -4,7 +4,8 @@
  * whitespace JSON with pinned_type "cuda", ipc_flag 1 and the 64-byte CUDA
  * IPC handle of a cuMemAlloc buffer of `size` bytes. Each line "next" on
  * stdin writes the next frame of the frames file into the device buffer
- * between an odd and an even generation, then prints "done".
+ * between an odd and an even generation (the copy synchronised with the
+ * device before the even one), then prints "done".
  *
  *   ipc-pool-writer <shm dir> <pool name> <H> <W> <frames file>
  *
@@ -26,6 +27,22 @@ put_le64 (uint8_t *p, uint64_t v)
 {
   for (int i = 0; i < 8; i++)
     p[i] = (uint8_t) (v >> (8 * i));
+}
+
+/* Copies one frame into the exported buffer and waits until the device
+ * holds it. cuMemcpyHtoD from pageable memory returns once the bytes are
+ * staged, not when the DMA has landed: without the synchronise, a reader in
+ * another process (its own context) can copy the buffer after our even
+ * generation and still get the previous frame. */
+static int
+write_frame (struct doradma_cuda_device *dev,
+    struct doradma_cuda_ipc_export *exp, const uint8_t *frame, size_t size,
+    struct doradma_diag *diag)
+{
+  int r = doradma_cuda_copy_htod (dev,
+      doradma_cuda_ipc_export_get_device_pointer (exp), frame, size, diag);
+
+  return r < 0 ? r : doradma_cuda_device_synchronize (dev, diag);
 }
 
 int
@@ -103,8 +120,7 @@ main (int argc, char **argv)
   /* registration as the binding does it: 0, odd, copy, even = 2 */
   __atomic_store_n (gen, 1, __ATOMIC_RELAXED);
   __atomic_thread_fence (__ATOMIC_RELEASE);
-  if (doradma_cuda_copy_htod (dev, doradma_cuda_ipc_export_get_device_pointer
-          (exp), frames, size, &diag) < 0) {
+  if (write_frame (dev, exp, frames, size, &diag) < 0) {
     fprintf (stderr, "%s\n", diag.msg);
     return 1;
   }
@@ -122,9 +138,8 @@ main (int argc, char **argv)
       break;
     __atomic_store_n (gen, g + 1, __ATOMIC_RELAXED);
     __atomic_thread_fence (__ATOMIC_RELEASE);
-    /* synchronous: the copy is complete before the even generation */
-    if (doradma_cuda_copy_htod (dev, doradma_cuda_ipc_export_get_device_pointer
-            (exp), frames + (next % n_frames) * size, size, &diag) < 0) {
+    if (write_frame (dev, exp, frames + (next % n_frames) * size, size,
+            &diag) < 0) {
       fprintf (stderr, "%s\n", diag.msg);
       return 1;
     }
