@@ -16,8 +16,17 @@ meson introspect "$B" --buildoptions | /usr/bin/python3 -c '
 import json, sys
 o = {x["name"]: x["value"] for x in json.load(sys.stdin)}
 print("SDK_PREFIX=%s\nSDK_LIBDIR=%s/%s" % (o["prefix"], o["prefix"], o["libdir"]))' > "$K/paths.sh"
-(cd "$K/debs" && apt-get download python3.11-minimal libpython3.11-minimal \
-   libpython3.11-stdlib python3-gi python3-gst-1.0 gir1.2-glib-2.0 \
-   gir1.2-gstreamer-1.0 gir1.2-gst-plugins-base-1.0 libgirepository-1.0-1 \
-   python3-numpy libblas3 liblapack3 libgfortran5 libquadmath0 2>&1 | grep -v '^W: ' || true)
+# libpython3.11: python3-gst-1.0's overrides module (_gi_gst) links
+# libpython3.11.so.1.0, which python3.11-minimal does not ship and the GPU
+# machine (Ubuntu 24.04, Python 3.12) lacks: without it "from gi.repository
+# import Gst" fails there with an ImportError while plain "import gi" works.
+pkgs="python3.11-minimal libpython3.11-minimal libpython3.11-stdlib libpython3.11
+  python3-gi python3-gst-1.0 gir1.2-glib-2.0 gir1.2-gstreamer-1.0
+  gir1.2-gst-plugins-base-1.0 libgirepository-1.0-1 python3-numpy libblas3
+  liblapack3 libgfortran5 libquadmath0"
+# shellcheck disable=SC2086
+(cd "$K/debs" && apt-get download $pkgs 2>&1 | grep -v '^W: ' || true)
+for p in $pkgs; do
+  ls "$K/debs/${p}_"*.deb > /dev/null 2>&1 || { echo "apt-get download $p failed"; exit 1; }
+done
 echo "prepared $K: $(du -sh "$K" | cut -f1) ($(ls "$K/debs" | wc -l) packages)"
