@@ -198,11 +198,14 @@ int doradma_cuda_event_elapsed_ms (const struct doradma_cuda_device *dev,
 int doradma_cuda_event_destroy (const struct doradma_cuda_device *dev,
     void *event, struct doradma_diag *diag);
 
-/* Linear copies of `n` bytes (n 0 is a no-op). The plain forms return when
- * the copy is done (cuMemcpyHtoD, cuMemcpyDtoH, cuMemcpyDtoD; DtoD may still
- * be in flight on the device for the legacy stream semantics, as the driver
- * documents); the _async forms enqueue on `stream` and return (cuMemcpy*
- * Async: truly asynchronous only for page-locked host memory, pageable host
+/* Linear copies of `n` bytes (n 0 is a no-op). The plain forms are
+ * cuMemcpyHtoD, cuMemcpyDtoH, cuMemcpyDtoD with the driver's synchronous
+ * semantics: DtoH returns when the bytes are in host memory; HtoD from
+ * pageable memory returns once they are staged, before the DMA reached the
+ * device, and DtoD may still be in flight: synchronise
+ * (doradma_cuda_device_synchronize) before another context or process may
+ * read the destination. The _async forms enqueue on `stream` and return
+ * (truly asynchronous only for page-locked host memory, pageable host
  * memory is staged). A failure message names the call and the byte count. */
 int doradma_cuda_copy_htod (const struct doradma_cuda_device *dev,
     uint64_t dst, const void *src, size_t n, struct doradma_diag *diag);
