@@ -93,6 +93,20 @@ class Runner:
                            str(period_us)], timeout=120)
         return json.loads(r.stdout)
 
+    def ping(self, iters, period_us, pace):
+        """The ring alone (spin-ping): a spinning reader, pinned like
+        dm-spin; None when the tool was not built."""
+        tool = os.path.join(self.tools, "spin-ping")
+        if not os.path.exists(tool):
+            return None
+        wc, rc = self.pin if self.pin else (-1, -1)
+        r = self.run_tool([tool, str(iters), str(period_us), str(SPIN_NS),
+                           pace, str(wc), str(rc)], timeout=120)
+        try:
+            return json.loads(r.stdout)
+        except ValueError:
+            return {"error": r.stderr[-500:]}
+
     def trial(self, transport, w, h, phase):
         self.seq += 1
         tag = "dmb%d-%d" % (os.getpid(), self.seq)
@@ -276,7 +290,7 @@ def main():
                    "warmup_thr": WARMUP_THR, "warmup_paced": WARMUP_PACED,
                    "spin_ns": SPIN_NS, "pin": list(pin) if pin else None,
                    "skipped": skipped},
-        "futex": [], "trials": []}
+        "futex": [], "ping": [], "trials": []}
     t_start = time.monotonic()
     periods = sorted(set(PERIOD_US[s] for s in sizes))
     for rnd in range(a.rounds):
@@ -287,6 +301,17 @@ def main():
             out["futex"].append(f)
             print("round %d futex period %dus: p50 %.1f us p99 %.1f us" %
                   (rnd, per, f["p50"] / 1e3, f["p99"] / 1e3), file=sys.stderr)
+            if "dm-spin" in transports:
+                for pace in ("sleep", "busy"):
+                    pg = r.ping(iters, per, pace)
+                    if pg is None or "e2e_p50" not in pg:
+                        continue
+                    pg["round"] = rnd
+                    out["ping"].append(pg)
+                    print("round %d spin-ping period %dus %s: e2e p50 %.2f us"
+                          " publish->delivery p50 %.2f us" % (
+                              rnd, per, pace, pg["e2e_p50"] / 1e3,
+                              pg["pub_p50"] / 1e3), file=sys.stderr)
         rot = transports[rnd % len(transports):] + transports[:rnd % len(transports)]
         for (w, h) in sizes:
             for phase in phases:

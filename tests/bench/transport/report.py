@@ -419,6 +419,7 @@ def where_we_stand(data, futex, last, sizes):
                  "µs | %s |" % ("/".join(SNAME[s] for s in sizes), t,
                                " / ".join(fmt(v, 2) for v in vals),
                                yes(all(v is not None and v <= 4 for v in vals))))
+    L += spin_decomposition(data, last, sizes)
     k4 = (3840, 2160)
     shm = m_of("shm", k4, "thr", "fps")
     for t in ("dm-lossless", "dm-latest", "dm-spin"):
@@ -430,6 +431,33 @@ def where_we_stand(data, futex, last, sizes):
                                  yes(f >= 3 * shm)))
     L.append("")
     return L
+
+
+def spin_decomposition(data, last, sizes):
+    """Rows for where dm-spin's paced end-to-end p50 goes: the ring alone
+    (spin-ping, writer's core idle between frames or kept busy), the
+    element's publish -> delivery, and GStreamer's own cold push (floor)."""
+    pings = last.get("ping", [])
+    rows = []
+    for s in sizes:
+        per = period_for(last, s)
+        e2e = med([m["lat_p50"] for m in data.get(("dm-spin", s, "paced"), [])])
+        if e2e is None:
+            continue
+        rx = med([m["rx_lat50"] for m in data.get(("dm-spin", s, "paced"), [])])
+        fl = med([m["lat_p50"] for m in data.get(("floor", s, "paced"), [])])
+        ps = med([p["e2e_p50"] / 1e3 for p in pings
+                  if p["period_us"] == per and p["pace"] == "sleep"])
+        pb = med([p["e2e_p50"] / 1e3 for p in pings
+                  if p["period_us"] == per and p["pace"] == "busy"])
+        rows.append("| where it goes | %s | end-to-end %s µs = ring alone "
+                    "(spin-ping: %s µs with the writer's core idle between "
+                    "frames, %s µs kept busy) + the rest; doradmasrc publish "
+                    "→ delivery %s µs; GStreamer's cold src → sink push in one "
+                    "process (floor) %s µs | – |" % (
+                        SNAME[s], fmt(e2e), fmt(ps, 2), fmt(pb, 2), fmt(rx),
+                        fmt(fl)))
+    return rows
 
 
 def plots(data, futex, last, transports, sizes, outdir, prefix):
