@@ -1039,6 +1039,8 @@ gst_doradma_sink_class_init (GstDoradmaSinkClass * klass)
    * - fallback-buffers (guint64): system-memory buffers lent upstream when
    *   no slot was free
    * - full-ring-waits (guint64): slot acquisitions that had to wait
+   * - spins, sleeps (guint64): lossless waits for a slot that ended while
+   *   polling (#GstDoradmaSink:spin-time) / that slept (current segment)
    * - transport (string): the transport in use (auto resolved at start)
    * - uploads (guint64): transport ipc, frames copied host to device
    * - device-copies (guint64): transport ipc, frames copied device to
@@ -1049,8 +1051,8 @@ gst_doradma_sink_class_init (GstDoradmaSinkClass * klass)
    */
   properties[PROP_STATS] = g_param_spec_boxed ("stats", "Statistics",
       "Counters: frames, copies, drops, fallback-buffers, full-ring-waits, "
-      "transport, uploads, device-copies, readers", GST_TYPE_STRUCTURE,
-      G_PARAM_READABLE | G_PARAM_STATIC_STRINGS);
+      "spins, sleeps, transport, uploads, device-copies, readers",
+      GST_TYPE_STRUCTURE, G_PARAM_READABLE | G_PARAM_STATIC_STRINGS);
 
   g_object_class_install_properties (gobject_class, NUM_PROPERTIES,
       properties);
