@@ -291,6 +291,7 @@ def main():
                    "spin_ns": SPIN_NS, "pin": list(pin) if pin else None,
                    "skipped": skipped},
         "futex": [], "ping": [], "trials": []}
+    out["machine"]["loadavg_start"] = [round(x, 2) for x in os.getloadavg()]
     t_start = time.monotonic()
     periods = sorted(set(PERIOD_US[s] for s in sizes))
     for rnd in range(a.rounds):
@@ -334,6 +335,8 @@ def main():
                                 print("   %s: %s" % (k, str(e)[:300]),
                                       file=sys.stderr)
     out["elapsed_s"] = round(time.monotonic() - t_start, 1)
+    # a shared machine's load explains much of a spinning consumer's tail
+    out["machine"]["loadavg_end"] = [round(x, 2) for x in os.getloadavg()]
     os.makedirs(os.path.dirname(os.path.abspath(a.out)), exist_ok=True)
     with open(a.out, "w") as f:
         json.dump(out, f, indent=1)

@@ -199,6 +199,14 @@ def main():
                 mach.get("kernel"), mach.get("gstreamer"),
                 "/".join(str(c) for c in last["config"].get("pin") or [])
                 or "none"))
+    loads = ["%s → %s" % (r["machine"]["loadavg_start"][0],
+                          r["machine"]["loadavg_end"][0])
+             for r in runs if "loadavg_start" in r["machine"]]
+    if loads:
+        L.append("")
+        L.append("Load average (1 min) at the start → end of each run: %s "
+                 "(other work on the machine competes with the pinned, "
+                 "spinning consumer)." % ", ".join(loads))
     L.append("")
     L.append("Each cell: median over all rounds of all runs, [min–max] over those "
              "rounds. Frames are I420; the producer writes only a 24-byte stamp "
