@@ -41,6 +41,7 @@ struct _GstDoradmaConsumer
   GMutex lock;
   GstDoradmaReaderHandle *rh;
   guint64 acc_torn, acc_skipped, acc_retries, dropped, delivered;
+  guint64 acc_spins, acc_sleeps;
   guint64 lat[N_LATENCY_SAMPLES];       /* ns publish → delivery */
   guint n_lat;
   guint64 latency;
@@ -132,6 +133,8 @@ retire_reader (GstDoradmaConsumer * c, GstDoradmaReaderHandle * rh)
   c->acc_torn += rs.torn;
   c->acc_skipped += rs.skipped;
   c->acc_retries += rs.lease_retries;
+  c->acc_spins += rs.spins;
+  c->acc_sleeps += rs.sleeps;
   g_mutex_unlock (&c->lock);
   /* outstanding buffers keep the mapping until they are freed */
   gst_doradma_reader_handle_unref (rh);
@@ -406,6 +409,7 @@ open_reader (GstDoradmaConsumer * c, guint64 token, GstDoradmaReaderHandle ** ou
     doradma_reader_close (reader);
     return GST_FLOW_ERROR;
   }
+  doradma_reader_set_spin (reader, c->s.spin_time);
   *out = gst_doradma_reader_handle_new (reader);
   (*out)->cuda = cr;
   GST_INFO_OBJECT (c->owner, "joined channel \"%s\"", c->s.channel);
@@ -878,6 +882,8 @@ gst_doradma_consumer_get_stats (GstDoradmaConsumer * c,
   st->torn = c->acc_torn + rs.torn;
   st->skipped = c->acc_skipped + rs.skipped + c->dropped;
   st->lease_waits = c->acc_retries + rs.lease_retries;
+  st->spins = c->acc_spins + rs.spins;
+  st->sleeps = c->acc_sleeps + rs.sleeps;
   st->path = c->path;
   g_mutex_unlock (&c->lock);
   qsort (sorted, n, sizeof (guint64), cmp_u64);

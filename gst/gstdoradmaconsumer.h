@@ -69,6 +69,7 @@ typedef struct
   gint64 allowed_uid;           /* owner uid required; -1 any */
   GstDoradmaSrcTransport transport;
   GstDoradmaWriterLost on_writer_lost;
+  guint64 spin_time;            /* ns to poll the ring before sleeping */
 } GstDoradmaConsumerSettings;
 
 /* Does downstream want memory:CUDAMemory? Asked at every (re)open. */
@@ -92,6 +93,7 @@ typedef struct
 {
   guint64 frames, torn, skipped, lease_waits;
   guint64 latency_p50, latency_p99;     /* ns publish → delivery */
+  guint64 spins, sleeps;        /* waits ended while polling / asleep */
   GstDoradmaCudaPath path;
 } GstDoradmaConsumerStats;
 

@@ -30,6 +30,9 @@
 
 GST_DEBUG_CATEGORY_STATIC (gst_doradma_pool_debug);
 #define GST_CAT_DEFAULT gst_doradma_pool_debug
+/* Shells kept for reuse: one per slot at most (slots <= DORADMA_MAX_SLOTS),
+ * a few more for buffers released while the next acquire ran. */
+#define MAX_SHELLS 72
 
 /* ---------------------------------------------------------------------- */
 /* The pool */
@@ -45,8 +48,20 @@ struct _GstDoradmaPool
   gsize size;
   guint min_buffers;
   gboolean add_meta;
-  GQueue shells;                /* empty buffers, under the object lock */
+  /* Empty buffers to wrap the next slot in, under the object lock: a
+   * fixed stack, so that recycling allocates nothing per frame (a GQueue
+   * allocates a list node per push). More buffers than slots are never
+   * out at once; a release that finds it full frees the buffer. */
+  GstBuffer *shells[MAX_SHELLS];
+  guint n_shells;
 };
+
+/* Object lock held. */
+static GstBuffer *
+pop_shell (GstDoradmaPool * self)
+{
+  return self->n_shells ? self->shells[--self->n_shells] : NULL;
+}
 
 G_DEFINE_TYPE_WITH_CODE (GstDoradmaPool, gst_doradma_pool,
     GST_TYPE_BUFFER_POOL,
@@ -143,7 +158,7 @@ gst_doradma_pool_stop (GstBufferPool * pool)
 
   GST_OBJECT_LOCK (self);
   self->started = FALSE;
-  while ((buf = g_queue_pop_head (&self->shells)))
+  while ((buf = pop_shell (self)))
     gst_buffer_unref (buf);
   GST_OBJECT_UNLOCK (self);
   return GST_BUFFER_POOL_CLASS (gst_doradma_pool_parent_class)->stop (pool);
@@ -194,7 +209,7 @@ gst_doradma_pool_acquire_buffer (GstBufferPool * pool, GstBuffer ** buffer,
   }
 
   GST_OBJECT_LOCK (self);
-  buf = g_queue_pop_head (&self->shells);
+  buf = pop_shell (self);
   GST_OBJECT_UNLOCK (self);
   if (buf == NULL)
     buf = gst_buffer_new ();
@@ -247,12 +262,13 @@ gst_doradma_pool_release_buffer (GstBufferPool * pool, GstBuffer * buffer)
   gst_buffer_foreach_meta (buffer, remove_unpooled, NULL);
 
   GST_OBJECT_LOCK (self);
-  if (GST_BUFFER_POOL_IS_FLUSHING (pool) || !self->started) {
+  if (GST_BUFFER_POOL_IS_FLUSHING (pool) || !self->started ||
+      self->n_shells == MAX_SHELLS) {
     GST_OBJECT_UNLOCK (self);
     gst_buffer_unref (buffer);
     return;
   }
-  g_queue_push_tail (&self->shells, buffer);
+  self->shells[self->n_shells++] = buffer;
   GST_OBJECT_UNLOCK (self);
 }
 
@@ -279,7 +295,7 @@ gst_doradma_pool_finalize (GObject * object)
   GstDoradmaPool *self = GST_DORADMA_POOL (object);
   GstBuffer *buf;
 
-  while ((buf = g_queue_pop_head (&self->shells)))
+  while ((buf = pop_shell (self)))
     gst_buffer_unref (buf);
   gst_doradma_producer_unref (self->producer);
 
@@ -307,7 +323,6 @@ gst_doradma_pool_class_init (GstDoradmaPoolClass * klass)
 static void
 gst_doradma_pool_init (GstDoradmaPool * self)
 {
-  g_queue_init (&self->shells);
 }
 
 GstBufferPool *

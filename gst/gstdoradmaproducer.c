@@ -460,6 +460,7 @@ producer_segment (GstDoradmaProducer * p, gsize size, Segment ** out)
   g_assert (area == NULL || doradma_writer_slot_count (w) *
       doradma_writer_slot_stride (w) <= gst_doradma_cuda_slots_size (area));
 
+  doradma_writer_set_spin (w, p->s.spin_time);
   seg = g_new0 (Segment, 1);
   seg->refcount = 1;
   g_mutex_init (&seg->lock);
@@ -794,7 +795,7 @@ gst_doradma_producer_count (GstDoradmaProducer * p, GstDoradmaCounter c)
 GstStructure *
 gst_doradma_producer_get_stats (GstDoradmaProducer * p)
 {
-  guint32 readers = 0;
+  struct doradma_writer_stats ws = { 0 };
   GstDoradmaTransport transport;
   Segment *seg;
 
@@ -805,7 +806,8 @@ gst_doradma_producer_get_stats (GstDoradmaProducer * p)
   transport = p->s.transport;
   g_mutex_unlock (&p->lock);
   if (seg) {
-    readers = readers_now (seg);
+    /* readers now; spins and sleeps of the current segment's writer */
+    doradma_writer_get_stats (seg->w, &ws);
     segment_unref (seg);
   }
   return gst_structure_new ("doradmasink-stats",
@@ -814,9 +816,11 @@ gst_doradma_producer_get_stats (GstDoradmaProducer * p)
       "drops", G_TYPE_UINT64, C (DROPS),
       "fallback-buffers", G_TYPE_UINT64, C (FALLBACK),
       "full-ring-waits", G_TYPE_UINT64, C (WAITS),
+      "spins", G_TYPE_UINT64, ws.spins,
+      "sleeps", G_TYPE_UINT64, ws.sleeps,
       "transport", G_TYPE_STRING, gst_doradma_transport_name (transport),
       "uploads", G_TYPE_UINT64, C (UPLOADS),
       "device-copies", G_TYPE_UINT64, C (DEVICE_COPIES),
-      "readers", G_TYPE_UINT, readers, NULL);
+      "readers", G_TYPE_UINT, ws.readers, NULL);
 #undef C
 }

@@ -36,6 +36,7 @@ typedef struct
   guint permissions;
   GstClockTime timeout;         /* lossless wait before on_stall; NONE: forever */
   GstDoradmaStallPolicy on_stall;
+  guint64 spin_time;            /* ns the lossless wait for space polls first */
 } GstDoradmaProducerSettings;
 
 typedef enum

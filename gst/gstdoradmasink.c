@@ -79,6 +79,7 @@ struct _GstDoradmaSink
   guint64 timeout;
   guint wait_for_readers;
   GstDoradmaStallPolicy on_stall;
+  guint64 spin_time;            /* ns of polling before a lossless sleep */
   gboolean started;
 
   /* the channel: segment, slots, counters (its own lock); init to finalize */
@@ -106,6 +107,7 @@ GST_ELEMENT_REGISTER_DEFINE_WITH_CODE (doradmasink, "doradmasink",
 #define DEFAULT_TIMEOUT (5 * GST_SECOND)
 #define DEFAULT_WAIT_FOR_READERS 0
 #define DEFAULT_ON_STALL GST_DORADMA_STALL_ERROR
+#define DEFAULT_SPIN_TIME 0
 
 enum
 {
@@ -118,6 +120,7 @@ enum
   PROP_TIMEOUT,
   PROP_WAIT_FOR_READERS,
   PROP_ON_READER_STALL,
+  PROP_SPIN_TIME,
   PROP_STATS,
   NUM_PROPERTIES
 };
@@ -644,6 +647,7 @@ gst_doradma_sink_start (GstBaseSink * bsink)
   ps.permissions = self->permissions;
   ps.timeout = self->timeout ? self->timeout : GST_CLOCK_TIME_NONE;
   ps.on_stall = self->on_stall;
+  ps.spin_time = self->spin_time;
   GST_OBJECT_UNLOCK (self);
 
   if (channel == NULL)
@@ -791,6 +795,9 @@ gst_doradma_sink_set_property (GObject * object, guint prop_id,
     case PROP_ON_READER_STALL:
       self->on_stall = g_value_get_enum (value);
       break;
+    case PROP_SPIN_TIME:
+      self->spin_time = g_value_get_uint64 (value);
+      break;
     default:
       G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
       break;
@@ -834,6 +841,9 @@ gst_doradma_sink_get_property (GObject * object, guint prop_id,
       break;
     case PROP_ON_READER_STALL:
       g_value_set_enum (value, self->on_stall);
+      break;
+    case PROP_SPIN_TIME:
+      g_value_set_uint64 (value, self->spin_time);
       break;
     default:
       G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
@@ -976,6 +986,21 @@ gst_doradma_sink_class_init (GstDoradmaSinkClass * klass)
       "on-reader-stall (0 = forever)", 0, G_MAXUINT64, DEFAULT_TIMEOUT,
       G_PARAM_READWRITE | G_PARAM_STATIC_STRINGS);
   /**
+   * GstDoradmaSink:spin-time:
+   *
+   * Nanoseconds lossless mode polls the ring for a free slot (CPU pause
+   * hint, no system call) before sleeping on the futex: a reader that
+   * frees the slot then hands it over without a wake-up. Costs up to one
+   * core for that long per full ring. Counted as `spins` (waits that ended
+   * while polling) and `sleeps` in #GstDoradmaSink:stats. 0 sleeps at once.
+   *
+   * Since: 0.1
+   */
+  properties[PROP_SPIN_TIME] = g_param_spec_uint64 ("spin-time", "Spin time",
+      "Nanoseconds lossless mode polls for a free slot before sleeping "
+      "(0 = sleep at once; costs a core while polling)", 0, G_MAXUINT64,
+      DEFAULT_SPIN_TIME, G_PARAM_READWRITE | G_PARAM_STATIC_STRINGS);
+  /**
    * GstDoradmaSink:wait-for-readers:
    *
    * Publish nothing until this many readers joined the channel: render
@@ -1014,6 +1039,8 @@ gst_doradma_sink_class_init (GstDoradmaSinkClass * klass)
    * - fallback-buffers (guint64): system-memory buffers lent upstream when
    *   no slot was free
    * - full-ring-waits (guint64): slot acquisitions that had to wait
+   * - spins, sleeps (guint64): lossless waits for a slot that ended while
+   *   polling (#GstDoradmaSink:spin-time) / that slept (current segment)
    * - transport (string): the transport in use (auto resolved at start)
    * - uploads (guint64): transport ipc, frames copied host to device
    * - device-copies (guint64): transport ipc, frames copied device to
@@ -1024,8 +1051,8 @@ gst_doradma_sink_class_init (GstDoradmaSinkClass * klass)
    */
   properties[PROP_STATS] = g_param_spec_boxed ("stats", "Statistics",
       "Counters: frames, copies, drops, fallback-buffers, full-ring-waits, "
-      "transport, uploads, device-copies, readers", GST_TYPE_STRUCTURE,
-      G_PARAM_READABLE | G_PARAM_STATIC_STRINGS);
+      "spins, sleeps, transport, uploads, device-copies, readers",
+      GST_TYPE_STRUCTURE, G_PARAM_READABLE | G_PARAM_STATIC_STRINGS);
 
   g_object_class_install_properties (gobject_class, NUM_PROPERTIES,
       properties);
@@ -1044,4 +1071,5 @@ gst_doradma_sink_init (GstDoradmaSink * self)
   self->timeout = DEFAULT_TIMEOUT;
   self->wait_for_readers = DEFAULT_WAIT_FOR_READERS;
   self->on_stall = DEFAULT_ON_STALL;
+  self->spin_time = DEFAULT_SPIN_TIME;
 }

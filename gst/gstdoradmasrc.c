@@ -83,6 +83,7 @@ struct _GstDoradmaSrc
   GstDoradmaCopyTo copy_to;
   guint64 copy_budget;
   gint64 allowed_uid;
+  guint64 spin_time;
   gboolean started;
 
   /* under the object lock: the consumer (start() to stop()) and the resume
@@ -120,6 +121,7 @@ GST_ELEMENT_REGISTER_DEFINE_WITH_CODE (doradmasrc, "doradmasrc",
 #define DEFAULT_COPY_TO GST_DORADMA_COPY_TO_NONE
 #define DEFAULT_COPY_BUDGET 0
 #define DEFAULT_ALLOWED_UID ((gint64) getuid ())
+#define DEFAULT_SPIN_TIME 0
 
 enum
 {
@@ -135,6 +137,7 @@ enum
   PROP_COPY_TO,
   PROP_COPY_BUDGET,
   PROP_ALLOWED_UID,
+  PROP_SPIN_TIME,
   PROP_STATS,
   NUM_PROPERTIES
 };
@@ -208,6 +211,8 @@ gst_doradma_src_get_stats (GstDoradmaSrc * self)
       "lease-waits", G_TYPE_UINT64, cs.lease_waits,
       "latency-p50", G_TYPE_UINT64, cs.latency_p50,
       "latency-p99", G_TYPE_UINT64, cs.latency_p99,
+      "spins", G_TYPE_UINT64, cs.spins,
+      "sleeps", G_TYPE_UINT64, cs.sleeps,
       "transport", G_TYPE_STRING, cs.path == GST_DORADMA_CUDA_PATH_IPC ? "ipc" :
       cs.path == GST_DORADMA_CUDA_PATH_NONE ? "shmem" : "unified",
       "cuda-path", G_TYPE_STRING, gst_doradma_cuda_path_name (cs.path),
@@ -649,6 +654,7 @@ gst_doradma_src_start (GstBaseSrc * bsrc)
   cs.copy = self->copy;
   cs.copy_set = self->copy_set;
   cs.allowed_uid = self->allowed_uid;
+  cs.spin_time = self->spin_time;
   cs.transport = self->transport;
   cs.on_writer_lost = self->on_writer_lost;
   self->out.max_leases = self->max_leases;
@@ -796,6 +802,9 @@ gst_doradma_src_set_property (GObject * object, guint prop_id,
     case PROP_ALLOWED_UID:
       self->allowed_uid = g_value_get_int64 (value);
       break;
+    case PROP_SPIN_TIME:
+      self->spin_time = g_value_get_uint64 (value);
+      break;
     default:
       G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
       break;
@@ -851,6 +860,9 @@ gst_doradma_src_get_property (GObject * object, guint prop_id,
       break;
     case PROP_ALLOWED_UID:
       g_value_set_int64 (value, self->allowed_uid);
+      break;
+    case PROP_SPIN_TIME:
+      g_value_set_uint64 (value, self->spin_time);
       break;
     default:
       G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
@@ -1069,6 +1081,24 @@ gst_doradma_src_class_init (GstDoradmaSrcClass * klass)
       DEFAULT_ALLOWED_UID,
       G_PARAM_READWRITE | G_PARAM_STATIC_STRINGS | GST_PARAM_MUTABLE_READY);
   /**
+   * GstDoradmaSrc:spin-time:
+   *
+   * Nanoseconds to poll the ring (CPU pause hint, no system call) for the
+   * next frame before sleeping on the futex. A frame published meanwhile is
+   * handed over without a wake-up, and a writer that finds nobody asleep
+   * publishes without a system call; the price is up to one core busy for
+   * that long after every frame. Polling stops at once on a frame, EOS,
+   * flush or stop; a lost writer is noticed after it. Counted as `spins`
+   * and `sleeps` in #GstDoradmaSrc:stats. 0 sleeps at once.
+   *
+   * Since: 0.1
+   */
+  properties[PROP_SPIN_TIME] = g_param_spec_uint64 ("spin-time", "Spin time",
+      "Nanoseconds to poll for the next frame before sleeping "
+      "(0 = sleep at once; costs a core while polling)", 0, G_MAXUINT64,
+      DEFAULT_SPIN_TIME, G_PARAM_READWRITE | G_PARAM_STATIC_STRINGS |
+      GST_PARAM_MUTABLE_READY);
+  /**
    * GstDoradmaSrc:stats:
    *
    * Counters since start, as a "doradmasrc-stats" structure (also posted as
@@ -1084,6 +1114,8 @@ gst_doradma_src_class_init (GstDoradmaSrcClass * klass)
    * - lease-waits (guint64): lease handshakes lost to the writer and retried
    * - latency-p50, latency-p99 (guint64): ns from publish to delivery, over
    *   the last 512 frames
+   * - spins, sleeps (guint64): waits for a frame that ended while polling
+   *   (#GstDoradmaSrc:spin-time) / that slept on the futex
    * - transport (string): shmem, unified or ipc, as taken
    * - cuda-path (string): none, unified, unified-integrated (iGPU) or ipc
    * - cuda-registrations (guint64): host registrations of segments made in
@@ -1097,7 +1129,7 @@ gst_doradma_src_class_init (GstDoradmaSrcClass * klass)
    */
   properties[PROP_STATS] = g_param_spec_boxed ("stats", "Statistics",
       "Counters: frames, torn, skipped, copies, lease-waits, latency-p50 and "
-      "latency-p99 (ns), transport, cuda-path, cuda-registrations, memory, "
+      "latency-p99 (ns), spins, sleeps, transport, cuda-path, cuda-registrations, memory, "
       "device-copies, copied-to-slab", GST_TYPE_STRUCTURE,
       G_PARAM_READABLE | G_PARAM_STATIC_STRINGS);
 
@@ -1123,6 +1155,7 @@ gst_doradma_src_init (GstDoradmaSrc * self)
   self->copy_to = DEFAULT_COPY_TO;
   self->copy_budget = DEFAULT_COPY_BUDGET;
   self->allowed_uid = DEFAULT_ALLOWED_UID;
+  self->spin_time = DEFAULT_SPIN_TIME;
   gst_doradma_src_output_init (&self->out, GST_ELEMENT (self));
 
   gst_base_src_set_live (GST_BASE_SRC (self), TRUE);

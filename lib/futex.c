@@ -9,6 +9,7 @@
 #include <unistd.h>
 
 #include "atomic.h"
+#include "cpu-relax.h"
 
 static long
 futex (uint32_t *uaddr, int op, uint32_t val, const struct timespec *ts)
@@ -68,6 +69,31 @@ eventcount_wait (uint32_t *shm_word, uint32_t snapshot, int64_t timeout_ns)
       return -ETIMEDOUT;
     default:
       return -EINTR;
+  }
+}
+
+int
+eventcount_spin (const uint32_t *shm_word, uint32_t snapshot,
+    uint64_t spin_ns, const int *stop, const int *stop2)
+{
+  uint64_t start = monotonic_ns ();
+  unsigned i;
+
+  for (;;) {
+    /* Reading the clock costs ~20-50 ns even through the vDSO; a pause
+     * costs 10-140 cycles: check the deadline every 16 polls. */
+    for (i = 0; i < 16; i++) {
+      /* The sleeper bit does not count as a move (another reader of the
+       * same word may have gone to sleep meanwhile). */
+      if ((dr_load_acquire (shm_word) | 1u) != (snapshot | 1u))
+        return 1;
+      if ((stop != NULL && __atomic_load_n (stop, __ATOMIC_ACQUIRE)) ||
+          (stop2 != NULL && __atomic_load_n (stop2, __ATOMIC_ACQUIRE)))
+        return 0;
+      cpu_relax ();
+    }
+    if (monotonic_ns () - start >= spin_ns)
+      return 0;
   }
 }
 

@@ -24,6 +24,14 @@ uint32_t eventcount_snapshot (const uint32_t *shm_word);
  * moved, -ETIMEDOUT, or -EINTR on a signal. */
 int eventcount_wait (uint32_t *shm_word, uint32_t snapshot, int64_t timeout_ns);
 
+/* Polls the word (with the CPU's pause hint, no system call; the clock is
+ * read through the vDSO every few polls) until it moves past `snapshot`,
+ * `*stop` or `*stop2` (read atomically, either may be NULL) becomes non-zero, or spin_ns pass.
+ * Returns 1 if the word moved, 0 otherwise. Spinning does not set the
+ * sleeper bit: a bumper that sees none makes no system call. */
+int eventcount_spin (const uint32_t *shm_word, uint32_t snapshot,
+    uint64_t spin_ns, const int *stop, const int *stop2);
+
 /* Wakes every sleeper unconditionally (interrupting our own waits). */
 void eventcount_wake_all (uint32_t *shm_word);
 

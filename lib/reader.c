@@ -55,6 +55,7 @@ struct doradma_reader
   uint64_t last_seq;
   int writer_lost;              /* seen once: every later wait says so at once */
   int interrupted;              /* atomic */
+  uint64_t spin_ns;             /* atomic: poll this long before sleeping */
   struct doradma_reader_stats stats;
 };
 
@@ -727,7 +728,8 @@ next_common (struct doradma_reader *r, enum doradma_read_mode mode,
     struct doradma_diag *diag)
 {
   uint64_t start = monotonic_ns (), live_checked = start;
-  int ret;
+  uint64_t spin_ns = __atomic_load_n (&r->spin_ns, __ATOMIC_RELAXED);
+  int ret, spun = 0, slept = 0;
 
   for (;;) {
     /* Snapshot BEFORE looking for a frame: a publish after this point
@@ -741,6 +743,8 @@ next_common (struct doradma_reader *r, enum doradma_read_mode mode,
 
     check_evicted (r);
     ret = try_next (r, mode, dst, cap, frame, diag);
+    if (ret == 0 && spun && !slept)
+      STAT_ADD (r->stats.spins, 1);
     if (ret != -EAGAIN)
       return ret;
     if (state == DORADMA_STATE_EOS)
@@ -759,10 +763,29 @@ next_common (struct doradma_reader *r, enum doradma_read_mode mode,
     if (timeout_ns > 0 && now - start >= (uint64_t) timeout_ns)
       return -ETIMEDOUT;
     slice = wait_slice (start, now, timeout_ns, WAIT_SLICE_NS);
-    eventcount_wait (&r->ctl->notify, v, slice);
+    if (spin_ns > 0) {
+      /* Poll in chunks of at most a slice, so that a dead writer is
+       * noticed as soon as when sleeping; a publish, EOS, supersede and
+       * interrupt all move the word and end the poll at once. */
+      uint64_t chunk = MIN (spin_ns, (uint64_t) slice), t0 = now;
+
+      spun = 1;
+      if (eventcount_spin (&r->ctl->notify, v, chunk, &r->interrupted, NULL)) {
+        spin_ns -= MIN (spin_ns, monotonic_ns () - t0);
+        continue;
+      }
+      now = monotonic_ns ();
+      spin_ns -= MIN (spin_ns, now - t0);
+    } else {
+      if (!slept) {
+        slept = 1;
+        STAT_ADD (r->stats.sleeps, 1);
+      }
+      eventcount_wait (&r->ctl->notify, v, slice);
+      now = monotonic_ns ();
+    }
     /* Liveness once per slice without a frame, however often somebody
      * wakes us: wake traffic must not hide a dead writer. */
-    now = monotonic_ns ();
     if (now - live_checked >= (uint64_t) WAIT_SLICE_NS) {
       live_checked = now;
       if (dr_load_acquire (&r->rcb->state) == DORADMA_STATE_LIVE &&
@@ -834,6 +857,12 @@ doradma_reader_latency (struct doradma_reader *r)
 }
 
 DORADMA_API void
+doradma_reader_set_spin (struct doradma_reader *r, uint64_t spin_ns)
+{
+  __atomic_store_n (&r->spin_ns, spin_ns, __ATOMIC_RELAXED);
+}
+
+DORADMA_API void
 doradma_reader_interrupt (struct doradma_reader *r, int on)
 {
   g_atomic_int_set (&r->interrupted, on ? 1 : 0);
@@ -852,6 +881,8 @@ doradma_reader_get_stats (struct doradma_reader *r,
   st->skipped = STAT_GET (r->stats.skipped);
   st->torn = STAT_GET (r->stats.torn);
   st->lease_retries = STAT_GET (r->stats.lease_retries);
+  st->spins = STAT_GET (r->stats.spins);
+  st->sleeps = STAT_GET (r->stats.sleeps);
   st->entry = r->stats.entry;
   st->evicted = STAT_GET (r->stats.evicted);
 }

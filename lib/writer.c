@@ -72,6 +72,7 @@ struct doradma_writer
   uint64_t reserved_free_since[DORADMA_MAX_READERS];
 
   uint64_t last_sweep;
+  uint64_t spin_ns;             /* atomic: poll this long before sleeping */
   struct doradma_writer_stats stats;
 };
 
@@ -810,7 +811,8 @@ doradma_writer_acquire_cancellable (struct doradma_writer *w,
     uint32_t *slot)
 {
   uint64_t start = 0;
-  int waited = 0, ret;
+  uint64_t spin_ns = __atomic_load_n (&w->spin_ns, __ATOMIC_RELAXED);
+  int waited = 0, spun = 0, slept = 0, ret;
 
   for (;;) {
     /* Snapshot BEFORE looking for space: a release after this point
@@ -833,6 +835,8 @@ doradma_writer_acquire_cancellable (struct doradma_writer *w,
         (waited ? (uint64_t) WAIT_SLICE_NS : SWEEP_INTERVAL_NS) &&
         sweep_locked (w) > 0)
       ret = try_choose_locked (w, policy, slot);
+    if (ret == 0 && spun && !slept)
+      w->stats.spins++;
     pthread_mutex_unlock (&w->lock);
     if (ret == 0)
       return 0;
@@ -848,9 +852,31 @@ doradma_writer_acquire_cancellable (struct doradma_writer *w,
     }
     if (timeout_ns > 0 && now - start >= (uint64_t) timeout_ns)
       return -ETIMEDOUT;
+    if (spin_ns > 0) {
+      /* In chunks of at most a slice (the sweep above runs between them);
+       * a release, consume, interrupt and wake all move the word. */
+      spun = 1;
+      eventcount_spin (&w->ctl->space, v,
+          MIN (spin_ns, (uint64_t) wait_slice (start, now, timeout_ns,
+                  WAIT_SLICE_NS)), &w->interrupted, cancel);
+      spin_ns -= MIN (spin_ns, monotonic_ns () - now);
+      continue;                 /* re-check everything before sleeping */
+    }
+    if (!slept) {
+      slept = 1;
+      pthread_mutex_lock (&w->lock);
+      w->stats.sleeps++;
+      pthread_mutex_unlock (&w->lock);
+    }
     eventcount_wait (&w->ctl->space, v,
         wait_slice (start, now, timeout_ns, WAIT_SLICE_NS));
   }
+}
+
+DORADMA_API void
+doradma_writer_set_spin (struct doradma_writer *w, uint64_t spin_ns)
+{
+  __atomic_store_n (&w->spin_ns, spin_ns, __ATOMIC_RELAXED);
 }
 
 DORADMA_API int

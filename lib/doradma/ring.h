@@ -173,6 +173,13 @@ int doradma_writer_acquire_cancellable (struct doradma_writer *w,
     enum doradma_slot_policy policy, int64_t timeout_ns, const int *cancel,
     uint32_t *slot);
 
+/* Spin-then-sleep for the acquire's wait for space (lossless): poll for
+ * up to spin_ns (pause hint, no system call) before sleeping on the futex;
+ * 0 (the default) sleeps at once. Ends at once on a release, interrupt or
+ * cancel; dead readers are swept once per wait slice as when sleeping.
+ * Costs one core for up to spin_ns per full ring. Any thread. */
+void doradma_writer_set_spin (struct doradma_writer *w, uint64_t spin_ns);
+
 /* Wakes every acquire or wait_readers waiting in this writer. */
 void doradma_writer_wake (struct doradma_writer *w);
 
@@ -247,6 +254,8 @@ struct doradma_writer_stats {
   uint64_t published;       /* frames published */
   uint64_t abandoned;       /* slots abandoned */
   uint64_t full_waits;      /* acquires that had to wait for space */
+  uint64_t spins;           /* of those, got a slot while polling */
+  uint64_t sleeps;          /* of those, slept on the futex (once or more) */
   uint64_t reclaimed;       /* dead reader entries reclaimed */
   uint64_t evicted;         /* stalled readers evicted */
   uint32_t readers;         /* reader entries ACTIVE now */
@@ -342,6 +351,17 @@ int doradma_reader_caps (struct doradma_reader *r, uint32_t epoch, char *buf,
 
 uint64_t doradma_reader_latency (struct doradma_reader *r);
 
+/* Spin-then-sleep: when no frame is ready, doradma_reader_next /
+ * copy_next poll the ring for up to spin_ns (with the CPU's pause hint, no
+ * system call) before sleeping on the futex; 0 (the default) sleeps at
+ * once. A spinning reader keeps one core busy for up to spin_ns per frame,
+ * and a writer that finds no sleeper publishes without a system call. The
+ * spin ends at once on a publish, EOS, supersede or
+ * doradma_reader_interrupt; a dead writer is noticed as soon as when
+ * sleeping (the liveness probe runs once per 50 ms wait slice, polling or
+ * not). Any thread; read at the start of each wait. */
+void doradma_reader_set_spin (struct doradma_reader *r, uint64_t spin_ns);
+
 /* Interrupts a blocking doradma_reader_next (on = 1) until on = 0. Any
  * thread; it moves the notify word, so it is never slept through. */
 void doradma_reader_interrupt (struct doradma_reader *r, int on);
@@ -351,6 +371,8 @@ struct doradma_reader_stats {
   uint64_t skipped;         /* frames never delivered (lapped or latest mode) */
   uint64_t torn;            /* copy reads discarded as torn */
   uint64_t lease_retries;   /* lease handshakes lost to the writer */
+  uint64_t spins;           /* waits that got a frame while polling */
+  uint64_t sleeps;          /* waits that slept on the futex (once or more) */
   uint32_t entry;           /* our reader entry index */
   int evicted;              /* the writer evicted us (cleared when we resume) */
 };

@@ -32,7 +32,11 @@ THR_MS = 1000
 WARMUP_THR = 30
 WARMUP_PACED = 10
 
-TRANSPORTS = ["floor", "shm", "shm-copy", "dm-latest", "dm-lossless", "dm-copy"]
+TRANSPORTS = ["floor", "shm", "shm-copy", "dm-latest", "dm-lossless", "dm-copy",
+              "dm-spin", "unixfd"]
+# dm-spin: doradmasrc polls this long before sleeping: longer than the
+# longest paced period, so the consumer never sleeps between frames
+SPIN_NS = 100000000
 
 
 def frame_size(w, h):
@@ -40,8 +44,9 @@ def frame_size(w, h):
 
 
 class Runner:
-    def __init__(self, tools, gstdir, verbose):
+    def __init__(self, tools, gstdir, verbose, pin):
         self.tools = tools
+        self.pin = pin          # (producer cpu, consumer cpu) for dm-spin
         self.env = dict(os.environ)
         self.env["GST_PLUGIN_PATH"] = gstdir + ":" + tools
         self.env["GST_REGISTRY_1_0"] = os.path.join(tools, "registry.bin")
@@ -54,8 +59,10 @@ class Runner:
         return subprocess.run(args, env=self.env, capture_output=True,
                               text=True, timeout=timeout)
 
-    def bench_run(self, pipeline, timeout, error_is_end=False):
+    def bench_run(self, pipeline, timeout, error_is_end=False, cpu=None):
         args = [os.path.join(self.tools, "bench-run"), "--timeout", str(timeout)]
+        if cpu is not None:
+            args = ["taskset", "-c", str(cpu)] + args
         if error_is_end:
             args.append("--error-is-end")
         args += pipeline.split()
@@ -85,6 +92,20 @@ class Runner:
         r = self.run_tool([os.path.join(self.tools, "futex-floor"), str(iters),
                            str(period_us)], timeout=120)
         return json.loads(r.stdout)
+
+    def ping(self, iters, period_us, pace):
+        """The ring alone (spin-ping): a spinning reader, pinned like
+        dm-spin; None when the tool was not built."""
+        tool = os.path.join(self.tools, "spin-ping")
+        if not os.path.exists(tool):
+            return None
+        wc, rc = self.pin if self.pin else (-1, -1)
+        r = self.run_tool([tool, str(iters), str(period_us), str(SPIN_NS),
+                           pace, str(wc), str(rc)], timeout=120)
+        try:
+            return json.loads(r.stdout)
+        except ValueError:
+            return {"error": r.stderr[-500:]}
 
     def trial(self, transport, w, h, phase):
         self.seq += 1
@@ -135,20 +156,46 @@ class Runner:
             for f in os.listdir("/dev/shm"):
                 if f.startswith("shmpipe.%d." % prod.pid):
                     os.unlink(os.path.join("/dev/shm", f))
+        elif transport == "unixfd":
+            # GStreamer >= 1.24: unixfdsink proposes a memfd allocator, so
+            # benchstampsrc writes in place (zero copy); caps travel in band
+            sock = "/tmp/%s.sock" % tag
+            prod = self.bench_run(
+                "%s ! unixfdsink name=tx socket-path=%s sync=false"
+                % (src, sock), tmo)
+            deadline = time.monotonic() + 10
+            while not os.path.exists(sock) and time.monotonic() < deadline \
+                    and prod.poll() is None:
+                time.sleep(0.005)
+            cons = self.bench_run(
+                "unixfdsrc name=rx socket-path=%s ! %s" % (sock, sink), tmo,
+                error_is_end=True)
+            res["prod"] = self.collect(prod, tmo + 10)
+            res["cons"] = self.collect(cons, tmo + 10)
+            if os.path.exists(sock):
+                os.unlink(sock)
         else:
             chan = tag
+            pcpu = ccpu = None
             if transport == "dm-latest":
                 smode, rmode, copy = "latest", "latest", ""
             elif transport == "dm-lossless":
                 smode, rmode, copy = "lossless", "next", ""
+            elif transport == "dm-spin":
+                # the consumer polls instead of sleeping; producer and
+                # consumer pinned to different cores
+                smode, rmode, copy = "lossless", "next", \
+                    " spin-time=%d" % SPIN_NS
+                if self.pin:
+                    pcpu, ccpu = self.pin
             else:  # dm-copy: every frame copied by the reader
                 smode, rmode, copy = "lossless", "next", " copy=true"
             cons = self.bench_run(
                 "doradmasrc name=rx channel=%s read-mode=%s%s ! %s"
-                % (chan, rmode, copy, sink), tmo)
+                % (chan, rmode, copy, sink), tmo, cpu=ccpu)
             prod = self.bench_run(
                 "%s ! doradmasink name=tx channel=%s mode=%s wait-for-readers=1 "
-                "sync=false" % (src, chan, smode), tmo)
+                "sync=false" % (src, chan, smode), tmo, cpu=pcpu)
             res["prod"] = self.collect(prod, tmo + 10)
             res["cons"] = self.collect(cons, tmo + 10)
             for f in ("doradma.%s" % chan, "doradma.%s~ctl" % chan):
@@ -194,6 +241,9 @@ def main():
     ap.add_argument("--transports", default=",".join(TRANSPORTS))
     ap.add_argument("--sizes", default="all")
     ap.add_argument("--phases", default="thr,paced")
+    ap.add_argument("--pin", default="auto",
+                    help="PRODUCER_CPU,CONSUMER_CPU for dm-spin (auto: the "
+                    "last two CPUs we may run on; none: no pinning)")
     ap.add_argument("-v", "--verbose", action="store_true")
     a = ap.parse_args()
 
@@ -201,7 +251,18 @@ def main():
     sizes = SIZES if a.sizes == "all" else [
         tuple(int(x) for x in s.split("x")) for s in a.sizes.split(",")]
     phases = a.phases.split(",")
-    r = Runner(a.tools, a.gst, a.verbose)
+    cpus = sorted(os.sched_getaffinity(0))
+    if a.pin == "none" or (a.pin == "auto" and len(cpus) < 2):
+        pin = None
+    elif a.pin == "auto":
+        pin = (cpus[-2], cpus[-1])
+    else:
+        pin = tuple(int(x) for x in a.pin.split(","))
+    if pin and not shutil.which("taskset"):
+        print("bench: taskset not found: dm-spin runs unpinned", file=sys.stderr)
+        pin = None
+    r = Runner(a.tools, a.gst, a.verbose, pin)
+    skipped = []
     have_dm = subprocess.run(["gst-inspect-1.0", "doradmasrc"], env=r.env,
                              capture_output=True).returncode == 0
     if not have_dm:
@@ -210,6 +271,15 @@ def main():
         if dropped:
             print("bench: doradmasrc not found in %s: skipping %s"
                   % (a.gst, ",".join(dropped)), file=sys.stderr)
+            skipped.append("dm-*: doradmasrc missing")
+    have_unixfd = subprocess.run(["gst-inspect-1.0", "unixfdsrc"], env=r.env,
+                                 capture_output=True).returncode == 0
+    if "unixfd" in transports and not have_unixfd:
+        transports.remove("unixfd")
+        note = ("unixfd: unixfdsink/unixfdsrc not found (they are in "
+                "GStreamer >= 1.24; this is %s)" % machine().get("gstreamer"))
+        print("bench: " + note, file=sys.stderr)
+        skipped.append(note)
 
     out = {"date": datetime.datetime.now().astimezone().isoformat(
         timespec="seconds"), "machine": machine(),
@@ -218,8 +288,10 @@ def main():
                    "period_us": {"%dx%d" % k: v for k, v in PERIOD_US.items()},
                    "paced_frames": {"%dx%d" % k: v for k, v in PACED_FRAMES.items()},
                    "warmup_thr": WARMUP_THR, "warmup_paced": WARMUP_PACED,
-                   "skipped": [] if have_dm else ["dm-*: doradmasrc missing"]},
-        "futex": [], "trials": []}
+                   "spin_ns": SPIN_NS, "pin": list(pin) if pin else None,
+                   "skipped": skipped},
+        "futex": [], "ping": [], "trials": []}
+    out["machine"]["loadavg_start"] = [round(x, 2) for x in os.getloadavg()]
     t_start = time.monotonic()
     periods = sorted(set(PERIOD_US[s] for s in sizes))
     for rnd in range(a.rounds):
@@ -230,6 +302,17 @@ def main():
             out["futex"].append(f)
             print("round %d futex period %dus: p50 %.1f us p99 %.1f us" %
                   (rnd, per, f["p50"] / 1e3, f["p99"] / 1e3), file=sys.stderr)
+            if "dm-spin" in transports:
+                for pace in ("sleep", "busy"):
+                    pg = r.ping(iters, per, pace)
+                    if pg is None or "e2e_p50" not in pg:
+                        continue
+                    pg["round"] = rnd
+                    out["ping"].append(pg)
+                    print("round %d spin-ping period %dus %s: e2e p50 %.2f us"
+                          " publish->delivery p50 %.2f us" % (
+                              rnd, per, pace, pg["e2e_p50"] / 1e3,
+                              pg["pub_p50"] / 1e3), file=sys.stderr)
         rot = transports[rnd % len(transports):] + transports[:rnd % len(transports)]
         for (w, h) in sizes:
             for phase in phases:
@@ -252,6 +335,8 @@ def main():
                                 print("   %s: %s" % (k, str(e)[:300]),
                                       file=sys.stderr)
     out["elapsed_s"] = round(time.monotonic() - t_start, 1)
+    # a shared machine's load explains much of a spinning consumer's tail
+    out["machine"]["loadavg_end"] = [round(x, 2) for x in os.getloadavg()]
     os.makedirs(os.path.dirname(os.path.abspath(a.out)), exist_ok=True)
     with open(a.out, "w") as f:
         json.dump(out, f, indent=1)

@@ -12,7 +12,8 @@ import os
 import statistics
 import sys
 
-ORDER = ["floor", "shm", "shm-copy", "dm-latest", "dm-lossless", "dm-copy"]
+ORDER = ["floor", "shm", "shm-copy", "unixfd", "dm-latest", "dm-lossless",
+         "dm-copy", "dm-spin"]
 LABEL = {
     "floor": "floor (src → sink, 1 process)",
     "shm": "shmsink → shmsrc (zero-copy producer)",
@@ -20,6 +21,10 @@ LABEL = {
     "dm-latest": "doradma latest (zero-copy)",
     "dm-lossless": "doradma lossless (zero-copy)",
     "dm-copy": "doradma lossless, doradmasrc copy=true",
+    "dm-spin": "doradma lossless (zero-copy), doradmasrc spin-time (polls "
+               "instead of sleeping), producer and consumer pinned to "
+               "different cores",
+    "unixfd": "unixfdsink → unixfdsrc (GStreamer ≥ 1.24, memfd, zero-copy)",
 }
 SIZES = [(640, 480), (1920, 1080), (3840, 2160), (7680, 4320)]
 SNAME = {(640, 480): "480p", (1920, 1080): "1080p", (3840, 2160): "4K",
@@ -169,6 +174,9 @@ def main():
     ap.add_argument("--md", required=True)
     ap.add_argument("--png-dir", required=True)
     ap.add_argument("--cmd", default="bash tests/bench/transport/run.sh")
+    ap.add_argument("--png-prefix", default="transport",
+                    help="plots are PREFIX-fps.png, PREFIX-cpu.png, "
+                    "PREFIX-latency.png")
     ap.add_argument("runs", nargs="+")
     a = ap.parse_args()
     runs = [json.load(open(p)) for p in a.runs]
@@ -184,10 +192,21 @@ def main():
                  os.path.basename(p), r["date"], r["config"]["rounds"],
                  r.get("elapsed_s", 0)) for p, r in zip(a.runs, runs))))
     L.append("")
-    L.append("Machine: %s, %s cores, %s, kernel %s, GStreamer %s. No CPU pinning; "
-             "producer and consumer are separate processes sharing the 2 cores."
+    L.append("Machine: %s, %s cores, %s, kernel %s, GStreamer %s. Producer and "
+             "consumer are separate processes, not pinned except for dm-spin "
+             "(CPUs %s)."
              % (mach.get("cpu", "?"), mach.get("cores"), mach.get("mem_total", ""),
-                mach.get("kernel"), mach.get("gstreamer")))
+                mach.get("kernel"), mach.get("gstreamer"),
+                "/".join(str(c) for c in last["config"].get("pin") or [])
+                or "none"))
+    loads = ["%s → %s" % (r["machine"]["loadavg_start"][0],
+                          r["machine"]["loadavg_end"][0])
+             for r in runs if "loadavg_start" in r["machine"]]
+    if loads:
+        L.append("")
+        L.append("Load average (1 min) at the start → end of each run: %s "
+                 "(other work on the machine competes with the pinned, "
+                 "spinning consumer)." % ", ".join(loads))
     L.append("")
     L.append("Each cell: median over all rounds of all runs, [min–max] over those "
              "rounds. Frames are I420; the producer writes only a 24-byte stamp "
@@ -290,6 +309,10 @@ def main():
                     fmt(p99 / f99, 2) if p99 and f99 else "–"))
         L.append("")
 
+    # --- issue 14's targets
+    if have_dm:
+        L += where_we_stand(data, futex, last, sizes)
+
     # --- per run spread
     L.append("## Spread between runs\n")
     L.append("Medians of each run separately (thr: fps; paced: p50/p99 µs).\n")
@@ -354,10 +377,98 @@ def main():
     with open(a.md, "w") as f:
         f.write("\n".join(L) + "\n")
     print("report: wrote %s" % a.md, file=sys.stderr)
-    plots(data, futex, last, transports, sizes, a.png_dir)
+    plots(data, futex, last, transports, sizes, a.png_dir, a.png_prefix)
 
 
-def plots(data, futex, last, transports, sizes, outdir):
+def where_we_stand(data, futex, last, sizes):
+    """The ratios of issue 14's "Done when", from these runs."""
+    def m_of(t, s, ph, k):
+        return med([m[k] for m in data.get((t, s, ph), [])])
+
+    def yes(ok):
+        return "yes" if ok else "**no**"
+
+    L = ["## Where we stand (issue 14 targets)\n"]
+    L.append("Medians over all rounds of these runs, each ratio from the same "
+             "runs. dm-spin: doradmasrc `spin-time=%s ns`, producer / consumer "
+             "pinned to CPUs %s.\n" % (
+                 last["config"].get("spin_ns", "?"),
+                 "/".join(str(c) for c in last["config"].get("pin") or [])
+                 or "(none)"))
+    L.append("| target | size | measured | met? |")
+    L.append("|---|---|---|---|")
+    for s in sizes:
+        sp, sh = m_of("dm-spin", s, "paced", "lat_p50"), \
+            m_of("shm", s, "paced", "lat_p50")
+        rx = m_of("dm-spin", s, "paced", "rx_lat50")
+        if sp is None:
+            continue
+        L.append("| dm-spin end-to-end p50 ≤ 5 µs and ≤ 1/10 shmsink p50 | %s | "
+                 "%s µs (doradmasrc publish → delivery %s µs); shmsink %s µs: "
+                 "1/%s | %s |" % (
+                     SNAME[s], fmt(sp), fmt(rx), fmt(sh),
+                     fmt(sh / sp, 1) if sh else "–",
+                     yes(sp <= 5 and sh is not None and sp <= sh / 10)))
+    for s in sizes:
+        fx = med([f["p50"] / 1e3 for f in futex.get(period_for(last, s), [])])
+        for t in ("dm-lossless", "dm-latest"):
+            rx = m_of(t, s, "paced", "rx_lat50")
+            if rx is None or not fx:
+                continue
+            L.append("| sleeping consumer: doradmasrc publish → delivery p50 ≤ "
+                     "1.5× futex floor | %s | %s: %s µs vs %s µs = %s× | %s |" % (
+                         SNAME[s], t, fmt(rx), fmt(fx), fmt(rx / fx, 2),
+                         yes(rx <= 1.5 * fx)))
+    for t in ("dm-lossless", "dm-latest", "dm-spin"):
+        vals = [m_of(t, s, "thr", "cpu_tx") for s in sizes]
+        if all(v is None for v in vals):
+            continue
+        L.append("| transport CPU ≤ 4 µs/frame, flat (unthrottled) | %s | %s: %s "
+                 "µs | %s |" % ("/".join(SNAME[s] for s in sizes), t,
+                               " / ".join(fmt(v, 2) for v in vals),
+                               yes(all(v is not None and v <= 4 for v in vals))))
+    L += spin_decomposition(data, last, sizes)
+    k4 = (3840, 2160)
+    shm = m_of("shm", k4, "thr", "fps")
+    for t in ("dm-lossless", "dm-latest", "dm-spin"):
+        f = m_of(t, k4, "thr", "fps")
+        if f is None or not shm:
+            continue
+        L.append("| ≥ 3× shmsink frames/s at 4K (delivered) | 4K | %s: %s vs %s = "
+                 "%s× | %s |" % (t, fmt(f, 0), fmt(shm, 0), fmt(f / shm, 2),
+                                 yes(f >= 3 * shm)))
+    L.append("")
+    return L
+
+
+def spin_decomposition(data, last, sizes):
+    """Rows for where dm-spin's paced end-to-end p50 goes: the ring alone
+    (spin-ping, writer's core idle between frames or kept busy), the
+    element's publish -> delivery, and GStreamer's own cold push (floor)."""
+    pings = last.get("ping", [])
+    rows = []
+    for s in sizes:
+        per = period_for(last, s)
+        e2e = med([m["lat_p50"] for m in data.get(("dm-spin", s, "paced"), [])])
+        if e2e is None:
+            continue
+        rx = med([m["rx_lat50"] for m in data.get(("dm-spin", s, "paced"), [])])
+        fl = med([m["lat_p50"] for m in data.get(("floor", s, "paced"), [])])
+        ps = med([p["e2e_p50"] / 1e3 for p in pings
+                  if p["period_us"] == per and p["pace"] == "sleep"])
+        pb = med([p["e2e_p50"] / 1e3 for p in pings
+                  if p["period_us"] == per and p["pace"] == "busy"])
+        rows.append("| where it goes | %s | end-to-end %s µs = ring alone "
+                    "(spin-ping: %s µs with the writer's core idle between "
+                    "frames, %s µs kept busy) + the rest; doradmasrc publish "
+                    "→ delivery %s µs; GStreamer's cold src → sink push in one "
+                    "process (floor) %s µs | – |" % (
+                        SNAME[s], fmt(e2e), fmt(ps, 2), fmt(pb, 2), fmt(rx),
+                        fmt(fl)))
+    return rows
+
+
+def plots(data, futex, last, transports, sizes, outdir, prefix):
     try:
         import matplotlib
         matplotlib.use("Agg")
@@ -396,7 +507,7 @@ def plots(data, futex, last, transports, sizes, outdir):
     ax.grid(True, which="both", alpha=0.3)
     ax.legend(fontsize=8)
     fig.tight_layout()
-    fig.savefig(os.path.join(outdir, "transport-fps.png"), dpi=110)
+    fig.savefig(os.path.join(outdir, prefix + "-fps.png"), dpi=110)
     plt.close(fig)
 
     fig, axs = plt.subplots(1, 2, figsize=(11, 4.5), sharey=False)
@@ -404,7 +515,7 @@ def plots(data, futex, last, transports, sizes, outdir):
         for t in transports:
             if t != "floor":
                 errplot(ax, "cpu_tx", ph, t)
-        ax.axhline(10, color="k", ls="--", lw=0.8, label="target 10 µs")
+        ax.axhline(4, color="k", ls="--", lw=0.8, label="target 4 µs")
         ax.set_yscale("log")
         ax.set_ylim(bottom=1)
         ax.set_xticks(x, xl)
@@ -414,7 +525,7 @@ def plots(data, futex, last, transports, sizes, outdir):
         ax.legend(fontsize=7)
     fig.suptitle("CPU per frame — " + title, fontsize=8)
     fig.tight_layout()
-    fig.savefig(os.path.join(outdir, "transport-cpu.png"), dpi=110)
+    fig.savefig(os.path.join(outdir, prefix + "-cpu.png"), dpi=110)
     plt.close(fig)
 
     fig, axs = plt.subplots(1, 2, figsize=(11, 4.5))
@@ -424,6 +535,8 @@ def plots(data, futex, last, transports, sizes, outdir):
         fy = [med([f[k[4:]] / 1e3 for f in futex.get(period_for(last, s), [])])
               for s in sizes]
         ax.plot(x, fy, "k--", marker="x", label="futex wake floor")
+        if k == "lat_p50":
+            ax.axhline(5, color="r", ls=":", lw=0.8, label="dm-spin target 5 µs")
         ax.set_yscale("log")
         ax.set_xticks(x, xl)
         ax.set_ylabel("latency µs (%s)" % k[4:])
@@ -431,9 +544,10 @@ def plots(data, futex, last, transports, sizes, outdir):
         ax.legend(fontsize=7)
     fig.suptitle("Latency, paced producer — " + title, fontsize=8)
     fig.tight_layout()
-    fig.savefig(os.path.join(outdir, "transport-latency.png"), dpi=110)
+    fig.savefig(os.path.join(outdir, prefix + "-latency.png"), dpi=110)
     plt.close(fig)
-    print("report: wrote %s/transport-{fps,cpu,latency}.png" % outdir, file=sys.stderr)
+    print("report: wrote %s/%s-{fps,cpu,latency}.png" % (outdir, prefix),
+          file=sys.stderr)
 
 
 if __name__ == "__main__":

@@ -12,7 +12,8 @@
 #
 # Environment: ROUNDS (default 3), RUNS (runs in the report, default 2),
 # BENCH_ARGS (extra bench.py arguments, e.g. "--sizes 640x480 --phases thr"),
-# NO_REPORT=1 (only measure).
+# NO_REPORT=1 (only measure), BUILD_ONLY=1 (build the plugin and the tools,
+# e.g. for run-device.sh on a machine without compilers or -dev packages).
 # Needs: /usr/bin/python3 with python3-matplotlib for the plots.
 set -euo pipefail
 
@@ -43,8 +44,17 @@ if need "$tools/bench-run" "$here/bench-run.c"; then
   cc $CFLAGS -o "$tools/bench-run" "$here/bench-run.c" \
     $(pkg-config --cflags --libs gstreamer-1.0)
 fi
+if need "$tools/spin-ping" "$here/spin-ping.c" && [ -f "$builddir/lib/libdoradma.a" ]; then
+  cc $CFLAGS -I"$top/lib" -o "$tools/spin-ping" "$here/spin-ping.c" \
+    "$builddir/lib/libdoradma.a" $(pkg-config --cflags --libs glib-2.0 json-glib-1.0) -lpthread
+fi
 if need "$tools/futex-floor" "$here/futex-floor.c"; then
   cc $CFLAGS -o "$tools/futex-floor" "$here/futex-floor.c"
+fi
+
+if [ -n "${BUILD_ONLY:-}" ]; then
+  echo "run.sh: built $builddir/gst and $tools (BUILD_ONLY: not measuring)"
+  exit 0
 fi
 
 runs=$here/runs

@@ -1,0 +1,203 @@
+/* spin-ping: the lib alone, across two processes pinned to two CPUs: a
+ * writer publishes one 4 KiB frame per period, a reader waits for it with
+ * doradma_reader_next and a spin of SPIN_NS (0: sleeps on the futex).
+ * The writer stamps CLOCK_MONOTONIC into the frame just before acquire;
+ * the reader reads the clock as soon as next returns. Prints one JSON line:
+ * p50/p99 of stamp -> delivered ("e2e") and of publish -> delivered
+ * ("pub"), spins and sleeps. PACE "sleep" paces the writer with
+ * clock_nanosleep (its core goes idle between frames, as a camera's
+ * does), "busy" by polling the clock (its core stays hot).
+ *
+ * Usage: spin-ping ITERS PERIOD_US SPIN_NS sleep|busy WRITER_CPU READER_CPU
+ * Decomposes benchmark dm-spin: what the ring costs without GStreamer. */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <sched.h>
+#include <signal.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <doradma/doradma.h>
+
+static uint64_t
+now_ns (void)
+{
+  struct timespec ts;
+
+  clock_gettime (CLOCK_MONOTONIC, &ts);
+  return (uint64_t) ts.tv_sec * 1000000000ull + (uint64_t) ts.tv_nsec;
+}
+
+static void
+pin (int cpu)
+{
+  cpu_set_t set;
+
+  if (cpu < 0)
+    return;
+  CPU_ZERO (&set);
+  CPU_SET (cpu, &set);
+  sched_setaffinity (0, sizeof set, &set);
+}
+
+static int
+cmp (const void *a, const void *b)
+{
+  uint64_t x = *(const uint64_t *) a, y = *(const uint64_t *) b;
+
+  return x < y ? -1 : x > y;
+}
+
+int
+main (int argc, char **argv)
+{
+  struct doradma_writer_config wc = { 0 };
+  struct doradma_reader_config rc = { 0 };
+  struct doradma_writer *w;
+  char ch[64];
+  int iters, period_us, busy, wcpu, rcpu, i, st;
+  uint64_t spin, *res;
+  pid_t pid;
+
+  if (argc < 7) {
+    fprintf (stderr, "usage: %s ITERS PERIOD_US SPIN_NS sleep|busy WCPU RCPU\n",
+        argv[0]);
+    return 2;
+  }
+  iters = atoi (argv[1]);
+  period_us = atoi (argv[2]);
+  spin = strtoull (argv[3], NULL, 10);
+  busy = strcmp (argv[4], "busy") == 0;
+  wcpu = atoi (argv[5]);
+  rcpu = atoi (argv[6]);
+  /* results: e2e[iters], pub[iters], spins, sleeps, samples */
+  res = mmap (NULL, (2 * iters + 3) * sizeof *res, PROT_READ | PROT_WRITE,
+      MAP_SHARED | MAP_ANONYMOUS, -1, 0);
+  snprintf (ch, sizeof ch, "spin-ping-%d", (int) getpid ());
+  wc.channel = ch;
+  wc.slots = 4;
+  wc.slot_size = 4096;
+  wc.caps = "video/x-raw, format=(string)GRAY8, width=(int)4096, "
+      "height=(int)1, framerate=(fraction)30/1";
+  wc.transport = "shmem";
+  if (doradma_writer_create (&wc, &w, NULL) < 0) {
+    fprintf (stderr, "spin-ping: cannot create the channel\n");
+    return 1;
+  }
+  pid = fork ();
+  if (pid == 0) {
+    struct doradma_reader *r;
+    struct doradma_reader_stats rs;
+    struct doradma_frame f;
+
+    pin (rcpu);
+    rc.channel = ch;
+    rc.allowed_uid = -1;
+    if (doradma_reader_open (&rc, &r, NULL) < 0)
+      _exit (1);
+    doradma_reader_set_spin (r, spin);
+    /* until the last frame: a reader preempted for a few periods is
+     * lapped (skips), so there may be fewer samples than frames */
+    for (i = 0; i < iters; i++) {
+      uint64_t stamp, t;
+
+      int ret = doradma_reader_next (r, DORADMA_READ_NEXT, 5000000000ll, &f,
+          NULL);
+
+      if (ret < 0) {
+        fprintf (stderr, "spin-ping: reader: frame %d: %s\n", i,
+            strerror (-ret));
+        _exit (1);
+      }
+      t = now_ns ();
+      memcpy (&stamp, f.data, sizeof stamp);
+      res[i] = t - stamp;
+      res[iters + i] = t - f.info.publish_time;
+      doradma_reader_release (r, f.slot);
+      if (f.info.seq >= (uint64_t) iters) {
+        i++;
+        break;
+      }
+    }
+    res[2 * iters + 2] = i;
+    doradma_reader_get_stats (r, &rs);
+    res[2 * iters] = rs.spins;
+    res[2 * iters + 1] = rs.sleeps;
+    doradma_reader_close (r);
+    _exit (0);
+  }
+  pin (wcpu);
+  if (doradma_writer_wait_readers (w, 1, 5000000000ll, NULL) < 0)
+    return 1;
+  {
+    uint64_t next = now_ns () + 10000000ull;
+
+    for (i = 0; i < iters; i++) {
+      struct doradma_frame_info info = { 0 };
+      uint32_t slot;
+      uint64_t t;
+
+      next += (uint64_t) period_us * 1000;
+      if (busy) {
+        while (now_ns () < next);
+      } else {
+        struct timespec ts = { next / 1000000000ull, next % 1000000000ull };
+        while (clock_nanosleep (CLOCK_MONOTONIC, TIMER_ABSTIME, &ts, NULL));
+      }
+      t = now_ns ();
+      int ret = doradma_writer_acquire (w, DORADMA_POLICY_LATEST, 0, &slot);
+
+      if (ret < 0) {
+        fprintf (stderr, "spin-ping: writer: frame %d: %s\n", i,
+            strerror (-ret));
+        return 1;
+      }
+      memcpy (doradma_writer_slot_data (w, slot), &t, sizeof t);
+      info.n_planes = 1;
+      info.width = 4096;
+      info.height = 1;
+      info.planes[0].stride = 4096;
+      info.planes[0].rows = 1;
+      info.planes[0].row_bytes = 4096;
+      info.payload_bytes = 4096;
+      info.pts = info.dts = info.duration = DORADMA_TIME_NONE;
+      info.offset = info.offset_end = DORADMA_TIME_NONE;
+      info.mono_pts = DORADMA_TIME_NONE;
+      if ((ret = doradma_writer_publish (w, slot, &info)) < 0) {
+        fprintf (stderr, "spin-ping: writer: publish %d: %s\n", i,
+            strerror (-ret));
+        return 1;
+      }
+    }
+  }
+  waitpid (pid, &st, 0);
+  doradma_writer_close (w);
+  if (!WIFEXITED (st) || WEXITSTATUS (st) != 0) {
+    fprintf (stderr, "spin-ping: the reader failed\n");
+    return 1;
+  }
+  {
+    int n = (int) res[2 * iters + 2];
+
+    qsort (res, n, sizeof *res, cmp);
+    qsort (res + iters, n, sizeof *res, cmp);
+    printf ("{\"iters\": %d, \"samples\": %d, \"period_us\": %d, "
+        "\"spin_ns\": %llu, \"pace\": \"%s\", \"e2e_p50\": %llu, "
+        "\"e2e_p99\": %llu, \"pub_p50\": %llu, \"pub_p99\": %llu, "
+        "\"spins\": %llu, \"sleeps\": %llu}\n", iters, n, period_us,
+        (unsigned long long) spin, busy ? "busy" : "sleep",
+        (unsigned long long) res[(n - 1) / 2],
+        (unsigned long long) res[(n - 1) * 99 / 100],
+        (unsigned long long) res[iters + (n - 1) / 2],
+        (unsigned long long) res[iters + (n - 1) * 99 / 100],
+        (unsigned long long) res[2 * iters],
+        (unsigned long long) res[2 * iters + 1]);
+  }
+  return 0;
+}
