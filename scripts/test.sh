@@ -11,6 +11,15 @@
 # scripts/sanitize.sh (ASan+UBSan: every suite; TSan: lib and reliability;
 # ~8 more minutes; DORADMA_SANITIZE=0 skips them).
 #
+# Then the other platforms, each in a Debian chroot kept outside the clone
+# (scripts/chroot-test.sh; /var/cache/doradma/chroots, made on the first run,
+# reused after): trixie (Debian 13, GStreamer 1.26, every suite, the >= 1.24
+# CUDA branch compiled when the host has the CUDA toolkit), bullseye (Debian
+# 11, GStreamer 1.18, GLib 2.66: the CPU path, every suite) and arm64 (cross
+# build, suites lib, reliability and multiproc under qemu-user).
+# DORADMA_LEGS="trixie bullseye arm64" (the default) picks them; an empty
+# value skips them. The wall time of each step is printed before the summary.
+#
 # The last line printed is always the summary:
 #   N passed, N failed, N skipped
 # (meson's Ok and Expected Fail count as passed; Fail, Timeout and Unexpected
@@ -29,6 +38,12 @@ failed=0
 skipped=0
 
 summary () {
+  step_done
+  if [ -n "$timings" ]; then
+    echo
+    echo "wall time per step (total $(($(date +%s) - run_t0)) s):"
+    printf '%s' "$timings"
+  fi
   echo
   echo "$passed passed, $failed failed, $skipped skipped"
 }
@@ -52,10 +67,25 @@ count () {
   skipped=$((skipped + ${skip:-0}))
 }
 
+# Wall time of each step, printed at the end.
+timings=""
+step_name=""
+step_t0=0
+step_done () {
+  if [ -n "$step_name" ]; then
+    timings="$timings$(printf '%6d s  %s' $(($(date +%s) - step_t0)) "$step_name")
+"
+  fi
+  step_name=""
+}
 step () {
+  step_done
+  step_name=$*
+  step_t0=$(date +%s)
   echo
   echo "==== $* ===="
 }
+run_t0=$(date +%s)
 
 # Objects that already exist in /dev/shm are not this run's leftovers: the
 # no-leftovers test ignores exactly these (same name and inode).
@@ -126,6 +156,13 @@ if [ "${DORADMA_SANITIZE:-1}" = 1 ]; then
     count "$SRC/build-sanitize/$name.log"
   done
 fi
+
+# ---- other platforms: Debian 13, Debian 11, arm64 (scripts/chroot-test.sh) ----
+for leg in ${DORADMA_LEGS-trixie bullseye arm64}; do
+  step "chroot leg: $leg"
+  bash "$SRC/scripts/chroot-test.sh" "$leg" 2>&1 | tee "$LOGDIR/chroot-$leg.log"
+  count "$LOGDIR/chroot-$leg.log"
+done
 
 summary
 [ "$failed" -eq 0 ]
