@@ -63,6 +63,14 @@ if [ -z "$mirror" ]; then
   codename=$(. /etc/os-release && echo "${VERSION_CODENAME:-}")
   mirror=$(apt-get indextargets --format '$(REPO_URI) $(RELEASE) $(COMPONENT)' 2>/dev/null |
            awk -v c="$codename" '$2 == c && $3 == "main" { print $1; exit }')
+  if [ -z "$mirror" ]; then   # no lists fetched yet: read the sources themselves
+    mirror=$(cat /etc/apt/sources.list /etc/apt/sources.list.d/*.list 2>/dev/null |
+             awk -v c="$codename" '$1 == "deb" && $3 == c { print $2; exit }')
+  fi
+  if [ -z "$mirror" ]; then   # deb822 .sources: the URIs of the stanza whose Suites has it
+    mirror=$(cat /etc/apt/sources.list.d/*.sources 2>/dev/null |
+             awk -v c="$codename" '/^URIs:/ { u = $2 } /^Suites:/ { for (i = 2; i <= NF; i++) if ($i == c) { print u; exit } }')
+  fi
   [ -n "$mirror" ] || die "no Debian archive found in apt's sources for '$codename': set DORADMA_DEBIAN_MIRROR"
 fi
 
