@@ -7,7 +7,8 @@
 #                                          suite; with the host's CUDA toolkit
 #                                          bind-mounted (read-only) when there
 #                                          is one, so the >= 1.24 zero-copy
-#                                          branch is compiled
+#                                          branch is compiled, and then again
+#                                          built with -Dcuda=disabled
 #   bash scripts/chroot-test.sh bullseye   Debian 11, GStreamer 1.18, GLib
 #                                          2.66: every suite, CPU path only
 #                                          (-Dcuda=disabled), meson from
@@ -26,22 +27,24 @@
 # created when absent (2-5 minutes each), reused when present; their
 # packages are brought up to the leg's list on every run (no network when
 # nothing is missing). The source tree is bind-mounted at the same path, so
-# the build folder (build-<leg>) is in the clone.
+# the build folders (build-deb13, build-deb13-nocuda, build-deb11,
+# build-arm64) are in the clone.
 #
 # Mounts (proc, sys, the source tree, a private tmpfs /dev/shm, the CUDA
 # toolkit) are removed on exit, however the script ends; objects the tests
 # create in /dev/shm stay in that private tmpfs and go with it. A lock
 # serialises runs of the same leg.
 #
-# Output: meson's test output (the caller counts its Ok/Fail/... lines);
-# a failed set-up or build prints "chroot-test: ... failed" and exits 1.
+# Output: meson's test output, one summary per build (the caller counts
+# their Ok/Fail/... lines); a failed set-up or build prints "... failed"
+# and the exit status is 1.
 set -uo pipefail
 
 leg=${1:-}
 case $leg in
-  trixie)   suite=trixie;   build=build-deb13 ;;
-  bullseye) suite=bullseye; build=build-deb11 ;;
-  arm64)    suite=bookworm; build=build-arm64 ;;
+  trixie)   suite=trixie ;;
+  bullseye) suite=bullseye ;;
+  arm64)    suite=bookworm ;;
   *) echo "usage: $0 trixie|bullseye|arm64" >&2; exit 2 ;;
 esac
 
@@ -205,37 +208,51 @@ if [ "$leg" = arm64 ]; then
 fi
 
 # ------------------------------------------------------ build and test ----
+# build_and_test BUILD_DIR "MESON ARGS" "MESON TEST ARGS": one configuration;
+# a failed set-up or build prints "chroot-test: ... failed" (no meson
+# summary: the caller counts it as a failure).
+rc=0
+build_and_test () {
+  local b=$1 args=$2 suites=$3 t0 r
+  t0=$(date +%s)
+  if ! in_chroot "rm -rf $b && meson setup $b $args" > "$LOG/chroot-$b-setup.log" 2>&1 ||
+     ! in_chroot "ninja -C $b -j $JOBS" > "$LOG/chroot-$b-build.log" 2>&1; then
+    tail -40 "$LOG/chroot-$b-setup.log" "$LOG/chroot-$b-build.log" 2>/dev/null
+    say "$b: set-up or build failed (logs: $LOG/chroot-$b-*.log)"
+    rc=1
+    return
+  fi
+  grep -E "^ +(GStreamer|GLib|meson|compat|CUDA|nvcc|gstreamer-cuda|gst_cuda_allocator)" \
+    "$LOG/chroot-$b-setup.log" | sed "s/^/chroot-test[$leg] $b: /"
+  if [ -n "$cuda_real" ] && [ "$b" = build-deb13 ] &&
+     ! grep -q "gst_cuda_allocator_alloc_wrapped (>= 1.24): \(YES\|true\)" "$LOG/chroot-$b-setup.log"; then
+    say "$b: the CUDA toolkit is mounted but the >= 1.24 zero-copy branch is not configured (see $LOG/chroot-$b-setup.log): failed"
+    rc=1
+    return
+  fi
+  say "$b: built in $(($(date +%s) - t0)) s"
+  t0=$(date +%s)
+  in_chroot "meson test -C $b --no-rebuild --num-processes $JOBS --print-errorlogs $suites"
+  r=$?
+  [ $r -eq 0 ] || rc=1
+  say "$b: tests ran in $(($(date +%s) - t0)) s (meson test exit $r)"
+}
+
 case $leg in
   trixie)
-    setup_args="-Dtests=enabled -Dbench=enabled"
-    suites="" ;;
+    build_and_test build-deb13 "-Dtests=enabled -Dbench=enabled" ""
+    # and without the CUDA toolkit (when the first build had it)
+    if [ -n "$cuda_real" ]; then
+      build_and_test build-deb13-nocuda "-Dtests=enabled -Dbench=disabled -Dcuda=disabled" ""
+    fi ;;
   bullseye)
     # GStreamer 1.18 is below the supported minimum (1.20): the CPU-only
     # configuration accepts it for this test (meson_options.txt gst-1-18).
-    setup_args="-Dtests=enabled -Dbench=enabled -Dcuda=disabled -Dgst-cuda=disabled -Dgst-1-18=true"
-    suites="" ;;
+    build_and_test build-deb11 \
+      "-Dtests=enabled -Dbench=enabled -Dcuda=disabled -Dgst-cuda=disabled -Dgst-1-18=true" "" ;;
   arm64)
-    setup_args="--cross-file scripts/cross/aarch64-linux-gnu.ini -Dtests=enabled -Dbench=disabled"
-    suites="--suite lib --suite reliability --suite multiproc" ;;
+    build_and_test build-arm64 \
+      "--cross-file scripts/cross/aarch64-linux-gnu.ini -Dtests=enabled -Dbench=disabled" \
+      "--suite lib --suite reliability --suite multiproc" ;;
 esac
-
-t0=$(date +%s)
-if ! in_chroot "rm -rf $build && meson setup $build $setup_args" > "$LOG/chroot-$leg-setup.log" 2>&1 ||
-   ! in_chroot "ninja -C $build -j $JOBS" > "$LOG/chroot-$leg-build.log" 2>&1; then
-  tail -40 "$LOG/chroot-$leg-setup.log" "$LOG/chroot-$leg-build.log" 2>/dev/null
-  die "set-up or build failed (logs: $LOG/chroot-$leg-*.log)"
-fi
-grep -E "^ +(GStreamer|GLib|meson|compat|CUDA|nvcc|gstreamer-cuda|gst_cuda) " \
-  "$LOG/chroot-$leg-setup.log" | sed "s/^/chroot-test[$leg]: /"
-if [ -n "$cuda_real" ] && [ "$leg" = trixie ] &&
-   ! grep -q "gst_cuda_allocator_alloc_wrapped (>= 1.24): YES\|gst_cuda_allocator_alloc_wrapped (>= 1.24): true" \
-     "$LOG/chroot-$leg-setup.log"; then
-  die "the CUDA toolkit is mounted but the >= 1.24 zero-copy branch is not configured (see $LOG/chroot-$leg-setup.log)"
-fi
-say "built in $(($(date +%s) - t0)) s"
-
-t0=$(date +%s)
-in_chroot "meson test -C $build --no-rebuild --num-processes $JOBS --print-errorlogs $suites"
-rc=$?
-say "tests ran in $(($(date +%s) - t0)) s (meson test exit $rc)"
 exit $rc

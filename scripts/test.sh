@@ -48,23 +48,27 @@ summary () {
   echo "$passed passed, $failed failed, $skipped skipped"
 }
 
-# Adds the counts of one `meson test` output (file $1) to the totals.
+# Adds the counts of the `meson test` outputs in file $1 to the totals
+# (every summary in it: a chroot leg may run two builds). A line
+# "chroot-test[LEG]: ... failed" (a build of a leg that did not get as far
+# as its tests) counts as one failure more; a file with no summary at all
+# counts as one failure.
 count () {
-  local out=$1 ok xf fail up skip to
-  ok=$(sed -n 's/^Ok:[[:space:]]*\([0-9]*\).*/\1/p' "$out" | tail -1)
-  xf=$(sed -n 's/^Expected Fail:[[:space:]]*\([0-9]*\).*/\1/p' "$out" | tail -1)
-  fail=$(sed -n 's/^Fail:[[:space:]]*\([0-9]*\).*/\1/p' "$out" | tail -1)
-  up=$(sed -n 's/^Unexpected Pass:[[:space:]]*\([0-9]*\).*/\1/p' "$out" | tail -1)
-  skip=$(sed -n 's/^Skipped:[[:space:]]*\([0-9]*\).*/\1/p' "$out" | tail -1)
-  to=$(sed -n 's/^Timeout:[[:space:]]*\([0-9]*\).*/\1/p' "$out" | tail -1)
-  if [ -z "$ok$fail$skip$to" ]; then
+  local out=$1 sums extra
+  sums=$(awk '/^Ok:/ { ok += $2; n++ } /^Expected Fail:/ { xf += $3 }
+              /^Fail:/ { fail += $2 } /^Unexpected Pass:/ { up += $3 }
+              /^Skipped:/ { skip += $2 } /^Timeout:/ { to += $2 }
+              END { print n + 0, ok + xf, fail + up + to, skip + 0 }' "$out")
+  set -- $sums
+  extra=$(grep -c '^chroot-test\[[a-z0-9]*\]: .*failed' "$out")
+  if [ "$1" -eq 0 ]; then
     echo "test.sh: no meson summary in $out: counted as 1 failure"
     failed=$((failed + 1))
     return
   fi
-  passed=$((passed + ${ok:-0} + ${xf:-0}))
-  failed=$((failed + ${fail:-0} + ${up:-0} + ${to:-0}))
-  skipped=$((skipped + ${skip:-0}))
+  passed=$((passed + $2))
+  failed=$((failed + $3 + extra))
+  skipped=$((skipped + $4))
 }
 
 # Wall time of each step, printed at the end.
