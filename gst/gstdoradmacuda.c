@@ -13,6 +13,10 @@
 
 #include "gstdoradmacuda.h"
 #include "gstdoradmaelements.h"
+#ifdef HAVE_GST_CUDA
+/* gst_cuda_load_library: 1.22's gstcudamemory.h includes it, 1.24+ not */
+#include <gst/cuda/gstcudaloader.h>
+#endif
 /* the public, GStreamer- and cuda.h-free API only (streams, copies and
  * context sync included); never the private driver table cuda-api.h */
 #include "doradma-cuda.h"

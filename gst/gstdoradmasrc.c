@@ -1027,12 +1027,19 @@ gst_doradma_src_class_init (GstDoradmaSrcClass * klass)
    * memory (its transport ipc) is always read through its CUDA IPC handle,
    * whatever this says. The path taken is the stats' `cuda-path`.
    *
+   * memory:CUDAMemory output needs a build with gstreamer-cuda (GStreamer
+   * >= 1.22): one device copy per frame on 1.22, the slot itself (zero-copy)
+   * from 1.24; none on GStreamer 1.20, whose CUDA library is not public
+   * (the device-pointer accessor works on every version).
+   *
    * Since: 0.1
    */
   properties[PROP_TRANSPORT] = g_param_spec_enum ("transport", "Transport",
       "auto: unified when downstream wants CUDA memory, else shmem; unified: "
       "register the ring with CUDA (device pointers); a writer with GPU slots "
-      "is read through CUDA IPC", GST_TYPE_DORADMA_SRC_TRANSPORT,
+      "is read through CUDA IPC. memory:CUDAMemory output needs gstreamer-cuda"
+      " (GStreamer >= 1.22): one device copy per frame on 1.22, the slot "
+      "itself from 1.24, none on 1.20", GST_TYPE_DORADMA_SRC_TRANSPORT,
       DEFAULT_TRANSPORT,
       G_PARAM_READWRITE | G_PARAM_STATIC_STRINGS | GST_PARAM_MUTABLE_READY);
   /**

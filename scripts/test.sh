@@ -11,6 +11,15 @@
 # scripts/sanitize.sh (ASan+UBSan: every suite; TSan: lib and reliability;
 # ~8 more minutes; DORADMA_SANITIZE=0 skips them).
 #
+# Then the other platforms, each in a Debian chroot kept outside the clone
+# (scripts/chroot-test.sh; /var/cache/doradma/chroots, made on the first run,
+# reused after): trixie (Debian 13, GStreamer 1.26, every suite, the >= 1.24
+# CUDA branch compiled when the host has the CUDA toolkit), bullseye (Debian
+# 11, GStreamer 1.18, GLib 2.66: the CPU path, every suite) and arm64 (cross
+# build, suites lib, reliability and multiproc under qemu-user).
+# DORADMA_LEGS="trixie bullseye arm64" (the default) picks them; an empty
+# value skips them. The wall time of each step is printed before the summary.
+#
 # The last line printed is always the summary:
 #   N passed, N failed, N skipped
 # (meson's Ok and Expected Fail count as passed; Fail, Timeout and Unexpected
@@ -29,33 +38,58 @@ failed=0
 skipped=0
 
 summary () {
+  step_done
+  if [ -n "$timings" ]; then
+    echo
+    echo "wall time per step (total $(($(date +%s) - run_t0)) s):"
+    printf '%s' "$timings"
+  fi
   echo
   echo "$passed passed, $failed failed, $skipped skipped"
 }
 
-# Adds the counts of one `meson test` output (file $1) to the totals.
+# Adds the counts of the `meson test` outputs in file $1 to the totals
+# (every summary in it: a chroot leg may run two builds). A line
+# "chroot-test[LEG]: ... failed" (a build of a leg that did not get as far
+# as its tests) counts as one failure more; a file with no summary at all
+# counts as one failure.
 count () {
-  local out=$1 ok xf fail up skip to
-  ok=$(sed -n 's/^Ok:[[:space:]]*\([0-9]*\).*/\1/p' "$out" | tail -1)
-  xf=$(sed -n 's/^Expected Fail:[[:space:]]*\([0-9]*\).*/\1/p' "$out" | tail -1)
-  fail=$(sed -n 's/^Fail:[[:space:]]*\([0-9]*\).*/\1/p' "$out" | tail -1)
-  up=$(sed -n 's/^Unexpected Pass:[[:space:]]*\([0-9]*\).*/\1/p' "$out" | tail -1)
-  skip=$(sed -n 's/^Skipped:[[:space:]]*\([0-9]*\).*/\1/p' "$out" | tail -1)
-  to=$(sed -n 's/^Timeout:[[:space:]]*\([0-9]*\).*/\1/p' "$out" | tail -1)
-  if [ -z "$ok$fail$skip$to" ]; then
+  local out=$1 sums extra
+  sums=$(awk '/^Ok:/ { ok += $2; n++ } /^Expected Fail:/ { xf += $3 }
+              /^Fail:/ { fail += $2 } /^Unexpected Pass:/ { up += $3 }
+              /^Skipped:/ { skip += $2 } /^Timeout:/ { to += $2 }
+              END { print n + 0, ok + xf, fail + up + to, skip + 0 }' "$out")
+  set -- $sums
+  extra=$(grep -c '^chroot-test\[[a-z0-9]*\]: .*failed' "$out")
+  if [ "$1" -eq 0 ]; then
     echo "test.sh: no meson summary in $out: counted as 1 failure"
     failed=$((failed + 1))
     return
   fi
-  passed=$((passed + ${ok:-0} + ${xf:-0}))
-  failed=$((failed + ${fail:-0} + ${up:-0} + ${to:-0}))
-  skipped=$((skipped + ${skip:-0}))
+  passed=$((passed + $2))
+  failed=$((failed + $3 + extra))
+  skipped=$((skipped + $4))
 }
 
+# Wall time of each step, printed at the end.
+timings=""
+step_name=""
+step_t0=0
+step_done () {
+  if [ -n "$step_name" ]; then
+    timings="$timings$(printf '%6d s  %s' $(($(date +%s) - step_t0)) "$step_name")
+"
+  fi
+  step_name=""
+}
 step () {
+  step_done
+  step_name=$*
+  step_t0=$(date +%s)
   echo
   echo "==== $* ===="
 }
+run_t0=$(date +%s)
 
 # Objects that already exist in /dev/shm are not this run's leftovers: the
 # no-leftovers test ignores exactly these (same name and inode).
@@ -126,6 +160,13 @@ if [ "${DORADMA_SANITIZE:-1}" = 1 ]; then
     count "$SRC/build-sanitize/$name.log"
   done
 fi
+
+# ---- other platforms: Debian 13, Debian 11, arm64 (scripts/chroot-test.sh) ----
+for leg in ${DORADMA_LEGS-trixie bullseye arm64}; do
+  step "chroot leg: $leg"
+  bash "$SRC/scripts/chroot-test.sh" "$leg" 2>&1 | tee "$LOGDIR/chroot-$leg.log"
+  count "$LOGDIR/chroot-$leg.log"
+done
 
 summary
 [ "$failed" -eq 0 ]
