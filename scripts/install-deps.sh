@@ -63,7 +63,11 @@ case $profile in
               # g++: nvcc compiles the CUDA test kernels' host side with it
               g++ clang "libclang-rt-$(clang_major)-dev"
               "${GST_RUN[@]}" gstreamer1.0-libav "${PY_GST[@]}" "${TEST_TOOLS[@]}"
-              python3-matplotlib)
+              python3-matplotlib
+              # the SDK: GstDoradma-1.0 GIR/typelib, the NumPy example
+              gobject-introspection libgirepository1.0-dev python3-numpy
+              # scripts/gst-indent (the C style check)
+              indent)
     if [ "$profile" = full ]; then
       # scripts/chroot-test.sh: Debian 13 / Debian 11 chroots, arm64 under qemu
       PACKAGES+=(debootstrap qemu-user-static)
