@@ -66,11 +66,28 @@ doradma_cuda_slab_budget_from_env (uint64_t * out, struct doradma_diag *diag)
   if (errno != 0)
     goto bad;
   switch (*end) {
-    case 'k': case 'K': shift = 10; end++; break;
-    case 'm': case 'M': shift = 20; end++; break;
-    case 'g': case 'G': shift = 30; end++; break;
-    case 't': case 'T': shift = 40; end++; break;
-    default: break;
+    case 'k':
+    case 'K':
+      shift = 10;
+      end++;
+      break;
+    case 'm':
+    case 'M':
+      shift = 20;
+      end++;
+      break;
+    case 'g':
+    case 'G':
+      shift = 30;
+      end++;
+      break;
+    case 't':
+    case 'T':
+      shift = 40;
+      end++;
+      break;
+    default:
+      break;
   }
   if (shift != 0 && *end == 'i')
     end++;
@@ -86,4 +103,3 @@ bad:
       DORADMA_CUDA_SLAB_BUDGET_ENV "='%.64s' is not a byte count > 0 "
       "(expected e.g. 536870912, 512M, 2GiB)", v);
 }
-

@@ -18,7 +18,7 @@
 struct doradma_cuda_hostreg
 {
   struct doradma_cuda_hostreg *next;    /* registry list, under reg_lock */
-  unsigned refcount;                    /* under reg_lock */
+  unsigned refcount;            /* under reg_lock */
   struct doradma_cuda_device *dev;
   dev_t st_dev;
   ino_t st_ino;
@@ -160,8 +160,7 @@ doradma_cuda_hostreg_acquire (struct doradma_cuda_device *dev, int fd,
 }
 
 uint64_t
-doradma_cuda_hostreg_get_device_pointer (const struct doradma_cuda_hostreg
-    *reg)
+doradma_cuda_hostreg_get_device_pointer (const struct doradma_cuda_hostreg *reg)
 {
   return reg->dptr;
 }

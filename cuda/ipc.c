@@ -166,8 +166,7 @@ doradma_cuda_ipc_import_open (struct doradma_cuda_device *dev,
     return ret;
   }
   /* Lazy peer access: the handle may come from another GPU of the host. */
-  res = cu->IpcOpenMemHandle (&im->dptr, h,
-      CU_IPC_MEM_LAZY_ENABLE_PEER_ACCESS);
+  res = cu->IpcOpenMemHandle (&im->dptr, h, CU_IPC_MEM_LAZY_ENABLE_PEER_ACCESS);
   __doradma_cuda_pop ();
   if (res != CUDA_SUCCESS) {
     free (im);

@@ -184,7 +184,7 @@ doradma_cuda_api (void)
 int
 doradma_cuda_driver_version (void)
 {
-  return doradma_cuda_api () ? api.driver_version : 0;
+  return doradma_cuda_api ()? api.driver_version : 0;
 }
 
 static bool

@@ -93,8 +93,7 @@ doradma_cuda_hostreg_acquire (struct doradma_cuda_device *dev, int fd,
 }
 
 uint64_t
-doradma_cuda_hostreg_get_device_pointer (const struct doradma_cuda_hostreg
-    *reg)
+doradma_cuda_hostreg_get_device_pointer (const struct doradma_cuda_hostreg *reg)
 {
   return 0;
 }
@@ -353,8 +352,7 @@ doradma_cuda_copy_htod_async (const struct doradma_cuda_device *dev,
 
 int
 doradma_cuda_copy_dtoh_async (const struct doradma_cuda_device *dev,
-    void *dst, uint64_t src, size_t n, void *stream,
-    struct doradma_diag *diag)
+    void *dst, uint64_t src, size_t n, void *stream, struct doradma_diag *diag)
 {
   return NOCUDA (diag);
 }

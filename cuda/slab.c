@@ -35,18 +35,18 @@ struct doradma_cuda_slab_pool
   pthread_mutex_t lock;
   struct doradma_cuda_device *dev;
   enum doradma_cuda_slab_kind kind;
-  size_t gran;                          /* allocation granularity, power of 2 */
-  bool vmm;                             /* device kind through cuMemCreate */
-  CUmemAllocationProp prop;             /* for cuMemCreate */
-  unsigned managed_flags;               /* CU_MEM_ATTACH_* */
+  size_t gran;                  /* allocation granularity, power of 2 */
+  bool vmm;                     /* device kind through cuMemCreate */
+  CUmemAllocationProp prop;     /* for cuMemCreate */
+  unsigned managed_flags;       /* CU_MEM_ATTACH_* */
   /* under lock: */
   struct doradma_cuda_slab *free_list[DORADMA_CUDA_SLAB_N_CLASSES];
-  unsigned outstanding;                 /* slabs handed out */
+  unsigned outstanding;         /* slabs handed out */
   bool shutting_down;
   struct doradma_cuda_slab_stats stats;
 };
 
-static uint64_t live_count;             /* __atomic */
+static uint64_t live_count;     /* __atomic */
 
 static int
 class_for (size_t size)
@@ -103,8 +103,7 @@ doradma_cuda_slab_pool_new (struct doradma_cuda_device *dev,
     if (!managed)
       return __doradma_cuda_diag (diag, "kind", -ENOTSUP,
           "slab pool: device %d (%s) does not support managed memory "
-          "(CU_DEVICE_ATTRIBUTE_MANAGED_MEMORY=0)", info->ordinal,
-          info->name);
+          "(CU_DEVICE_ATTRIBUTE_MANAGED_MEMORY=0)", info->ordinal, info->name);
   }
 
   p = calloc (1, sizeof *p);
@@ -474,12 +473,13 @@ doradma_cuda_slab_export_dmabuf (const struct doradma_cuda_slab *slab,
         -ENOTSUP, "dma-buf export: the driver (version %d) lacks "
         "cuMemGetHandleForAddressRange (CUDA >= 11.7)",
         doradma_cuda_driver_version ());
-  if (i->kind == DORADMA_CUDA_SLAB_PINNED && !info->host_alloc_dma_buf_supported)
+  if (i->kind == DORADMA_CUDA_SLAB_PINNED
+      && !info->host_alloc_dma_buf_supported)
     return __doradma_cuda_diag (diag, "kind", -ENOTSUP,
         "dma-buf export refused: device %d (%s) cannot export pinned host "
         "memory (CU_DEVICE_ATTRIBUTE_HOST_ALLOC_DMA_BUF_SUPPORTED=0); use "
-        "kind device, or register pinned memory with ibv_reg_mr",
-        info->ordinal, info->name);
+        "kind device, or register pinned memory with ibv_reg_mr", info->ordinal,
+        info->name);
   if (i->kind == DORADMA_CUDA_SLAB_DEVICE && !info->dma_buf_supported)
     return __doradma_cuda_diag (diag, "kind", -ENOTSUP,
         "dma-buf export refused: device %d (%s) has "

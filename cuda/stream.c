@@ -234,8 +234,7 @@ doradma_cuda_copy_htod_async (const struct doradma_cuda_device *dev,
 
 int
 doradma_cuda_copy_dtoh_async (const struct doradma_cuda_device *dev,
-    void *dst, uint64_t src, size_t n, void *stream,
-    struct doradma_diag *diag)
+    void *dst, uint64_t src, size_t n, void *stream, struct doradma_diag *diag)
 {
   if (n == 0)
     return 0;

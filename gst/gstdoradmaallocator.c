@@ -101,7 +101,7 @@ struct _GstDoradmaSlabAllocatorClass
 G_DEFINE_TYPE (GstDoradmaSlabAllocator, gst_doradma_slab_allocator,
     GST_TYPE_ALLOCATOR);
 
-G_DEFINE_QUARK (gst-doradma-slab-error-quark, gst_doradma_slab_error);
+G_DEFINE_QUARK (gst - doradma - slab - error - quark, gst_doradma_slab_error);
 
 /* *INDENT-OFF* */
 static const GEnumValue slab_kind_values[] = {
@@ -485,8 +485,7 @@ entry_return (GstDoradmaSlabAllocator * self, SlabEntry * e)
 
 static GstMemory *
 wrap_entry (GstDoradmaSlabAllocator * self, SlabEntry * e, GstMemory * parent,
-    GstMemoryFlags flags, gsize maxsize, gsize align, gsize offset,
-    gsize size)
+    GstMemoryFlags flags, gsize maxsize, gsize align, gsize offset, gsize size)
 {
   GstDoradmaSlabMemory *m = g_new0 (GstDoradmaSlabMemory, 1);
 
@@ -716,8 +715,7 @@ gst_doradma_slab_allocator_alloc (GstAllocator * allocator, gsize size,
     GError ** error)
 {
   g_return_val_if_fail (GST_IS_DORADMA_SLAB_ALLOCATOR (allocator), NULL);
-  return alloc_full ((GstDoradmaSlabAllocator *) allocator, size, NULL,
-      error);
+  return alloc_full ((GstDoradmaSlabAllocator *) allocator, size, NULL, error);
 }
 
 /* ------------------------------------------------------------------------ */
@@ -809,16 +807,14 @@ gst_doradma_slab_allocator_new_rdma (gpointer pd, guint64 budget,
   if (self == NULL) {
     m = gst_doradma_gpudirect_missing (&p, TRUE);
     if (m[0] != '\0') {
-      g_string_append_printf (steps, "pinned-mr: unavailable, missing %s\n",
-          m);
+      g_string_append_printf (steps, "pinned-mr: unavailable, missing %s\n", m);
     } else {
 #ifdef HAVE_IBVERBS
       GString *why = g_string_new (NULL);
 
       self = try_rdma_step (GST_DORADMA_SLAB_KIND_PINNED, RDMA_PINNED_MR, pd,
           b, why);
-      g_string_append_printf (steps, "pinned-mr: %s\n", self ? "ok" :
-          why->str);
+      g_string_append_printf (steps, "pinned-mr: %s\n", self ? "ok" : why->str);
       g_string_free (why, TRUE);
 #endif
     }
@@ -833,8 +829,7 @@ gst_doradma_slab_allocator_new_rdma (gpointer pd, guint64 budget,
     GError *err = NULL;
 
     self = (GstDoradmaSlabAllocator *)
-        gst_doradma_slab_allocator_new (GST_DORADMA_SLAB_KIND_MANAGED, b,
-        &err);
+        gst_doradma_slab_allocator_new (GST_DORADMA_SLAB_KIND_MANAGED, b, &err);
     g_string_append_printf (steps, "managed: %s\n", self ? "ok, slabs are "
         "not registered with a NIC (no lkey/rkey)" : err->message);
     if (self == NULL) {
@@ -888,8 +883,8 @@ gst_doradma_slab_allocator_get_stats (GstAllocator * allocator)
       "rdma-fallback", G_TYPE_STRING, self->fallback ? self->fallback : "",
       "mr-registrations", G_TYPE_UINT64,
       __atomic_load_n (&self->mr_regs, __ATOMIC_RELAXED),
-      "mr-hits", G_TYPE_UINT64, __atomic_load_n (&self->mr_hits, __ATOMIC_RELAXED),
-      "mr-deregistrations", G_TYPE_UINT64,
+      "mr-hits", G_TYPE_UINT64, __atomic_load_n (&self->mr_hits,
+          __ATOMIC_RELAXED), "mr-deregistrations", G_TYPE_UINT64,
       __atomic_load_n (&self->mr_deregs, __ATOMIC_RELAXED), NULL);
 }
 
@@ -960,8 +955,9 @@ gst_doradma_slab_memory_export_dmabuf (GstMemory * mem, guint64 * size,
   int fd = -1, ret;
 
   g_return_val_if_fail (gst_is_doradma_slab_memory (mem), -1);
-  ret = doradma_cuda_slab_export_dmabuf (((GstDoradmaSlabMemory *) mem)->
-      e->slab, &fd, &sz, &diag);
+  ret =
+      doradma_cuda_slab_export_dmabuf (((GstDoradmaSlabMemory *) mem)->e->slab,
+      &fd, &sz, &diag);
   if (ret < 0) {
     set_cuda_error (error, ret, &diag, "dma-buf export");
     return -1;

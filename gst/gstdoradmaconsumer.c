@@ -171,8 +171,7 @@ gst_doradma_consumer_free (GstDoradmaConsumer * c)
 /* Errors */
 
 static void
-post_open_error (GstDoradmaConsumer * c, int r,
-    const struct doradma_diag *diag)
+post_open_error (GstDoradmaConsumer * c, int r, const struct doradma_diag *diag)
 {
   const gchar *channel = c->s.channel;
   const gchar *field = diag->field ? diag->field : "";
@@ -289,7 +288,8 @@ setup_cuda (GstDoradmaConsumer * c, struct doradma_reader *reader,
     return NULL;
   }
   GST_INFO_OBJECT (c->owner, "CUDA path %s (segment transport \"%s\")",
-      gst_doradma_cuda_path_name (gst_doradma_cuda_reader_path (cr)), si.transport);
+      gst_doradma_cuda_path_name (gst_doradma_cuda_reader_path (cr)),
+      si.transport);
   return cr;
 }
 
@@ -331,7 +331,8 @@ owner_to_allow (GstDoradmaConsumer * c)
 /* Waits for the channel and joins it, without touching c->rh. `token`:
  * adopt the entry a superseded segment's writer carried over (0: none). */
 static GstFlowReturn
-open_reader (GstDoradmaConsumer * c, guint64 token, GstDoradmaReaderHandle ** out)
+open_reader (GstDoradmaConsumer * c, guint64 token,
+    GstDoradmaReaderHandle ** out)
 {
   struct doradma_reader_config cfg = { 0 };
   struct doradma_diag diag = { 0 };
@@ -593,8 +594,7 @@ no_buffer:
  * posting when copy mode has no buffer). */
 static int
 read_frame (GstDoradmaConsumer * c, enum doradma_read_mode mode,
-    gint64 timeout_ns, GstDoradmaConsumerFrame * fr,
-    struct doradma_diag *diag)
+    gint64 timeout_ns, GstDoradmaConsumerFrame * fr, struct doradma_diag *diag)
 {
   GstMapInfo map;
   int r;
@@ -628,8 +628,7 @@ frame_got (GstDoradmaConsumer * c, GstDoradmaConsumerFrame * fr)
 }
 
 GstFlowReturn
-gst_doradma_consumer_next (GstDoradmaConsumer * c,
-    GstDoradmaConsumerFrame * fr)
+gst_doradma_consumer_next (GstDoradmaConsumer * c, GstDoradmaConsumerFrame * fr)
 {
   GstFlowReturn ret;
 
@@ -733,8 +732,7 @@ gst_doradma_consumer_delivered (GstDoradmaConsumer * c,
 }
 
 void
-gst_doradma_consumer_drop (GstDoradmaConsumer * c,
-    GstDoradmaConsumerFrame * fr)
+gst_doradma_consumer_drop (GstDoradmaConsumer * c, GstDoradmaConsumerFrame * fr)
 {
   gst_doradma_consumer_release (c, fr);
   gst_clear_buffer (&fr->copy);

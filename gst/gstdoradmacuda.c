@@ -188,7 +188,8 @@ gst_doradma_cuda_reader_new (struct doradma_reader *r, gchar ** reason)
       g_atomic_int_inc (&n_registrations);
     cr->base = doradma_cuda_hostreg_get_device_pointer (cr->reg);
     cr->path = doradma_cuda_hostreg_is_integrated (cr->reg) ?
-        GST_DORADMA_CUDA_PATH_UNIFIED_INTEGRATED : GST_DORADMA_CUDA_PATH_UNIFIED;
+        GST_DORADMA_CUDA_PATH_UNIFIED_INTEGRATED :
+        GST_DORADMA_CUDA_PATH_UNIFIED;
   }
   GST_INFO ("segment ino %" G_GUINT64_FORMAT ": CUDA path %s, device base "
       "0x%" G_GINT64_MODIFIER "x (host mapping %p, %" G_GUINT64_FORMAT

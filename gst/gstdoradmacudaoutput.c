@@ -107,8 +107,8 @@ device_copy_and_release (GstDoradmaCudaOutput * o, GstDoradmaConsumer * c,
 
 /* The default layout of `info` as a copy destination at `ptr`. */
 static void
-default_layout (GstDoradmaCudaFrame * dst, guint64 ptr, GstDoradmaCudaMemKind kind,
-    const GstVideoInfo * info)
+default_layout (GstDoradmaCudaFrame * dst, guint64 ptr,
+    GstDoradmaCudaMemKind kind, const GstVideoInfo * info)
 {
   guint p;
 
@@ -317,7 +317,8 @@ wrap_frame (GstCudaContext * ctx, GstDoradmaConsumer * c,
   l->slot = f->slot;
   g_atomic_int_inc (&rh->outstanding);
   mem = gst_cuda_allocator_alloc_wrapped (NULL, ctx, NULL, &winfo,
-      gst_doradma_cuda_reader_frame_pointer (rh->cuda, f), l, wrap_lease_notify);
+      gst_doradma_cuda_reader_frame_pointer (rh->cuda, f), l,
+      wrap_lease_notify);
   if (mem == NULL) {
     /* the lease stays with `frame`: the copy path releases it, once */
     wrap_lease_free (l);
@@ -343,8 +344,7 @@ ensure_cuda_pool (GstDoradmaCudaOutput * o, GstCudaContext * ctx,
   pool = gst_cuda_buffer_pool_new (ctx);
   config = gst_buffer_pool_get_config (pool);
   gst_buffer_pool_config_set_params (config, caps, info->size, 0, 0);
-  gst_buffer_pool_config_add_option (config,
-      GST_BUFFER_POOL_OPTION_VIDEO_META);
+  gst_buffer_pool_config_add_option (config, GST_BUFFER_POOL_OPTION_VIDEO_META);
   if (!gst_buffer_pool_set_config (pool, config)
       || !gst_buffer_pool_set_active (pool, TRUE)) {
     gst_object_unref (pool);

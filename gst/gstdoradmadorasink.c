@@ -89,8 +89,7 @@ dora_sink_get (gpointer obj)
 }
 
 static void
-gst_doradma_dora_sink_install_properties (GObjectClass * klass,
-    guint first_id)
+gst_doradma_dora_sink_install_properties (GObjectClass * klass, guint first_id)
 {
   GST_DEBUG_CATEGORY_INIT (dora_sink_debug, "doradmadorasink", 0,
       "doradmasink writing a dora memory pool");
@@ -347,8 +346,7 @@ gst_doradma_dora_sink_set_caps (GstBaseSink * sink, GstCaps * caps)
 }
 
 static gboolean
-gst_doradma_dora_sink_propose_allocation (GstBaseSink * sink,
-    GstQuery * query)
+gst_doradma_dora_sink_propose_allocation (GstBaseSink * sink, GstQuery * query)
 {
   /* frames are copied into the pool: any memory upstream, any stride */
   gst_query_add_allocation_meta (query, GST_VIDEO_META_API_TYPE, NULL);
@@ -404,11 +402,11 @@ static struct
   void (*set_property) (GObject *, guint, const GValue *, GParamSpec *);
   void (*get_property) (GObject *, guint, GValue *, GParamSpec *);
   void (*constructed) (GObject *);
-  gboolean (*start) (GstBaseSink *);
-  gboolean (*stop) (GstBaseSink *);
-  gboolean (*set_caps) (GstBaseSink *, GstCaps *);
-  gboolean (*propose_allocation) (GstBaseSink *, GstQuery *);
-  GstFlowReturn (*render) (GstBaseSink *, GstBuffer *);
+    gboolean (*start) (GstBaseSink *);
+    gboolean (*stop) (GstBaseSink *);
+    gboolean (*set_caps) (GstBaseSink *, GstCaps *);
+    gboolean (*propose_allocation) (GstBaseSink *, GstQuery *);
+    GstFlowReturn (*render) (GstBaseSink *, GstBuffer *);
 } ring;
 
 /* The state is created while the object is constructed (one thread), so
@@ -498,6 +496,5 @@ gst_doradma_dora_sink_class_hook (GObjectClass * klass)
   b->set_caps = GST_DEBUG_FUNCPTR (hook_set_caps);
   b->propose_allocation = GST_DEBUG_FUNCPTR (hook_propose_allocation);
   b->render = GST_DEBUG_FUNCPTR (hook_render);
-  gst_doradma_dora_sink_install_properties (klass,
-      GST_DORADMA_DORA_PROP_BASE);
+  gst_doradma_dora_sink_install_properties (klass, GST_DORADMA_DORA_PROP_BASE);
 }

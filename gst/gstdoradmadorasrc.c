@@ -489,8 +489,7 @@ setup_device (GstBaseSrc * src, DoraSrc * s, const gchar * name)
     }
   }
   if (ret == 0 && pi->transport == DORADMA_POOL_IPC) {
-    ret = doradma_cuda_ipc_import_open (s->dev, pi->ipc_handle, &s->imp,
-        &diag);
+    ret = doradma_cuda_ipc_import_open (s->dev, pi->ipc_handle, &s->imp, &diag);
     if (ret == 0) {
       /* the tensor starts at offset 0 of the imported buffer */
       s->dptr = doradma_cuda_ipc_import_get_device_pointer (s->imp);
@@ -797,13 +796,13 @@ static struct
   void (*set_property) (GObject *, guint, const GValue *, GParamSpec *);
   void (*get_property) (GObject *, guint, GValue *, GParamSpec *);
   void (*constructed) (GObject *);
-  gboolean (*start) (GstBaseSrc *);
-  gboolean (*stop) (GstBaseSrc *);
+    gboolean (*start) (GstBaseSrc *);
+    gboolean (*stop) (GstBaseSrc *);
   GstCaps *(*get_caps) (GstBaseSrc *, GstCaps *);
-  gboolean (*negotiate) (GstBaseSrc *);
-  gboolean (*unlock) (GstBaseSrc *);
-  gboolean (*unlock_stop) (GstBaseSrc *);
-  GstFlowReturn (*create) (GstPushSrc *, GstBuffer **);
+    gboolean (*negotiate) (GstBaseSrc *);
+    gboolean (*unlock) (GstBaseSrc *);
+    gboolean (*unlock_stop) (GstBaseSrc *);
+    GstFlowReturn (*create) (GstPushSrc *, GstBuffer **);
 } ring;
 
 /* The state is created while the object is constructed (one thread), so

@@ -63,8 +63,7 @@ find_active (struct ibv_device **list, int n, GstDoradmaVerbsProbe * p)
       if (ibv_query_port (ctx, port, &pa) != 0)
         continue;
       g_string_append_printf (seen, "%s%s port %u: %s", seen->len ? "; " : "",
-          ibv_get_device_name (list[i]), port,
-          ibv_port_state_str (pa.state));
+          ibv_get_device_name (list[i]), port, ibv_port_state_str (pa.state));
       if (pa.state == IBV_PORT_ACTIVE) {
         found = i;
         p->port = port;
@@ -329,9 +328,11 @@ gst_doradma_gpudirect_run_probe (gint ordinal, GstDoradmaGpudirectProbe * p)
         "built with libibverbs");
     gst_doradma_verbs_probe (&v);
     p->ok[GST_DORADMA_PROBE_DEVICE] = v.device;
-    g_strlcpy (p->detail[GST_DORADMA_PROBE_DEVICE], v.device_detail, sizeof p->detail[0]);
+    g_strlcpy (p->detail[GST_DORADMA_PROBE_DEVICE], v.device_detail,
+        sizeof p->detail[0]);
     p->ok[GST_DORADMA_PROBE_PORT] = v.active_port;
-    g_strlcpy (p->detail[GST_DORADMA_PROBE_PORT], v.port_detail, sizeof p->detail[0]);
+    g_strlcpy (p->detail[GST_DORADMA_PROBE_PORT], v.port_detail,
+        sizeof p->detail[0]);
   }
 #else
   g_snprintf (p->detail[GST_DORADMA_PROBE_LIBIBVERBS], sizeof p->detail[0],
@@ -341,12 +342,14 @@ gst_doradma_gpudirect_run_probe (gint ordinal, GstDoradmaGpudirectProbe * p)
   g_snprintf (p->detail[GST_DORADMA_PROBE_PORT], sizeof p->detail[0],
       "not checked: built without libibverbs");
 #endif
-  p->ok[GST_DORADMA_PROBE_PEERMEM] = peermem_loaded (p->detail[GST_DORADMA_PROBE_PEERMEM],
+  p->ok[GST_DORADMA_PROBE_PEERMEM] =
+      peermem_loaded (p->detail[GST_DORADMA_PROBE_PEERMEM],
       sizeof p->detail[0]);
 
   ret = doradma_cuda_device_open (ordinal, &dev, &diag);
   if (ret < 0) {
-    g_snprintf (p->detail[GST_DORADMA_PROBE_CUDA], sizeof p->detail[0], "%s", diag.msg);
+    g_snprintf (p->detail[GST_DORADMA_PROBE_CUDA], sizeof p->detail[0], "%s",
+        diag.msg);
     g_snprintf (p->detail[GST_DORADMA_PROBE_CUDA_DMABUF], sizeof p->detail[0],
         "not checked: no CUDA device (%s)", g_strerror (-ret));
   } else {
@@ -354,8 +357,9 @@ gst_doradma_gpudirect_run_probe (gint ordinal, GstDoradmaGpudirectProbe * p)
         doradma_cuda_device_get_info (dev);
 
     p->ok[GST_DORADMA_PROBE_CUDA] = TRUE;
-    g_snprintf (p->detail[GST_DORADMA_PROBE_CUDA], sizeof p->detail[0], "device %d: %s, "
-        "driver %d", ordinal, i->name, doradma_cuda_driver_version ());
+    g_snprintf (p->detail[GST_DORADMA_PROBE_CUDA], sizeof p->detail[0],
+        "device %d: %s, " "driver %d", ordinal, i->name,
+        doradma_cuda_driver_version ());
     /* Device slabs are cuMemCreate ranges where VMM exists. */
     p->ok[GST_DORADMA_PROBE_CUDA_DMABUF] = i->dma_buf_supported
         && (!i->vmm_supported || i->gpu_direct_rdma_with_vmm_supported);
@@ -365,13 +369,15 @@ gst_doradma_gpudirect_run_probe (gint ordinal, GstDoradmaGpudirectProbe * p)
         i->dma_buf_supported, i->gpu_direct_rdma_with_vmm_supported);
   }
 
-  if (!(p->ok[GST_DORADMA_PROBE_DEVICE] && p->ok[GST_DORADMA_PROBE_PORT] && p->ok[GST_DORADMA_PROBE_CUDA_DMABUF])) {
+  if (!(p->ok[GST_DORADMA_PROBE_DEVICE] && p->ok[GST_DORADMA_PROBE_PORT]
+          && p->ok[GST_DORADMA_PROBE_CUDA_DMABUF])) {
     g_snprintf (p->detail[GST_DORADMA_PROBE_DMABUF_MR], sizeof p->detail[0],
         "not checked: ibv_reg_dmabuf_mr can only be tried with an RDMA "
         "device, an active port and a CUDA dma-buf");
   } else {
 #ifdef HAVE_IBVERBS
-    p->ok[GST_DORADMA_PROBE_DMABUF_MR] = try_dmabuf_mr (dev, p->detail[GST_DORADMA_PROBE_DMABUF_MR],
+    p->ok[GST_DORADMA_PROBE_DMABUF_MR] =
+        try_dmabuf_mr (dev, p->detail[GST_DORADMA_PROBE_DMABUF_MR],
         sizeof p->detail[0]);
 #endif
   }
@@ -382,8 +388,10 @@ gst_doradma_gpudirect_run_probe (gint ordinal, GstDoradmaGpudirectProbe * p)
 gboolean
 gst_doradma_gpudirect_usable (const GstDoradmaGpudirectProbe * p)
 {
-  return p->ok[GST_DORADMA_PROBE_LIBIBVERBS] && p->ok[GST_DORADMA_PROBE_DEVICE] && p->ok[GST_DORADMA_PROBE_PORT]
-      && p->ok[GST_DORADMA_PROBE_CUDA] && ((p->ok[GST_DORADMA_PROBE_DMABUF_MR] && p->ok[GST_DORADMA_PROBE_CUDA_DMABUF])
+  return p->ok[GST_DORADMA_PROBE_LIBIBVERBS] && p->ok[GST_DORADMA_PROBE_DEVICE]
+      && p->ok[GST_DORADMA_PROBE_PORT]
+      && p->ok[GST_DORADMA_PROBE_CUDA] && ((p->ok[GST_DORADMA_PROBE_DMABUF_MR]
+          && p->ok[GST_DORADMA_PROBE_CUDA_DMABUF])
       || p->ok[GST_DORADMA_PROBE_PEERMEM]);
 }
 
@@ -402,12 +410,15 @@ missing_of (const GstDoradmaGpudirectProbe * p, const int *which, guint n)
 }
 
 static const int gpudirect_prereqs[] = {
-  GST_DORADMA_PROBE_LIBIBVERBS, GST_DORADMA_PROBE_DEVICE, GST_DORADMA_PROBE_PORT, GST_DORADMA_PROBE_DMABUF_MR, GST_DORADMA_PROBE_CUDA, GST_DORADMA_PROBE_CUDA_DMABUF,
+  GST_DORADMA_PROBE_LIBIBVERBS, GST_DORADMA_PROBE_DEVICE,
+  GST_DORADMA_PROBE_PORT, GST_DORADMA_PROBE_DMABUF_MR,
+  GST_DORADMA_PROBE_CUDA, GST_DORADMA_PROBE_CUDA_DMABUF,
   GST_DORADMA_PROBE_PEERMEM
 };
 
 static const int pinned_prereqs[] = {
-  GST_DORADMA_PROBE_LIBIBVERBS, GST_DORADMA_PROBE_DEVICE, GST_DORADMA_PROBE_PORT, GST_DORADMA_PROBE_CUDA
+  GST_DORADMA_PROBE_LIBIBVERBS, GST_DORADMA_PROBE_DEVICE,
+  GST_DORADMA_PROBE_PORT, GST_DORADMA_PROBE_CUDA
 };
 
 gchar *

@@ -341,8 +341,7 @@ gst_doradma_producer_set_caps (GstDoradmaProducer * p, const gchar * caps,
 }
 
 void
-gst_doradma_producer_set_latency (GstDoradmaProducer * p,
-    GstClockTime latency)
+gst_doradma_producer_set_latency (GstDoradmaProducer * p, GstClockTime latency)
 {
   g_mutex_lock (&p->lock);
   p->latency = latency;
@@ -434,8 +433,7 @@ producer_segment (GstDoradmaProducer * p, gsize size, Segment ** out)
     gsize page = (gsize) sysconf (_SC_PAGESIZE);
     gsize stride = (size + page - 1) / page * page;
 
-    area = gst_doradma_cuda_slots_new (stride * cfg.slots, ipc_handle,
-        &reason);
+    area = gst_doradma_cuda_slots_new (stride * cfg.slots, ipc_handle, &reason);
     if (area == NULL)
       goto no_device_memory;
     cfg.ipc_handle = ipc_handle;

@@ -254,8 +254,7 @@ acquire_for_render (GstDoradmaSink * self, GstBuffer * buf, gsize size,
   GstFlowReturn ret;
 
   for (;;) {
-    ret = gst_doradma_producer_acquire (self->producer, size, FALSE, NULL,
-        mem);
+    ret = gst_doradma_producer_acquire (self->producer, size, FALSE, NULL, mem);
     if (ret != GST_FLOW_FLUSHING)
       break;
     /* unlocked: flushing, or going to PAUSED (then wait and retry) */
@@ -901,8 +900,7 @@ gst_doradma_sink_class_init (GstDoradmaSinkClass * klass)
   bsink_class->unlock_stop = GST_DEBUG_FUNCPTR (gst_doradma_sink_unlock_stop);
 #ifdef HAVE_GST_CUDA
   bsink_class->query = GST_DEBUG_FUNCPTR (gst_doradma_sink_query);
-  element_class->set_context =
-      GST_DEBUG_FUNCPTR (gst_doradma_sink_set_context);
+  element_class->set_context = GST_DEBUG_FUNCPTR (gst_doradma_sink_set_context);
 #endif
 
   /**
@@ -971,8 +969,7 @@ gst_doradma_sink_class_init (GstDoradmaSinkClass * klass)
   properties[PROP_PERMISSIONS] = g_param_spec_uint ("permissions",
       "Permissions", "File mode of the channel's shared-memory objects "
       "(e.g. 0600 = 384, 0660 = 432; 0 = 0600; o+w is refused)", 0, 0777,
-      DEFAULT_PERMISSIONS,
-      G_PARAM_READWRITE | G_PARAM_STATIC_STRINGS);
+      DEFAULT_PERMISSIONS, G_PARAM_READWRITE | G_PARAM_STATIC_STRINGS);
   /**
    * GstDoradmaSink:timeout:
    *
@@ -1054,8 +1051,7 @@ gst_doradma_sink_class_init (GstDoradmaSinkClass * klass)
       "spins, sleeps, transport, uploads, device-copies, readers",
       GST_TYPE_STRUCTURE, G_PARAM_READABLE | G_PARAM_STATIC_STRINGS);
 
-  g_object_class_install_properties (gobject_class, NUM_PROPERTIES,
-      properties);
+  g_object_class_install_properties (gobject_class, NUM_PROPERTIES, properties);
   /* dora-rs memory pools (dora-pool=...): gstdoradmadora.h */
   gst_doradma_dora_sink_class_hook (gobject_class);
 }

@@ -108,7 +108,8 @@ struct _GstDoradmaSrc
 
 G_DEFINE_TYPE (GstDoradmaSrc, gst_doradma_src, GST_TYPE_PUSH_SRC);
 GST_ELEMENT_REGISTER_DEFINE_WITH_CODE (doradmasrc, "doradmasrc",
-    GST_RANK_NONE, gst_doradma_src_get_type (), gst_doradma_element_init (plugin));
+    GST_RANK_NONE, gst_doradma_src_get_type (),
+    gst_doradma_element_init (plugin));
 
 #define DEFAULT_CHANNEL NULL
 #define DEFAULT_TIMEOUT 0
@@ -408,8 +409,7 @@ place_in_time (GstDoradmaSrc * self, GstDoradmaConsumerFrame * fr,
     *pts = GST_CLOCK_TIME_NONE;
     return TRUE;
   }
-  if (rt < 0 && self->read_mode == GST_DORADMA_READ_MODE_LATEST
-      && self->pushed) {
+  if (rt < 0 && self->read_mode == GST_DORADMA_READ_MODE_LATEST && self->pushed) {
     GST_LOG_OBJECT (self, "seq %" G_GUINT64_FORMAT " was captured before "
         "our base time: dropped", fr->f.info.seq);
     drop_frame (self, fr);
@@ -598,8 +598,7 @@ gst_doradma_src_query (GstBaseSrc * bsrc, GstQuery * query)
           query))
     return TRUE;
 #endif
-  return GST_BASE_SRC_CLASS (gst_doradma_src_parent_class)->query (bsrc,
-      query);
+  return GST_BASE_SRC_CLASS (gst_doradma_src_parent_class)->query (bsrc, query);
 }
 
 #ifdef HAVE_GST_CUDA
@@ -1140,8 +1139,7 @@ gst_doradma_src_class_init (GstDoradmaSrcClass * klass)
       "device-copies, copied-to-slab", GST_TYPE_STRUCTURE,
       G_PARAM_READABLE | G_PARAM_STATIC_STRINGS);
 
-  g_object_class_install_properties (gobject_class, NUM_PROPERTIES,
-      properties);
+  g_object_class_install_properties (gobject_class, NUM_PROPERTIES, properties);
   /* dora-rs memory pools (dora-pool=...): gstdoradmadora.h */
   gst_doradma_dora_src_class_hook (gobject_class);
 

@@ -117,7 +117,8 @@ gst_doradma_frame_running_time (GstElement * element,
     return FALSE;
   if (fi->mono_pts != DORADMA_TIME_NONE)
     /* the writer's CLOCK_MONOTONIC → our clock → our running time */
-    *rt = (gint64) fi->mono_pts - gst_doradma_clock_diff (clock) - (gint64) base;
+    *rt =
+        (gint64) fi->mono_pts - gst_doradma_clock_diff (clock) - (gint64) base;
   else
     *rt = (gint64) gst_clock_get_time (clock) - (gint64) base;
   gst_object_unref (clock);

@@ -47,8 +47,8 @@ gst_doradma_src_output_choose_caps (GstPad * pad, GstCaps * caps,
     if (gst_doradma_cuda_memory_available (no_cuda)) {
       GstCaps *out = gst_caps_copy (caps);
 
-      gst_caps_set_features (out, 0, gst_caps_features_new (GST_DORADMA_CUDA_FEATURE,
-              NULL));
+      gst_caps_set_features (out, 0,
+          gst_caps_features_new (GST_DORADMA_CUDA_FEATURE, NULL));
       if (gst_pad_peer_query_accept_caps (pad, out))
         return out;
       gst_caps_unref (out);
@@ -181,8 +181,7 @@ lease_to_buffer (GstDoradmaSrcOutput * o, GstDoradmaConsumer * c,
 {
   GstBuffer *leased = gst_buffer_new (), *out;
 
-  gst_buffer_append_memory (leased, gst_doradma_consumer_lease_memory (c,
-          fr));
+  gst_buffer_append_memory (leased, gst_doradma_consumer_lease_memory (c, fr));
   gst_doradma_frame_add_metas (leased, &o->info, &fr->f.info);
   if (gst_doradma_consumer_outstanding (c) <= o->max_leases
       && layout_readable (o, fr))

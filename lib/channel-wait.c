@@ -45,7 +45,8 @@ doradma_channel_wait_new (const char *shm_dir, const char *channel,
   fd = inotify_init1 (IN_CLOEXEC | IN_NONBLOCK);
   if (fd < 0)
     return -errno;
-  if (inotify_add_watch (fd, paths.dir, IN_CREATE | IN_MOVED_TO | IN_DELETE) < 0) {
+  if (inotify_add_watch (fd, paths.dir,
+          IN_CREATE | IN_MOVED_TO | IN_DELETE) < 0) {
     ret = -errno;
     close (fd);
     return ret;
@@ -53,7 +54,8 @@ doradma_channel_wait_new (const char *shm_dir, const char *channel,
   /* Checked after the watch is in place, so a create in between is seen. */
   for (;;) {
     struct pollfd pfd[2] = { {fd, POLLIN, 0}, {cancel_fd, POLLIN, 0} };
-    char buf[4096] __attribute__ ((aligned (__alignof__ (struct inotify_event))));
+    char buf[4096]
+        __attribute__((aligned (__alignof__ (struct inotify_event))));
     int timeout_ms = -1, n;
 
     if (present (paths.data, dev, ino)) {

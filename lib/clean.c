@@ -63,8 +63,8 @@ owned_regular_file (int fd, const char *label, struct stat *st,
  * starting and the object goes back (RENAME_NOREPLACE: never over a newer
  * one), else it belonged to no live writer and is removed. */
 static int
-clean_orphan_ctl (const struct segment_paths *p, struct doradma_clean_report *rep,
-    struct doradma_diag *diag)
+clean_orphan_ctl (const struct segment_paths *p,
+    struct doradma_clean_report *rep, struct doradma_diag *diag)
 {
   char aside[PATH_MAX + 64];
   struct stat st;

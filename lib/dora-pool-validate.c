@@ -111,7 +111,8 @@ doradma_pool_name_build (char *out, size_t out_size, const char *dataflow,
 DORADMA_API unsigned
 doradma_pool_dtype_size (const char *dtype)
 {
-  static const struct {
+  static const struct
+  {
     const char *name;
     unsigned size;
   } table[] = {
@@ -161,7 +162,7 @@ doradma_pool_data_offset_for (uint64_t json_len)
 }
 
 static uint64_t
-le64_at (const uint8_t *p)
+le64_at (const uint8_t * p)
 {
   uint64_t v = 0;
   int i;
@@ -174,7 +175,7 @@ le64_at (const uint8_t *p)
 /* A JSON number that is an unsigned 64-bit integer (json-glib keeps
  * integers as gint64: larger ones do not parse as integers). */
 static gboolean
-node_u64 (JsonNode *n, uint64_t *out)
+node_u64 (JsonNode * n, uint64_t * out)
 {
   if (n == NULL || JSON_NODE_TYPE (n) != JSON_NODE_VALUE ||
       json_node_get_value_type (n) != G_TYPE_INT64 || json_node_get_int (n) < 0)
@@ -229,8 +230,7 @@ parse_json (const char *json, size_t len, struct doradma_pool_info *info,
     o = json_node_get_object (n);
 
   /* 12 */
-  if (o == NULL || !node_u64 (json_object_get_member (o, "size"),
-          &info->size)) {
+  if (o == NULL || !node_u64 (json_object_get_member (o, "size"), &info->size)) {
     diag_set (diag, -EBADMSG, "json.size",
         "metadata json is missing `size` (a non-negative integer): %s",
         info->json);
@@ -292,8 +292,7 @@ parse_json (const char *json, size_t len, struct doradma_pool_info *info,
         sizeof info->pinned_type);
   }
   /* 16: a header-only pool is legitimate only for ipc */
-  if (info->ipc_flag != 1 &&
-      info->size > info->segment_len - info->data_offset) {
+  if (info->ipc_flag != 1 && info->size > info->segment_len - info->data_offset) {
     diag_set (diag, -EBADMSG, "json.size",
         "metadata json size %" PRIu64 " exceeds the %" PRIu64
         " payload bytes after data_offset %" PRIu64 " in the %" PRIu64
@@ -323,8 +322,7 @@ parse_json (const char *json, size_t len, struct doradma_pool_info *info,
   else {
     /* 19 */
     diag_set (diag, -EBADMSG, "json.transport",
-        "unknown transport \"%s\" (expected shmem, unified or ipc)",
-        transport);
+        "unknown transport \"%s\" (expected shmem, unified or ipc)", transport);
     goto out;
   }
   /* 20 */
@@ -360,7 +358,7 @@ out:
 }
 
 DORADMA_API int
-doradma_pool_parse (const uint8_t *seg, uint64_t len,
+doradma_pool_parse (const uint8_t * seg, uint64_t len,
     struct doradma_pool_info *info, struct doradma_diag *diag)
 {
   uint8_t hdr[DORADMA_POOL_HEADER_SIZE];

@@ -40,7 +40,7 @@ pool_path (char *path, size_t size, const char *shm_dir, const char *name,
 
 /* The generation word inside a mapping; the base is page-aligned. */
 static uint64_t *
-gen_word (const uint8_t *base)
+gen_word (const uint8_t * base)
 {
   return (uint64_t *) (uintptr_t) (base + DORADMA_POOL_OFF_WRITE_GEN);
 }
@@ -48,7 +48,8 @@ gen_word (const uint8_t *base)
 /* ------------------------------------------------------------------------ */
 /* Reader */
 
-struct doradma_pool_reader {
+struct doradma_pool_reader
+{
   int fd;
   uint8_t *base;
   uint64_t map_len;
@@ -133,7 +134,7 @@ doradma_pool_reader_fd (const struct doradma_pool_reader *r)
 }
 
 DORADMA_API int
-doradma_pool_read_begin (const struct doradma_pool_reader *r, uint64_t *gen)
+doradma_pool_read_begin (const struct doradma_pool_reader *r, uint64_t * gen)
 {
   /* ACQUIRE pairs with the writer's release store of the even value: the
    * payload stores of that generation are visible to the copy that
@@ -156,7 +157,7 @@ doradma_pool_read_ok (const struct doradma_pool_reader *r, uint64_t gen)
 DORADMA_API int
 doradma_pool_reader_copy_rows (struct doradma_pool_reader *r, void *dst,
     size_t dst_pitch, size_t src_pitch, size_t row_bytes, size_t rows,
-    uint64_t last_gen, uint64_t *gen, struct doradma_diag *diag)
+    uint64_t last_gen, uint64_t * gen, struct doradma_diag *diag)
 {
   const struct doradma_pool_info *info = &r->info;
   const uint8_t *src = r->base + info->data_offset;
@@ -192,7 +193,7 @@ doradma_pool_reader_copy_rows (struct doradma_pool_reader *r, void *dst,
 
 DORADMA_API int
 doradma_pool_reader_copy (struct doradma_pool_reader *r, void *dst, size_t n,
-    uint64_t last_gen, uint64_t *gen, struct doradma_diag *diag)
+    uint64_t last_gen, uint64_t * gen, struct doradma_diag *diag)
 {
   return doradma_pool_reader_copy_rows (r, dst, n, n, n, 1, last_gen, gen,
       diag);
@@ -308,7 +309,8 @@ claim_stale (int fd, const char *path, struct doradma_diag *diag)
 /* ------------------------------------------------------------------------ */
 /* Writer */
 
-struct doradma_pool_writer {
+struct doradma_pool_writer
+{
   int fd;
   uint8_t *base;
   uint64_t seg_len;
@@ -352,7 +354,7 @@ build_json (const struct doradma_pool_writer_config *cfg, uint64_t size)
 }
 
 static void
-put_le64 (uint8_t *p, uint64_t v)
+put_le64 (uint8_t * p, uint64_t v)
 {
   int i;
 

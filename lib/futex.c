@@ -12,7 +12,7 @@
 #include "cpu-relax.h"
 
 static long
-futex (uint32_t *uaddr, int op, uint32_t val, const struct timespec *ts)
+futex (uint32_t * uaddr, int op, uint32_t val, const struct timespec *ts)
 {
   return syscall (SYS_futex, uaddr, op, val, ts, NULL, 0);
 }
@@ -27,7 +27,7 @@ monotonic_ns (void)
 }
 
 void
-eventcount_bump (uint32_t *shm_word)
+eventcount_bump (uint32_t * shm_word)
 {
   uint32_t old = dr_load_relaxed (shm_word);
 
@@ -38,13 +38,13 @@ eventcount_bump (uint32_t *shm_word)
 }
 
 uint32_t
-eventcount_snapshot (const uint32_t *shm_word)
+eventcount_snapshot (const uint32_t * shm_word)
 {
   return dr_load_acquire (shm_word);
 }
 
 int
-eventcount_wait (uint32_t *shm_word, uint32_t snapshot, int64_t timeout_ns)
+eventcount_wait (uint32_t * shm_word, uint32_t snapshot, int64_t timeout_ns)
 {
   struct timespec ts, *tsp = NULL;
   uint32_t expected = snapshot;
@@ -63,7 +63,7 @@ eventcount_wait (uint32_t *shm_word, uint32_t snapshot, int64_t timeout_ns)
   if (futex (shm_word, FUTEX_WAIT, snapshot | 1, tsp) == 0)
     return 0;
   switch (errno) {
-    case EAGAIN:                /* the word moved: an event happened */
+    case EAGAIN:               /* the word moved: an event happened */
       return 0;
     case ETIMEDOUT:
       return -ETIMEDOUT;
@@ -73,7 +73,7 @@ eventcount_wait (uint32_t *shm_word, uint32_t snapshot, int64_t timeout_ns)
 }
 
 int
-eventcount_spin (const uint32_t *shm_word, uint32_t snapshot,
+eventcount_spin (const uint32_t * shm_word, uint32_t snapshot,
     uint64_t spin_ns, const int *stop, const int *stop2)
 {
   uint64_t start = monotonic_ns ();
@@ -98,7 +98,7 @@ eventcount_spin (const uint32_t *shm_word, uint32_t snapshot,
 }
 
 void
-eventcount_wake_all (uint32_t *shm_word)
+eventcount_wake_all (uint32_t * shm_word)
 {
   futex (shm_word, FUTEX_WAKE, INT_MAX, NULL);
 }

@@ -23,7 +23,7 @@
 
 static int
 verdict_set (struct doradma_inspect_verdict *v, int rc, const char *field,
-    const char *fmt, ...) __attribute__ ((format (printf, 4, 5)));
+    const char *fmt, ...) __attribute__((format (printf, 4, 5)));
 
 static int
 verdict_set (struct doradma_inspect_verdict *v, int rc, const char *field,
@@ -86,8 +86,7 @@ open_object (const char *path, const char *label, int flags, struct stat *st,
   if (!S_ISREG (st->st_mode)) {
     close (fd);
     return verdict_set (v, -EBADMSG, "object.type",
-        "%s is not a regular file (mode %06o)", label,
-        (unsigned) st->st_mode);
+        "%s is not a regular file (mode %06o)", label, (unsigned) st->st_mode);
   }
   v->rc = 0;
   return fd;
@@ -96,7 +95,8 @@ open_object (const char *path, const char *label, int flags, struct stat *st,
 /* Where the RCB is, from the JSON copy (meta.c's own parser), or 0 when
  * the JSON does not say or it would not fit in the object. */
 static uint64_t
-rcb_place (const uint8_t *image, uint64_t size, const struct doradma_inspect *in)
+rcb_place (const uint8_t * image, uint64_t size,
+    const struct doradma_inspect *in)
 {
   struct doradma_segment_desc d;
   uint64_t json_len = in->header.json_len, end;
@@ -219,8 +219,7 @@ inspect_records (int fd, struct doradma_inspect *in)
       sl->state = DORADMA_INSPECT_SLOT_EMPTY;
     else {
       sl->state = DORADMA_INSPECT_SLOT_FRAME;
-      sl->valid.rc = slot_record_validate (&sl->rec, &d, NULL,
-          &sl->valid.diag);
+      sl->valid.rc = slot_record_validate (&sl->rec, &d, NULL, &sl->valid.diag);
     }
   }
   for (e = 0; e < DORADMA_CAPS_ENTRIES; e++) {

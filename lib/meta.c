@@ -102,7 +102,7 @@ build_raw (const struct doradma_segment_desc *desc, uint64_t size,
 }
 
 char *
-meta_build (const struct doradma_segment_desc *desc, uint64_t *json_len)
+meta_build (const struct doradma_segment_desc *desc, uint64_t * json_len)
 {
   uint64_t size, data_offset, pad_to, slot_area;
   uint32_t page = desc->page_size;
@@ -209,7 +209,13 @@ json_scan_string (const char *s, size_t len, size_t *i,
     if (++k >= len)
       break;
     switch (s[k]) {
-      case '"': case '\\': case '/': case 'b': case 'f': case 'n': case 'r':
+      case '"':
+      case '\\':
+      case '/':
+      case 'b':
+      case 'f':
+      case 'n':
+      case 'r':
       case 't':
         break;
       case 'u':
@@ -286,15 +292,22 @@ json_scan (const char *s, size_t len, struct doradma_diag *diag)
     char c = s[i];
 
     switch (c) {
-      case ' ': case '\t': case '\n': case '\r': case ':': case ',':
+      case ' ':
+      case '\t':
+      case '\n':
+      case '\r':
+      case ':':
+      case ',':
         break;
-      case '{': case '[':
+      case '{':
+      case '[':
         if (depth == JSON_DEPTH_MAX)
           return diag_set (diag, -EBADMSG, "json",
               "nesting deeper than %d at byte %zu", JSON_DEPTH_MAX, i);
         stack[depth++] = c;
         break;
-      case '}': case ']':
+      case '}':
+      case ']':
         if (depth == 0 || stack[depth - 1] != (c == '}' ? '{' : '['))
           return json_bad (diag, i, "unmatched bracket");
         depth--;
@@ -303,7 +316,9 @@ json_scan (const char *s, size_t len, struct doradma_diag *diag)
         if ((ret = json_scan_string (s, len, &i, diag)) < 0)
           return ret;
         break;
-      case 't': case 'f': case 'n':{
+      case 't':
+      case 'f':
+      case 'n':{
         const char *lit = c == 't' ? "true" : c == 'f' ? "false" : "null";
         size_t n = strlen (lit);
 
@@ -332,7 +347,7 @@ json_scan (const char *s, size_t len, struct doradma_diag *diag)
 }
 
 static int
-node_is_uint (JsonNode * n, uint64_t *out)
+node_is_uint (JsonNode * n, uint64_t * out)
 {
   gint64 v;
 
@@ -358,7 +373,7 @@ node_string (JsonNode * n)
 /* A required non-negative integer member of `o` no larger than max. */
 static int
 get_uint (JsonObject * o, const char *key, const char *field, uint64_t max,
-    uint64_t *out, struct doradma_diag *diag)
+    uint64_t * out, struct doradma_diag *diag)
 {
   JsonNode *n = json_object_get_member (o, key);
 
@@ -462,8 +477,7 @@ parse_object (JsonObject * o, struct doradma_segment_desc *desc,
   /* dora's view must line up with the slot area. */
   if (__builtin_mul_overflow (slots, stride, &bytes) || size != bytes)
     return diag_set (diag, -EBADMSG, "json.size",
-        "json.size: %" G_GUINT64_FORMAT " != slots x slot_stride",
-        size);
+        "json.size: %" G_GUINT64_FORMAT " != slots x slot_stride", size);
   if (shape == NULL || json_array_get_length (shape) != 2
       || json_array_get_int_element (shape, 0) != (gint64) slots
       || json_array_get_int_element (shape, 1) != (gint64) stride)

@@ -87,7 +87,8 @@ fork_generation (void)
 /* One read-only mapping per data object per process, shared by every
  * reader of it (several doradmasrc in one application map and, with CUDA,
  * register the segment once). Keyed by (st_dev, st_ino). */
-struct shared_map {
+struct shared_map
+{
   dev_t dev;
   ino_t ino;
   uint64_t size;
@@ -133,7 +134,7 @@ shared_map_get (int fd, const struct stat *st, int *err)
 }
 
 static void
-shared_map_put (const uint8_t *base)
+shared_map_put (const uint8_t * base)
 {
   struct shared_map **pm, *m;
 
@@ -488,8 +489,9 @@ load_record (const struct doradma_shm_slot *shm, struct doradma_shm_slot *rec)
 /* The deliberate race of a seqlock: the writer may rewrite the slot while
  * we copy; the caller's re-check detects it and discards the copy. Kept out
  * of line under this name so tests/tsan.supp can suppress exactly this. */
-static __attribute__ ((noinline)) void
-seqlock_copy_payload (void *dst, const uint8_t *src, uint64_t len)
+#define DORADMA_NOINLINE __attribute__ ((noinline))
+static DORADMA_NOINLINE void
+seqlock_copy_payload (void *dst, const uint8_t * src, uint64_t len)
 {
   memcpy (dst, src, len);
 }
@@ -498,7 +500,7 @@ seqlock_copy_payload (void *dst, const uint8_t *src, uint64_t len)
  * *seq, or -EAGAIN. */
 static int
 find_frame (struct doradma_reader *r, enum doradma_read_mode mode,
-    uint64_t excluded, uint32_t *slot, uint64_t *seq)
+    uint64_t excluded, uint32_t * slot, uint64_t * seq)
 {
   /* ACQUIRE pairs with the writer's RELEASE of newest: the slot's gen and
    * record of that frame are visible. */
@@ -647,7 +649,8 @@ deliver (struct doradma_reader *r, uint32_t slot, uint64_t seq,
     struct doradma_frame *frame)
 {
   frame->slot = slot;
-  frame->data_offset = r->desc.slots_offset + (uint64_t) slot * r->desc.slot_stride;
+  frame->data_offset =
+      r->desc.slots_offset + r->desc.slot_stride * (uint64_t) slot;
   frame->data = r->desc.ipc ? NULL : r->map + frame->data_offset;
   frame->skipped = seq > r->last_seq + 1 ? seq - r->last_seq - 1 : 0;
   STAT_ADD (r->stats.skipped, frame->skipped);
@@ -817,7 +820,8 @@ DORADMA_API int
 doradma_reader_caps (struct doradma_reader *r, uint32_t epoch, char *buf,
     size_t len, struct doradma_diag *diag)
 {
-  const struct doradma_shm_caps *c = &r->rcb->caps[epoch % DORADMA_CAPS_ENTRIES];
+  const struct doradma_shm_caps *c =
+      &r->rcb->caps[epoch % DORADMA_CAPS_ENTRIES];
   char local[DORADMA_CAPS_MAX];
   int attempt;
 

@@ -60,8 +60,7 @@ segment_object_create (const char *dir, const char *label, uint64_t size,
   fd = open (dir, O_TMPFILE | O_RDWR | O_CLOEXEC, 0600);
   if (fd < 0)
     return diag_set (diag, -errno, "shm_dir",
-        "%s: cannot create an object in %s: %s", label, dir,
-        strerror (errno));
+        "%s: cannot create an object in %s: %s", label, dir, strerror (errno));
   err = posix_fallocate (fd, 0, (off_t) size);
   if (err == ENOSPC || err == EFBIG) {
     struct statvfs vfs;
@@ -69,7 +68,8 @@ segment_object_create (const char *dir, const char *label, uint64_t size,
 
     format_bytes (need, sizeof need, size);
     if (fstatvfs (fd, &vfs) == 0)
-      format_bytes (avail, sizeof avail, (uint64_t) vfs.f_bavail * vfs.f_frsize);
+      format_bytes (avail, sizeof avail,
+          (uint64_t) vfs.f_bavail * vfs.f_frsize);
     close (fd);
     return diag_set (diag, -ENOSPC, "shm_dir",
         "%s: %s has %s free but the channel needs %s; enlarge it "

@@ -21,7 +21,7 @@
 static const uint8_t header_magic[8] = DORADMA_MAGIC;
 
 static uint64_t
-get_le64 (const uint8_t *p)
+get_le64 (const uint8_t * p)
 {
   uint64_t v;
 
@@ -30,7 +30,7 @@ get_le64 (const uint8_t *p)
 }
 
 static uint32_t
-get_le32 (const uint8_t *p)
+get_le32 (const uint8_t * p)
 {
   uint32_t v;
 
@@ -50,7 +50,7 @@ page_size_ok (uint64_t p)
  * these checks on a pread copy before it maps anything. Fills *d (rcb_offset
  * and page_size included). */
 static int
-parse_head (const uint8_t *image, size_t avail, uint64_t len,
+parse_head (const uint8_t * image, size_t avail, uint64_t len,
     struct doradma_segment_desc *d, struct doradma_diag *diag)
 {
   uint8_t hdr[DORADMA_HEADER_SIZE];
@@ -68,7 +68,7 @@ parse_head (const uint8_t *image, size_t avail, uint64_t len,
 
   if (memcmp (hdr + offsetof (struct doradma_shm_header, magic),
           header_magic, sizeof (header_magic)) != 0)
-    return diag_set (diag, -EBADMSG, "header.magic",
+      return diag_set (diag, -EBADMSG, "header.magic",
         "header.magic: not \"DORADMA\\0\"");
   json_len = get_le64 (hdr + offsetof (struct doradma_shm_header, json_len));
   data_offset =
@@ -144,8 +144,8 @@ parse_head (const uint8_t *image, size_t avail, uint64_t len,
 }
 
 int
-segment_expected_size (const uint8_t *head, size_t avail, uint64_t len,
-    uint64_t *expected, struct doradma_diag *diag)
+segment_expected_size (const uint8_t * head, size_t avail, uint64_t len,
+    uint64_t * expected, struct doradma_diag *diag)
 {
   struct doradma_segment_desc d;
   int ret = parse_head (head, avail, len, &d, diag);
@@ -159,7 +159,7 @@ segment_expected_size (const uint8_t *head, size_t avail, uint64_t len,
 }
 
 int
-segment_parse (const uint8_t *image, size_t len,
+segment_parse (const uint8_t * image, size_t len,
     struct doradma_segment_desc *desc, struct doradma_diag *diag)
 {
   struct doradma_segment_desc d;
@@ -185,10 +185,8 @@ segment_parse (const uint8_t *image, size_t len,
   compat = get_le64 (line0 + offsetof (struct doradma_shm_rcb, compat_flags));
   incompat = get_le64 (line0 + offsetof (struct doradma_shm_rcb,
           incompat_flags));
-  slot_count = get_le32 (line0 + offsetof (struct doradma_shm_rcb,
-          slot_count));
-  writer_pid = get_le32 (line0 + offsetof (struct doradma_shm_rcb,
-          writer_pid));
+  slot_count = get_le32 (line0 + offsetof (struct doradma_shm_rcb, slot_count));
+  writer_pid = get_le32 (line0 + offsetof (struct doradma_shm_rcb, writer_pid));
   slot_stride = get_le64 (line0 + offsetof (struct doradma_shm_rcb,
           slot_stride));
   slots_offset = get_le64 (line0 + offsetof (struct doradma_shm_rcb,
@@ -392,13 +390,12 @@ caps_string_validate (const char *caps, size_t len, struct doradma_diag *diag)
         "caps: \"%.40s\" is not video/x-raw", buf);
   /* A second structure could carry features of its own. */
   if (memchr (buf, ';', n) != NULL)
-    return diag_set (diag, -EBADMSG, "caps",
-        "caps: more than one structure");
+    return diag_set (diag, -EBADMSG, "caps", "caps: more than one structure");
   return 0;
 }
 
 int
-ctl_parse (const uint8_t *image, size_t len, uint64_t token,
+ctl_parse (const uint8_t * image, size_t len, uint64_t token,
     struct doradma_diag *diag)
 {
   uint8_t line0[64];
@@ -430,7 +427,7 @@ ctl_parse (const uint8_t *image, size_t len, uint64_t token,
 }
 
 PUBLIC int
-doradma_segment_validate (const uint8_t *image, size_t len,
+doradma_segment_validate (const uint8_t * image, size_t len,
     struct doradma_diag *diag)
 {
   struct doradma_segment_desc desc;
@@ -439,7 +436,7 @@ doradma_segment_validate (const uint8_t *image, size_t len,
 }
 
 PUBLIC int
-doradma_ctl_validate (const uint8_t *image, size_t len, uint64_t token,
+doradma_ctl_validate (const uint8_t * image, size_t len, uint64_t token,
     struct doradma_diag *diag)
 {
   return ctl_parse (image, len, token, diag);

@@ -151,7 +151,8 @@ writers_forget (struct doradma_writer *w)
 /* ------------------------------------------------------------------------ */
 
 static int
-check_config (const struct doradma_writer_config *cfg, struct doradma_diag *diag)
+check_config (const struct doradma_writer_config *cfg,
+    struct doradma_diag *diag)
 {
   int ret;
 
@@ -186,7 +187,7 @@ check_config (const struct doradma_writer_config *cfg, struct doradma_diag *diag
  * slots_offset 0; data_offset is then the next page multiple after it. With
  * pages over 64 KiB the JSON cap leaves zero bytes before data_offset. */
 static char *
-layout_segment (struct doradma_segment_desc *d, uint64_t *json_len)
+layout_segment (struct doradma_segment_desc *d, uint64_t * json_len)
 {
   char *json;
 
@@ -198,9 +199,10 @@ layout_segment (struct doradma_segment_desc *d, uint64_t *json_len)
   d->json_len = *json_len;
   d->data_offset = round_up (DORADMA_HEADER_SIZE + *json_len, d->page_size);
   d->slots_offset = d->data_offset;
-  d->rcb_offset = d->data_offset + (d->ipc ? 0 : d->slot_count * d->slot_stride);
-  d->map_size = d->rcb_offset + round_up (sizeof (struct doradma_shm_rcb),
-      d->page_size);
+  d->rcb_offset =
+      d->data_offset + (d->ipc ? 0 : d->slot_count * d->slot_stride);
+  d->map_size =
+      d->rcb_offset + round_up (sizeof (struct doradma_shm_rcb), d->page_size);
   return json;
 }
 
@@ -376,8 +378,8 @@ fail:
  * its readers, who then drain it and reopen the name. The old object is
  * validated first: it is untrusted like any other. */
 static void
-supersede_old (int old_fd, const struct segment_paths *paths, uint64_t final_seq,
-    int have_final)
+supersede_old (int old_fd, const struct segment_paths *paths,
+    uint64_t final_seq, int have_final)
 {
   struct stat st;
   uint8_t *map;
@@ -401,7 +403,8 @@ supersede_old (int old_fd, const struct segment_paths *paths, uint64_t final_seq
       struct doradma_shm_ctl *ctl = mmap (NULL, sizeof *ctl,
           PROT_READ | PROT_WRITE, MAP_SHARED, ctl_fd, 0);
       if (ctl != MAP_FAILED) {
-        if (ctl_parse ((const uint8_t *) ctl, sizeof *ctl, d.ctl_token, NULL) == 0)
+        if (ctl_parse ((const uint8_t *) ctl, sizeof *ctl, d.ctl_token,
+                NULL) == 0)
           eventcount_bump (&ctl->notify);
         munmap (ctl, sizeof *ctl);
       }
@@ -771,7 +774,7 @@ mark_locked (struct doradma_writer *w, uint32_t s)
 
 static int
 try_choose_locked (struct doradma_writer *w, enum doradma_slot_policy policy,
-    uint32_t *slot)
+    uint32_t * slot)
 {
   uint64_t min_consumed = policy == DORADMA_POLICY_LOSSLESS ?
       min_consumed_locked (w) : 0;
@@ -800,7 +803,7 @@ try_choose_locked (struct doradma_writer *w, enum doradma_slot_policy policy,
 
 DORADMA_API int
 doradma_writer_acquire (struct doradma_writer *w,
-    enum doradma_slot_policy policy, int64_t timeout_ns, uint32_t *slot)
+    enum doradma_slot_policy policy, int64_t timeout_ns, uint32_t * slot)
 {
   return doradma_writer_acquire_cancellable (w, policy, timeout_ns, NULL, slot);
 }
@@ -808,7 +811,7 @@ doradma_writer_acquire (struct doradma_writer *w,
 DORADMA_API int
 doradma_writer_acquire_cancellable (struct doradma_writer *w,
     enum doradma_slot_policy policy, int64_t timeout_ns, const int *cancel,
-    uint32_t *slot)
+    uint32_t * slot)
 {
   uint64_t start = 0;
   uint64_t spin_ns = __atomic_load_n (&w->spin_ns, __ATOMIC_RELAXED);
@@ -901,7 +904,7 @@ doradma_writer_slot_data (struct doradma_writer *w, uint32_t slot)
 {
   if (w->desc.ipc || slot >= w->desc.slot_count)
     return NULL;
-  return w->map + w->desc.slots_offset + (uint64_t) slot * w->desc.slot_stride;
+  return w->map + w->desc.slots_offset + w->desc.slot_stride * (uint64_t) slot;
 }
 
 DORADMA_API uint64_t
@@ -1078,7 +1081,7 @@ caps_entry_in_use_locked (struct doradma_writer *w, uint32_t epoch)
 
 DORADMA_API int
 doradma_writer_set_caps (struct doradma_writer *w, const char *caps,
-    uint32_t *epoch)
+    uint32_t * epoch)
 {
   int ret;
 

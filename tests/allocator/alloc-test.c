@@ -30,8 +30,7 @@ t_new_or_skip (GstDoradmaSlabKind kind, guint64 budget)
     printf ("SKIP: %s\n", err->message);
     exit (T_EXIT_SKIP);
   }
-  fprintf (stderr, "FAIL: slab allocator (kind %d): %s\n", kind,
-      err->message);
+  fprintf (stderr, "FAIL: slab allocator (kind %d): %s\n", kind, err->message);
   exit (T_EXIT_FAIL);
 }
 

@@ -25,8 +25,7 @@ GST_START_TEST (test_new_fails_naming_cuda_for_every_kind)
     fail_unless (strstr (err->message, "CUDA unavailable") != NULL);
     /* The real reason: no driver library, or a build without CUDA. */
     fail_unless (strstr (err->message, "libcuda.so.1") != NULL
-        || strstr (err->message, "without CUDA") != NULL, "%s",
-        err->message);
+        || strstr (err->message, "without CUDA") != NULL, "%s", err->message);
     g_error_free (err);
   }
 }

@@ -116,8 +116,7 @@ GST_START_TEST (test_fallback_chain_is_logged_in_stats)
   mode = gst_structure_get_string (st, "rdma-mode");
   printf ("rdma-mode %s, chain:\n%s\n", mode, chain);
   fail_unless_equals_string (mode, "none");
-  fail_unless_equals_string (gst_structure_get_string (st, "kind"),
-      "managed");
+  fail_unless_equals_string (gst_structure_get_string (st, "kind"), "managed");
   fail_unless (strstr (chain, "gpudirect: unavailable, missing") != NULL);
   fail_unless (strstr (chain, "pinned-mr: unavailable, missing "
           "ibverbs-device") != NULL);

@@ -92,8 +92,7 @@ main (int argc, char **argv)
   /* All allocators above are gone: nothing is allocated any more. */
   b = t_new_or_skip (GST_DORADMA_SLAB_KIND_MANAGED, 64 << 20);
   T_CHECK (t_stat (b, "live-slabs") == 1, "only b's granularity probe "
-      "slab is live, not %llu", (unsigned long long) t_stat (b,
-          "live-slabs"));
+      "slab is live, not %llu", (unsigned long long) t_stat (b, "live-slabs"));
   /* The application drops its allocator while a slab is out: finalize
    * runs when that slab comes back and frees everything. */
   a = t_new_or_skip (GST_DORADMA_SLAB_KIND_PINNED, 64 << 20);

@@ -88,7 +88,7 @@ measure (int (*cycle) (void), const char *name)
 {
   double runs[RUNS];
 
-  for (int i = 0; i < 10000; i++)   /* warm up */
+  for (int i = 0; i < 10000; i++)       /* warm up */
     if (cycle () < 0)
       return -1;
   for (int k = 0; k < RUNS; k++) {

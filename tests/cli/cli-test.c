@@ -33,7 +33,7 @@ cli_run (char **out, const char *command, ...)
   g_ptr_array_add (argv, cli_dir);
   va_start (ap, command);
   while ((a = va_arg (ap, const char *)) != NULL)
-    g_ptr_array_add (argv, (char *) a);
+      g_ptr_array_add (argv, (char *) a);
   va_end (ap);
   g_ptr_array_add (argv, NULL);
   if (!g_spawn_sync (NULL, (char **) argv->pdata, NULL, G_SPAWN_DEFAULT, NULL,
@@ -147,7 +147,7 @@ cli_find (JsonNode * root, const char *array_path, const char *key,
 }
 
 static int
-slurp (const char *path, uint8_t **buf, size_t *len)
+slurp (const char *path, uint8_t ** buf, size_t *len)
 {
   GError *err = NULL;
   gsize n;
@@ -194,7 +194,7 @@ out:
 }
 
 static int
-write_all (const char *path, const uint8_t *buf, size_t len)
+write_all (const char *path, const uint8_t * buf, size_t len)
 {
   int fd = open (path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0600);
 

@@ -75,7 +75,8 @@ list_json (const char *extra)
 
 /* ------------------------------------------------------------------------ */
 
-struct pump {
+struct pump
+{
   struct doradma_writer *w;
   int stop;
   int published;
@@ -183,8 +184,7 @@ test_channels (void)
   e = cli_find (root, "reader_entries", "index", NULL, st_bp2.entry);
   T_EXPECT (fails, e && cli_bool (e, "backpressure")
       && cli_int (e, "consumed_seq", -1) == 5 && cli_int (e, "lag", -1) == 0
-      && cli_int (e, "leases", -1) == 0, "reader bp2 (entry %u)",
-      st_bp2.entry);
+      && cli_int (e, "leases", -1) == 0, "reader bp2 (entry %u)", st_bp2.entry);
   e = cli_find (root, "reader_entries", "index", NULL, st_nobp.entry);
   T_EXPECT (fails, e && !cli_bool (e, "backpressure")
       && cli_get (e, "lag") && JSON_NODE_HOLDS_NULL (cli_get (e, "lag"))

@@ -17,7 +17,8 @@
 
 #define ROUNDS_DEFAULT 100
 
-struct shared {
+struct shared
+{
   char channel[64];
   int go;                       /* start signal */
   int created;                  /* 1 created, -errno failed */
@@ -38,8 +39,7 @@ writer_child (void *arg)
   int ret;
   struct stat st;
 
-  while (!__atomic_load_n (&sh->go, __ATOMIC_ACQUIRE))
-    ;
+  while (!__atomic_load_n (&sh->go, __ATOMIC_ACQUIRE));
   t_writer_config (&wc, sh->channel, cli_dir, 2, 4096);
   start = t_now_ns ();
   /* -EBUSY while clean holds the stale object's lock for a moment. */
@@ -63,7 +63,7 @@ writer_child (void *arg)
 }
 
 static int
-ino_at (const char *channel, const char *suffix, uint64_t *ino)
+ino_at (const char *channel, const char *suffix, uint64_t * ino)
 {
   char path[4096];
   struct stat st;
@@ -90,7 +90,8 @@ main (void)
 
   for (round = 0; round < rounds && fails == 0; round++) {
     char *argv[] = { (char *) tool, (char *) "clean", (char *) "--shm-dir",
-      cli_dir, sh->channel, NULL };
+      cli_dir, sh->channel, NULL
+    };
     GError *err = NULL;
     GPid clean_pid;
     int clean_out;
@@ -165,8 +166,7 @@ main (void)
   }
   t_log ("%d rounds: clean removed the stale channel first in %d; the "
       "writer met clean's lock in %d (-EBUSY %d times, then started%s%s)",
-      round, removed, clean_first, busy, busy ? "; first: " : "",
-      sh->busy_msg);
+      round, removed, clean_first, busy, busy ? "; first: " : "", sh->busy_msg);
   T_EXPECT (fails, removed > 0 && removed < round,
       "both orders happened (clean first in %d of %d)", removed, round);
 

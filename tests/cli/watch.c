@@ -14,7 +14,8 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-struct pump {
+struct pump
+{
   struct doradma_writer *w;
   struct doradma_reader *r;
   int stop;
@@ -80,7 +81,8 @@ watch_and_quit (const char *channel, char key, GString * screen)
     if (waitpid (pid, &status, WNOHANG) == pid) {
       drain (master, screen, 50);
       close (master);
-      return WIFEXITED (status) ? WEXITSTATUS (status) : 128 + WTERMSIG (status);
+      return WIFEXITED (status) ? WEXITSTATUS (status) : 128 +
+          WTERMSIG (status);
     }
     /* Once the child closed the pty, reads fail at once: pace the loop. */
     drain (master, screen, 10);

@@ -197,8 +197,7 @@ seek_to_start (void)
   return gst_element_seek (pipeline, 1.0, GST_FORMAT_TIME,
       GST_SEEK_FLAG_FLUSH | GST_SEEK_FLAG_ACCURATE, GST_SEEK_TYPE_SET, 0,
       stop_ms > 0 ? GST_SEEK_TYPE_SET : GST_SEEK_TYPE_NONE,
-      stop_ms > 0 ? (GstClockTime) stop_ms * GST_MSECOND :
-      GST_CLOCK_TIME_NONE);
+      stop_ms > 0 ? (GstClockTime) stop_ms * GST_MSECOND : GST_CLOCK_TIME_NONE);
 }
 
 static void
@@ -460,8 +459,7 @@ main (int argc, char **argv)
     /* the src's counters now (its own message comes only at EOS) */
     GstElement *src = gst_bin_get_by_name (GST_BIN (pipeline), "src");
 
-    if (src && g_object_class_find_property (G_OBJECT_GET_CLASS (src),
-            "stats")) {
+    if (src && g_object_class_find_property (G_OBJECT_GET_CLASS (src), "stats")) {
       GstStructure *st = NULL;
       gchar *s;
 

@@ -114,8 +114,7 @@ main (void)
   /* lossless, and only once all five joined: every consumer gets every
    * frame; sync=true paces it like a player (30 fps) */
   desc = g_strdup_printf (DECODE " ! doradmasink channel=%%C mode=lossless "
-      "wait-for-readers=%u timeout=30000000000", stream,
-      (guint) N_CONSUMERS);
+      "wait-for-readers=%u timeout=30000000000", stream, (guint) N_CONSUMERS);
   prod = mp_launch (desc);
   g_free (desc);
   rc = mp_wait (prod, 90);
@@ -145,8 +144,7 @@ main (void)
       bad = TRUE;
     }
     if (!mp_equal (cmp, ref[i], c->name)) {
-      g_printerr ("FAIL %s: frames differ from the local reference\n",
-          c->name);
+      g_printerr ("FAIL %s: frames differ from the local reference\n", c->name);
       bad = TRUE;
     }
     if (c->takes_meta && copies != 0) {

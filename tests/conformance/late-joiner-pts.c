@@ -61,8 +61,7 @@ main (void)
 
     g_print ("frame %u: reference frame %d, PTS %.1f ms%s\n", i, k,
         f->pts / 1e6, f->discont ? " DISCONT" : "");
-    MP_CHECK (k >= 0, "frame %u (%s) is no frame of the reference", i,
-        f->sha1);
+    MP_CHECK (k >= 0, "frame %u (%s) is no frame of the reference", i, f->sha1);
     if (i == 0) {
       /* joined late: not the first frames of the stream */
       MP_CHECK (k >= FPS / 2, "the first frame is reference frame %d: the "

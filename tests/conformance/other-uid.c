@@ -73,8 +73,7 @@ main (void)
     mp_free (r);
     mp_shm_clean ();
     conf_cleanup ();
-    g_print ("SKIP: uid %d cannot run the build tree (exit %d)\n", NOBODY,
-        rc);
+    g_print ("SKIP: uid %d cannot run the build tree (exit %d)\n", NOBODY, rc);
     return T_EXIT_SKIP;
   }
   mp_free (r);

@@ -76,8 +76,7 @@ main (void)
     ConfFrame *f = &g_array_index (got, ConfFrame, i);
     gint k = conf_index (ref, f->sha1);
 
-    MP_CHECK (k >= 0, "frame %u (%s) is no frame of the reference", i,
-        f->sha1);
+    MP_CHECK (k >= 0, "frame %u (%s) is no frame of the reference", i, f->sha1);
     if (i > 0) {
       ConfFrame *prev = &g_array_index (got, ConfFrame, i - 1);
 

@@ -540,8 +540,7 @@ compare_run (const gchar * what, const gchar * prod_fmt,
       "cuda-path %s, want %s", gst_structure_get_string (st, "cuda-path"),
       want_path);
   CHECK (g_strcmp0 (gst_structure_get_string (st, "memory"), want_mem) == 0,
-      "memory %s, want %s", gst_structure_get_string (st, "memory"),
-      want_mem);
+      "memory %s, want %s", gst_structure_get_string (st, "memory"), want_mem);
   CHECK (wait_exit (pid, 20) == 0, "producer exit");
   pid = 0;
   ret = PASS;
@@ -592,8 +591,7 @@ test_ipc (void)
       CAPS " ! doradmasink channel=@CH@ transport=ipc mode=lossless "
       "wait-for-readers=1 sync=false",
       "doradmasrc name=src channel=@CH@ timeout=20000000000 "
-      "on-writer-lost=eos ! appsink name=out sync=false", "ipc", "system",
-      120);
+      "on-writer-lost=eos ! appsink name=out sync=false", "ipc", "system", 120);
 }
 
 static int
@@ -690,8 +688,7 @@ test_kill (void)
     g_usleep (100000);
   }
   printf ("device memory free after: %llu MiB (before %llu MiB)\n",
-      (unsigned long long) (after >> 20),
-      (unsigned long long) (before >> 20));
+      (unsigned long long) (after >> 20), (unsigned long long) (before >> 20));
   CHECK (after + (8ull << 20) >= before, "device memory not returned: %lld "
       "KiB still in use", (long long) (before - after) / 1024);
   ret = PASS;
@@ -861,7 +858,6 @@ main (int argc, char **argv)
     fprintf (stderr, "usage: %s unified|ipc|cudamem|kill|copyto\n", argv[0]);
     r = FAIL;
   }
-  printf ("%s: %s\n", which, r == PASS ? "PASS" : r == SKIP ? "SKIP" :
-      "FAIL");
+  printf ("%s: %s\n", which, r == PASS ? "PASS" : r == SKIP ? "SKIP" : "FAIL");
   return r;
 }

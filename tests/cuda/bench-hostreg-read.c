@@ -44,8 +44,7 @@ cmp_f (const void *a, const void *b)
 }
 
 static void
-report (const char *name, const char *what, size_t bytes, double *ms,
-    int reps)
+report (const char *name, const char *what, size_t bytes, double *ms, int reps)
 {
   double gbs[MAX_REPS], sum = 0;
   int i;
@@ -73,8 +72,7 @@ kernel_pass (uint64_t dptr, size_t bytes, uint64_t counter,
 
   T_CHECK (doradma_cuda_copy_htod (dev, counter, &zero, sizeof zero, &d) == 0,
       "%s", d.msg);
-  T_CHECK (doradma_cuda_event_record (dev, ev0, stream, &d) == 0, "%s",
-      d.msg);
+  T_CHECK (doradma_cuda_event_record (dev, ev0, stream, &d) == 0, "%s", d.msg);
   T_CHECK (doradma_cuda_device_push (dev, &d) == 0, "%s", d.msg);
   res = doradma_cuda_api ()->LaunchKernel (fn_sum, grid, 1, 1, 256, 1, 1, 0,
       (CUstream) stream, args, NULL);
@@ -188,8 +186,7 @@ main (int argc, char **argv)
   report ("htod-pageable", "cuMemcpyHtoDAsync, same pages not registered",
       bytes, ms, reps);
 
-  ret = doradma_cuda_hostreg_acquire (dev, fd, ro, bytes, PROT_READ, &reg,
-      &d);
+  ret = doradma_cuda_hostreg_acquire (dev, fd, ro, bytes, PROT_READ, &reg, &d);
   T_CHECK (ret == 0, "hostreg (read-only): %s", d.msg);
   alias = doradma_cuda_hostreg_get_device_pointer (reg);
 

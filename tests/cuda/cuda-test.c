@@ -113,7 +113,8 @@ t_print_device (struct doradma_cuda_device *dev)
 
   printf ("device %d: %s, cc %d.%d, %llu MiB, driver %d\n", i->ordinal,
       i->name, i->cc_major, i->cc_minor,
-      (unsigned long long) (i->total_mem >> 20), doradma_cuda_driver_version ());
+      (unsigned long long) (i->total_mem >> 20),
+      doradma_cuda_driver_version ());
   printf ("  integrated=%d unified_addressing=%d host_register=%d "
       "read_only_host_register=%d can_use_host_ptr=%d\n", i->integrated,
       i->unified_addressing, i->host_register_supported,
@@ -206,8 +207,7 @@ t_gpu_check (struct doradma_cuda_device *dev, uint64_t dptr, uint64_t n,
   void *args[] = { &dptr, &rows, &row_bytes, &pitch, &out };
   int ret = -1;
 
-  if (got == NULL || n % T_ROW != 0 || doradma_cuda_device_push (dev,
-          NULL) < 0) {
+  if (got == NULL || n % T_ROW != 0 || doradma_cuda_device_push (dev, NULL) < 0) {
     free (got);
     return -1;
   }

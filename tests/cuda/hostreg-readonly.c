@@ -55,8 +55,7 @@ writer (void)
           SIZE, SEED) == 0, "GPU fill through the alias");
   T_CHECK (t_cpu_check_pattern (p, SIZE, SEED) == 0,
       "CPU does not see what the GPU wrote through the alias");
-  T_CHECK (doradma_cuda_hostreg_release (reg2, &d) == 0, "release: %s",
-      d.msg);
+  T_CHECK (doradma_cuda_hostreg_release (reg2, &d) == 0, "release: %s", d.msg);
   T_CHECK (doradma_cuda_hostreg_refcount (reg) == 1, "refcount");
   T_CHECK (doradma_cuda_hostreg_release (reg, &d) == 0, "release: %s", d.msg);
   munmap (p, SIZE);

@@ -91,8 +91,7 @@ main (void)
       && doradma_cuda_slab_alloc (pool, 3 * MiB / 2, &s[1], &d) == 0,
       "two 1.5 MiB slabs: %s", d.msg);
   ret = doradma_cuda_slab_alloc (pool, 3 * MiB / 2, &s[2], &d);
-  T_CHECK (ret == -ENOMEM && s[2] == NULL
-      && strstr (d.msg, "budget exhausted")
+  T_CHECK (ret == -ENOMEM && s[2] == NULL && strstr (d.msg, "budget exhausted")
       && strstr (d.msg, "DORADMA_SLAB_POOL_BYTES"), "third: %d '%s'", ret,
       d.msg);
   printf ("exhausted: %s\n", d.msg);

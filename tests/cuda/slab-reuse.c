@@ -78,8 +78,7 @@ check_kind (struct doradma_cuda_device *dev, enum doradma_cuda_slab_kind kind)
   T_CHECK (doradma_cuda_slab_live_count () == base + 1,
       "destroy did not free the cached slab");
   ret = doradma_cuda_slab_alloc (pool, 4096, &a, &d);
-  T_CHECK (ret == -ESHUTDOWN && a == NULL, "alloc after destroy gave %d",
-      ret);
+  T_CHECK (ret == -ESHUTDOWN && a == NULL, "alloc after destroy gave %d", ret);
   doradma_cuda_slab_free (c);
   T_CHECK (doradma_cuda_slab_live_count () == base,
       "slab returned after destroy was not freed");

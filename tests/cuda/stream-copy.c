@@ -74,8 +74,7 @@ main (void)
   T_CHECK (doradma_cuda_event_record (dev, e1, stream, &d) == 0, "record: %s",
       d.msg);
   ret = doradma_cuda_event_query (dev, e1, &d);
-  T_CHECK (ret == 0 || ret == -EAGAIN, "query before sync: %d %s", ret,
-      d.msg);
+  T_CHECK (ret == 0 || ret == -EAGAIN, "query before sync: %d %s", ret, d.msg);
   T_CHECK (doradma_cuda_event_synchronize (dev, e1, &d) == 0, "event sync: "
       "%s", d.msg);
   T_CHECK (doradma_cuda_event_query (dev, e1, &d) == 0, "query after sync");
@@ -90,8 +89,7 @@ main (void)
   if (doradma_cuda_have_copy_2d ()) {
     struct doradma_cuda_copy2d up = {
       .dst = di->device,.dst_device = true,.dst_pitch = DP,
-      .src = (uint64_t) (uintptr_t) src,.src_pitch = HP,.width = W,.height =
-          H,
+      .src = (uint64_t) (uintptr_t) src,.src_pitch = HP,.width = W,.height = H,
     }, down = {
       .dst = (uint64_t) (uintptr_t) back,.dst_pitch = W,
       .src = di->device,.src_device = true,.src_pitch = DP,.width = W,

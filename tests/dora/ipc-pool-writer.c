@@ -23,7 +23,7 @@
 #include <doradma-cuda.h>
 
 static void
-put_le64 (uint8_t *p, uint64_t v)
+put_le64 (uint8_t * p, uint64_t v)
 {
   for (int i = 0; i < 8; i++)
     p[i] = (uint8_t) (v >> (8 * i));
@@ -36,7 +36,7 @@ put_le64 (uint8_t *p, uint64_t v)
  * generation and still get the previous frame. */
 static int
 write_frame (struct doradma_cuda_device *dev,
-    struct doradma_cuda_ipc_export *exp, const uint8_t *frame, size_t size,
+    struct doradma_cuda_ipc_export *exp, const uint8_t * frame, size_t size,
     struct doradma_diag *diag)
 {
   int r = doradma_cuda_copy_htod (dev,

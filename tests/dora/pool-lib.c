@@ -76,8 +76,7 @@ test_names (void)
   EXPECT (doradma_pool_name_validate ("dora_pool_df-uuid_eo_media_eo_frames",
           NULL) == 0, "spec example");
   for (i = 0; i < sizeof bad / sizeof bad[0]; i++)
-    EXPECT (doradma_pool_name_validate (bad[i], NULL) == -EINVAL, "%s",
-        bad[i]);
+    EXPECT (doradma_pool_name_validate (bad[i], NULL) == -EINVAL, "%s", bad[i]);
   memset (id, 'p', 235);
   id[235] = '\0';
   EXPECT (doradma_pool_name_build (name, sizeof name, "df", "node", id,

@@ -39,8 +39,9 @@ GST_START_TEST (test_properties_have_documented_defaults)
   fail_unless_equals_uint64 (timeout, 5 * GST_SECOND);
   fail_unless_equals_int (wfr, 0);
   for (const gchar ** f = (const gchar *[]) {
-  "frames", "copies", "drops", "fallback-buffers", "full-ring-waits",
-          "readers", NULL}; *f; f++)
+        "frames", "copies", "drops", "fallback-buffers", "full-ring-waits",
+        "readers", NULL
+      }; *f; f++)
     fail_unless (gst_structure_has_field (stats, *f), "stats lacks %s", *f);
   gst_structure_free (stats);
 
@@ -48,8 +49,7 @@ GST_START_TEST (test_properties_have_documented_defaults)
       "on-reader-stall", &stall, NULL);
   fail_unless_equals_string (enum_nick (e, "mode", mode), "latest");
   fail_unless_equals_string (enum_nick (e, "transport", transport), "auto");
-  fail_unless_equals_string (enum_nick (e, "on-reader-stall", stall),
-      "error");
+  fail_unless_equals_string (enum_nick (e, "on-reader-stall", stall), "error");
   gst_object_unref (e);
 }
 
@@ -262,7 +262,7 @@ GST_START_TEST (test_system_memory_is_copied_honouring_strides_and_counted)
       offset, stride);
   p = g_malloc (64);
   memset (p, 0x11, 64);
-  gst_buffer_fill (buf, 128, p, 64);  /* row 1 of Y */
+  gst_buffer_fill (buf, 128, p, 64);    /* row 1 of Y */
   g_free (p);
 
   fail_unless_equals_int (gst_harness_push (h, buf), GST_FLOW_OK);
@@ -574,7 +574,7 @@ GST_START_TEST (test_permissions_set_the_file_mode)
   gchar *path;
   GStatBuf st;
 
-  h = t_sink_new (ch, T_CAPS, "permissions=416");      /* 0640 */
+  h = t_sink_new (ch, T_CAPS, "permissions=416");       /* 0640 */
   fail_unless_equals_int (gst_harness_push (h, t_sysmem_frame (T_CAPS, 1)),
       GST_FLOW_OK);
   path = g_strdup_printf ("%s/doradma.%s", doradma_shm_dir (NULL), ch);
@@ -783,12 +783,10 @@ GST_START_TEST (test_world_writable_permissions_are_refused_at_start)
   GstElement *p;
   GstMessage *msg;
 
-  desc = g_strdup_printf ("videotestsrc num-buffers=1 ! " T_CAPS " ! "
-      "doradmasink channel=%s permissions=438 sync=false", ch);   /* 0666 */
+  desc = g_strdup_printf ("videotestsrc num-buffers=1 ! " T_CAPS " ! " "doradmasink channel=%s permissions=438 sync=false", ch);        /* 0666 */
   p = gst_parse_launch (desc, NULL);
   msg = t_run (p, 5 * GST_SECOND);
-  t_assert_error (msg, GST_RESOURCE_ERROR, GST_RESOURCE_ERROR_SETTINGS,
-      "0666");
+  t_assert_error (msg, GST_RESOURCE_ERROR, GST_RESOURCE_ERROR_SETTINGS, "0666");
   gst_message_unref (msg);
   gst_element_set_state (p, GST_STATE_NULL);
   gst_object_unref (p);

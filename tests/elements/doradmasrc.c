@@ -39,8 +39,7 @@ src_new (const gchar * channel, const gchar * props)
 
 /* A lib writer of `caps` (default layout), `slots` slots. */
 static struct doradma_writer *
-lib_writer (const gchar * channel, const gchar * caps, guint slots,
-    guint mode)
+lib_writer (const gchar * channel, const gchar * caps, guint slots, guint mode)
 {
   struct doradma_writer_config cfg = { 0 };
   struct doradma_writer *w = NULL;
@@ -368,8 +367,9 @@ GST_START_TEST (test_properties_have_documented_defaults)
   fail_unless_equals_string (enum_nick (e, "on-writer-lost", lost), "wait");
   fail_unless_equals_uint64 (deadline, 20 * GST_MSECOND);
   for (const gchar ** f = (const gchar *[]) {
-  "frames", "torn", "skipped", "copies", "lease-waits", "latency-p50",
-          "latency-p99", NULL}; *f; f++)
+        "frames", "torn", "skipped", "copies", "lease-waits", "latency-p50",
+        "latency-p99", NULL
+      }; *f; f++)
     fail_unless (gst_structure_has_field (stats, *f), "stats lacks %s", *f);
   gst_structure_free (stats);
   gst_object_unref (e);
@@ -990,8 +990,7 @@ ticker (gpointer data)
 {
   TTicker *tk = data;
 
-  while (!g_atomic_int_get (&tk->stop) && tk->n < G_N_ELEMENTS
-      (tk->published)) {
+  while (!g_atomic_int_get (&tk->stop) && tk->n < G_N_ELEMENTS (tk->published)) {
     tk->published[tk->n] = mono_now ();
     lib_publish (tk->w, T_CAPS, (guint8) tk->n, tk->published[tk->n]);
     tk->n++;
@@ -1203,8 +1202,7 @@ GST_START_TEST (test_allowed_uid_admits_the_channel_owner)
   guint i;
 
   fail_unless (ps != NULL, "doradmasrc has no allowed-uid property");
-  fail_unless_equals_int64 (((GParamSpecInt64 *) ps)->default_value,
-      getuid ());
+  fail_unless_equals_int64 (((GParamSpecInt64 *) ps)->default_value, getuid ());
   fail_unless_equals_int64 (((GParamSpecInt64 *) ps)->minimum, -1);
   gst_object_unref (e);
   if (getuid () != 0) {
@@ -1449,16 +1447,14 @@ doradmasrc_suite (void)
   tcase_add_test (tc,
       test_without_video_meta_every_mode_pushes_the_default_layout);
   tcase_add_test (tc, test_padded_frames_go_zero_copy_into_videoconvert);
-  tcase_add_test (tc,
-      test_copy_mode_after_avdec_h264_gives_the_decoded_pixels);
+  tcase_add_test (tc, test_copy_mode_after_avdec_h264_gives_the_decoded_pixels);
   tcase_add_test (tc,
       test_gpu_paths_without_video_meta_push_the_default_layout);
   tcase_add_test (tc, test_producer_latency_change_is_announced);
   tcase_add_test (tc, test_frames_published_while_paused_are_not_pushed);
   tcase_add_test (tc,
       test_refused_caps_are_a_negotiation_error_naming_both_sides);
-  tcase_add_test (tc,
-      test_cuda_downstream_without_cuda_falls_back_or_says_why);
+  tcase_add_test (tc, test_cuda_downstream_without_cuda_falls_back_or_says_why);
   tcase_add_test (tc, test_allowed_uid_admits_the_channel_owner);
   tcase_add_test (tc, test_late_joiner_gets_no_run_of_pts_0);
   tcase_add_test (tc, test_stale_takeover_goes_on_with_the_new_writer);

@@ -425,8 +425,7 @@ pool_suite (void)
   tcase_add_test (tc,
       test_writable_map_of_a_published_slot_makes_a_private_copy);
   tcase_add_test (tc, test_lossless_acquire_waits_and_honours_flushing);
-  tcase_add_test (tc,
-      test_set_config_returns_false_when_it_changed_the_config);
+  tcase_add_test (tc, test_set_config_returns_false_when_it_changed_the_config);
   tcase_add_test (tc, test_query_without_need_pool_gets_metas_and_no_pool);
   tcase_add_test (tc,
       test_waiting_acquire_does_not_poll_while_the_sink_is_unlocked);

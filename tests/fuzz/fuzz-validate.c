@@ -73,7 +73,7 @@ check_record (const struct doradma_shm_slot *rec,
 /* A data object: validated as a reader does, then (accepted) its records
  * and caps table as a reader copies them. Returns its ctl token. */
 static uint64_t
-check_segment (const uint8_t *data, size_t size, int *accepted)
+check_segment (const uint8_t * data, size_t size, int *accepted)
 {
   struct doradma_segment_desc desc;
   struct doradma_diag diag;
@@ -119,7 +119,7 @@ check_segment (const uint8_t *data, size_t size, int *accepted)
 }
 
 static void
-check_ctl (const uint8_t *data, size_t size, uint64_t token)
+check_ctl (const uint8_t * data, size_t size, uint64_t token)
 {
   struct doradma_diag diag;
 
@@ -129,7 +129,7 @@ check_ctl (const uint8_t *data, size_t size, uint64_t token)
 
 /* A valid segment (2 slots of 16 KiB) with `json` as its JSON. */
 static uint8_t *
-segment_with_json (const uint8_t *json, size_t n, size_t *len)
+segment_with_json (const uint8_t * json, size_t n, size_t *len)
 {
   struct image img;
   uint8_t *out;
@@ -146,13 +146,14 @@ segment_with_json (const uint8_t *json, size_t n, size_t *len)
   memcpy (out + data_offset, img.data + img.data_offset, tail);
   /* The RCB's slots_offset follows data_offset; the JSON must agree. */
   ((struct doradma_shm_rcb *) (out + data_offset + (img.rcb_offset
-                  - img.data_offset)))->slots_offset = data_offset;
+              - img.data_offset)))->slots_offset = data_offset;
   *len = data_offset + tail;
   image_free (&img);
   return out;
 }
 
-struct input {
+struct input
+{
   const uint8_t *data;
   size_t size;
 };
@@ -177,7 +178,8 @@ run (void *arg)
       if (in->data[0] == 'H')
         memcpy (img.data, p, MIN (n, (size_t) DORADMA_HEADER_SIZE));
       else
-        memcpy (img.data + img.rcb_offset, p, MIN (n, img.len - img.rcb_offset));
+        memcpy (img.data + img.rcb_offset, p, MIN (n,
+                img.len - img.rcb_offset));
       check_segment (img.data, img.len, &accepted);
       image_free (&img);
       break;
@@ -231,10 +233,10 @@ run (void *arg)
   return NULL;
 }
 
-int LLVMFuzzerTestOneInput (const uint8_t *data, size_t size);
+int LLVMFuzzerTestOneInput (const uint8_t * data, size_t size);
 
 int
-LLVMFuzzerTestOneInput (const uint8_t *data, size_t size)
+LLVMFuzzerTestOneInput (const uint8_t * data, size_t size)
 {
   struct input in = { data, size };
   pthread_attr_t attr;

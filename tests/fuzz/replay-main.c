@@ -7,7 +7,7 @@
 
 #include <glib.h>
 
-int LLVMFuzzerTestOneInput (const uint8_t *data, size_t size);
+int LLVMFuzzerTestOneInput (const uint8_t * data, size_t size);
 
 static int
 run_file (const char *path)

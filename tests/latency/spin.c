@@ -26,7 +26,8 @@
 
 static char ch[64], *dir;
 
-struct delayed {
+struct delayed
+{
   struct doradma_writer *w;
   struct doradma_reader *r;
   int what;                     /* 0 publish, 1 interrupt, 2 eos, 3 consume */
@@ -194,8 +195,7 @@ static int *reader_done;        /* shared: the writer publishes until set */
 static void
 busy_until (uint64_t t)
 {
-  while (t_now_ns () < t)
-    ;
+  while (t_now_ns () < t);
 }
 
 /* The writer: creates the channel, waits for the reader to join, then
@@ -216,8 +216,7 @@ writer_proc (void *arg)
     return 1;
   t_barrier_wait (bar);         /* the reader joined */
   t = t_now_ns ();
-  for (i = 0; !__atomic_load_n (reader_done, __ATOMIC_ACQUIRE) && ret == 0;
-      i++) {
+  for (i = 0; !__atomic_load_n (reader_done, __ATOMIC_ACQUIRE) && ret == 0; i++) {
     t += PERIOD_NS;
     busy_until (t);
     if (i == 10)
@@ -288,8 +287,7 @@ count (int count_writer, uint64_t spin_ns)
   reader_done = t_shared_alloc (sizeof *reader_done);
   reader_spin = spin_ns;
   pid = t_fork (count_writer ? reader_proc : writer_proc, NULL);
-  code = t_count_syscalls (count_writer ? writer_proc : reader_proc, NULL,
-      &sc);
+  code = t_count_syscalls (count_writer ? writer_proc : reader_proc, NULL, &sc);
   if (code == T_EXIT_SKIP) {
     kill (pid, SIGKILL);
     t_wait (pid, 5000);

@@ -46,7 +46,8 @@ main (void)
     T_RC (t_publish (w, DORADMA_POLICY_LOSSLESS, 0, 4096, NULL, NULL), 0,
         "pub");
   }
-  T_RC (doradma_writer_set_caps (w, caps_of (5), &epoch), -EBUSY, "caps epoch 5 while a frame of epoch 1 is unread");
+  T_RC (doradma_writer_set_caps (w, caps_of (5), &epoch), -EBUSY,
+      "caps epoch 5 while a frame of epoch 1 is unread");
   /* The reader gets every frame with its own caps. */
   for (i = 1; i <= 4; i++) {
     T_RC (doradma_reader_next (r, DORADMA_READ_NEXT, 100 * MS, &f, NULL), 0,

@@ -32,21 +32,23 @@
 #define N_READERS 3
 #define WAIT_NS 5000000000ll
 
-struct result {
-  uint64_t frames;          /* delivered */
+struct result
+{
+  uint64_t frames;              /* delivered */
   uint64_t skipped;
-  uint64_t torn_pages;      /* pages with a foreign stamp under a lease */
+  uint64_t torn_pages;          /* pages with a foreign stamp under a lease */
   uint64_t torn_frames;
   uint64_t mixed_copies;
-  uint64_t torn_copies;     /* copy reads discarded by lib (stats.torn) */
+  uint64_t torn_copies;         /* copy reads discarded by lib (stats.torn) */
   uint64_t lease_retries;
-  int rc;                   /* last return code */
+  int rc;                       /* last return code */
   int done;
 };
 
-struct shared {
+struct shared
+{
   struct t_barrier *start;
-  struct t_barrier *created;     /* the writer child made the channel */
+  struct t_barrier *created;    /* the writer child made the channel */
   char channel[64];
   char dir[512];
   struct result res[N_READERS];
@@ -231,7 +233,8 @@ main (void)
       (unsigned long long) sh->published);
   T_EXPECT (failed, torn == 0, "%llu torn pages under leases",
       (unsigned long long) torn);
-  T_EXPECT (failed, mixed == 0, "%llu mixed copies", (unsigned long long) mixed);
+  T_EXPECT (failed, mixed == 0, "%llu mixed copies",
+      (unsigned long long) mixed);
   if (t_shm_dir_remove (dir) != 0)
     failed++;
   return failed ? T_EXIT_FAIL : T_EXIT_PASS;

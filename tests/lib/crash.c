@@ -34,7 +34,8 @@
 #define BYTES 4096
 #define SEC 1000000000ll
 
-struct shared {
+struct shared
+{
   struct t_barrier *bar;
   char channel[64];
   char dir[512];
@@ -72,14 +73,14 @@ leasing_reader (void *arg)
   t_reader_config (&rc, sh->channel, sh->dir, 0);
   if (doradma_reader_open (&rc, &r, NULL) < 0)
     return 2;
-  t_barrier_wait (sh->bar);         /* 1: opened */
-  t_barrier_wait (sh->bar);         /* 2: frames 1, 2 published */
+  t_barrier_wait (sh->bar);     /* 1: opened */
+  t_barrier_wait (sh->bar);     /* 2: frames 1, 2 published */
   for (int i = 0; i < 2; i++) {
     if (doradma_reader_next (r, DORADMA_READ_NEXT, SEC, &f, NULL) < 0)
       return 3;
-    sh->slots[i] = f.slot;          /* held, never released */
+    sh->slots[i] = f.slot;      /* held, never released */
   }
-  t_barrier_wait (sh->bar);         /* 3: holding */
+  t_barrier_wait (sh->bar);     /* 3: holding */
   pause ();
   return 4;
 }
@@ -109,7 +110,8 @@ test_reader (void)
     T_CHECK (__atomic_load_n (&ctl->lease[sh->slots[0]].readers,
             __ATOMIC_ACQUIRE) != 0, "no lease bit on slot %u", sh->slots[0]);
     /* Frame 3 takes the last free slot and becomes the newest. */
-    T_RC (t_publish (w, DORADMA_POLICY_LATEST, 0, BYTES, NULL, NULL), 0, "pub 3");
+    T_RC (t_publish (w, DORADMA_POLICY_LATEST, 0, BYTES, NULL, NULL), 0,
+        "pub 3");
     doradma_writer_get_stats (w, &st);
     T_CHECK (st.readers == 1, "readers %u", st.readers);
     T_RC (doradma_writer_acquire (w, DORADMA_POLICY_LATEST, 0, &slot), -EAGAIN,
@@ -174,7 +176,7 @@ short_writer (void *arg)
     return 2;
   if (t_publish (w, DORADMA_POLICY_LATEST, 0, BYTES, NULL, NULL) < 0)
     return 3;
-  t_barrier_wait (sh->bar);         /* published */
+  t_barrier_wait (sh->bar);     /* published */
   pause ();
   return 4;
 }
@@ -301,9 +303,9 @@ racer (void *arg)
   struct doradma_writer_config wc;
 
   t_writer_config (&wc, sh->channel, sh->dir, 2, BYTES);
-  t_barrier_wait (sh->bar);         /* go */
+  t_barrier_wait (sh->bar);     /* go */
   sh->rc[i] = doradma_writer_create (&wc, &w, NULL);
-  t_barrier_wait (sh->bar);         /* everyone tried */
+  t_barrier_wait (sh->bar);     /* everyone tried */
   doradma_writer_close (w);
   return 0;
 }
@@ -315,7 +317,7 @@ stale_writer (void *arg)
 
   if (open_writer (&w, 2) < 0)
     return 2;
-  _exit (0);                        /* no close: a stale channel */
+  _exit (0);                    /* no close: a stale channel */
 }
 
 static int
@@ -389,7 +391,8 @@ test_successor (void)
   {
     struct doradma_frame_info info;
     uint32_t slot;
-    T_RC (doradma_writer_acquire (b, DORADMA_POLICY_LATEST, 0, &slot), 0, "acq B");
+    T_RC (doradma_writer_acquire (b, DORADMA_POLICY_LATEST, 0, &slot), 0,
+        "acq B");
     t_stamp (doradma_writer_slot_data (b, slot), 2 * BYTES, 2);
     t_frame_info (&info, 2 * BYTES);
     T_RC (doradma_writer_publish (b, slot, &info), 0, "publish B");
@@ -453,7 +456,8 @@ enospc_child (void *arg)
   T_RC (doradma_writer_create (&wc, &w, &diag), 0, diag.msg);
   for (uint32_t s = 0; s < 3; s++) {
     uint32_t slot;
-    T_RC (doradma_writer_acquire (w, DORADMA_POLICY_LATEST, 0, &slot), 0, "acq");
+    T_RC (doradma_writer_acquire (w, DORADMA_POLICY_LATEST, 0, &slot), 0,
+        "acq");
     memset (doradma_writer_slot_data (w, slot), 0x5a, 256 * 1024);
     T_RC (doradma_writer_abandon (w, slot), 0, "abandon");
   }

@@ -29,7 +29,7 @@ create_later (void *arg)
 }
 
 static int
-object_mode (const char *channel, const char *suffix, mode_t *mode)
+object_mode (const char *channel, const char *suffix, mode_t * mode)
 {
   char path[512];
   struct stat st;
@@ -122,7 +122,8 @@ main (void)
       (unsigned long long) (t_now_ns () - t0));
 
   /* A frame with its caps. */
-  T_RC (t_publish (w, DORADMA_POLICY_LATEST, 0, 8192, &seq, NULL), 0, "publish");
+  T_RC (t_publish (w, DORADMA_POLICY_LATEST, 0, 8192, &seq, NULL), 0,
+      "publish");
   T_CHECK (seq == 1, "first seq %llu", (unsigned long long) seq);
   memset (&diag, 0, sizeof diag);
   T_RC (doradma_reader_next (r, DORADMA_READ_NEXT, 1000000000, &f, &diag), 0,
@@ -152,14 +153,17 @@ main (void)
       "set_caps with caps features");
   T_EXPECT_RC (failed, doradma_writer_set_caps (w, "audio/x-raw", NULL),
       -EINVAL, "set_caps of audio/x-raw");
-  T_RC (t_publish (w, DORADMA_POLICY_LATEST, 0, 4096, &seq, NULL), 0, "publish 2");
+  T_RC (t_publish (w, DORADMA_POLICY_LATEST, 0, 4096, &seq, NULL), 0,
+      "publish 2");
   T_RC (doradma_reader_next (r, DORADMA_READ_NEXT, 1000000000, &f, NULL), 0,
       "next 2");
-  T_CHECK (f.info.seq == 2 && f.info.caps_epoch == epoch, "seq %llu epoch %u",
+  T_CHECK (f.info.seq == 2
+      && f.info.caps_epoch == epoch, "seq %llu epoch %u",
       (unsigned long long) f.info.seq, f.info.caps_epoch);
   T_RC (doradma_reader_caps (r, epoch, caps, sizeof caps, NULL), 0, "caps 2");
   T_CHECK (strcmp (caps, caps2) == 0, "caps2 \"%s\"", caps);
-  T_RC (doradma_reader_caps (r, epoch, caps, 8, NULL), -ENOBUFS, "short caps buf");
+  T_RC (doradma_reader_caps (r, epoch, caps, 8, NULL), -ENOBUFS,
+      "short caps buf");
   doradma_reader_release (r, f.slot);
 
   /* Clean stop: reader, then writer; nothing left. */

@@ -181,7 +181,7 @@ t_frame_info (struct doradma_frame_info *info, uint64_t bytes)
   info->planes[0].stride = 4096;
   info->planes[0].rows = rows;
   info->planes[0].row_bytes = 4096;
-  info->payload_bytes = (uint64_t) rows * 4096;
+  info->payload_bytes = (uint64_t) rows *4096;
   info->pts = info->dts = info->duration = DORADMA_TIME_NONE;
   info->offset = info->offset_end = DORADMA_TIME_NONE;
   info->mono_pts = DORADMA_TIME_NONE;
@@ -190,7 +190,7 @@ t_frame_info (struct doradma_frame_info *info, uint64_t bytes)
 /* Each 4 KiB page carries the sequence in its first and last word. Relaxed
  * atomics: the racing accesses are the point of the tests, not UB. */
 void
-t_stamp (uint8_t *p, uint64_t bytes, uint64_t seq)
+t_stamp (uint8_t * p, uint64_t bytes, uint64_t seq)
 {
   for (uint64_t off = 0; off + 4096 <= bytes; off += 4096) {
     __atomic_store_n ((uint64_t *) (p + off), seq, __ATOMIC_RELAXED);
@@ -199,12 +199,13 @@ t_stamp (uint8_t *p, uint64_t bytes, uint64_t seq)
 }
 
 uint64_t
-t_check_stamps (const uint8_t *p, uint64_t bytes, uint64_t seq, uint64_t *bad)
+t_check_stamps (const uint8_t * p, uint64_t bytes, uint64_t seq, uint64_t * bad)
 {
   uint64_t n = 0;
 
   for (uint64_t off = 0; off + 4096 <= bytes; off += 4096) {
-    uint64_t a = __atomic_load_n ((const uint64_t *) (p + off), __ATOMIC_RELAXED);
+    uint64_t a =
+        __atomic_load_n ((const uint64_t *) (p + off), __ATOMIC_RELAXED);
     uint64_t b = __atomic_load_n ((const uint64_t *) (p + off + 4088),
         __ATOMIC_RELAXED);
     if (a != seq || b != seq) {
@@ -218,7 +219,8 @@ t_check_stamps (const uint8_t *p, uint64_t bytes, uint64_t seq, uint64_t *bad)
 
 int
 t_publish_as (struct doradma_writer *w, enum doradma_slot_policy policy,
-    int64_t timeout_ns, uint64_t bytes, uint64_t expect_seq, uint32_t *slot_out)
+    int64_t timeout_ns, uint64_t bytes, uint64_t expect_seq,
+    uint32_t * slot_out)
 {
   struct doradma_frame_info info;
   uint32_t slot;
@@ -248,7 +250,7 @@ t_publish_as (struct doradma_writer *w, enum doradma_slot_policy policy,
 
 int
 t_publish (struct doradma_writer *w, enum doradma_slot_policy policy,
-    int64_t timeout_ns, uint64_t bytes, uint64_t *seq, uint32_t *slot_out)
+    int64_t timeout_ns, uint64_t bytes, uint64_t * seq, uint32_t * slot_out)
 {
   struct doradma_writer_stats st;
   int rc;

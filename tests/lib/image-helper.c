@@ -135,8 +135,9 @@ image_set_json (struct image *img, const char *text)
   size_t n = strlen (text);
 
   if (n > img->json_len) {
-    fprintf (stderr, "image_set_json: %zu bytes do not fit in %" G_GUINT64_FORMAT
-        "\n", n, img->json_len);
+    fprintf (stderr,
+        "image_set_json: %zu bytes do not fit in %" G_GUINT64_FORMAT "\n", n,
+        img->json_len);
     abort ();
   }
   memcpy (img->data + DORADMA_HEADER_SIZE, text, n);
@@ -187,9 +188,9 @@ image_valid_record (struct doradma_shm_slot *rec)
   rec->width = 64;
   rec->height = 48;
   /* I420 64x48: Y 64x48, U and V 32x24. */
-  rec->planes[0] = (struct doradma_shm_plane) {0, 64, 48, 64, 0};
-  rec->planes[1] = (struct doradma_shm_plane) {3072, 32, 24, 32, 0};
-  rec->planes[2] = (struct doradma_shm_plane) {3840, 32, 24, 32, 0};
+  rec->planes[0] = (struct doradma_shm_plane) { 0, 64, 48, 64, 0 };
+  rec->planes[1] = (struct doradma_shm_plane) { 3072, 32, 24, 32, 0 };
+  rec->planes[2] = (struct doradma_shm_plane) { 3840, 32, 24, 32, 0 };
   rec->payload_bytes = 4608;
   rec->pts = 1000;
   rec->dts = DORADMA_TIME_NONE;

@@ -14,7 +14,8 @@
 /* Failed checks (T_EXPECT*); main exits 1 if any. */
 static int failures;
 
-struct field {
+struct field
+{
   const char *type, *name;
   size_t offset, size;
   int seen;
@@ -80,7 +81,8 @@ static struct field fields[] = {
 /* *INDENT-ON* */
 
 /* The numbers of the format, written out independently of the headers. */
-static const struct {
+static const struct
+{
   const char *type, *name;
   size_t offset, size;
 } expected[] = {
@@ -126,14 +128,17 @@ test_code (void)
 {
   guint i;
 
-  T_EXPECT (failures, sizeof (struct doradma_shm_header) == 256, "%s", __func__);
+  T_EXPECT (failures, sizeof (struct doradma_shm_header) == 256, "%s",
+      __func__);
   T_EXPECT (failures, sizeof (struct doradma_shm_plane) == 24, "%s", __func__);
   T_EXPECT (failures, sizeof (struct doradma_shm_slot) == 256, "%s", __func__);
   T_EXPECT (failures, sizeof (struct doradma_shm_caps) == 1024, "%s", __func__);
-  T_EXPECT (failures, sizeof (struct doradma_shm_rcb) == 0x5280, "%s", __func__);
+  T_EXPECT (failures, sizeof (struct doradma_shm_rcb) == 0x5280, "%s",
+      __func__);
   T_EXPECT (failures, sizeof (struct doradma_shm_lease) == 64, "%s", __func__);
   T_EXPECT (failures, sizeof (struct doradma_shm_reader) == 64, "%s", __func__);
-  T_EXPECT (failures, sizeof (struct doradma_shm_ctl) == 0x2100, "%s", __func__);
+  T_EXPECT (failures, sizeof (struct doradma_shm_ctl) == 0x2100, "%s",
+      __func__);
 
   for (i = 0; i < G_N_ELEMENTS (expected); i++) {
     struct field *f = find_field (expected[i].type, expected[i].name);
@@ -152,18 +157,28 @@ test_code (void)
   }
 
   /* Lines written by different processes start on 64-byte boundaries. */
-  T_EXPECT (failures, offsetof (struct doradma_shm_rcb, state) % 64 == 0, "%s", __func__);
-  T_EXPECT (failures, offsetof (struct doradma_shm_rcb, caps) % 64 == 0, "%s", __func__);
-  T_EXPECT (failures, offsetof (struct doradma_shm_rcb, slot_seq) % 64 == 0, "%s", __func__);
-  T_EXPECT (failures, offsetof (struct doradma_shm_rcb, slots) % 64 == 0, "%s", __func__);
-  T_EXPECT (failures, offsetof (struct doradma_shm_ctl, notify) % 64 == 0, "%s", __func__);
-  T_EXPECT (failures, offsetof (struct doradma_shm_ctl, space) % 64 == 0, "%s", __func__);
-  T_EXPECT (failures, offsetof (struct doradma_shm_ctl, active) % 64 == 0, "%s", __func__);
-  T_EXPECT (failures, offsetof (struct doradma_shm_ctl, lease) % 64 == 0, "%s", __func__);
-  T_EXPECT (failures, offsetof (struct doradma_shm_ctl, readers) % 64 == 0, "%s", __func__);
+  T_EXPECT (failures, offsetof (struct doradma_shm_rcb, state) % 64 == 0, "%s",
+      __func__);
+  T_EXPECT (failures, offsetof (struct doradma_shm_rcb, caps) % 64 == 0, "%s",
+      __func__);
+  T_EXPECT (failures, offsetof (struct doradma_shm_rcb, slot_seq) % 64 == 0,
+      "%s", __func__);
+  T_EXPECT (failures, offsetof (struct doradma_shm_rcb, slots) % 64 == 0, "%s",
+      __func__);
+  T_EXPECT (failures, offsetof (struct doradma_shm_ctl, notify) % 64 == 0, "%s",
+      __func__);
+  T_EXPECT (failures, offsetof (struct doradma_shm_ctl, space) % 64 == 0, "%s",
+      __func__);
+  T_EXPECT (failures, offsetof (struct doradma_shm_ctl, active) % 64 == 0, "%s",
+      __func__);
+  T_EXPECT (failures, offsetof (struct doradma_shm_ctl, lease) % 64 == 0, "%s",
+      __func__);
+  T_EXPECT (failures, offsetof (struct doradma_shm_ctl, readers) % 64 == 0,
+      "%s", __func__);
 
   /* Constants. */
-  T_EXPECT (failures, memcmp (DORADMA_MAGIC, "DORADMA\0", 8) == 0, "%s", __func__);
+  T_EXPECT (failures, memcmp (DORADMA_MAGIC, "DORADMA\0", 8) == 0, "%s",
+      __func__);
   T_EXPECT (failures, sizeof (DORADMA_MAGIC) == 8, "%s", __func__);
   T_EXPECT (failures, DORADMA_LAYOUT_VERSION == 1, "%s", __func__);
   T_EXPECT (failures, DORADMA_HEADER_SIZE == 256, "%s", __func__);
@@ -173,10 +188,16 @@ test_code (void)
   T_EXPECT (failures, DORADMA_DORA_GEN_ODD == 1, "%s", __func__);
   /* In memory (little-endian) the magics read "RDMARCB1" / "RDMACTL1"
    * (layout.h's comments say "DRMA..."; the values are what counts). */
-  T_EXPECT (failures, DORADMA_RCB_MAGIC == 0x31424352414d4452ull, "%s", __func__);
-  T_EXPECT (failures, DORADMA_CTL_MAGIC == 0x314c5443414d4452ull, "%s", __func__);
-  T_EXPECT (failures, memcmp (&(uint64_t) {DORADMA_RCB_MAGIC}, "RDMARCB1", 8) == 0, "%s", __func__);
-  T_EXPECT (failures, memcmp (&(uint64_t) {DORADMA_CTL_MAGIC}, "RDMACTL1", 8) == 0, "%s", __func__);
+  T_EXPECT (failures, DORADMA_RCB_MAGIC == 0x31424352414d4452ull, "%s",
+      __func__);
+  T_EXPECT (failures, DORADMA_CTL_MAGIC == 0x314c5443414d4452ull, "%s",
+      __func__);
+  T_EXPECT (failures, memcmp (&(uint64_t) {
+          DORADMA_RCB_MAGIC}
+          , "RDMARCB1", 8) == 0, "%s", __func__);
+  T_EXPECT (failures, memcmp (&(uint64_t) {
+          DORADMA_CTL_MAGIC}
+          , "RDMACTL1", 8) == 0, "%s", __func__);
   T_EXPECT (failures, DORADMA_MAX_SLOTS == 64, "%s", __func__);
   T_EXPECT (failures, DORADMA_MAX_READERS == 64, "%s", __func__);
   T_EXPECT (failures, DORADMA_MAX_PLANES == 4, "%s", __func__);
@@ -194,16 +215,20 @@ test_code (void)
   T_EXPECT (failures, DORADMA_READER_EVICTED == 3, "%s", __func__);
   T_EXPECT (failures, DORADMA_READER_BACKPRESSURE == 1, "%s", __func__);
   T_EXPECT (failures, DORADMA_TIME_NONE == UINT64_MAX, "%s", __func__);
-  T_EXPECT (failures, DORADMA_NEWEST_PACK (5, 3) == ((5ull << 8) | 3), "%s", __func__);
+  T_EXPECT (failures, DORADMA_NEWEST_PACK (5, 3) == ((5ull << 8) | 3), "%s",
+      __func__);
   T_EXPECT (failures, DORADMA_NEWEST_SEQ (DORADMA_NEWEST_PACK (123456789, 63))
       == 123456789, "%s", __func__);
-  T_EXPECT (failures, DORADMA_NEWEST_SLOT (DORADMA_NEWEST_PACK (123456789, 63)) == 63, "%s", __func__);
+  T_EXPECT (failures, DORADMA_NEWEST_SLOT (DORADMA_NEWEST_PACK (123456789,
+              63)) == 63, "%s", __func__);
   T_EXPECT (failures, sizeof (((struct doradma_shm_rcb *) 0)->slots)
       / sizeof (struct doradma_shm_slot) == DORADMA_MAX_SLOTS, "%s", __func__);
   T_EXPECT (failures, sizeof (((struct doradma_shm_rcb *) 0)->caps)
-      / sizeof (struct doradma_shm_caps) == DORADMA_CAPS_ENTRIES, "%s", __func__);
+      / sizeof (struct doradma_shm_caps) == DORADMA_CAPS_ENTRIES, "%s",
+      __func__);
   T_EXPECT (failures, sizeof (((struct doradma_shm_ctl *) 0)->readers)
-      / sizeof (struct doradma_shm_reader) == DORADMA_MAX_READERS, "%s", __func__);
+      / sizeof (struct doradma_shm_reader) == DORADMA_MAX_READERS, "%s",
+      __func__);
   T_EXPECT (failures, sizeof (((struct doradma_shm_caps *) 0)->caps)
       == DORADMA_CAPS_MAX, "%s", __func__);
 }

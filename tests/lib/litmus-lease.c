@@ -24,7 +24,8 @@
 #define BYTES 4096
 #define TIME_LIMIT_NS 40000000000ull
 
-struct shared {
+struct shared
+{
   struct t_barrier *bar;
   struct doradma_writer *w;
   struct doradma_reader *r;
@@ -72,21 +73,21 @@ writer_thread (void *arg)
       s->slot_a = a;
       s->seq_k = k;
     }
-    t_barrier_wait (s->bar);        /* A: setup done */
+    t_barrier_wait (s->bar);    /* A: setup done */
     if (s->error || s->stop)
       break;
-    t_barrier_wait (s->bar);        /* B: reader aimed; race */
+    t_barrier_wait (s->bar);    /* B: reader aimed; race */
     skew (&seed);
     rc = doradma_writer_acquire_slot (s->w, DORADMA_POLICY_LATEST, s->slot_a);
     s->writer_won = rc == 0;
-    if (rc == 0)                    /* the writer would now write the frame */
+    if (rc == 0)                /* the writer would now write the frame */
       t_stamp (doradma_writer_slot_data (s->w, s->slot_a), BYTES, ~0ull);
     else if (rc != -EBUSY) {
       t_log ("acquire_slot: %s", t_errname (rc));
       s->error = 1;
     }
-    t_barrier_wait (s->bar);        /* C: both done */
-    t_barrier_wait (s->bar);        /* D: reader checked and released */
+    t_barrier_wait (s->bar);    /* C: both done */
+    t_barrier_wait (s->bar);    /* D: reader checked and released */
     if (s->writer_won && s->reader_leased)
       s->both++;
     else if (s->writer_won)
@@ -112,11 +113,11 @@ reader_thread (void *arg)
     struct doradma_frame f;
     int rc;
 
-    t_barrier_wait (s->bar);        /* A */
+    t_barrier_wait (s->bar);    /* A */
     if (s->error || s->stop)
       break;
     doradma_reader_set_last_seq (s->r, s->seq_k - 1);
-    t_barrier_wait (s->bar);        /* B */
+    t_barrier_wait (s->bar);    /* B */
     skew (&seed);
     rc = doradma_reader_next (s->r, DORADMA_READ_NEXT, 0, &f, NULL);
     s->reader_leased = rc == 0 && f.slot == s->slot_a && f.info.seq == s->seq_k;
@@ -124,7 +125,7 @@ reader_thread (void *arg)
       t_log ("reader_next: %s", t_errname (rc));
       s->error = 1;
     }
-    t_barrier_wait (s->bar);        /* C */
+    t_barrier_wait (s->bar);    /* C */
     if (s->reader_leased) {
       uint64_t bad = 0;
       if (t_check_stamps (f.data, BYTES, s->seq_k, &bad) != 0 &&
@@ -135,7 +136,7 @@ reader_thread (void *arg)
     }
     if (rc == 0)
       doradma_reader_release (s->r, f.slot);
-    t_barrier_wait (s->bar);        /* D */
+    t_barrier_wait (s->bar);    /* D */
   }
   return NULL;
 }
@@ -176,9 +177,10 @@ main (void)
   T_CHECK (!s.error, "an API call failed");
   T_CHECK (s.both == 0, "writer marked a slot a reader holds a lease on");
   T_CHECK (s.content_changed == 0, "leased payload changed");
-  T_CHECK (s.rounds >= 10000, "only %llu rounds", (unsigned long long) s.rounds);
-  T_CHECK (s.w_only > 0 && s.r_only > 0,
-      "one side always won: the two calls never raced");
+  T_CHECK (s.rounds >= 10000, "only %llu rounds",
+      (unsigned long long) s.rounds);
+  T_CHECK (s.w_only > 0
+      && s.r_only > 0, "one side always won: the two calls never raced");
   ret = T_EXIT_PASS;
 err:
   doradma_reader_close (s.r);

@@ -28,11 +28,12 @@ static char *dir;
 
 /* ---- (1) every frame wakes the sleeper ---- */
 
-struct wake_ctx {
+struct wake_ctx
+{
   struct doradma_reader *r;
-  uint64_t got;             /* last sequence received */
-  uint64_t lost;            /* waits that reached the timeout */
-  uint64_t slept;           /* waits that took > 20 us (really slept) */
+  uint64_t got;                 /* last sequence received */
+  uint64_t lost;                /* waits that reached the timeout */
+  uint64_t slept;               /* waits that took > 20 us (really slept) */
   uint64_t wrong;
   int error;
 };
@@ -52,8 +53,7 @@ wake_reader (void *arg)
       break;
     if (rc == -ETIMEDOUT || dt >= (uint64_t) WAIT_NS) {
       t_log ("lost wakeup: a wait took %llu ns (rc %s) after frame %llu",
-          (unsigned long long) dt, t_errname (rc),
-          (unsigned long long) c->got);
+          (unsigned long long) dt, t_errname (rc), (unsigned long long) c->got);
       if (++c->lost >= 3)
         break;
       if (rc < 0)
@@ -170,7 +170,8 @@ dead_sleeper_writer (void *arg)
   T_RC (doradma_writer_create (&wc, &w, NULL), 0, "create");
   ctl = t_ctl_map (dir, dead_channel);
   T_CHECK (ctl != NULL, "map ctl");
-  T_RC (t_publish (w, DORADMA_POLICY_LATEST, 0, BYTES, NULL, NULL), 0, "publish");
+  T_RC (t_publish (w, DORADMA_POLICY_LATEST, 0, BYTES, NULL, NULL), 0,
+      "publish");
   pid = t_fork (sleeper, NULL);
   T_CHECK (pid > 0, "fork");
   /* Bit 0 of notify = someone may sleep. */
@@ -184,14 +185,15 @@ dead_sleeper_writer (void *arg)
     }
     usleep (1000);
   }
-  usleep (50000);                   /* let it enter FUTEX_WAIT */
+  usleep (50000);               /* let it enter FUTEX_WAIT */
   kill (pid, SIGKILL);
   waitpid (pid, NULL, 0);
   v = __atomic_load_n (&ctl->notify, __ATOMIC_ACQUIRE);
   t_log ("dead sleeper left notify = %#x", v);
 
   /* One publish pays the spurious wake and clears bit 0... */
-  T_RC (t_publish (w, DORADMA_POLICY_LATEST, 0, BYTES, NULL, NULL), 0, "publish");
+  T_RC (t_publish (w, DORADMA_POLICY_LATEST, 0, BYTES, NULL, NULL), 0,
+      "publish");
   v = __atomic_load_n (&ctl->notify, __ATOMIC_ACQUIRE);
   T_CHECK (!(v & 1), "bit 0 still set after a publish: notify = %#x", v);
 
@@ -274,11 +276,13 @@ test_interrupt (void)
   dt = t_now_ns () - t0;
   pthread_join (th, NULL);
   T_RC (rc2, -EINTR, "next while interrupted");
-  T_CHECK (dt < 2000000000ull, "interrupt took %llu ns", (unsigned long long) dt);
+  T_CHECK (dt < 2000000000ull, "interrupt took %llu ns",
+      (unsigned long long) dt);
   T_RC (doradma_reader_next (r, DORADMA_READ_NEXT, WAIT_NS, &f, NULL), -EINTR,
       "next after interrupt(1)");
   doradma_reader_interrupt (r, 0);
-  T_RC (t_publish (w, DORADMA_POLICY_LATEST, 0, BYTES, NULL, NULL), 0, "publish");
+  T_RC (t_publish (w, DORADMA_POLICY_LATEST, 0, BYTES, NULL, NULL), 0,
+      "publish");
   T_RC (doradma_reader_next (r, DORADMA_READ_NEXT, WAIT_NS, &f, NULL), 0,
       "next after interrupt(0)");
   doradma_reader_release (r, f.slot);

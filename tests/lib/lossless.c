@@ -46,7 +46,8 @@ err:
 
 /* ---- (1) + (2) ---- */
 
-struct wt {
+struct wt
+{
   struct doradma_writer *w;
   int64_t timeout;
   int n;
@@ -248,7 +249,8 @@ test_latest_never_waits (void)
 
   T_CHECK (open_pair ("latest", 4, 1, &w, &r) == 0, "open");
   T_RC (t_publish (w, DORADMA_POLICY_LATEST, 0, BYTES, NULL, NULL), 0, "pub");
-  T_RC (doradma_reader_next (r, DORADMA_READ_NEXT, SEC, &held, NULL), 0, "next");
+  T_RC (doradma_reader_next (r, DORADMA_READ_NEXT, SEC, &held, NULL), 0,
+      "next");
   /* The reader holds frame 1 and consumes nothing. */
   t0 = t_now_ns ();
   for (int i = 0; i < 100; i++)
@@ -292,7 +294,8 @@ test_evict (void)
 
   T_CHECK (open_pair ("evict", 4, 1, &w, &r) == 0, "open");
   T_RC (t_publish (w, DORADMA_POLICY_LOSSLESS, 0, BYTES, NULL, NULL), 0, "pub");
-  T_RC (doradma_reader_next (r, DORADMA_READ_NEXT, SEC, &held, NULL), 0, "next");
+  T_RC (doradma_reader_next (r, DORADMA_READ_NEXT, SEC, &held, NULL), 0,
+      "next");
   while (t_publish (w, DORADMA_POLICY_LOSSLESS, 0, BYTES, NULL, NULL) == 0) {
   }
   T_RC (doradma_writer_acquire (w, DORADMA_POLICY_LOSSLESS, 0, &slot), -EAGAIN,

@@ -54,9 +54,12 @@ test_exact_text (void)
   T_EXPECT (failures, 256 + (len + 255) / 256 * 256 == 4096, "%s", __func__);
 
   memset (&back, 0, sizeof (back));
-  T_EXPECT_DIAG (failures, meta_parse (json, len, &back, &diag), 0, &diag, NULL, "read back");
-  T_EXPECT (failures, back.slot_count == 2 && back.slot_stride == 4096, "%s", __func__);
-  T_EXPECT (failures, back.slots_offset == 4096 && back.rcb_offset == 12288, "%s", __func__);
+  T_EXPECT_DIAG (failures, meta_parse (json, len, &back, &diag), 0, &diag, NULL,
+      "read back");
+  T_EXPECT (failures, back.slot_count == 2
+      && back.slot_stride == 4096, "%s", __func__);
+  T_EXPECT (failures, back.slots_offset == 4096
+      && back.rcb_offset == 12288, "%s", __func__);
   T_EXPECT (failures, back.page_size == 4096, "%s", __func__);
   T_EXPECT (failures, strcmp (back.transport, "shmem") == 0, "%s", __func__);
   T_EXPECT (failures, strcmp (back.caps, "video/x-raw") == 0, "%s", __func__);
@@ -73,18 +76,24 @@ test_transports (void)
   desc_default (&d);
   g_strlcpy (d.transport, "unified", sizeof (d.transport));
   json = meta_build (&d, &len);
-  T_EXPECT (failures, json && strstr (json, "\"pinned_type\":\"cuda\",\"transport\":"
-          "\"unified\"") != NULL, "%s", __func__);
+  T_EXPECT (failures, json
+      && strstr (json,
+          "\"pinned_type\":\"cuda\",\"transport\":" "\"unified\"") != NULL,
+      "%s", __func__);
   g_free (json);
 
   /* ipc: no slot area in the object; size still describes the slots. */
   g_strlcpy (d.transport, "ipc", sizeof (d.transport));
   d.ipc = 1;
   json = meta_build (&d, &len);
-  T_EXPECT (failures, json && strstr (json, "\"size\":8192") != NULL, "%s", __func__);
-  T_EXPECT (failures, json && strstr (json, "\"pinned_type\":\"cuda\",\"transport\":"
-          "\"ipc\"") != NULL, "%s", __func__);
-  T_EXPECT (failures, json && strstr (json, "\"slots_offset\":4096,\"rcb_offset\":4096")
+  T_EXPECT (failures, json
+      && strstr (json, "\"size\":8192") != NULL, "%s", __func__);
+  T_EXPECT (failures, json
+      && strstr (json,
+          "\"pinned_type\":\"cuda\",\"transport\":" "\"ipc\"") != NULL, "%s",
+      __func__);
+  T_EXPECT (failures, json
+      && strstr (json, "\"slots_offset\":4096,\"rcb_offset\":4096")
       != NULL, "%s", __func__);
   g_free (json);
 
@@ -138,7 +147,8 @@ test_explicit_offsets (void)
   d.rcb_offset = 5 * 4096;
   json = meta_build (&d, &len);
   T_EXPECT (failures, json && len == 3 * 4096 - 256, "%s", __func__);
-  T_EXPECT (failures, json && strstr (json, "\"slots_offset\":12288,\"rcb_offset\":20480")
+  T_EXPECT (failures, json
+      && strstr (json, "\"slots_offset\":12288,\"rcb_offset\":20480")
       != NULL, "%s", __func__);
   g_free (json);
 
@@ -178,9 +188,11 @@ test_large_numbers_fixed_point (void)
   if (!json)
     return;
   memset (&back, 0, sizeof (back));
-  T_EXPECT_DIAG (failures, meta_parse (json, len, &back, &diag), 0, &diag, NULL, "large read back");
+  T_EXPECT_DIAG (failures, meta_parse (json, len, &back, &diag), 0, &diag, NULL,
+      "large read back");
   T_EXPECT (failures, back.slots_offset == 256 + len, "%s", __func__);
-  T_EXPECT (failures, back.rcb_offset == back.slots_offset + 64 * (1ull << 40), "%s", __func__);
+  T_EXPECT (failures, back.rcb_offset == back.slots_offset + 64 * (1ull << 40),
+      "%s", __func__);
   g_free (json);
 }
 

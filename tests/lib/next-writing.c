@@ -44,7 +44,8 @@ run (int copy)
     T_RC (ret, 0, copy ? "copy_next beside a WRITING slot" :
         "next beside a WRITING slot");
     T_CHECK (t_now_ns () - t0 < 100 * MS, "frame %llu took %llu ms",
-        (unsigned long long) want, (unsigned long long) (t_now_ns () - t0) / MS);
+        (unsigned long long) want,
+        (unsigned long long) (t_now_ns () - t0) / MS);
     T_CHECK (f.info.seq == want, "got seq %llu, want %llu",
         (unsigned long long) f.info.seq, (unsigned long long) want);
     T_CHECK (f.skipped == (want == 2 ? 1u : 0u), "seq %llu skipped %llu",

@@ -74,7 +74,7 @@ int
 main (void)
 {
   char path[512];
-  struct sockaddr_un sa = { .sun_family = AF_UNIX };
+  struct sockaddr_un sa = {.sun_family = AF_UNIX };
   int failed = 0, sock;
 
   t_watchdog (30);

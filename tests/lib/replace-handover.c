@@ -149,7 +149,8 @@ err:
   return res;
 }
 
-struct holder {
+struct holder
+{
   int fd;
   int entry;
 };
@@ -159,8 +160,9 @@ static void *
 hold_entry (void *arg)
 {
   struct holder *h = arg;
-  struct flock fl = { .l_type = F_WRLCK, .l_whence = SEEK_SET,
-    .l_start = h->entry, .l_len = 1 };
+  struct flock fl = {.l_type = F_WRLCK,.l_whence = SEEK_SET,
+    .l_start = h->entry,.l_len = 1
+  };
   struct timespec ts = { 0, 50 * MS };
 
   nanosleep (&ts, NULL);
@@ -177,7 +179,7 @@ case_transient_holder (void)
   struct doradma_reader *r = NULL, *r2 = NULL;
   struct doradma_reader_stats st;
   struct holder h = { -1, 0 };
-  struct flock fl = { .l_type = F_WRLCK, .l_whence = SEEK_SET, .l_len = 1 };
+  struct flock fl = {.l_type = F_WRLCK,.l_whence = SEEK_SET,.l_len = 1 };
   char path[512];
   pthread_t th;
   uint64_t token, next;

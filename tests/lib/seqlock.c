@@ -51,7 +51,8 @@ test_helpers (void)
     /* Lease, then the writer's mark sees it and puts back exactly gen. */
     uint64_t g2 = gen;
     T_CHECK (lease_try (&lease, &gen, g2, 1ull << 63) == 1, "lease_try");
-    T_CHECK (lease == 1ull << 63, "lease word %llx", (unsigned long long) lease);
+    T_CHECK (lease == 1ull << 63, "lease word %llx",
+        (unsigned long long) lease);
     T_CHECK (seqlock_mark (&gen, &lease, g2, 1ull << 63) == 0,
         "mark ignored a lease");
     T_CHECK (gen == g2, "put-back %llx, want exactly %llx",
@@ -106,7 +107,8 @@ test_api_states (const char *dir)
   /* acquire: odd; publish: even, +2. */
   T_RC (doradma_writer_acquire (w, DORADMA_POLICY_LATEST, 0, &a), 0, "acquire");
   g = gen_of (rcb, a);
-  T_CHECK (g & 1, "gen %llu of an acquired slot is even", (unsigned long long) g);
+  T_CHECK (g & 1, "gen %llu of an acquired slot is even",
+      (unsigned long long) g);
   t_stamp (doradma_writer_slot_data (w, a), 8192, 1);
   t_frame_info (&info, 8192);
   T_RC (doradma_writer_publish (w, a, &info), 0, "publish");
@@ -123,7 +125,8 @@ test_api_states (const char *dir)
       "acquire_slot out of range");
 
   /* abandon: odd → even, empty, never delivered. */
-  T_RC (doradma_writer_acquire (w, DORADMA_POLICY_LATEST, 0, &b), 0, "acquire b");
+  T_RC (doradma_writer_acquire (w, DORADMA_POLICY_LATEST, 0, &b), 0,
+      "acquire b");
   T_CHECK (b != a, "acquire returned the newest slot");
   T_RC (doradma_writer_acquire_slot (w, DORADMA_POLICY_LATEST, b), -EBUSY,
       "acquire_slot of a WRITING slot");
@@ -143,7 +146,8 @@ test_api_states (const char *dir)
   T_RC (doradma_reader_next (r, DORADMA_READ_NEXT, 0, &f, NULL), -EAGAIN,
       "the abandoned slot was delivered");
   /* Sequence numbers leave no gap for the abandoned frame. */
-  T_RC (t_publish (w, DORADMA_POLICY_LATEST, 0, 8192, &seq, NULL), 0, "publish 2");
+  T_RC (t_publish (w, DORADMA_POLICY_LATEST, 0, 8192, &seq, NULL), 0,
+      "publish 2");
   T_CHECK (seq == 2, "seq after an abandon %llu", (unsigned long long) seq);
   T_RC (doradma_reader_next (r, DORADMA_READ_NEXT, 0, &f, NULL), 0, "next 2");
   T_CHECK (f.info.seq == 2 && t_check_stamps (f.data, 8192, 2, NULL) == 0,
@@ -163,7 +167,8 @@ err:
 /* (3) torn copy reads */
 #define TORN_BYTES (2u << 20)
 
-struct torn_ctx {
+struct torn_ctx
+{
   struct doradma_writer *w;
   int stop;
   uint64_t published;

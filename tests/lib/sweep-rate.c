@@ -17,7 +17,7 @@
 #define MS 1000000ll
 
 static unsigned long lock_calls;
-static int counting, waking = 1;   /* atomic */
+static int counting, waking = 1;        /* atomic */
 
 int __real_fcntl (int fd, int cmd, ...);
 int __real_fcntl64 (int fd, int cmd, ...);

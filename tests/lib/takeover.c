@@ -48,7 +48,8 @@ static int
 reopen (struct doradma_reader **r, int backpressure)
 {
   struct doradma_reader_config rc;
-  uint64_t token = doradma_reader_token (*r), last = doradma_reader_last_seq (*r);
+  uint64_t token = doradma_reader_token (*r), last =
+      doradma_reader_last_seq (*r);
   int ret;
 
   doradma_reader_close (*r);

@@ -17,7 +17,8 @@ expect_caps (const char *caps, int want, const char *field)
   struct doradma_diag diag;
 
   memset (&diag, 0, sizeof (diag));
-  T_EXPECT_DIAG (failures, caps_string_validate (caps, strlen (caps) + 1, &diag), want, &diag, field, caps);
+  T_EXPECT_DIAG (failures, caps_string_validate (caps, strlen (caps) + 1,
+          &diag), want, &diag, field, caps);
 }
 
 int
@@ -56,7 +57,8 @@ main (void)
   /* No NUL within the buffer. */
   T_EXPECT_DIAG (failures, caps_string_validate ("video/x-raw", 11,
           &diag), -EBADMSG, &diag, "caps", "no NUL within len");
-  T_EXPECT_DIAG (failures, caps_string_validate ("", 0, &diag), -EBADMSG, &diag, "caps", "len 0");
+  T_EXPECT_DIAG (failures, caps_string_validate ("", 0, &diag), -EBADMSG, &diag,
+      "caps", "len 0");
   /* No NUL within DORADMA_CAPS_MAX, in a larger buffer. */
   memset (big, 'a', sizeof (big));
   memcpy (big, "video/x-raw, a=", 15);

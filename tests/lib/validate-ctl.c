@@ -23,28 +23,34 @@ main (void)
   img = image_build_ctl (token, 4, &len);
   ctl = (struct doradma_shm_ctl *) img;
   T_EXPECT (failures, len == 0x2100, "%s", __func__);
-  T_EXPECT_DIAG (failures, doradma_ctl_validate (img, len, token, &diag), 0, &diag, NULL, "valid ctl");
+  T_EXPECT_DIAG (failures, doradma_ctl_validate (img, len, token, &diag), 0,
+      &diag, NULL, "valid ctl");
   /* Reader-written words are not part of the identity. */
   ctl->notify = 0xffffffff;
   ctl->readers[3].state = 99;
   T_EXPECT_DIAG (failures, doradma_ctl_validate (img, len, token,
           &diag), 0, &diag, NULL, "reader words ignored");
 
-  T_EXPECT_DIAG (failures, doradma_ctl_validate (img, 0, token, &diag), -EBADMSG, &diag, "ctl.size", "empty");
+  T_EXPECT_DIAG (failures, doradma_ctl_validate (img, 0, token, &diag),
+      -EBADMSG, &diag, "ctl.size", "empty");
   cut = g_memdup2 (img, len - 1);
   T_EXPECT_DIAG (failures, doradma_ctl_validate (cut, len - 1, token,
           &diag), -EBADMSG, &diag, "ctl.size", "one byte short");
   g_free (cut);
 
   ctl->magic = DORADMA_RCB_MAGIC;
-  T_EXPECT_DIAG (failures, doradma_ctl_validate (img, len, token, &diag), -EBADMSG, &diag, "ctl.magic", "magic");
+  T_EXPECT_DIAG (failures, doradma_ctl_validate (img, len, token, &diag),
+      -EBADMSG, &diag, "ctl.magic", "magic");
   ctl->magic = DORADMA_CTL_MAGIC;
   ctl->layout_version = 2;
-  T_EXPECT_DIAG (failures, doradma_ctl_validate (img, len, token, &diag), -EPROTONOSUPPORT, &diag, "ctl.layout_version", "layout version 2");
+  T_EXPECT_DIAG (failures, doradma_ctl_validate (img, len, token, &diag),
+      -EPROTONOSUPPORT, &diag, "ctl.layout_version", "layout version 2");
   ctl->layout_version = DORADMA_LAYOUT_VERSION;
   T_EXPECT_DIAG (failures, doradma_ctl_validate (img, len,
-          token + 1, &diag), -EBADMSG, &diag, "ctl.token", "another segment's ctl");
-  T_EXPECT_DIAG (failures, ctl_parse (img, len, token, &diag), 0, &diag, NULL, "ctl_parse agrees");
+          token + 1, &diag), -EBADMSG, &diag, "ctl.token",
+      "another segment's ctl");
+  T_EXPECT_DIAG (failures, ctl_parse (img, len, token, &diag), 0, &diag, NULL,
+      "ctl_parse agrees");
   g_free (img);
   return failures ? T_EXIT_FAIL : T_EXIT_PASS;
 }

@@ -22,7 +22,8 @@ test_valid_image_accepted (void)
 
   image_build_default (&img);
   memset (&desc, 0, sizeof (desc));
-  T_EXPECT_DIAG (failures, segment_parse (img.data, img.len, &desc, &diag), 0, &diag, NULL, "valid image");
+  T_EXPECT_DIAG (failures, segment_parse (img.data, img.len, &desc, &diag), 0,
+      &diag, NULL, "valid image");
   T_EXPECT (failures, desc.json_len == img.json_len, "%s", __func__);
   T_EXPECT (failures, desc.data_offset == 4096, "%s", __func__);
   T_EXPECT (failures, desc.ipc == 0, "%s", __func__);
@@ -35,7 +36,8 @@ test_valid_image_accepted (void)
   T_EXPECT (failures, desc.writer_pid == 4242, "%s", __func__);
   T_EXPECT (failures, desc.map_size == img.len, "%s", __func__);
   T_EXPECT (failures, strcmp (desc.transport, "shmem") == 0, "%s", __func__);
-  T_EXPECT (failures, strcmp (desc.caps, IMAGE_DEFAULT_CAPS) == 0, "%s", __func__);
+  T_EXPECT (failures, strcmp (desc.caps, IMAGE_DEFAULT_CAPS) == 0, "%s",
+      __func__);
   /* The public wrapper agrees. */
   T_EXPECT_DIAG (failures, doradma_segment_validate (img.data, img.len,
           NULL), 0, NULL, NULL, "public wrapper");
@@ -56,7 +58,8 @@ test_truncated_header_every_length (void)
     char what[64];
 
     snprintf (what, sizeof (what), "object of %zu bytes", n);
-    T_EXPECT_DIAG (failures, doradma_segment_validate (cut, n, &diag), -EBADMSG, &diag, "object.size", what);
+    T_EXPECT_DIAG (failures, doradma_segment_validate (cut, n, &diag), -EBADMSG,
+        &diag, "object.size", what);
     g_free (cut);
   }
   image_free (&img);
@@ -76,7 +79,8 @@ test_truncated_object (void)
   /* Cut one byte before the end of the RCB: the RCB is past the mapping. */
   cut = g_memdup2 (img.data, rcb_end - 1);
   T_EXPECT_DIAG (failures, doradma_segment_validate (cut,
-          rcb_end - 1, &diag), -EBADMSG, &diag, "rcb", "cut before the RCB end");
+          rcb_end - 1, &diag), -EBADMSG, &diag, "rcb",
+      "cut before the RCB end");
   g_free (cut);
   /* Cut right at the RCB. */
   cut = g_memdup2 (img.data, img.rcb_offset);
@@ -106,7 +110,8 @@ test_magic (void)
   T_EXPECT_IMAGE (failures, &img, -EBADMSG, "header.magic", "magic XORADMA");
   img.data[0] = 'D';
   img.data[7] = '!';
-  T_EXPECT_IMAGE (failures, &img, -EBADMSG, "header.magic", "magic without NUL");
+  T_EXPECT_IMAGE (failures, &img, -EBADMSG, "header.magic",
+      "magic without NUL");
   image_free (&img);
 }
 
@@ -117,18 +122,23 @@ test_json_len (void)
 
   image_build_default (&img);
   image_header (&img)->json_len = DORADMA_JSON_MAX + 1;
-  T_EXPECT_IMAGE (failures, &img, -EBADMSG, "header.json_len", "json_len over the cap");
+  T_EXPECT_IMAGE (failures, &img, -EBADMSG, "header.json_len",
+      "json_len over the cap");
   image_header (&img)->json_len = UINT64_MAX;
-  T_EXPECT_IMAGE (failures, &img, -EBADMSG, "header.json_len", "json_len u64 max (256 + json_len overflows)");
+  T_EXPECT_IMAGE (failures, &img, -EBADMSG, "header.json_len",
+      "json_len u64 max (256 + json_len overflows)");
   image_header (&img)->json_len = UINT64_MAX - 255;
-  T_EXPECT_IMAGE (failures, &img, -EBADMSG, "header.json_len", "json_len wrapping 256 + json_len to 0");
+  T_EXPECT_IMAGE (failures, &img, -EBADMSG, "header.json_len",
+      "json_len wrapping 256 + json_len to 0");
   image_header (&img)->json_len = img.data_offset - 256 + 1;
-  T_EXPECT_IMAGE (failures, &img, -EBADMSG, "header.json_len", "json_len past data_offset");
+  T_EXPECT_IMAGE (failures, &img, -EBADMSG, "header.json_len",
+      "json_len past data_offset");
   image_header (&img)->json_len = 0;
   T_EXPECT_IMAGE (failures, &img, -EBADMSG, "json", "json_len 0");
   /* A shorter json_len cuts the JSON: it no longer parses. */
   image_header (&img)->json_len = 40;
-  T_EXPECT_IMAGE (failures, &img, -EBADMSG, "json", "json_len cutting the JSON");
+  T_EXPECT_IMAGE (failures, &img, -EBADMSG, "json",
+      "json_len cutting the JSON");
   image_free (&img);
 }
 
@@ -141,19 +151,25 @@ test_data_offset (void)
   image_build_default (&img);
   h = image_header (&img);
   h->data_offset = 0;
-  T_EXPECT_IMAGE (failures, &img, -EBADMSG, "header.data_offset", "data_offset 0");
+  T_EXPECT_IMAGE (failures, &img, -EBADMSG, "header.data_offset",
+      "data_offset 0");
   h->data_offset = 255;
-  T_EXPECT_IMAGE (failures, &img, -EBADMSG, "header.data_offset", "data_offset inside the header");
+  T_EXPECT_IMAGE (failures, &img, -EBADMSG, "header.data_offset",
+      "data_offset inside the header");
   h->data_offset = img.len + 1;
-  T_EXPECT_IMAGE (failures, &img, -EBADMSG, "header.data_offset", "data_offset past the end");
+  T_EXPECT_IMAGE (failures, &img, -EBADMSG, "header.data_offset",
+      "data_offset past the end");
   h->data_offset = UINT64_MAX;
-  T_EXPECT_IMAGE (failures, &img, -EBADMSG, "header.data_offset", "data_offset u64 max");
+  T_EXPECT_IMAGE (failures, &img, -EBADMSG, "header.data_offset",
+      "data_offset u64 max");
   /* Not a page multiple (the JSON still fits before it). */
   h->data_offset = img.data_offset + 256;
-  T_EXPECT_IMAGE (failures, &img, -EBADMSG, "header.data_offset", "data_offset not a page multiple");
+  T_EXPECT_IMAGE (failures, &img, -EBADMSG, "header.data_offset",
+      "data_offset not a page multiple");
   /* A page multiple that is not where the slots are. */
   h->data_offset = img.data_offset + 4096;
-  T_EXPECT_IMAGE (failures, &img, -EBADMSG, "rcb.slots_offset", "data_offset != rcb.slots_offset");
+  T_EXPECT_IMAGE (failures, &img, -EBADMSG, "rcb.slots_offset",
+      "data_offset != rcb.slots_offset");
   image_free (&img);
 }
 
@@ -166,9 +182,11 @@ test_ipc_flag (void)
   image_header (&img)->ipc_flag = 2;
   T_EXPECT_IMAGE (failures, &img, -EBADMSG, "header.ipc_flag", "ipc_flag 2");
   image_header (&img)->ipc_flag = UINT64_MAX;
-  T_EXPECT_IMAGE (failures, &img, -EBADMSG, "header.ipc_flag", "ipc_flag u64 max");
+  T_EXPECT_IMAGE (failures, &img, -EBADMSG, "header.ipc_flag",
+      "ipc_flag u64 max");
   image_header (&img)->ipc_flag = 1;
-  T_EXPECT_IMAGE (failures, &img, -EBADMSG, "json.transport", "ipc_flag 1 with transport shmem");
+  T_EXPECT_IMAGE (failures, &img, -EBADMSG, "json.transport",
+      "ipc_flag 1 with transport shmem");
   image_free (&img);
 }
 
@@ -208,8 +226,10 @@ test_python_dora_pool_is_not_a_ring (void)
   memcpy (seg, head, sizeof (head));
   seg[96] = 2;
   memcpy (seg + 256, json, 73);
-  T_EXPECT_DIAG (failures, doradma_segment_validate (seg, len, &diag), -EBADMSG, &diag, "json.doradma", "python dora pool");
-  T_EXPECT (failures, strstr (diag.msg, "not a doradma ring") != NULL, "%s", __func__);
+  T_EXPECT_DIAG (failures, doradma_segment_validate (seg, len, &diag), -EBADMSG,
+      &diag, "json.doradma", "python dora pool");
+  T_EXPECT (failures, strstr (diag.msg, "not a doradma ring") != NULL, "%s",
+      __func__);
 
   /* The C++ shmem pool of the example (compact JSON, json_len 88, gen 0). */
   memset (seg, 0, len);
@@ -219,7 +239,8 @@ test_python_dora_pool_is_not_a_ring (void)
   memcpy (seg, head, sizeof (head));
   seg[8] = 88;
   memcpy (seg + 256, json, 88);
-  T_EXPECT_DIAG (failures, doradma_segment_validate (seg, len, &diag), -EBADMSG, &diag, "json.doradma", "C++ dora pool");
+  T_EXPECT_DIAG (failures, doradma_segment_validate (seg, len, &diag), -EBADMSG,
+      &diag, "json.doradma", "C++ dora pool");
   g_free (seg);
 }
 

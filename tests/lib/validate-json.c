@@ -14,7 +14,8 @@
 /* Failed checks (T_EXPECT*); main exits 1 if any. */
 static int failures;
 
-struct json_case {
+struct json_case
+{
   const char *what;
   const char *from, *to;
   int err;
@@ -23,7 +24,8 @@ struct json_case {
 
 /* The default image's JSON holds these exact fragments (meta_build). */
 static const struct json_case cases[] = {
-  {"size a string", "\"size\":8192", "\"size\":\"8192\"", -EBADMSG, "json.size"},
+  {"size a string", "\"size\":8192", "\"size\":\"8192\"", -EBADMSG,
+      "json.size"},
   {"size negative", "\"size\":8192", "\"size\":-8192", -EBADMSG, "json.size"},
   {"size a float", "\"size\":8192", "\"size\":8192.0", -EBADMSG, "json.size"},
   {"size missing", "\"size\":8192,", "", -EBADMSG, "json.size"},
@@ -143,7 +145,8 @@ static const struct json_case cases[] = {
       -EBADMSG, "json"},
   {"literals and exponents are fine", "\"size\":",
       "\"t\":[true,false,null,-1.5e+3,0.25,1E2],\"size\":", 0, NULL},
-  {"escapes are fine", "\"size\":", "\"e\":\"\\\"\\\\\\/\\b\\u00e9\",\"size\":", 0,
+  {"escapes are fine", "\"size\":", "\"e\":\"\\\"\\\\\\/\\b\\u00e9\",\"size\":",
+        0,
       NULL},
 };
 
@@ -157,7 +160,8 @@ test_table (void)
 
     image_build_default (&img);
     image_replace_json (&img, cases[i].from, cases[i].to);
-    T_EXPECT_IMAGE (failures, &img, cases[i].err, cases[i].field, cases[i].what);
+    T_EXPECT_IMAGE (failures, &img, cases[i].err, cases[i].field,
+        cases[i].what);
     image_free (&img);
   }
 }
@@ -192,7 +196,8 @@ test_hostile_bytes (void)
   image_build_default (&img);
   json = img.data + DORADMA_HEADER_SIZE;
   json[0] = 0xff;
-  T_EXPECT_IMAGE (failures, &img, -EBADMSG, "json", "invalid UTF-8 (byte 256 = 0xff)");
+  T_EXPECT_IMAGE (failures, &img, -EBADMSG, "json",
+      "invalid UTF-8 (byte 256 = 0xff)");
   image_free (&img);
 
   image_build_default (&img);
@@ -233,7 +238,8 @@ test_caps_too_long (void)
     g_string_append_c (caps, 'a');
   to = g_strdup (caps->str);
   image_replace_json (&img, "\"caps\":\"video/x-raw", to);
-  T_EXPECT_IMAGE (failures, &img, -EBADMSG, "json.doradma.caps", "caps of 960 bytes or more");
+  T_EXPECT_IMAGE (failures, &img, -EBADMSG, "json.doradma.caps",
+      "caps of 960 bytes or more");
   g_free (to);
   g_string_free (caps, TRUE);
   image_free (&img);
@@ -248,7 +254,8 @@ test_meta_parse_caps_len (void)
 
   memset (&desc, 0, sizeof (desc));
   T_EXPECT_DIAG (failures, meta_parse ("{}", DORADMA_JSON_MAX + 1,
-          &desc, &diag), -EBADMSG, &diag, "header.json_len", "meta_parse over the cap");
+          &desc, &diag), -EBADMSG, &diag, "header.json_len",
+      "meta_parse over the cap");
 }
 
 int

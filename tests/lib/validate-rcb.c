@@ -28,28 +28,35 @@ test_identity (void)
   rcb->magic = DORADMA_RCB_MAGIC;
 
   rcb->layout_version = 2;
-  T_EXPECT_IMAGE (failures, &img, -EPROTONOSUPPORT, "rcb.layout_version", "layout version 2");
+  T_EXPECT_IMAGE (failures, &img, -EPROTONOSUPPORT, "rcb.layout_version",
+      "layout version 2");
   rcb->layout_version = 0;
-  T_EXPECT_IMAGE (failures, &img, -EPROTONOSUPPORT, "rcb.layout_version", "layout version 0");
+  T_EXPECT_IMAGE (failures, &img, -EPROTONOSUPPORT, "rcb.layout_version",
+      "layout version 0");
   rcb->layout_version = DORADMA_LAYOUT_VERSION;
 
   rcb->page_size = 8192;
-  T_EXPECT_IMAGE (failures, &img, -EBADMSG, "rcb.page_size", "page size differs from the JSON");
+  T_EXPECT_IMAGE (failures, &img, -EBADMSG, "rcb.page_size",
+      "page size differs from the JSON");
   rcb->page_size = 0;
   T_EXPECT_IMAGE (failures, &img, -EBADMSG, "rcb.page_size", "page size 0");
   rcb->page_size = 4096 + 1;
-  T_EXPECT_IMAGE (failures, &img, -EBADMSG, "rcb.page_size", "page size not a power of two");
+  T_EXPECT_IMAGE (failures, &img, -EBADMSG, "rcb.page_size",
+      "page size not a power of two");
   rcb->page_size = 4096;
 
   rcb->incompat_flags = 1ull << 5;
   T_EXPECT (failures, doradma_segment_validate (img.data, img.len, &diag)
       == -EPROTONOSUPPORT, "%s", __func__);
-  T_EXPECT (failures, diag.field && strcmp (diag.field, "rcb.incompat_flags") == 0, "%s", __func__);
+  T_EXPECT (failures, diag.field
+      && strcmp (diag.field, "rcb.incompat_flags") == 0, "%s", __func__);
   T_EXPECT (failures, strstr (diag.msg, "bit 5") != NULL, "%s", __func__);
   rcb->incompat_flags = 1ull << 63;
-  T_EXPECT_IMAGE (failures, &img, -EPROTONOSUPPORT, "rcb.incompat_flags", "incompat bit 63");
+  T_EXPECT_IMAGE (failures, &img, -EPROTONOSUPPORT, "rcb.incompat_flags",
+      "incompat bit 63");
   rcb->incompat_flags = DORADMA_INCOMPAT_DEVICE_SLOTS;
-  T_EXPECT_IMAGE (failures, &img, -EBADMSG, "rcb.incompat_flags", "DEVICE_SLOTS without ipc_flag");
+  T_EXPECT_IMAGE (failures, &img, -EBADMSG, "rcb.incompat_flags",
+      "DEVICE_SLOTS without ipc_flag");
   rcb->incompat_flags = 0;
 
   /* Unknown compat bits are ignored by design. */
@@ -71,11 +78,13 @@ test_slot_count (void)
   rcb->slot_count = 65;
   T_EXPECT_IMAGE (failures, &img, -EBADMSG, "rcb.slot_count", "slot count 65");
   rcb->slot_count = UINT32_MAX;
-  T_EXPECT_IMAGE (failures, &img, -EBADMSG, "rcb.slot_count", "slot count u32 max");
+  T_EXPECT_IMAGE (failures, &img, -EBADMSG, "rcb.slot_count",
+      "slot count u32 max");
   /* Same slot area, different split: the JSON no longer agrees. */
   rcb->slot_count = 1;
   rcb->slot_stride = 8192;
-  T_EXPECT_IMAGE (failures, &img, -EBADMSG, "json.doradma.slots", "slot count differs from the JSON");
+  T_EXPECT_IMAGE (failures, &img, -EBADMSG, "json.doradma.slots",
+      "slot count differs from the JSON");
   image_free (&img);
 }
 
@@ -90,21 +99,27 @@ test_slot_stride (void)
   rcb->slot_stride = 0;
   T_EXPECT_IMAGE (failures, &img, -EBADMSG, "rcb.slot_stride", "stride 0");
   rcb->slot_stride = 6144;
-  T_EXPECT_IMAGE (failures, &img, -EBADMSG, "rcb.slot_stride", "stride not a page multiple");
+  T_EXPECT_IMAGE (failures, &img, -EBADMSG, "rcb.slot_stride",
+      "stride not a page multiple");
   rcb->slot_stride = 4095;
-  T_EXPECT_IMAGE (failures, &img, -EBADMSG, "rcb.slot_stride", "stride below a page");
+  T_EXPECT_IMAGE (failures, &img, -EBADMSG, "rcb.slot_stride",
+      "stride below a page");
   /* Page multiple, but slot_count * stride overflows u64. */
   rcb->slot_stride = UINT64_MAX & ~4095ull;
-  T_EXPECT_IMAGE (failures, &img, -EBADMSG, "rcb.slot_stride", "stride overflowing slot_count x stride");
+  T_EXPECT_IMAGE (failures, &img, -EBADMSG, "rcb.slot_stride",
+      "stride overflowing slot_count x stride");
   /* No overflow in the product, but in slots_offset + product. */
   rcb->slot_stride = (UINT64_MAX / 2) & ~4095ull;
-  T_EXPECT_IMAGE (failures, &img, -EBADMSG, "rcb.slot_stride", "stride overflowing slots_offset + area");
+  T_EXPECT_IMAGE (failures, &img, -EBADMSG, "rcb.slot_stride",
+      "stride overflowing slots_offset + area");
   /* The slot area runs past the end of the object. */
   rcb->slot_stride = 1ull << 30;
-  T_EXPECT_IMAGE (failures, &img, -EBADMSG, "rcb.slot_stride", "slot area past the mapping");
+  T_EXPECT_IMAGE (failures, &img, -EBADMSG, "rcb.slot_stride",
+      "slot area past the mapping");
   /* Inside the mapping, but over the RCB. */
   rcb->slot_stride = 8192;
-  T_EXPECT_IMAGE (failures, &img, -EBADMSG, "json.doradma.rcb_offset", "slot area over the RCB");
+  T_EXPECT_IMAGE (failures, &img, -EBADMSG, "json.doradma.rcb_offset",
+      "slot area over the RCB");
   image_free (&img);
 }
 
@@ -117,11 +132,14 @@ test_slots_offset (void)
   image_build_default (&img);
   rcb = image_rcb (&img);
   rcb->slots_offset = 0;
-  T_EXPECT_IMAGE (failures, &img, -EBADMSG, "rcb.slots_offset", "slots_offset 0");
+  T_EXPECT_IMAGE (failures, &img, -EBADMSG, "rcb.slots_offset",
+      "slots_offset 0");
   rcb->slots_offset = UINT64_MAX;
-  T_EXPECT_IMAGE (failures, &img, -EBADMSG, "rcb.slots_offset", "slots_offset u64 max");
+  T_EXPECT_IMAGE (failures, &img, -EBADMSG, "rcb.slots_offset",
+      "slots_offset u64 max");
   rcb->slots_offset = img.data_offset + 4096;
-  T_EXPECT_IMAGE (failures, &img, -EBADMSG, "rcb.slots_offset", "slots_offset != data_offset");
+  T_EXPECT_IMAGE (failures, &img, -EBADMSG, "rcb.slots_offset",
+      "slots_offset != data_offset");
   image_free (&img);
 }
 
@@ -157,25 +175,31 @@ test_valid_shapes (void)
   p.ipc = 1;
   image_build (&img, &p);
   T_EXPECT (failures, img.rcb_offset == img.data_offset, "%s", __func__);
-  T_EXPECT_DIAG (failures, segment_parse (img.data, img.len, &desc, &diag), 0, &diag, NULL, "ipc");
+  T_EXPECT_DIAG (failures, segment_parse (img.data, img.len, &desc, &diag), 0,
+      &diag, NULL, "ipc");
   memset (handle, 0xa5, sizeof (handle));
   T_EXPECT (failures, desc.ipc == 1, "%s", __func__);
-  T_EXPECT (failures, memcmp (desc.ipc_handle, handle, sizeof (handle)) == 0, "%s", __func__);
+  T_EXPECT (failures, memcmp (desc.ipc_handle, handle, sizeof (handle)) == 0,
+      "%s", __func__);
   T_EXPECT (failures, strcmp (desc.transport, "ipc") == 0, "%s", __func__);
-  T_EXPECT (failures, desc.incompat_flags == DORADMA_INCOMPAT_DEVICE_SLOTS, "%s", __func__);
+  T_EXPECT (failures, desc.incompat_flags == DORADMA_INCOMPAT_DEVICE_SLOTS,
+      "%s", __func__);
 
   image_rcb (&img)->incompat_flags = 0;
-  T_EXPECT_IMAGE (failures, &img, -EBADMSG, "rcb.incompat_flags", "ipc without DEVICE_SLOTS");
+  T_EXPECT_IMAGE (failures, &img, -EBADMSG, "rcb.incompat_flags",
+      "ipc without DEVICE_SLOTS");
   image_rcb (&img)->incompat_flags = DORADMA_INCOMPAT_DEVICE_SLOTS;
   image_header (&img)->ipc_flag = 0;
-  T_EXPECT_IMAGE (failures, &img, -EBADMSG, "json.transport", "transport ipc without ipc_flag");
+  T_EXPECT_IMAGE (failures, &img, -EBADMSG, "json.transport",
+      "transport ipc without ipc_flag");
   image_header (&img)->ipc_flag = 1;
   /* The JSON's stride disagrees with the RCB's (only the ipc shape can get
    * this far: there the slot area does not pin rcb_offset). */
   image_replace_json (&img, "\"size\":8192", "\"size\":16384");
   image_replace_json (&img, "\"shape\":[2,4096]", "\"shape\":[2,8192]");
   image_replace_json (&img, "\"slot_stride\":4096", "\"slot_stride\":8192");
-  T_EXPECT_IMAGE (failures, &img, -EBADMSG, "json.doradma.slot_stride", "ipc: JSON stride != RCB stride");
+  T_EXPECT_IMAGE (failures, &img, -EBADMSG, "json.doradma.slot_stride",
+      "ipc: JSON stride != RCB stride");
   image_free (&img);
 
   image_params_default (&p);
@@ -186,7 +210,8 @@ test_valid_shapes (void)
   img.data = g_realloc (img.data, img.len + 8192);
   memmove (img.data + 12288, img.data + 4096, sizeof (struct doradma_shm_rcb));
   img.len += 8192;
-  T_EXPECT_IMAGE (failures, &img, -EBADMSG, "json.doradma.rcb_offset", "ipc: RCB not right after the JSON");
+  T_EXPECT_IMAGE (failures, &img, -EBADMSG, "json.doradma.rcb_offset",
+      "ipc: RCB not right after the JSON");
   image_free (&img);
 }
 

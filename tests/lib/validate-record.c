@@ -20,7 +20,8 @@ expect_rec (const char *what, const struct doradma_shm_slot *rec, int want,
   struct doradma_frame_info info;
 
   memset (&diag, 0, sizeof (diag));
-  T_EXPECT_DIAG (failures, slot_record_validate (rec, &desc, &info, &diag), want, &diag, field, what);
+  T_EXPECT_DIAG (failures, slot_record_validate (rec, &desc, &info, &diag),
+      want, &diag, field, what);
 }
 
 static void
@@ -33,17 +34,22 @@ test_valid (void)
   image_valid_record (&rec);
   /* Planes past n_planes are not looked at, and not returned. */
   rec.n_planes = 3;
-  rec.planes[3] = (struct doradma_shm_plane) {UINT64_MAX, 0, 0, 99, 7};
+  rec.planes[3] = (struct doradma_shm_plane) { UINT64_MAX, 0, 0, 99, 7 };
   memset (&info, 0xee, sizeof (info));
-  T_EXPECT_DIAG (failures, slot_record_validate (&rec, &desc, &info, &diag), 0, &diag, NULL, "valid I420");
+  T_EXPECT_DIAG (failures, slot_record_validate (&rec, &desc, &info, &diag), 0,
+      &diag, NULL, "valid I420");
   T_EXPECT (failures, info.seq == 7, "%s", __func__);
   T_EXPECT (failures, info.n_planes == 3, "%s", __func__);
   T_EXPECT (failures, info.width == 64 && info.height == 48, "%s", __func__);
-  T_EXPECT (failures, info.planes[1].offset == 3072 && info.planes[1].stride == 32, "%s", __func__);
-  T_EXPECT (failures, info.planes[2].rows == 24 && info.planes[2].row_bytes == 32, "%s", __func__);
-  T_EXPECT (failures, info.planes[3].offset == 0 && info.planes[3].row_bytes == 0, "%s", __func__);
+  T_EXPECT (failures, info.planes[1].offset == 3072
+      && info.planes[1].stride == 32, "%s", __func__);
+  T_EXPECT (failures, info.planes[2].rows == 24
+      && info.planes[2].row_bytes == 32, "%s", __func__);
+  T_EXPECT (failures, info.planes[3].offset == 0
+      && info.planes[3].row_bytes == 0, "%s", __func__);
   T_EXPECT (failures, info.payload_bytes == 4608, "%s", __func__);
-  T_EXPECT (failures, info.pts == 1000 && info.dts == DORADMA_TIME_NONE, "%s", __func__);
+  T_EXPECT (failures, info.pts == 1000
+      && info.dts == DORADMA_TIME_NONE, "%s", __func__);
   T_EXPECT (failures, info.duration == 33333333, "%s", __func__);
   T_EXPECT (failures, info.offset == 7 && info.offset_end == 8, "%s", __func__);
   T_EXPECT (failures, info.publish_time == 123456789, "%s", __func__);
@@ -102,7 +108,8 @@ test_rejections (void)
       "slot.planes.offset");
   image_valid_record (&rec);
   rec.planes[2].rows = 25;
-  expect_rec ("last plane one row too many", &rec, -EBADMSG, "slot.planes.offset");
+  expect_rec ("last plane one row too many", &rec, -EBADMSG,
+      "slot.planes.offset");
   image_valid_record (&rec);
   rec.planes[0].offset = UINT64_MAX;
   expect_rec ("offset u64 max (overflows)", &rec, -EBADMSG,
@@ -138,8 +145,7 @@ test_crop (void)
   expect_rec ("crop with height 0", &rec, -EBADMSG, "slot.crop");
   rec.crop_height = 44;
   rec.crop_x = UINT32_MAX;
-  expect_rec ("crop_x + crop_width wrapping u32", &rec, -EBADMSG,
-      "slot.crop");
+  expect_rec ("crop_x + crop_width wrapping u32", &rec, -EBADMSG, "slot.crop");
   /* crop_width 0 means no crop: the other fields are not looked at. */
   rec.crop_width = 0;
   expect_rec ("no crop", &rec, 0, NULL);

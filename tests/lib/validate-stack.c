@@ -22,7 +22,8 @@ static int failures;
 
 #define STACK (256 * 1024)
 
-struct job {
+struct job
+{
   const uint8_t *image;
   size_t len;
   int ret;
@@ -40,7 +41,7 @@ validate (void *arg)
 
 /* Returns the verdict, or a crash as -1000 - signal. */
 static int
-on_small_stack (const uint8_t *image, size_t len, struct doradma_diag *diag)
+on_small_stack (const uint8_t * image, size_t len, struct doradma_diag *diag)
 {
   int *shared = mmap (NULL, sizeof (int) + sizeof *diag,
       PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS, -1, 0);
@@ -48,7 +49,7 @@ on_small_stack (const uint8_t *image, size_t len, struct doradma_diag *diag)
   int status = 0, ret;
 
   if (pid == 0) {
-    struct job j = { image, len, 0, { 0 } };
+    struct job j = { image, len, 0, {0} };
     pthread_attr_t attr;
     pthread_t th;
 
@@ -126,7 +127,8 @@ main (void)
       '[', 65000);
   expect_refused ("65000 x '{\"a\":'", "", '{', 2);
   image_build_default (&img);
-  T_EXPECT_DIAG (failures, on_small_stack (img.data, img.len, &diag), 0, &diag, NULL, "a valid image");
+  T_EXPECT_DIAG (failures, on_small_stack (img.data, img.len, &diag), 0, &diag,
+      NULL, "a valid image");
   image_free (&img);
   return failures ? T_EXIT_FAIL : T_EXIT_PASS;
 }

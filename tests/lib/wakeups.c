@@ -23,7 +23,8 @@
 
 static char ch[64], *dir;
 
-struct waiter {
+struct waiter
+{
   struct doradma_writer *w;
   int rc;
   uint32_t slot;

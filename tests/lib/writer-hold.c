@@ -28,7 +28,7 @@
 static char *dir;
 
 static int
-publish_into (struct doradma_writer *w, uint32_t *slot)
+publish_into (struct doradma_writer *w, uint32_t * slot)
 {
   struct doradma_frame_info info;
   int ret = doradma_writer_acquire (w, DORADMA_POLICY_LATEST, 0, slot);
@@ -70,7 +70,8 @@ err:
   return ret;
 }
 
-struct waiter {
+struct waiter
+{
   struct doradma_writer *w;
   const int *cancel;
   uint32_t n_readers;

@@ -73,8 +73,7 @@ main (int argc, char **argv)
   capsfilter = gst_bin_get_by_name (GST_BIN (pipeline), "cf");
 
   pad = gst_element_get_static_pad (src, "src");
-  gst_pad_add_probe (pad, GST_PAD_PROBE_TYPE_BUFFER, on_src_buffer, NULL,
-      NULL);
+  gst_pad_add_probe (pad, GST_PAD_PROBE_TYPE_BUFFER, on_src_buffer, NULL, NULL);
   gst_object_unref (pad);
   pad = gst_element_get_static_pad (sink, "sink");
   gst_pad_add_probe (pad, GST_PAD_PROBE_TYPE_BUFFER, on_sink_buffer, NULL,

@@ -27,7 +27,7 @@ static int failed;
 
 /* Plain stores on purpose: the copy readers race with these. */
 static void
-stamp_plain (uint8_t *p, uint64_t seq)
+stamp_plain (uint8_t * p, uint64_t seq)
 {
   for (uint64_t off = 0; off < SLOT_BYTES; off += 4096) {
     memset (p + off, (int) (seq & 0xff), 4096);
@@ -37,7 +37,7 @@ stamp_plain (uint8_t *p, uint64_t seq)
 }
 
 static int
-check_plain (const uint8_t *p, uint64_t seq)
+check_plain (const uint8_t * p, uint64_t seq)
 {
   for (uint64_t off = 0; off < SLOT_BYTES; off += 4096) {
     uint64_t a, b;
@@ -71,7 +71,8 @@ writer_thread (void *arg)
   return NULL;
 }
 
-struct rd {
+struct rd
+{
   int copy;
   uint64_t frames, torn;
 };

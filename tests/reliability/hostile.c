@@ -40,7 +40,8 @@ static char *dir;
 /* object images                                                            */
 /* ------------------------------------------------------------------------ */
 
-struct img {
+struct img
+{
   uint8_t *data;
   size_t len;
   uint8_t *ctl;
@@ -48,7 +49,7 @@ struct img {
 };
 
 static int
-read_file (const char *path, uint8_t **buf, size_t *len)
+read_file (const char *path, uint8_t ** buf, size_t *len)
 {
   struct stat st;
   int fd = open (path, O_RDONLY | O_CLOEXEC);
@@ -70,7 +71,7 @@ read_file (const char *path, uint8_t **buf, size_t *len)
 }
 
 static int
-write_file (const char *path, const uint8_t *buf, size_t len, mode_t mode)
+write_file (const char *path, const uint8_t * buf, size_t len, mode_t mode)
 {
   int fd = open (path, O_RDWR | O_CREAT | O_EXCL | O_CLOEXEC, mode);
 
@@ -367,7 +368,7 @@ map_data_rw (const char *ch, size_t *len)
 }
 
 static struct doradma_shm_rcb *
-rcb_in (uint8_t *map, uint32_t slots, uint64_t stride)
+rcb_in (uint8_t * map, uint32_t slots, uint64_t stride)
 {
   struct doradma_shm_header *h = (struct doradma_shm_header *) map;
   return (struct doradma_shm_rcb *) (map + h->data_offset + slots * stride);
@@ -377,30 +378,56 @@ rcb_in (uint8_t *map, uint32_t slots, uint64_t stride)
 /* record: per-frame geometry outside the slot                              */
 /* ------------------------------------------------------------------------ */
 
-enum { C_STRIDE, C_OFFSET, C_OFFSET_WRAP, C_PAYLOAD, C_PLANES, C_ROWBYTES,
-  C_ROWS, C_CROP, C_ZERO_STRIDE, C_LAST };
+enum
+{ C_STRIDE, C_OFFSET, C_OFFSET_WRAP, C_PAYLOAD, C_PLANES, C_ROWBYTES,
+  C_ROWS, C_CROP, C_ZERO_STRIDE, C_LAST
+};
 static const char *const corrupt_names[] = { "stride x rows past payload",
   "plane offset past payload", "plane offset near 2^64",
   "payload_bytes > slot_stride", "n_planes 5", "row_bytes > stride",
-  "rows 2^32-1", "crop outside the frame", "stride 0" };
+  "rows 2^32-1", "crop outside the frame", "stride 0"
+};
+
 static const char *const corrupt_fields[] = { "slot.planes.offset",
   "slot.planes.offset", "slot.planes.offset", "slot.payload_bytes",
   "slot.n_planes", "slot.planes.row_bytes", "slot.planes.offset",
-  "slot.crop", "slot.planes.stride" };
+  "slot.crop", "slot.planes.stride"
+};
 
 static void
 corrupt (struct doradma_shm_slot *s, int how, uint64_t stride)
 {
   switch (how) {
-    case C_STRIDE: s->planes[0].stride = 1u << 30; s->planes[0].row_bytes = 4096; break;
-    case C_OFFSET: s->planes[0].offset = stride; break;
-    case C_OFFSET_WRAP: s->planes[0].offset = UINT64_MAX - 4095; break;
-    case C_PAYLOAD: s->payload_bytes = stride + 4096; break;
-    case C_PLANES: s->n_planes = 5; break;
-    case C_ROWBYTES: s->planes[0].row_bytes = s->planes[0].stride + 1; break;
-    case C_ROWS: s->planes[0].rows = UINT32_MAX; break;
-    case C_CROP: s->crop_width = 10; s->crop_height = 10; s->crop_x = UINT32_MAX - 5; break;
-    case C_ZERO_STRIDE: s->planes[0].stride = 0; break;
+    case C_STRIDE:
+      s->planes[0].stride = 1u << 30;
+      s->planes[0].row_bytes = 4096;
+      break;
+    case C_OFFSET:
+      s->planes[0].offset = stride;
+      break;
+    case C_OFFSET_WRAP:
+      s->planes[0].offset = UINT64_MAX - 4095;
+      break;
+    case C_PAYLOAD:
+      s->payload_bytes = stride + 4096;
+      break;
+    case C_PLANES:
+      s->n_planes = 5;
+      break;
+    case C_ROWBYTES:
+      s->planes[0].row_bytes = s->planes[0].stride + 1;
+      break;
+    case C_ROWS:
+      s->planes[0].rows = UINT32_MAX;
+      break;
+    case C_CROP:
+      s->crop_width = 10;
+      s->crop_height = 10;
+      s->crop_x = UINT32_MAX - 5;
+      break;
+    case C_ZERO_STRIDE:
+      s->planes[0].stride = 0;
+      break;
   }
 }
 
@@ -445,10 +472,12 @@ test_record (void)
       }
       t_log ("%s (%s): -EBADMSG %s: %s", corrupt_names[how],
           copy ? "copy" : "lease", diag.field, diag.msg);
-      T_CHECK (doradma_reader_leases (r) == 0, "the bad frame's lease is released");
+      T_CHECK (doradma_reader_leases (r) == 0,
+          "the bad frame's lease is released");
       T_RC (t_publish (w, DORADMA_POLICY_LATEST, 0, 8 * 4096, &seq, &slot), 0,
           "publish good");
-      ret = copy ? doradma_reader_copy_next (r, DORADMA_READ_NEXT, 0, buf,
+      ret =
+          copy ? doradma_reader_copy_next (r, DORADMA_READ_NEXT, 0, buf,
           8 * 4096, &f, &diag) : doradma_reader_next (r, DORADMA_READ_NEXT, 0,
           &f, &diag);
       T_RC (ret, 0, "next after the bad frame");
@@ -527,11 +556,13 @@ test_caps (void)
           NULL) < 0, "writer_set_caps with a feature");
 
   {
-    static const char feat[] = "video/x-raw(memory:CUDAMemory), format=(string)NV12";
+    static const char feat[] =
+        "video/x-raw(memory:CUDAMemory), format=(string)NV12";
     memcpy (c->caps, feat, sizeof feat);
   }
   ret = doradma_reader_caps (r, 1, buf, sizeof buf, &diag);
-  T_CHECK (ret == -EBADMSG && diag.field && strcmp (diag.field, "caps.features") == 0,
+  T_CHECK (ret == -EBADMSG && diag.field
+      && strcmp (diag.field, "caps.features") == 0,
       "caps table entry with a feature: %s %s", t_errname (ret), diag.msg);
   memcpy (c->caps, "image/jpeg", 11);
   ret = doradma_reader_caps (r, 1, buf, sizeof buf, &diag);
@@ -566,7 +597,8 @@ err:
 /* hoarding readers                                                         */
 /* ------------------------------------------------------------------------ */
 
-struct hoard_arg {
+struct hoard_arg
+{
   const char *ch;
   int pipe_w;
   uint64_t spare;               /* the honest reader's bit: not forged here */
@@ -933,25 +965,25 @@ ro_child (void *how)
     sigaction (SIGBUS, &sa, NULL);
   }
   switch ((int) (intptr_t) how) {
-    case 0:                     /* the header */
+    case 0:                    /* the header */
       p[0] = 'X';
       return 3;
-    case 1:                     /* a slot */
+    case 1:                    /* a slot */
       p[si.slots_offset] = 'X';
       return 3;
-    case 2:                     /* the RCB's newest word */
+    case 2:                    /* the RCB's newest word */
       p[si.slots_offset + si.slot_count * si.slot_stride + 0x48] = 0xff;
       return 3;
-    case 3:                     /* make it writable */
+    case 3:                    /* make it writable */
       if (mprotect ((void *) si.map_base, si.map_size,
               PROT_READ | PROT_WRITE) == 0)
         return 4;
       return errno == EACCES ? 0 : 5;
-    case 4:                     /* shrink it under everyone */
+    case 4:                    /* shrink it under everyone */
       if (ftruncate (doradma_reader_fd (r), 0) == 0)
         return 4;
       return 0;
-    case 5:                     /* a new writable mapping of the same fd */
+    case 5:                    /* a new writable mapping of the same fd */
       if (mmap (NULL, 4096, PROT_READ | PROT_WRITE, MAP_SHARED,
               doradma_reader_fd (r), 0) != MAP_FAILED)
         return 4;
@@ -1006,7 +1038,8 @@ err:
 #define SQUAT_UID 65534
 #define VICTIM_UID 65533
 
-struct squat_arg {
+struct squat_arg
+{
   const char *ch;
   int mode;
   int valid;                    /* a real writer (else a plain file) */
@@ -1102,8 +1135,11 @@ victim (void *p)
 static int
 test_squat (void)
 {
-  static const struct { int mode, valid; } cases[] = {
-    { 0644, 1 }, { 0600, 1 }, { 0600, 0 }, { 0644, 0 },
+  static const struct
+  {
+    int mode, valid;
+  } cases[] = {
+    {0644, 1}, {0600, 1}, {0600, 0}, {0644, 0},
   };
   char ch[64];
   size_t i;
@@ -1135,8 +1171,9 @@ test_squat (void)
     t_log ("squatter uid %d, mode %04o, %s", SQUAT_UID, cases[i].mode,
         cases[i].valid ? "valid segment" : "plain file");
     for (as_root = 0; as_root < 2; as_root++)
-      T_CHECK (t_wait (t_fork (victim, (void *) (intptr_t) as_root), 10000) == 0,
-          "victim (%s) case %zu", as_root ? "root" : "uid 65533", i);
+      T_CHECK (t_wait (t_fork (victim, (void *) (intptr_t) as_root),
+              10000) == 0, "victim (%s) case %zu",
+          as_root ? "root" : "uid 65533", i);
     T_CHECK (write (go[1], "g", 1) == 1, "go");
     T_CHECK (t_wait (sq, 10000) == 0, "squatter");
     close (ready[0]);

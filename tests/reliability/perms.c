@@ -38,7 +38,8 @@ become (uid_t uid, gid_t gid, gid_t extra)
   return 0;
 }
 
-struct owner_arg {
+struct owner_arg
+{
   const char *ch;
   int mode;
   gid_t extra;
@@ -71,7 +72,8 @@ owner (void *p)
   return 0;
 }
 
-struct other_arg {
+struct other_arg
+{
   const char *ch;
   int64_t allowed_uid;
   gid_t extra;

@@ -42,7 +42,8 @@
 #define ROUND_DEADLINE_NS (8000 * MS)
 #define HANG_NS (5000 * MS)
 
-struct status {
+struct status
+{
   uint64_t hb[NPROC];           /* heartbeats */
   uint64_t frames[NPROC];       /* frames delivered (writer: published) */
   uint64_t reopens[NPROC];
@@ -87,7 +88,7 @@ map_status (const char *dir, int create)
 /* ------------------------------------------------------------------------ */
 
 static void
-stamp (uint8_t *p, uint64_t seq)
+stamp (uint8_t * p, uint64_t seq)
 {
   for (uint64_t off = 0; off < SLOT_BYTES; off += 4096) {
     __atomic_store_n ((uint64_t *) (p + off), seq, __ATOMIC_RELAXED);
@@ -98,16 +99,19 @@ stamp (uint8_t *p, uint64_t seq)
 
 /* Returns the index of the first bad page, or -1. */
 static int
-check (const uint8_t *p, uint64_t bytes, uint64_t seq, uint64_t *bad)
+check (const uint8_t * p, uint64_t bytes, uint64_t seq, uint64_t * bad)
 {
   if (bytes != SLOT_BYTES) {
     *bad = bytes;
     return PAGES;
   }
   for (uint64_t off = 0; off < SLOT_BYTES; off += 4096) {
-    uint64_t a = __atomic_load_n ((const uint64_t *) (p + off), __ATOMIC_RELAXED);
-    uint64_t b = __atomic_load_n ((const uint64_t *) (p + off + 8), __ATOMIC_RELAXED);
-    uint64_t c = __atomic_load_n ((const uint64_t *) (p + off + 4088), __ATOMIC_RELAXED);
+    uint64_t a =
+        __atomic_load_n ((const uint64_t *) (p + off), __ATOMIC_RELAXED);
+    uint64_t b =
+        __atomic_load_n ((const uint64_t *) (p + off + 8), __ATOMIC_RELAXED);
+    uint64_t c =
+        __atomic_load_n ((const uint64_t *) (p + off + 4088), __ATOMIC_RELAXED);
     if (a != seq || b != ~seq || c != seq) {
       *bad = a != seq ? a : c;
       return (int) (off / 4096);
@@ -274,7 +278,8 @@ run_reader (const char *dir, const char *ch, int idx)
       ret = doradma_reader_next (r, latest ? DORADMA_READ_LATEST :
           DORADMA_READ_NEXT, 100 * MS, &f, &diag);
     if (ret == 0) {
-      page = check (copy ? buf : f.data, f.info.payload_bytes, f.info.seq, &bad);
+      page =
+          check (copy ? buf : f.data, f.info.payload_bytes, f.info.seq, &bad);
       if (page >= 0) {
         t_log ("reader %d: TORN frame %llu: page %d carries %llu (%s)", idx,
             (unsigned long long) f.info.seq, page, (unsigned long long) bad,
@@ -359,7 +364,8 @@ static const char *
 who (int i)
 {
   static const char *const n[] = { "writer", "reader 1 (next, lease, bp)",
-    "reader 2 (latest, lease)", "reader 3 (next, copy)" };
+    "reader 2 (latest, lease)", "reader 3 (next, copy)"
+  };
   return n[i];
 }
 

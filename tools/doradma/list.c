@@ -10,7 +10,8 @@
 static gboolean opt_json;
 static double opt_interval;
 
-struct row {
+struct row
+{
   struct doradma_inspect in;
   int rc;                       /* doradma_inspect_channel */
   double rate;                  /* frames/s, < 0 without --interval */

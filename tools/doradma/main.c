@@ -7,14 +7,17 @@
 
 static char *opt_shm_dir;
 
-static const struct {
+static const struct
+{
   const char *name;
   int (*run) (int argc, char **argv);
   const char *what;
 } commands[] = {
   {"list", tool_list, "every channel in the shm directory, one line each"},
-  {"show", tool_show, "everything in one channel's segment, validated part by part"},
-  {"watch", tool_watch, "a live view: frames/s, lag per reader, newest frame's age"},
+  {"show", tool_show,
+      "everything in one channel's segment, validated part by part"},
+  {"watch", tool_watch,
+      "a live view: frames/s, lag per reader, newest frame's age"},
   {"clean", tool_clean, "remove the objects of channels whose writer is dead"},
 };
 

@@ -20,7 +20,8 @@ static int opt_iterations;
 static volatile sig_atomic_t stop_signal;
 
 /* The previous look at one channel, for rates. */
-struct prev {
+struct prev
+{
   guint64 dev, ino, when, newest;
   guint64 consumed[DORADMA_MAX_READERS];
 };
@@ -65,7 +66,8 @@ render_channel (GString * out, const struct doradma_inspect *in,
       && in->slots[slot].rec.seq == newest) {
     const struct doradma_shm_slot *rec = &in->slots[slot].rec;
     age = tool_duration (now > rec->publish_time ? now - rec->publish_time : 0);
-    if (rec->mono_pts != DORADMA_TIME_NONE && rec->publish_time >= rec->mono_pts)
+    if (rec->mono_pts != DORADMA_TIME_NONE
+        && rec->publish_time >= rec->mono_pts)
       capture = tool_duration (rec->publish_time - rec->mono_pts);
   }
   lat = tool_duration (in->rcb.latency);
@@ -208,8 +210,7 @@ tool_watch (int argc, char **argv)
 
   if (!tool_parse ("watch", "[CHANNEL]", "A live view of the channels (or "
           "one): frames/s, lag and consumed rate per reader, age of the "
-          "newest frame. q or Ctrl-C quits. Read-only.", entries, &argc,
-          &argv))
+          "newest frame. q or Ctrl-C quits. Read-only.", entries, &argc, &argv))
     return TOOL_EXIT_USAGE;
   if (argc > 2 || opt_interval < 0.05 || opt_interval > 3600
       || opt_iterations < 0) {

@@ -37,7 +37,7 @@
 #include <time.h>
 #include <sys/resource.h>
 
-#define STAMP_MAGIC 0x4750555354414d50ull     /* "GPUSTAMP" */
+#define STAMP_MAGIC 0x4750555354414d50ull       /* "GPUSTAMP" */
 #define CAPS_STR "video/x-raw(memory:CUDAMemory), format=(string)NV12, " \
   "width=(int)[1,16384], height=(int)[1,16384], framerate=(fraction)[0/1,1000/1]"
 
@@ -110,7 +110,8 @@ typedef struct
 } GpuStampSrc;
 typedef GstBaseSrcClass GpuStampSrcClass;
 
-enum { PROP_0, PROP_NUM_FRAMES, PROP_PERIOD_US, PROP_WARMUP };
+enum
+{ PROP_0, PROP_NUM_FRAMES, PROP_PERIOD_US, PROP_WARMUP };
 
 GType gpu_stamp_src_get_type (void);
 G_DEFINE_TYPE (GpuStampSrc, gpu_stamp_src, GST_TYPE_BASE_SRC);
@@ -179,9 +180,10 @@ src_stop (GstBaseSrc * b)
 {
   GpuStampSrc *self = (GpuStampSrc *) b;
   if (self->counter > self->warmup + 1)
-    g_print ("gpustampsrc: frames=%" G_GUINT64_FORMAT " cpu_us_per_frame=%.1f\n",
-        self->counter, (cpu_ns () - self->cpu0) / 1e3 /
-        (double) (self->counter - self->warmup));
+    g_print ("gpustampsrc: frames=%" G_GUINT64_FORMAT
+        " cpu_us_per_frame=%.1f\n", self->counter,
+        (cpu_ns () - self->cpu0) / 1e3 / (double) (self->counter -
+            self->warmup));
   gst_clear_object (&self->ctx);
   return TRUE;
 }
@@ -243,7 +245,8 @@ src_fill (GstBaseSrc * b, guint64 off, guint len, GstBuffer * buf)
       self->next_ns = mono_ns ();
     ts.tv_sec = self->next_ns / 1000000000ull;
     ts.tv_nsec = self->next_ns % 1000000000ull;
-    while (clock_nanosleep (CLOCK_MONOTONIC, TIMER_ABSTIME, &ts, NULL) == EINTR);
+    while (clock_nanosleep (CLOCK_MONOTONIC, TIMER_ABSTIME, &ts,
+            NULL) == EINTR);
     self->next_ns += (guint64) self->period_us * 1000ull;
   }
   if (self->counter == self->warmup)
@@ -256,7 +259,8 @@ src_fill (GstBaseSrc * b, guint64 off, guint len, GstBuffer * buf)
         (NULL));
     return GST_FLOW_ERROR;
   }
-  GST_BUFFER_PTS (buf) = self->counter * (self->period_us ? self->period_us : 1000)
+  GST_BUFFER_PTS (buf) =
+      self->counter * (self->period_us ? self->period_us : 1000)
       * GST_USECOND;
   GST_BUFFER_OFFSET (buf) = self->counter++;
   return GST_FLOW_OK;
@@ -272,14 +276,16 @@ gpu_stamp_src_class_init (GpuStampSrcClass * k)
   o->set_property = src_set_property;
   o->get_property = src_get_property;
   g_object_class_install_property (o, PROP_NUM_FRAMES,
-      g_param_spec_uint ("num-frames", "num-frames", "frames to produce (0: no end)",
-          0, G_MAXUINT, 300, G_PARAM_READWRITE | G_PARAM_STATIC_STRINGS));
+      g_param_spec_uint ("num-frames", "num-frames",
+          "frames to produce (0: no end)", 0, G_MAXUINT, 300,
+          G_PARAM_READWRITE | G_PARAM_STATIC_STRINGS));
   g_object_class_install_property (o, PROP_PERIOD_US,
-      g_param_spec_uint ("period-us", "period-us", "pacing (0: as fast as possible)",
-          0, G_MAXUINT, 0, G_PARAM_READWRITE | G_PARAM_STATIC_STRINGS));
-  g_object_class_install_property (o, PROP_WARMUP,
-      g_param_spec_uint ("warmup", "warmup", "frames left out of the CPU figure",
-          0, G_MAXUINT, 30, G_PARAM_READWRITE | G_PARAM_STATIC_STRINGS));
+      g_param_spec_uint ("period-us", "period-us",
+          "pacing (0: as fast as possible)", 0, G_MAXUINT, 0,
+          G_PARAM_READWRITE | G_PARAM_STATIC_STRINGS));
+  g_object_class_install_property (o, PROP_WARMUP, g_param_spec_uint ("warmup",
+          "warmup", "frames left out of the CPU figure", 0, G_MAXUINT, 30,
+          G_PARAM_READWRITE | G_PARAM_STATIC_STRINGS));
   gst_element_class_add_pad_template (e, gst_pad_template_new ("src",
           GST_PAD_SRC, GST_PAD_ALWAYS, gst_caps_from_string (CAPS_STR)));
   gst_element_class_set_static_metadata (e, "GPU stamp source", "Source/Video",
@@ -358,14 +364,15 @@ sink_stop (GstBaseSink * b)
     guint64 *v = (guint64 *) self->lat->data;
     double secs = (mono_ns () - self->t0) / 1e9;
     qsort (v, n, sizeof *v, cmp_u64);
-    g_print ("gpustampsink: frames=%" G_GUINT64_FORMAT " gaps=%" G_GUINT64_FORMAT
-        " bad=%" G_GUINT64_FORMAT " fps=%.1f lat_p50_us=%.1f lat_p99_us=%.1f"
+    g_print ("gpustampsink: frames=%" G_GUINT64_FORMAT " gaps=%"
+        G_GUINT64_FORMAT " bad=%" G_GUINT64_FORMAT
+        " fps=%.1f lat_p50_us=%.1f lat_p99_us=%.1f"
         " lat_max_us=%.1f cpu_us_per_frame=%.1f\n", self->frames, self->gaps,
         self->bad, n / secs, v[n / 2] / 1e3, v[(n * 99) / 100] / 1e3,
         v[n - 1] / 1e3, (cpu_ns () - self->cpu0) / 1e3 / n);
   } else {
-    g_print ("gpustampsink: frames=%" G_GUINT64_FORMAT " (too few to measure)\n",
-        self->frames);
+    g_print ("gpustampsink: frames=%" G_GUINT64_FORMAT
+        " (too few to measure)\n", self->frames);
   }
   g_array_free (self->lat, TRUE);
   self->lat = NULL;
@@ -381,8 +388,8 @@ sink_render (GstBaseSink * b, GstBuffer * buf)
   GpuStamp st;
 
   if (!gst_is_cuda_memory (mem) || !stamp_copy (mem, &st, FALSE)) {
-    GST_ELEMENT_ERROR (b, STREAM, FAILED, ("cannot read the stamp from CUDA memory"),
-        (NULL));
+    GST_ELEMENT_ERROR (b, STREAM, FAILED,
+        ("cannot read the stamp from CUDA memory"), (NULL));
     return GST_FLOW_ERROR;
   }
   if (st.magic != STAMP_MAGIC) {

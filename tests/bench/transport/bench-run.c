@@ -85,7 +85,8 @@ main (int argc, char **argv)
       break;
   }
   if (i >= argc) {
-    fprintf (stderr, "usage: bench-run [--timeout S] [--error-is-end] PIPELINE\n");
+    fprintf (stderr,
+        "usage: bench-run [--timeout S] [--error-is-end] PIPELINE\n");
     return 2;
   }
   desc = g_strjoinv (" ", argv + i);

@@ -27,7 +27,7 @@
 #include <time.h>
 #include <sys/resource.h>
 
-#define STAMP_MAGIC 0x44524d4142454e43ull      /* "DRMABENC" */
+#define STAMP_MAGIC 0x44524d4142454e43ull       /* "DRMABENC" */
 
 typedef struct
 {
@@ -237,7 +237,8 @@ bench_src_start (GstBaseSrc * bsrc)
 }
 
 static GstFlowReturn
-bench_src_fill (GstBaseSrc * bsrc, guint64 offset, guint length, GstBuffer * buf)
+bench_src_fill (GstBaseSrc * bsrc, guint64 offset, guint length,
+    GstBuffer * buf)
 {
   BenchStampSrc *self = BENCH_STAMP_SRC (bsrc);
   GstMapInfo map;
@@ -340,15 +341,32 @@ bench_src_set_property (GObject * obj, guint id, const GValue * v,
 {
   BenchStampSrc *self = BENCH_STAMP_SRC (obj);
   switch (id) {
-    case SRC_PROP_WIDTH: self->width = g_value_get_int (v); break;
-    case SRC_PROP_HEIGHT: self->height = g_value_get_int (v); break;
-    case SRC_PROP_PERIOD_US: self->period_us = g_value_get_uint64 (v); break;
-    case SRC_PROP_DURATION_MS: self->duration_ms = g_value_get_uint64 (v); break;
-    case SRC_PROP_NUM_FRAMES: self->num_frames = g_value_get_uint64 (v); break;
-    case SRC_PROP_WARMUP: self->warmup = g_value_get_uint (v); break;
-    case SRC_PROP_POOL_BUFFERS: self->pool_buffers = g_value_get_uint (v); break;
-    case SRC_PROP_OWN_POOL: self->own_pool = g_value_get_boolean (v); break;
-    default: G_OBJECT_WARN_INVALID_PROPERTY_ID (obj, id, ps);
+    case SRC_PROP_WIDTH:
+      self->width = g_value_get_int (v);
+      break;
+    case SRC_PROP_HEIGHT:
+      self->height = g_value_get_int (v);
+      break;
+    case SRC_PROP_PERIOD_US:
+      self->period_us = g_value_get_uint64 (v);
+      break;
+    case SRC_PROP_DURATION_MS:
+      self->duration_ms = g_value_get_uint64 (v);
+      break;
+    case SRC_PROP_NUM_FRAMES:
+      self->num_frames = g_value_get_uint64 (v);
+      break;
+    case SRC_PROP_WARMUP:
+      self->warmup = g_value_get_uint (v);
+      break;
+    case SRC_PROP_POOL_BUFFERS:
+      self->pool_buffers = g_value_get_uint (v);
+      break;
+    case SRC_PROP_OWN_POOL:
+      self->own_pool = g_value_get_boolean (v);
+      break;
+    default:
+      G_OBJECT_WARN_INVALID_PROPERTY_ID (obj, id, ps);
   }
 }
 
@@ -357,16 +375,35 @@ bench_src_get_property (GObject * obj, guint id, GValue * v, GParamSpec * ps)
 {
   BenchStampSrc *self = BENCH_STAMP_SRC (obj);
   switch (id) {
-    case SRC_PROP_WIDTH: g_value_set_int (v, self->width); break;
-    case SRC_PROP_HEIGHT: g_value_set_int (v, self->height); break;
-    case SRC_PROP_PERIOD_US: g_value_set_uint64 (v, self->period_us); break;
-    case SRC_PROP_DURATION_MS: g_value_set_uint64 (v, self->duration_ms); break;
-    case SRC_PROP_NUM_FRAMES: g_value_set_uint64 (v, self->num_frames); break;
-    case SRC_PROP_WARMUP: g_value_set_uint (v, self->warmup); break;
-    case SRC_PROP_POOL_BUFFERS: g_value_set_uint (v, self->pool_buffers); break;
-    case SRC_PROP_OWN_POOL: g_value_set_boolean (v, self->own_pool); break;
-    case SRC_PROP_REPORT: g_value_take_string (v, bench_src_report (self)); break;
-    default: G_OBJECT_WARN_INVALID_PROPERTY_ID (obj, id, ps);
+    case SRC_PROP_WIDTH:
+      g_value_set_int (v, self->width);
+      break;
+    case SRC_PROP_HEIGHT:
+      g_value_set_int (v, self->height);
+      break;
+    case SRC_PROP_PERIOD_US:
+      g_value_set_uint64 (v, self->period_us);
+      break;
+    case SRC_PROP_DURATION_MS:
+      g_value_set_uint64 (v, self->duration_ms);
+      break;
+    case SRC_PROP_NUM_FRAMES:
+      g_value_set_uint64 (v, self->num_frames);
+      break;
+    case SRC_PROP_WARMUP:
+      g_value_set_uint (v, self->warmup);
+      break;
+    case SRC_PROP_POOL_BUFFERS:
+      g_value_set_uint (v, self->pool_buffers);
+      break;
+    case SRC_PROP_OWN_POOL:
+      g_value_set_boolean (v, self->own_pool);
+      break;
+    case SRC_PROP_REPORT:
+      g_value_take_string (v, bench_src_report (self));
+      break;
+    default:
+      G_OBJECT_WARN_INVALID_PROPERTY_ID (obj, id, ps);
   }
 }
 
@@ -395,8 +432,8 @@ bench_stamp_src_class_init (BenchStampSrcClass * klass)
   g_object_class_install_property (gc, SRC_PROP_HEIGHT,
       g_param_spec_int ("height", "height", "height", 16, 16384, 480, rw));
   g_object_class_install_property (gc, SRC_PROP_PERIOD_US,
-      g_param_spec_uint64 ("period-us", "period", "frame period, 0 = unthrottled",
-          0, G_MAXUINT64, 0, rw));
+      g_param_spec_uint64 ("period-us", "period",
+          "frame period, 0 = unthrottled", 0, G_MAXUINT64, 0, rw));
   g_object_class_install_property (gc, SRC_PROP_DURATION_MS,
       g_param_spec_uint64 ("duration-ms", "duration",
           "stop this long after the warm-up frames (0 = no limit)", 0,
@@ -464,7 +501,8 @@ struct _BenchStampSink
   guint64 t_last;
 };
 
-enum { SINK_PROP_0, SINK_PROP_WARMUP, SINK_PROP_REPORT };
+enum
+{ SINK_PROP_0, SINK_PROP_WARMUP, SINK_PROP_REPORT };
 
 G_DEFINE_TYPE (BenchStampSink, bench_stamp_sink, GST_TYPE_BASE_SINK);
 

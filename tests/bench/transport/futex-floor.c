@@ -27,10 +27,11 @@
 #include <time.h>
 #include <unistd.h>
 
-struct shared {
-  _Alignas (64) uint32_t word;          /* the futex */
-  _Alignas (64) uint32_t armed;         /* child is about to wait for word == armed-1 */
-  _Alignas (64) uint64_t stamp;
+struct shared
+{
+  _Alignas (64) uint32_t word;  /* the futex */
+    _Alignas (64) uint32_t armed;       /* child is about to wait for word == armed-1 */
+    _Alignas (64) uint64_t stamp;
   uint64_t lat[];
 };
 

@@ -143,7 +143,7 @@ main (int argc, char **argv)
       uint32_t slot;
       uint64_t t;
 
-      next += (uint64_t) period_us * 1000;
+      next += (uint64_t) period_us *1000;
       if (busy) {
         while (now_ns () < next);
       } else {
