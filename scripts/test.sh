@@ -5,7 +5,8 @@
 #
 #   bash scripts/test.sh
 #
-# Build directories (recreated each run): build-test (gcc, every suite) and,
+# First the C style check (scripts/gst-indent --check: one test). Build
+# directories (recreated each run): build-test (gcc, every suite) and,
 # when clang is installed, build-fuzz (clang, -Dfuzz=enabled, suite fuzz
 # only: libFuzzer needs clang), and the sanitizer builds of
 # scripts/sanitize.sh (ASan+UBSan: every suite; TSan: lib and reliability;
@@ -110,6 +111,15 @@ if ! bash "$SRC/scripts/install-deps.sh"; then
   failed=$((failed + 1))
   summary
   exit 1
+fi
+
+# ---- the C style: every C file as scripts/gst-indent formats it ----
+step "style (scripts/gst-indent --check)"
+if bash "$SRC/scripts/gst-indent" --check; then
+  passed=$((passed + 1))
+else
+  echo "test.sh: run scripts/gst-indent on the files above"
+  failed=$((failed + 1))
 fi
 
 # ---- main build: gcc, every suite ----
