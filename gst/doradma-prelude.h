@@ -11,11 +11,13 @@
 
 #include <gst/gst.h>
 
+/* Spelled out rather than GST_API_EXPORT, which GStreamer 1.18 lacks
+ * (doradma is Linux-only: the ELF visibility attribute is all it takes). */
 #ifndef GST_DORADMA_API
 # ifdef BUILDING_GST_DORADMA
-#  define GST_DORADMA_API GST_API_EXPORT        /* gst/gstconfig.h */
+#  define GST_DORADMA_API __attribute__ ((visibility ("default"))) extern
 # else
-#  define GST_DORADMA_API GST_API_IMPORT
+#  define GST_DORADMA_API extern
 # endif
 #endif
 

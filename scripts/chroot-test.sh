@@ -144,6 +144,12 @@ cp -L /etc/resolv.conf "$chroot_dir/etc/resolv.conf" 2>/dev/null || true
 mnt proc "$chroot_dir/proc" -t proc
 mnt sysfs "$chroot_dir/sys" -t sysfs
 mnt tmpfs "$chroot_dir/dev/shm" -t tmpfs -o size=2g,mode=1777
+# pseudo-terminals of our own (tests/cli drives `doradma watch` in one)
+mkdir -p "$chroot_dir/dev/pts"
+mnt devpts "$chroot_dir/dev/pts" -t devpts -o newinstance,ptmxmode=0666,mode=0620
+if [ ! -c "$chroot_dir/dev/ptmx" ]; then
+  rm -f "$chroot_dir/dev/ptmx"; ln -s pts/ptmx "$chroot_dir/dev/ptmx"
+fi
 for node in null zero full random urandom tty; do
   if [ ! -c "$chroot_dir/dev/$node" ]; then
     rm -f "$chroot_dir/dev/$node"; touch "$chroot_dir/dev/$node"

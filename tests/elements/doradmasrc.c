@@ -979,20 +979,24 @@ GST_END_TEST;
 typedef struct
 {
   struct doradma_writer *w;
-  GstClockTime published[200];
+  GstClockTime published[256];  /* by first byte: the latest such frame */
   guint n;
   gint stop;
 } TTicker;
 
-/* Publishes frame n (bytes = n) every 10 ms, captured "now". */
+/* Publishes frame n (bytes = n mod 256) every 10 ms, captured "now". */
 static gpointer
 ticker (gpointer data)
 {
   TTicker *tk = data;
 
-  while (!g_atomic_int_get (&tk->stop) && tk->n < G_N_ELEMENTS (tk->published)) {
-    tk->published[tk->n] = mono_now ();
-    lib_publish (tk->w, T_CAPS, (guint8) tk->n, tk->published[tk->n]);
+  /* until stopped, however long the pipeline took to start (a byte value
+   * comes back after 2.56 s, far longer than a frame stays in the ring) */
+  while (!g_atomic_int_get (&tk->stop)) {
+    guint8 v = (guint8) tk->n;
+
+    tk->published[v] = mono_now ();
+    lib_publish (tk->w, T_CAPS, v, tk->published[v]);
     tk->n++;
     g_usleep (10 * 1000);
   }

@@ -160,7 +160,8 @@ from gi.repository import Gst, GstDoradma
 Gst.init(None)
 b = Gst.Buffer.new_allocate(None, 16, None)
 GstDoradma.buffer_add_doradma_frame_meta(b, 41, 2, 123456789, 3)
-m = GstDoradma.buffer_get_doradma_frame_meta(b.copy_deep())
+c = b.copy_deep()  # kept alive: the meta lives in the copy
+m = GstDoradma.buffer_get_doradma_frame_meta(c)
 print(m.seq, m.skipped, m.publish_time, m.caps_epoch)
 print("\n".join(sorted(set(l.split()[-1] for l in open("/proc/self/maps") if "GstDoradma-1.0.typelib" in l or "libgstdoradma-1.0" in l))))' 2>&1)
   [ "$got" = "41 2 123456789 3
