@@ -445,6 +445,17 @@ set_timestamps (GstDoradmaSrc * self, GstBuffer * buf,
 /* ---------------------------------------------------------------------- */
 /* create() */
 
+/* A live PLAYING → PAUSED unlocks create() as a flush would, and the base
+ * class may let us run again before (or without) calling unlock_stop: we
+ * clear our own unlock, then wait. A real flush still ends the wait:
+ * the base class raises its flushing flag before it unlocks us. */
+static GstFlowReturn
+wait_until_playing (GstDoradmaSrc * self)
+{
+  gst_doradma_consumer_interrupt (self->consumer, FALSE);
+  return gst_base_src_wait_playing (GST_BASE_SRC (self));
+}
+
 static GstFlowReturn
 gst_doradma_src_create (GstPushSrc * psrc, GstBuffer ** outbuf)
 {
@@ -457,6 +468,11 @@ gst_doradma_src_create (GstPushSrc * psrc, GstBuffer ** outbuf)
     GstBuffer *buf;
 
     ret = gst_doradma_consumer_next (self->consumer, &fr);
+    if (ret == GST_FLOW_FLUSHING && g_atomic_int_get (&self->paused)) {
+      if ((ret = wait_until_playing (self)) != GST_FLOW_OK)
+        return ret;
+      continue;
+    }
     if (ret == GST_FLOW_EOS)
       post_stats (self);
     if (ret != GST_FLOW_OK)
@@ -483,8 +499,7 @@ gst_doradma_src_create (GstPushSrc * psrc, GstBuffer ** outbuf)
       /* paused while we waited: the base class would hold this frame
        * until we resume; what counts then is what is published then */
       drop_frame (self, &fr);
-      if ((ret = gst_base_src_wait_playing (GST_BASE_SRC (self)))
-          != GST_FLOW_OK)
+      if ((ret = wait_until_playing (self)) != GST_FLOW_OK)
         return ret;
       continue;
     }
