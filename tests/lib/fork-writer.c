@@ -24,10 +24,13 @@ child_closes (void *arg)
   return 0;
 }
 
+/* The child's atfork handler has run once its function runs: only then is
+ * the parent's lock its parent's alone (the barrier waits for that). */
 static int
 sleeping_child (void *arg)
 {
   (void) arg;
+  t_barrier_wait (bar);
   pause ();
   return 0;
 }
@@ -79,7 +82,7 @@ main (void)
 
   /* A child outliving the producer does not keep the channel. */
   t_channel (ch, sizeof ch, "fl");
-  bar = t_barrier_new (2);
+  bar = t_barrier_new (3);     /* producer, its child, us */
   grandchild = t_shared_alloc (sizeof *grandchild);
   pid = t_fork (producer, grandchild);
   t_barrier_wait (bar);
