@@ -82,7 +82,7 @@ main (void)
 
   /* A child outliving the producer does not keep the channel. */
   t_channel (ch, sizeof ch, "fl");
-  bar = t_barrier_new (3);     /* producer, its child, us */
+  bar = t_barrier_new (3);      /* producer, its child, us */
   grandchild = t_shared_alloc (sizeof *grandchild);
   pid = t_fork (producer, grandchild);
   t_barrier_wait (bar);
