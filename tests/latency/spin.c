@@ -289,8 +289,16 @@ count (int count_writer, uint64_t spin_ns)
   pid = t_fork (count_writer ? reader_proc : writer_proc, NULL);
   code = t_count_syscalls (count_writer ? writer_proc : reader_proc, NULL, &sc);
   if (code == T_EXIT_SKIP) {
+    char path[512];
+
     kill (pid, SIGKILL);
     t_wait (pid, 5000);
+    /* the killed side may have created the channel: nobody else will
+     * remove its objects (qemu-user refuses ptrace, for one) */
+    snprintf (path, sizeof path, "%s/doradma.%s", dir, ch);
+    unlink (path);
+    snprintf (path, sizeof path, "%s/doradma.%s~ctl", dir, ch);
+    unlink (path);
     return -2;
   }
   {
