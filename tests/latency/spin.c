@@ -99,35 +99,17 @@ err:
 static struct t_barrier *bar;
 
 static int
-short_writer (void *arg)
-{
-  struct doradma_writer_config wc;
-  struct doradma_writer *w;
-
-  (void) arg;
-  t_writer_config (&wc, ch, dir, 2, 4096);
-  if (doradma_writer_create (&wc, &w, NULL) < 0)
-    return 1;
-  t_barrier_wait (bar);
-  pause ();
-  return 0;
-}
-
-static int
 spin_notices_dead_writer (void)
 {
   struct doradma_reader_config rc;
   struct doradma_reader *r = NULL;
   struct doradma_frame f;
-  char path[512];
   pid_t pid;
   uint64_t t0;
   int ret, res = -1;
 
   t_channel (ch, sizeof ch, "spd");
-  bar = t_barrier_new (2);
-  pid = t_fork (short_writer, NULL);
-  t_barrier_wait (bar);
+  pid = t_fork_live_writer (ch, dir);
   t_reader_config (&rc, ch, dir, 0);
   T_RC (doradma_reader_open (&rc, &r, NULL), 0, "open");
   doradma_reader_set_spin (r, 10000 * MS);
@@ -144,10 +126,7 @@ spin_notices_dead_writer (void)
 err:
   doradma_reader_close (r);
   /* The killed writer's names stay behind: ours to remove. */
-  snprintf (path, sizeof path, "%s/doradma.%s", dir, ch);
-  unlink (path);
-  snprintf (path, sizeof path, "%s/doradma.%s~ctl", dir, ch);
-  unlink (path);
+  t_unlink_channel (dir, ch);
   return res;
 }
 
@@ -289,16 +268,11 @@ count (int count_writer, uint64_t spin_ns)
   pid = t_fork (count_writer ? reader_proc : writer_proc, NULL);
   code = t_count_syscalls (count_writer ? writer_proc : reader_proc, NULL, &sc);
   if (code == T_EXIT_SKIP) {
-    char path[512];
-
     kill (pid, SIGKILL);
     t_wait (pid, 5000);
     /* the killed side may have created the channel: nobody else will
      * remove its objects (qemu-user refuses ptrace, for one) */
-    snprintf (path, sizeof path, "%s/doradma.%s", dir, ch);
-    unlink (path);
-    snprintf (path, sizeof path, "%s/doradma.%s~ctl", dir, ch);
-    unlink (path);
+    t_unlink_channel (dir, ch);
     return -2;
   }
   {

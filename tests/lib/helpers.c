@@ -354,6 +354,50 @@ t_fork (int (*fn) (void *), void *arg)
   return pid;
 }
 
+struct live_writer
+{
+  const char *channel, *dir;
+  struct t_barrier *bar;
+};
+
+static int
+live_writer (void *arg)
+{
+  struct live_writer *lw = arg;
+  struct doradma_writer_config wc;
+  struct doradma_writer *w;
+  int ok;
+
+  t_writer_config (&wc, lw->channel, lw->dir, 2, 4096);
+  ok = doradma_writer_create (&wc, &w, NULL) == 0;
+  t_barrier_wait (lw->bar);
+  if (!ok)
+    return 1;
+  pause ();
+  return 0;
+}
+
+pid_t
+t_fork_live_writer (const char *channel, const char *dir)
+{
+  struct live_writer lw = { channel, dir, t_barrier_new (2) };
+  pid_t pid = t_fork (live_writer, &lw);
+
+  t_barrier_wait (lw.bar);
+  return pid;
+}
+
+void
+t_unlink_channel (const char *dir, const char *channel)
+{
+  char path[512];
+
+  snprintf (path, sizeof path, "%s/doradma.%s", dir, channel);
+  unlink (path);
+  snprintf (path, sizeof path, "%s/doradma.%s~ctl", dir, channel);
+  unlink (path);
+}
+
 int
 t_wait (pid_t pid, int timeout_ms)
 {

@@ -142,6 +142,13 @@ void *t_shared_alloc (size_t len);
 
 /* Forks a child running fn(arg); its return value is the exit code. */
 pid_t t_fork (int (*fn) (void *), void *arg);
+/* Forks a child that creates channel `channel` in `dir` (2 slots of 4096
+ * bytes) and sleeps until it is killed; returns its pid once the writer
+ * exists (or the child has failed and exits 1): for tests of a writer that
+ * dies. */
+pid_t t_fork_live_writer (const char *channel, const char *dir);
+/* Removes the names a killed writer left behind in `dir`. */
+void t_unlink_channel (const char *dir, const char *channel);
 /* Waits for pid up to timeout_ms (kill -9 after it). Returns the exit code,
  * 128 + signal if killed by a signal, or -1 on timeout. */
 int t_wait (pid_t pid, int timeout_ms);

@@ -121,23 +121,6 @@ err:
   return res;
 }
 
-static struct t_barrier *bar;
-
-static int
-short_writer (void *arg)
-{
-  struct doradma_writer_config wc;
-  struct doradma_writer *w;
-
-  (void) arg;
-  t_writer_config (&wc, ch, dir, 2, 4096);
-  if (doradma_writer_create (&wc, &w, NULL) < 0)
-    return 1;
-  t_barrier_wait (bar);
-  pause ();
-  return 0;
-}
-
 static int waking = 1;          /* atomic */
 
 /* A peer's bare FUTEX_WAKE on notify every 10 ms. */
@@ -166,9 +149,7 @@ lost_under_wakes (void)
   int ret, res = -1, started = 0;
 
   t_channel (ch, sizeof ch, "wkl");
-  bar = t_barrier_new (2);
-  pid = t_fork (short_writer, NULL);
-  t_barrier_wait (bar);
+  pid = t_fork_live_writer (ch, dir);
   t_reader_config (&rc, ch, dir, 0);
   T_RC (doradma_reader_open (&rc, &r, NULL), 0, "open");
   ctl = t_ctl_map (dir, ch);
@@ -193,14 +174,7 @@ err:
     t_ctl_unmap (ctl);
   doradma_reader_close (r);
   /* The killed writer's names stay behind: ours to remove. */
-  {
-    char path[512];
-
-    snprintf (path, sizeof path, "%s/doradma.%s", dir, ch);
-    unlink (path);
-    snprintf (path, sizeof path, "%s/doradma.%s~ctl", dir, ch);
-    unlink (path);
-  }
+  t_unlink_channel (dir, ch);
   return res;
 }
 
