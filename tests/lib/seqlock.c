@@ -191,9 +191,14 @@ rewriter (void *arg)
       break;
     }
     c->published++;
-    /* A random pause (0..300 us, about one copy) mixes clean and torn
-     * copies; without it nearly every 2 MiB copy would be torn. */
-    uint64_t until = t_now_ns () + (uint64_t) (rand_r (&seed) % 300) * 1000;
+    /* A random pause mixes clean and torn copies (without it nearly every
+     * 2 MiB copy would be torn): three in four 0..300 us, about one copy
+     * (two in a row tear it), the rest 0..3 ms, which a copy outlasts also
+     * on a loaded machine (0..300 us alone let no copy through in a
+     * Debian 11 CI leg). */
+    unsigned pause_us = rand_r (&seed) % 4 ? rand_r (&seed) % 300
+        : rand_r (&seed) % 3000;
+    uint64_t until = t_now_ns () + (uint64_t) pause_us * 1000;
     while (t_now_ns () < until) {
     }
   }
