@@ -45,9 +45,6 @@
 #include "config.h"
 #endif
 
-#include <stdlib.h>
-#include <string.h>
-#include <unistd.h>
 
 #include <gst/base/gstpushsrc.h>
 #include <gst/video/video.h>
@@ -56,10 +53,13 @@
 #include "gstdoradmaconsumer.h"
 #include "gstdoradmasrcoutput.h"
 #include "gstdoradmasrcframe.h"
+#include "gstdoradmasrccaps.h"
+#include "gstdoradmasrctime.h"
+#include "gstdoradmasrcsettings.h"
 #include "gstdoradmadora.h"
-#include "gstdoradmaframemeta.h"
 
-GST_DEBUG_CATEGORY_STATIC (gst_doradma_src_debug);
+/* also gstdoradmasrccaps.c's and gstdoradmasrctime.c's */
+GST_DEBUG_CATEGORY (gst_doradma_src_debug);
 #define GST_CAT_DEFAULT gst_doradma_src_debug
 
 G_DECLARE_FINAL_TYPE (GstDoradmaSrc, gst_doradma_src, GST, DORADMA_SRC,
@@ -69,41 +69,19 @@ struct _GstDoradmaSrc
 {
   GstPushSrc parent;
 
-  /* properties, under the object lock; refused from start() to stop()
-   * (but processing-deadline) */
-  gchar *channel;
-  guint64 timeout;
-  GstDoradmaReadMode read_mode;
-  gboolean copy;
-  gboolean copy_set;            /* the user set `copy` */
-  guint max_leases;
-  GstDoradmaWriterLost on_writer_lost;
-  GstClockTime processing_deadline;
-  GstDoradmaSrcTransport transport;
-  GstDoradmaCopyTo copy_to;
-  guint64 copy_budget;
-  gint64 allowed_uid;
-  guint64 spin_time;
-  gboolean started;
+  /* properties (but stats), under the object lock */
+  GstDoradmaSrcSettings settings;
 
-  /* under the object lock: the consumer (start() to stop()) and the resume
-   * time of a PAUSED → PLAYING after having played */
+  /* under the object lock: the consumer (start() to stop()) */
   GstDoradmaConsumer *consumer;
-  gboolean played;
-  GstClockTime resume_mono;
-  gint resync;                  /* atomic: frames before resume_mono go */
   gint paused;                  /* atomic: PLAYING → PAUSED happened */
 
   /* what frames become (its caps fields under the object lock) */
   GstDoradmaSrcOutput out;
-
-  /* streaming thread only */
-  guint32 epoch;
-  gboolean have_epoch;
-  gboolean discont;
-  gboolean pushed;              /* a buffer went out since start() */
-  GstClockTime last_pts;
-  GstClockTime rebase;          /* next mode: added to running times */
+  /* the writer's caps epochs → output caps */
+  GstDoradmaSrcCaps caps;
+  /* which frames go out after a join or a pause, PTS, DISCONT */
+  GstDoradmaSrcTime time;
 };
 
 G_DEFINE_TYPE (GstDoradmaSrc, gst_doradma_src, GST_TYPE_PUSH_SRC);
@@ -111,39 +89,8 @@ GST_ELEMENT_REGISTER_DEFINE_WITH_CODE (doradmasrc, "doradmasrc",
     GST_RANK_NONE, gst_doradma_src_get_type (),
     gst_doradma_element_init (plugin));
 
-#define DEFAULT_CHANNEL NULL
-#define DEFAULT_TIMEOUT 0
-#define DEFAULT_READ_MODE GST_DORADMA_READ_MODE_NEXT
-#define DEFAULT_COPY FALSE
-#define DEFAULT_MAX_LEASES 4
-#define DEFAULT_ON_WRITER_LOST GST_DORADMA_WRITER_LOST_WAIT
-#define DEFAULT_PROCESSING_DEADLINE (20 * GST_MSECOND)
-#define DEFAULT_TRANSPORT GST_DORADMA_SRC_TRANSPORT_AUTO
-#define DEFAULT_COPY_TO GST_DORADMA_COPY_TO_NONE
-#define DEFAULT_COPY_BUDGET 0
-#define DEFAULT_ALLOWED_UID ((gint64) getuid ())
-#define DEFAULT_SPIN_TIME 0
-
-enum
-{
-  PROP_0,
-  PROP_CHANNEL,
-  PROP_TIMEOUT,
-  PROP_READ_MODE,
-  PROP_COPY,
-  PROP_MAX_LEASES,
-  PROP_ON_WRITER_LOST,
-  PROP_PROCESSING_DEADLINE,
-  PROP_TRANSPORT,
-  PROP_COPY_TO,
-  PROP_COPY_BUDGET,
-  PROP_ALLOWED_UID,
-  PROP_SPIN_TIME,
-  PROP_STATS,
-  NUM_PROPERTIES
-};
-
-static GParamSpec *properties[NUM_PROPERTIES];
+/* the settings' properties (gstdoradmasrcsettings.c) come first */
+#define PROP_STATS GST_DORADMA_SRC_SETTINGS_N_PROPS
 
 #ifdef HAVE_GST_CUDA
 #define SRC_CAPS GST_VIDEO_CAPS_MAKE (GST_VIDEO_FORMATS_ALL) "; " \
@@ -157,37 +104,7 @@ static GstStaticPadTemplate src_template = GST_STATIC_PAD_TEMPLATE ("src",
     GST_PAD_SRC, GST_PAD_ALWAYS, GST_STATIC_CAPS (SRC_CAPS));
 
 /* create()'s "this frame does not go out, read the next one" */
-#define SKIP_FRAME GST_FLOW_CUSTOM_SUCCESS
-
-/* ---------------------------------------------------------------------- */
-/* The src's own enums */
-
-static const GEnumValue src_transport_values[] = {
-  {GST_DORADMA_SRC_TRANSPORT_AUTO, "unified when downstream asks for "
-        "memory:CUDAMemory and CUDA works, else shmem", "auto"},
-  {GST_DORADMA_SRC_TRANSPORT_SHMEM, "Host memory only", "shmem"},
-  {GST_DORADMA_SRC_TRANSPORT_UNIFIED, "Register the ring with CUDA: "
-        "buffers carry device pointers (needs CUDA)", "unified"},
-  {0, NULL, NULL}
-};
-
-static const GEnumValue copy_to_values[] = {
-  {GST_DORADMA_COPY_TO_NONE, "Lease the slot (zero-copy)", "none"},
-  {GST_DORADMA_COPY_TO_UMA, "Copy into a managed (UMA) slab", "uma"},
-  {GST_DORADMA_COPY_TO_PINNED, "Copy into a pinned host slab", "pinned"},
-  {GST_DORADMA_COPY_TO_DEVICE, "Copy into a device slab", "device"},
-  {0, NULL, NULL}
-};
-
-GType gst_doradma_src_transport_get_type (void);
-GType gst_doradma_copy_to_get_type (void);
-GST_DORADMA_DEFINE_ENUM (gst_doradma_src_transport_get_type,
-    "GstDoradmaSrcTransport", src_transport_values);
-GST_DORADMA_DEFINE_ENUM (gst_doradma_copy_to_get_type, "GstDoradmaCopyTo",
-    copy_to_values);
-
-#define GST_TYPE_DORADMA_SRC_TRANSPORT (gst_doradma_src_transport_get_type ())
-#define GST_TYPE_DORADMA_COPY_TO (gst_doradma_copy_to_get_type ())
+#define SKIP_FRAME GST_DORADMA_SRC_SKIP_FRAME
 
 /* ---------------------------------------------------------------------- */
 /* Stats */
@@ -234,78 +151,13 @@ post_stats (GstDoradmaSrc * self)
 }
 
 /* ---------------------------------------------------------------------- */
-/* Frames */
+/* Frames: caps (gstdoradmasrccaps.c) and time (gstdoradmasrctime.c) */
 
 /* Leaves `fr` unused: lease or copy back, consumed, counted. */
 static void
 drop_frame (GstDoradmaSrc * self, GstDoradmaConsumerFrame * fr)
 {
-  gst_doradma_consumer_drop (self->consumer, fr);
-  self->discont = TRUE;
-}
-
-/* ---------------------------------------------------------------------- */
-/* Caps and negotiation */
-
-static gboolean
-downstream_wants_cuda (gpointer self)
-{
-  return gst_doradma_src_output_peer_wants_cuda (GST_BASE_SRC_PAD (self));
-}
-
-/* Pushes the output caps for `caps` (taken) and re-runs the ALLOCATION
- * query with them (whether downstream takes GstVideoMeta decides whether
- * padded frames go out zero-copy). */
-static GstFlowReturn
-set_output_caps (GstDoradmaSrc * self, GstCaps * caps,
-    const GstVideoInfo * info, const gchar * str)
-{
-  gchar *no_cuda = NULL;
-  GstCaps *out = gst_doradma_src_output_choose_caps (GST_BASE_SRC_PAD (self),
-      caps, &no_cuda);
-
-  if (out == NULL)
-    goto refused;
-  GST_INFO_OBJECT (self, "caps %" GST_PTR_FORMAT, out);
-  GST_OBJECT_LOCK (self);
-  gst_caps_replace (&self->out.caps, caps);
-  gst_caps_replace (&self->out.out_caps, out);
-  self->out.info = *info;
-  self->out.cuda_out = !gst_caps_is_equal (out, caps);
-  GST_OBJECT_UNLOCK (self);
-  self->discont = TRUE;
-  gst_doradma_src_output_caps_changed (&self->out);
-  gst_caps_unref (out);
-  gst_caps_unref (caps);
-  g_free (no_cuda);
-  if (!gst_base_src_negotiate (GST_BASE_SRC (self))) {
-    if (GST_PAD_IS_FLUSHING (GST_BASE_SRC_PAD (self)))
-      return GST_FLOW_FLUSHING;
-    GST_ELEMENT_ERROR (self, CORE, NEGOTIATION,
-        ("Downstream accepted the writer's caps %s but could not be "
-            "configured with them", str), ("set_caps or the ALLOCATION "
-            "query failed"));
-    return GST_FLOW_NOT_NEGOTIATED;
-  }
-  return GST_FLOW_OK;
-
-  /* ERRORS */
-refused:
-  {
-    GstCaps *peer = gst_pad_peer_query_caps (GST_BASE_SRC_PAD (self), NULL);
-    gchar *peer_str = peer ? gst_caps_to_string (peer) : g_strdup ("nothing");
-
-    GST_ELEMENT_ERROR (self, CORE, NEGOTIATION,
-        ("Downstream does not accept the writer's caps %s", str),
-        ("writer caps: %s; downstream accepts: %s%s%s", str, peer_str,
-            no_cuda ? "; memory:CUDAMemory not offered: " : "",
-            no_cuda ? no_cuda : ""));
-    g_free (peer_str);
-    gst_clear_caps (&peer);
-    gst_caps_unref (caps);
-    g_free (no_cuda);
-    return GST_FLOW_NOT_NEGOTIATED;
-  }
+  gst_doradma_src_time_drop (&self->time, self->consumer, fr);
 }
 
 /* Makes the caps of the frame's epoch the current ones. GST_FLOW_OK,
@@ -313,133 +165,28 @@ refused:
 static GstFlowReturn
 ensure_caps (GstDoradmaSrc * self, const GstDoradmaConsumerFrame * fr)
 {
-  guint32 epoch = fr->f.info.caps_epoch;
-  gchar str[DORADMA_CAPS_MAX];
-  GstCaps *caps;
-  GstCapsFeatures *f;
-  GstVideoInfo info;
+  gboolean changed;
+  GstFlowReturn ret = gst_doradma_src_caps_ensure (&self->caps,
+      self->consumer, fr, &changed);
 
-  if (fr->new_segment)
-    self->have_epoch = FALSE;   /* epochs are per segment */
-  if (self->have_epoch && epoch == self->epoch)
-    return GST_FLOW_OK;
-  if (!gst_doradma_consumer_caps (self->consumer, epoch, str, sizeof (str)))
-    return SKIP_FRAME;
-
-  /* the lib checked the string; check what GStreamer makes of it */
-  caps = gst_caps_from_string (str);
-  if (caps == NULL || gst_caps_get_size (caps) != 1 || !gst_caps_is_fixed (caps)
-      || !gst_structure_has_name (gst_caps_get_structure (caps, 0),
-          "video/x-raw")
-      || ((f = gst_caps_get_features (caps, 0))
-          && !gst_caps_features_is_equal (f,
-              GST_CAPS_FEATURES_MEMORY_SYSTEM_MEMORY))
-      || !gst_video_info_from_caps (&info, caps)) {
-    GST_ELEMENT_ERROR (self, STREAM, FORMAT,
-        ("The writer published caps that are not plain raw video"),
-        ("caps epoch %u: \"%s\"", epoch, str));
-    gst_clear_caps (&caps);
-    return GST_FLOW_NOT_NEGOTIATED;
-  }
-  self->epoch = epoch;
-  self->have_epoch = TRUE;
-  if (self->out.caps && gst_caps_is_equal (caps, self->out.caps)) {
-    gst_caps_unref (caps);
-    return GST_FLOW_OK;
-  }
-  return set_output_caps (self, caps, &info, str);
+  if (changed)
+    self->time.discont = TRUE;
+  return ret;
 }
 
-/* ---------------------------------------------------------------------- */
-/* Time */
-
-/* After a PAUSED → PLAYING that was not the first: was the frame
- * published before we resumed? (Until the first one that was not.) */
-static gboolean
-published_before_resume (GstDoradmaSrc * self,
-    const struct doradma_frame_info *fi)
-{
-  GstClockTime resume;
-
-  if (!g_atomic_int_get (&self->resync))
-    return FALSE;
-  GST_OBJECT_LOCK (self);
-  resume = self->resume_mono;
-  GST_OBJECT_UNLOCK (self);
-  if (fi->publish_time < resume)
-    return TRUE;
-  g_atomic_int_set (&self->resync, FALSE);
-  return FALSE;
-}
-
-/* Decides whether the frame goes out now, and at which PTS. Frames
- * published while we were paused never go out. Of the frames that were in
- * the ring when we joined and were captured before our base time, only the
- * newest goes out. A late joiner gets no run of PTS 0 from the frames a
- * producer with latency publishes after the join but captured before our
- * base time: `latest` drops them (the first frame goes out at 0), `next`
- * (which must not lose frames of a lossless writer) shifts its running
- * times once, by what the first frame was early, so PTS keep the capture
- * spacing. PTS never repeat nor go backwards (1 ns after the previous one
- * at worst). FALSE when the frame was dropped, or set aside for a newer
- * one. */
+/* FALSE when the frame was dropped, or set aside for a newer one. */
 static gboolean
 place_in_time (GstDoradmaSrc * self, GstDoradmaConsumerFrame * fr,
     GstClockTime * pts)
 {
-  gboolean resuming = published_before_resume (self, &fr->f.info);
-  gint64 rt = 0;
-  gboolean timed = gst_doradma_frame_running_time (GST_ELEMENT (self),
-      &fr->f.info, &rt);
-
-  if (resuming || (timed && rt < 0 && fr->backlog)) {
-    /* stale: a newer frame, if there is one, replaces it */
-    if (gst_doradma_consumer_skip_to_newest (self->consumer, fr)) {
-      self->discont = TRUE;
-      return FALSE;
-    }
-    if (resuming) {
-      GST_LOG_OBJECT (self, "seq %" G_GUINT64_FORMAT " was published while "
-          "we were paused: dropped", fr->f.info.seq);
-      drop_frame (self, fr);
-      return FALSE;
-    }
-  }
-  if (!timed) {
-    *pts = GST_CLOCK_TIME_NONE;
-    return TRUE;
-  }
-  if (rt < 0 && self->read_mode == GST_DORADMA_READ_MODE_LATEST && self->pushed) {
-    GST_LOG_OBJECT (self, "seq %" G_GUINT64_FORMAT " was captured before "
-        "our base time: dropped", fr->f.info.seq);
-    drop_frame (self, fr);
-    return FALSE;
-  }
-  if (rt < 0 && !self->pushed)
-    self->rebase = -rt;
-  if (self->read_mode == GST_DORADMA_READ_MODE_NEXT)
-    rt += self->rebase;
-  *pts = MAX (rt, 0);
-  if (self->pushed && *pts <= self->last_pts)
-    *pts = self->last_pts + 1;
-  return TRUE;
+  return gst_doradma_src_time_place (&self->time, self->consumer, fr, pts);
 }
 
 static void
 set_timestamps (GstDoradmaSrc * self, GstBuffer * buf,
     const GstDoradmaConsumerFrame * fr, GstClockTime pts)
 {
-  gst_doradma_frame_set_buffer_fields (buf, &fr->f.info, pts);
-  gst_buffer_add_doradma_frame_meta (buf, fr->f.info.seq, fr->f.skipped,
-      fr->f.info.publish_time, fr->f.info.caps_epoch);
-  if (self->discont || fr->discont)
-    GST_BUFFER_FLAG_SET (buf, GST_BUFFER_FLAG_DISCONT);
-  else
-    GST_BUFFER_FLAG_UNSET (buf, GST_BUFFER_FLAG_DISCONT);
-  self->discont = FALSE;
-  self->pushed = TRUE;
-  if (GST_CLOCK_TIME_IS_VALID (pts))
-    self->last_pts = pts;
+  gst_doradma_src_time_stamp (&self->time, buf, fr, pts);
 }
 
 /* ---------------------------------------------------------------------- */
@@ -522,44 +269,13 @@ gst_doradma_src_create (GstPushSrc * psrc, GstBuffer ** outbuf)
 static GstCaps *
 gst_doradma_src_get_caps (GstBaseSrc * bsrc, GstCaps * filter)
 {
-  GstDoradmaSrc *self = GST_DORADMA_SRC (bsrc);
-  GstCaps *caps;
-
-  GST_OBJECT_LOCK (self);
-  if (self->out.out_caps)
-    caps = gst_caps_ref (self->out.out_caps);
-  else
-    caps = gst_pad_get_pad_template_caps (GST_BASE_SRC_PAD (bsrc));
-  GST_OBJECT_UNLOCK (self);
-
-  if (filter) {
-    GstCaps *tmp = gst_caps_intersect_full (filter, caps,
-        GST_CAPS_INTERSECT_FIRST);
-
-    gst_caps_unref (caps);
-    caps = tmp;
-  }
-  return caps;
+  return gst_doradma_src_caps_query (&GST_DORADMA_SRC (bsrc)->caps, filter);
 }
 
-/* The caps come from the ring: until a frame told us, nothing to set; then
- * the base class follows with the ALLOCATION query for them. */
 static gboolean
 gst_doradma_src_negotiate (GstBaseSrc * bsrc)
 {
-  GstDoradmaSrc *self = GST_DORADMA_SRC (bsrc);
-  GstCaps *caps = NULL;
-  gboolean ok = TRUE;
-
-  GST_OBJECT_LOCK (self);
-  if (self->out.out_caps)
-    caps = gst_caps_ref (self->out.out_caps);
-  GST_OBJECT_UNLOCK (self);
-  if (caps) {
-    ok = gst_base_src_set_caps (bsrc, caps);
-    gst_caps_unref (caps);
-  }
-  return ok;
+  return gst_doradma_src_caps_negotiate (&GST_DORADMA_SRC (bsrc)->caps);
 }
 
 static gboolean
@@ -593,8 +309,8 @@ gst_doradma_src_query (GstBaseSrc * bsrc, GstQuery * query)
           GST_VIDEO_INFO_FPS_D (&self->out.info),
           GST_VIDEO_INFO_FPS_N (&self->out.info));
     /* live; the producer's latency plus our own deadline */
-    min = producer + self->processing_deadline;
-    rmode = self->read_mode;
+    min = producer + self->settings.processing_deadline;
+    rmode = self->settings.read_mode;
     GST_OBJECT_UNLOCK (self);
 
     if (rmode == GST_DORADMA_READ_MODE_LATEST)
@@ -639,11 +355,7 @@ gst_doradma_src_change_state (GstElement * element, GstStateChange transition)
     g_atomic_int_set (&self->paused, TRUE);
   if (transition == GST_STATE_CHANGE_PAUSED_TO_PLAYING) {
     GST_OBJECT_LOCK (self);
-    if (self->played) {
-      self->resume_mono = gst_doradma_monotonic_now ();
-      g_atomic_int_set (&self->resync, TRUE);
-    }
-    self->played = TRUE;
+    gst_doradma_src_time_playing (&self->time);
     g_atomic_int_set (&self->paused, FALSE);
     GST_OBJECT_UNLOCK (self);
   }
@@ -655,49 +367,43 @@ static gboolean
 gst_doradma_src_start (GstBaseSrc * bsrc)
 {
   GstDoradmaSrc *self = GST_DORADMA_SRC (bsrc);
+  GstDoradmaSrcSettings *set = &self->settings;
   GstDoradmaConsumerSettings cs;
   struct doradma_diag diag = { 0 };
   GstDoradmaConsumer *consumer;
   int r;
 
   GST_OBJECT_LOCK (self);
-  cs.channel = self->channel;
-  cs.timeout = self->timeout;
-  cs.mode = self->read_mode == GST_DORADMA_READ_MODE_LATEST ?
+  cs.channel = set->channel;
+  cs.timeout = set->timeout;
+  cs.mode = set->read_mode == GST_DORADMA_READ_MODE_LATEST ?
       DORADMA_READ_LATEST : DORADMA_READ_NEXT;
-  cs.copy = self->copy;
-  cs.copy_set = self->copy_set;
-  cs.allowed_uid = self->allowed_uid;
-  cs.spin_time = self->spin_time;
-  cs.transport = self->transport;
-  cs.on_writer_lost = self->on_writer_lost;
-  self->out.max_leases = self->max_leases;
-  self->out.copy_to = self->copy_to;
-  self->out.copy_budget = self->copy_budget;
+  cs.copy = set->copy;
+  cs.copy_set = set->copy_set;
+  cs.allowed_uid = set->allowed_uid;
+  cs.spin_time = set->spin_time;
+  cs.transport = set->transport;
+  cs.on_writer_lost = set->on_writer_lost;
+  self->out.max_leases = set->max_leases;
+  self->out.copy_to = set->copy_to;
+  self->out.copy_budget = set->copy_budget;
   if (cs.channel == NULL)
     goto no_channel;
   if ((r = doradma_name_validate (cs.channel, &diag)) < 0)
     goto bad_channel;
-  self->started = TRUE;
-  self->played = FALSE;
+  set->started = TRUE;
   g_atomic_int_set (&self->paused, FALSE);
-  g_atomic_int_set (&self->resync, FALSE);
+  gst_doradma_src_time_start (&self->time, set->read_mode);
+  gst_doradma_src_caps_start (&self->caps);
   GST_OBJECT_UNLOCK (self);
 
   /* the consumer copies the settings */
   consumer = gst_doradma_consumer_new (GST_ELEMENT (self), &cs,
-      downstream_wants_cuda, self);
+      gst_doradma_src_caps_downstream_wants_cuda, self);
   GST_OBJECT_LOCK (self);
   self->consumer = consumer;
   GST_OBJECT_UNLOCK (self);
-  if (consumer == NULL)
-    return FALSE;
-  self->have_epoch = FALSE;
-  self->discont = TRUE;
-  self->pushed = FALSE;
-  self->last_pts = 0;
-  self->rebase = 0;
-  return TRUE;
+  return consumer != NULL;
 
   /* ERRORS */
 no_channel:
@@ -734,7 +440,7 @@ gst_doradma_src_stop (GstBaseSrc * bsrc)
   gst_clear_caps (&self->out.caps);
   gst_clear_caps (&self->out.out_caps);
   self->out.cuda_out = FALSE;
-  self->started = FALSE;
+  self->settings.started = FALSE;
   GST_OBJECT_UNLOCK (self);
   gst_doradma_consumer_free (consumer);
   return TRUE;
@@ -771,62 +477,8 @@ static void
 gst_doradma_src_set_property (GObject * object, guint prop_id,
     const GValue * value, GParamSpec * pspec)
 {
-  GstDoradmaSrc *self = GST_DORADMA_SRC (object);
-
-  GST_OBJECT_LOCK (self);
-  if (prop_id != PROP_PROCESSING_DEADLINE && self->started) {
-    GST_OBJECT_UNLOCK (self);
-    GST_WARNING_OBJECT (self, "cannot change %s once started: set it in "
-        "NULL or READY", pspec->name);
-    return;
-  }
-  switch (prop_id) {
-    case PROP_CHANNEL:
-      g_free (self->channel);
-      self->channel = g_value_dup_string (value);
-      break;
-    case PROP_TIMEOUT:
-      self->timeout = g_value_get_uint64 (value);
-      break;
-    case PROP_READ_MODE:
-      self->read_mode = g_value_get_enum (value);
-      break;
-    case PROP_COPY:
-      self->copy = g_value_get_boolean (value);
-      self->copy_set = TRUE;
-      break;
-    case PROP_MAX_LEASES:
-      self->max_leases = g_value_get_uint (value);
-      break;
-    case PROP_ON_WRITER_LOST:
-      self->on_writer_lost = g_value_get_enum (value);
-      break;
-    case PROP_PROCESSING_DEADLINE:
-      self->processing_deadline = g_value_get_uint64 (value);
-      break;
-    case PROP_TRANSPORT:
-      self->transport = g_value_get_enum (value);
-      break;
-    case PROP_COPY_TO:
-      self->copy_to = g_value_get_enum (value);
-      break;
-    case PROP_COPY_BUDGET:
-      self->copy_budget = g_value_get_uint64 (value);
-      break;
-    case PROP_ALLOWED_UID:
-      self->allowed_uid = g_value_get_int64 (value);
-      break;
-    case PROP_SPIN_TIME:
-      self->spin_time = g_value_get_uint64 (value);
-      break;
-    default:
-      G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
-      break;
-  }
-  GST_OBJECT_UNLOCK (self);
-  if (prop_id == PROP_PROCESSING_DEADLINE)
-    gst_element_post_message (GST_ELEMENT (self),
-        gst_message_new_latency (GST_OBJECT (self)));
+  gst_doradma_src_settings_set_property (&GST_DORADMA_SRC (object)->settings,
+      object, prop_id, value, pspec);
 }
 
 static void
@@ -835,54 +487,11 @@ gst_doradma_src_get_property (GObject * object, guint prop_id,
 {
   GstDoradmaSrc *self = GST_DORADMA_SRC (object);
 
-  if (prop_id == PROP_STATS) {
+  if (prop_id == PROP_STATS)
     g_value_take_boxed (value, gst_doradma_src_get_stats (self));
-    return;
-  }
-
-  GST_OBJECT_LOCK (self);
-  switch (prop_id) {
-    case PROP_CHANNEL:
-      g_value_set_string (value, self->channel);
-      break;
-    case PROP_TIMEOUT:
-      g_value_set_uint64 (value, self->timeout);
-      break;
-    case PROP_READ_MODE:
-      g_value_set_enum (value, self->read_mode);
-      break;
-    case PROP_COPY:
-      g_value_set_boolean (value, self->copy);
-      break;
-    case PROP_MAX_LEASES:
-      g_value_set_uint (value, self->max_leases);
-      break;
-    case PROP_ON_WRITER_LOST:
-      g_value_set_enum (value, self->on_writer_lost);
-      break;
-    case PROP_PROCESSING_DEADLINE:
-      g_value_set_uint64 (value, self->processing_deadline);
-      break;
-    case PROP_TRANSPORT:
-      g_value_set_enum (value, self->transport);
-      break;
-    case PROP_COPY_TO:
-      g_value_set_enum (value, self->copy_to);
-      break;
-    case PROP_COPY_BUDGET:
-      g_value_set_uint64 (value, self->copy_budget);
-      break;
-    case PROP_ALLOWED_UID:
-      g_value_set_int64 (value, self->allowed_uid);
-      break;
-    case PROP_SPIN_TIME:
-      g_value_set_uint64 (value, self->spin_time);
-      break;
-    default:
-      G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
-      break;
-  }
-  GST_OBJECT_UNLOCK (self);
+  else
+    gst_doradma_src_settings_get_property (&self->settings, object, prop_id,
+        value, pspec);
 }
 
 static void
@@ -890,7 +499,7 @@ gst_doradma_src_finalize (GObject * object)
 {
   GstDoradmaSrc *self = GST_DORADMA_SRC (object);
 
-  g_free (self->channel);
+  gst_doradma_src_settings_finalize (&self->settings);
   gst_doradma_src_output_finalize (&self->out);
 
   G_OBJECT_CLASS (gst_doradma_src_parent_class)->finalize (object);
@@ -934,191 +543,8 @@ gst_doradma_src_class_init (GstDoradmaSrcClass * klass)
   bsrc_class->unlock_stop = GST_DEBUG_FUNCPTR (gst_doradma_src_unlock_stop);
   psrc_class->create = GST_DEBUG_FUNCPTR (gst_doradma_src_create);
 
-  /**
-   * GstDoradmaSrc:channel:
-   *
-   * Name of the channel to read (as doradmasink's `channel`).
-   *
-   * Since: 0.1
-   */
-  properties[PROP_CHANNEL] = g_param_spec_string ("channel", "Channel",
-      "Channel name to read ([A-Za-z0-9_.-], 1-200 bytes)", DEFAULT_CHANNEL,
-      G_PARAM_READWRITE | G_PARAM_STATIC_STRINGS | GST_PARAM_MUTABLE_READY);
-  /**
-   * GstDoradmaSrc:timeout:
-   *
-   * Nanoseconds to wait for the channel to appear before posting an error.
-   * 0 waits forever.
-   *
-   * Since: 0.1
-   */
-  properties[PROP_TIMEOUT] = g_param_spec_uint64 ("timeout", "Timeout",
-      "Nanoseconds to wait for the channel to appear (0 = forever)", 0,
-      G_MAXUINT64, DEFAULT_TIMEOUT,
-      G_PARAM_READWRITE | G_PARAM_STATIC_STRINGS | GST_PARAM_MUTABLE_READY);
-  /**
-   * GstDoradmaSrc:read-mode:
-   *
-   * `next` delivers every frame in order (a lossless writer waits for this
-   * reader; a latest writer may lap it: skips are counted and flagged
-   * DISCONT); `latest` always delivers the newest frame.
-   *
-   * Since: 0.1
-   */
-  properties[PROP_READ_MODE] = g_param_spec_enum ("read-mode", "Read mode",
-      "next: every frame in order; latest: the newest frame, skipping older "
-      "ones", GST_TYPE_DORADMA_READ_MODE, DEFAULT_READ_MODE,
-      G_PARAM_READWRITE | G_PARAM_STATIC_STRINGS | GST_PARAM_MUTABLE_READY);
-  /**
-   * GstDoradmaSrc:copy:
-   *
-   * Copy every frame into a local buffer under the slot's seqlock instead
-   * of leasing the slot (torn copies are discarded and counted). The
-   * writer is never held back by this reader's buffers.
-   *
-   * When `copy` is left unset and the channel's control object is writable
-   * by other users (group-writable, or owned by a third uid), the element
-   * copies anyway and warns: such a peer could clear our lease and get a
-   * frame we read zero-copy rewritten (docs/threat-model.md). Setting
-   * copy=false reads zero-copy all the same.
-   *
-   * Since: 0.1
-   */
-  properties[PROP_COPY] = g_param_spec_boolean ("copy", "Copy",
-      "Copy frames into local buffers instead of leasing slots (zero-copy "
-      "off); unset: copy only when other users may write the channel's "
-      "control object", DEFAULT_COPY,
-      G_PARAM_READWRITE | G_PARAM_STATIC_STRINGS | GST_PARAM_MUTABLE_READY);
-  /**
-   * GstDoradmaSrc:max-leases:
-   *
-   * Zero-copy buffers this element may have outstanding at once. Beyond
-   * it, frames are copied into a local pool (counted in `stats`), so a
-   * downstream that holds many buffers cannot pin the ring.
-   *
-   * Since: 0.1
-   */
-  properties[PROP_MAX_LEASES] = g_param_spec_uint ("max-leases",
-      "Max leases", "Zero-copy buffers outstanding at once; beyond, frames "
-      "are copied (0 = always copy)", 0, DORADMA_MAX_SLOTS,
-      DEFAULT_MAX_LEASES,
-      G_PARAM_READWRITE | G_PARAM_STATIC_STRINGS | GST_PARAM_MUTABLE_READY);
-  /**
-   * GstDoradmaSrc:on-writer-lost:
-   *
-   * What to do when the writer process dies: warn and wait for a new writer
-   * on the same channel (its caps may differ), end the stream, or error.
-   *
-   * Since: 0.1
-   */
-  properties[PROP_ON_WRITER_LOST] = g_param_spec_enum ("on-writer-lost",
-      "On writer lost", "The writer died: wait for a new one, EOS, or error",
-      GST_TYPE_DORADMA_WRITER_LOST, DEFAULT_ON_WRITER_LOST,
-      G_PARAM_READWRITE | G_PARAM_STATIC_STRINGS | GST_PARAM_MUTABLE_READY);
-  /**
-   * GstDoradmaSrc:processing-deadline:
-   *
-   * Added to the producer's latency in the LATENCY answer: the time this
-   * pipeline needs to process a frame.
-   *
-   * Since: 0.1
-   */
-  properties[PROP_PROCESSING_DEADLINE] =
-      g_param_spec_uint64 ("processing-deadline", "Processing deadline",
-      "Nanoseconds added to the producer's latency in the LATENCY answer", 0,
-      G_MAXUINT64, DEFAULT_PROCESSING_DEADLINE,
-      G_PARAM_READWRITE | G_PARAM_STATIC_STRINGS | GST_PARAM_MUTABLE_PLAYING);
-  /**
-   * GstDoradmaSrc:transport:
-   *
-   * How frames reach the GPU. `shmem`: host memory only. `unified`: the
-   * whole read-only data mapping is page-locked with CUDA once per process
-   * and buffers carry its device alias (gst_doradma_memory_get_device_pointer
-   * ()); an error names what is missing without CUDA. `auto`: `unified`
-   * when downstream asks for memory:CUDAMemory and CUDA works, else `shmem`,
-   * never an error ($DORADMA_TRANSPORT=shmem or unified overrides `auto`;
-   * ipc there is the writer's setting). A writer whose slots live in GPU
-   * memory (its transport ipc) is always read through its CUDA IPC handle,
-   * whatever this says. The path taken is the stats' `cuda-path`.
-   *
-   * memory:CUDAMemory output needs a build with gstreamer-cuda (GStreamer
-   * >= 1.22): one device copy per frame on 1.22, the slot itself (zero-copy)
-   * from 1.24; none on GStreamer 1.20, whose CUDA library is not public
-   * (the device-pointer accessor works on every version).
-   *
-   * Since: 0.1
-   */
-  properties[PROP_TRANSPORT] = g_param_spec_enum ("transport", "Transport",
-      "auto: unified when downstream wants CUDA memory, else shmem; unified: "
-      "register the ring with CUDA (device pointers); a writer with GPU slots "
-      "is read through CUDA IPC. memory:CUDAMemory output needs gstreamer-cuda"
-      " (GStreamer >= 1.22): one device copy per frame on 1.22, the slot "
-      "itself from 1.24, none on 1.20", GST_TYPE_DORADMA_SRC_TRANSPORT,
-      DEFAULT_TRANSPORT,
-      G_PARAM_READWRITE | G_PARAM_STATIC_STRINGS | GST_PARAM_MUTABLE_READY);
-  /**
-   * GstDoradmaSrc:copy-to:
-   *
-   * Copy every frame into a CUDA slab of the given kind (managed "uma",
-   * mapped "pinned" host memory, or "device" memory, which is not mappable)
-   * and release the slot's lease at once, so downstream may keep buffers as
-   * long as it likes without holding the writer back. Counted in the
-   * stats' `copied-to-slab`. Applies to system-memory output. A
-   * downstream that does not accept GstVideoMeta gets the default layout.
-   *
-   * Since: 0.1
-   */
-  properties[PROP_COPY_TO] = g_param_spec_enum ("copy-to", "Copy to",
-      "Copy frames into CUDA slabs and release the lease at once",
-      GST_TYPE_DORADMA_COPY_TO, DEFAULT_COPY_TO,
-      G_PARAM_READWRITE | G_PARAM_STATIC_STRINGS | GST_PARAM_MUTABLE_READY);
-  /**
-   * GstDoradmaSrc:copy-budget:
-   *
-   * Byte budget of the copy-to slab allocator (0: $DORADMA_SLAB_POOL_BYTES,
-   * else 512 MiB).
-   *
-   * Since: 0.1
-   */
-  properties[PROP_COPY_BUDGET] = g_param_spec_uint64 ("copy-budget",
-      "Copy budget", "Bytes the copy-to slabs may hold (0: "
-      "$DORADMA_SLAB_POOL_BYTES, else 512 MiB)", 0, G_MAXUINT64,
-      DEFAULT_COPY_BUDGET,
-      G_PARAM_READWRITE | G_PARAM_STATIC_STRINGS | GST_PARAM_MUTABLE_READY);
-  /**
-   * GstDoradmaSrc:allowed-uid:
-   *
-   * The uid the channel's owner (the writer's user) must have, besides our
-   * own: -1 accepts any owner. Sharing a channel with another user takes a
-   * common group, the sink's `permissions=0660`, and this set to the
-   * writer's uid (docs/threat-model.md). Objects writable by others are
-   * refused whatever this says.
-   *
-   * Since: 0.1
-   */
-  properties[PROP_ALLOWED_UID] = g_param_spec_int64 ("allowed-uid",
-      "Allowed uid", "The uid the channel's owner must have besides ours "
-      "(-1 = any; default: our own uid)", -1, G_MAXUINT32 - 1,
-      DEFAULT_ALLOWED_UID,
-      G_PARAM_READWRITE | G_PARAM_STATIC_STRINGS | GST_PARAM_MUTABLE_READY);
-  /**
-   * GstDoradmaSrc:spin-time:
-   *
-   * Nanoseconds to poll the ring (CPU pause hint, no system call) for the
-   * next frame before sleeping on the futex. A frame published meanwhile is
-   * handed over without a wake-up, and a writer that finds nobody asleep
-   * publishes without a system call; the price is up to one core busy for
-   * that long after every frame. Polling stops at once on a frame, EOS,
-   * flush or stop; a lost writer is noticed after it. Counted as `spins`
-   * and `sleeps` in #GstDoradmaSrc:stats. 0 sleeps at once.
-   *
-   * Since: 0.1
-   */
-  properties[PROP_SPIN_TIME] = g_param_spec_uint64 ("spin-time", "Spin time",
-      "Nanoseconds to poll for the next frame before sleeping "
-      "(0 = sleep at once; costs a core while polling)", 0, G_MAXUINT64,
-      DEFAULT_SPIN_TIME, G_PARAM_READWRITE | G_PARAM_STATIC_STRINGS |
-      GST_PARAM_MUTABLE_READY);
+  gst_doradma_src_settings_install (gobject_class);
+
   /**
    * GstDoradmaSrc:stats:
    *
@@ -1148,35 +574,23 @@ gst_doradma_src_class_init (GstDoradmaSrcClass * klass)
    *
    * Since: 0.1
    */
-  properties[PROP_STATS] = g_param_spec_boxed ("stats", "Statistics",
-      "Counters: frames, torn, skipped, copies, lease-waits, latency-p50 and "
-      "latency-p99 (ns), spins, sleeps, transport, cuda-path, cuda-registrations, memory, "
-      "device-copies, copied-to-slab", GST_TYPE_STRUCTURE,
-      G_PARAM_READABLE | G_PARAM_STATIC_STRINGS);
-
-  g_object_class_install_properties (gobject_class, NUM_PROPERTIES, properties);
+  g_object_class_install_property (gobject_class, PROP_STATS,
+      g_param_spec_boxed ("stats", "Statistics",
+          "Counters: frames, torn, skipped, copies, lease-waits, latency-p50 and "
+          "latency-p99 (ns), spins, sleeps, transport, cuda-path, cuda-registrations, memory, "
+          "device-copies, copied-to-slab", GST_TYPE_STRUCTURE,
+          G_PARAM_READABLE | G_PARAM_STATIC_STRINGS));
   /* dora-rs memory pools (dora-pool=...): gstdoradmadora.h */
   gst_doradma_dora_src_class_hook (gobject_class);
-
-  gst_type_mark_as_plugin_api (GST_TYPE_DORADMA_SRC_TRANSPORT, 0);
-  gst_type_mark_as_plugin_api (GST_TYPE_DORADMA_COPY_TO, 0);
 }
 
 static void
 gst_doradma_src_init (GstDoradmaSrc * self)
 {
-  self->timeout = DEFAULT_TIMEOUT;
-  self->read_mode = DEFAULT_READ_MODE;
-  self->copy = DEFAULT_COPY;
-  self->max_leases = DEFAULT_MAX_LEASES;
-  self->on_writer_lost = DEFAULT_ON_WRITER_LOST;
-  self->processing_deadline = DEFAULT_PROCESSING_DEADLINE;
-  self->transport = DEFAULT_TRANSPORT;
-  self->copy_to = DEFAULT_COPY_TO;
-  self->copy_budget = DEFAULT_COPY_BUDGET;
-  self->allowed_uid = DEFAULT_ALLOWED_UID;
-  self->spin_time = DEFAULT_SPIN_TIME;
+  gst_doradma_src_settings_init (&self->settings);
   gst_doradma_src_output_init (&self->out, GST_ELEMENT (self));
+  gst_doradma_src_caps_init (&self->caps, GST_BASE_SRC (self), &self->out);
+  gst_doradma_src_time_init (&self->time, GST_ELEMENT (self));
 
   gst_base_src_set_live (GST_BASE_SRC (self), TRUE);
   gst_base_src_set_format (GST_BASE_SRC (self), GST_FORMAT_TIME);

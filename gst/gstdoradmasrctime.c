@@ -1,0 +1,140 @@
+/* doradma GStreamer plugin — doradmasrc's frame timing (see the header).
+ *
+ * Copyright (C) 2025 the doradma authors
+ * SPDX-License-Identifier: LGPL-2.1-or-later
+ */
+#ifdef HAVE_CONFIG_H
+#include "config.h"
+#endif
+
+#include <string.h>
+
+#include "gstdoradmasrctime.h"
+#include "gstdoradmasrcframe.h"
+#include "gstdoradmaframemeta.h"
+
+/* the element's own category (gstdoradmasrc.c) */
+GST_DEBUG_CATEGORY_EXTERN (gst_doradma_src_debug);
+#define GST_CAT_DEFAULT gst_doradma_src_debug
+
+void
+gst_doradma_src_time_init (GstDoradmaSrcTime * t, GstElement * element)
+{
+  memset (t, 0, sizeof (*t));
+  t->element = element;
+}
+
+void
+gst_doradma_src_time_start (GstDoradmaSrcTime * t, GstDoradmaReadMode read_mode)
+{
+  t->played = FALSE;
+  g_atomic_int_set (&t->resync, FALSE);
+  t->read_mode = read_mode;
+  t->discont = TRUE;
+  t->pushed = FALSE;
+  t->last_pts = 0;
+  t->rebase = 0;
+}
+
+void
+gst_doradma_src_time_playing (GstDoradmaSrcTime * t)
+{
+  if (t->played) {
+    t->resume_mono = gst_doradma_monotonic_now ();
+    g_atomic_int_set (&t->resync, TRUE);
+  }
+  t->played = TRUE;
+}
+
+void
+gst_doradma_src_time_drop (GstDoradmaSrcTime * t,
+    GstDoradmaConsumer * consumer, GstDoradmaConsumerFrame * fr)
+{
+  gst_doradma_consumer_drop (consumer, fr);
+  t->discont = TRUE;
+}
+
+/* After a PAUSED → PLAYING that was not the first: was the frame
+ * published before we resumed? (Until the first one that was not.) */
+static gboolean
+published_before_resume (GstDoradmaSrcTime * t,
+    const struct doradma_frame_info *fi)
+{
+  GstClockTime resume;
+
+  if (!g_atomic_int_get (&t->resync))
+    return FALSE;
+  GST_OBJECT_LOCK (t->element);
+  resume = t->resume_mono;
+  GST_OBJECT_UNLOCK (t->element);
+  if (fi->publish_time < resume)
+    return TRUE;
+  g_atomic_int_set (&t->resync, FALSE);
+  return FALSE;
+}
+
+/* A late joiner gets no run of PTS 0 from the frames a producer with
+ * latency publishes after the join but captured before our base time:
+ * `latest` drops them (the first frame goes out at 0), `next` (which must
+ * not lose frames of a lossless writer) shifts its running times once, by
+ * what the first frame was early, so PTS keep the capture spacing. PTS
+ * never repeat nor go backwards (1 ns after the previous one at worst). */
+gboolean
+gst_doradma_src_time_place (GstDoradmaSrcTime * t,
+    GstDoradmaConsumer * consumer, GstDoradmaConsumerFrame * fr,
+    GstClockTime * pts)
+{
+  gboolean resuming = published_before_resume (t, &fr->f.info);
+  gint64 rt = 0;
+  gboolean timed = gst_doradma_frame_running_time (t->element,
+      &fr->f.info, &rt);
+
+  if (resuming || (timed && rt < 0 && fr->backlog)) {
+    /* stale: a newer frame, if there is one, replaces it */
+    if (gst_doradma_consumer_skip_to_newest (consumer, fr)) {
+      t->discont = TRUE;
+      return FALSE;
+    }
+    if (resuming) {
+      GST_LOG_OBJECT (t->element, "seq %" G_GUINT64_FORMAT " was published "
+          "while we were paused: dropped", fr->f.info.seq);
+      gst_doradma_src_time_drop (t, consumer, fr);
+      return FALSE;
+    }
+  }
+  if (!timed) {
+    *pts = GST_CLOCK_TIME_NONE;
+    return TRUE;
+  }
+  if (rt < 0 && t->read_mode == GST_DORADMA_READ_MODE_LATEST && t->pushed) {
+    GST_LOG_OBJECT (t->element, "seq %" G_GUINT64_FORMAT " was captured "
+        "before our base time: dropped", fr->f.info.seq);
+    gst_doradma_src_time_drop (t, consumer, fr);
+    return FALSE;
+  }
+  if (rt < 0 && !t->pushed)
+    t->rebase = -rt;
+  if (t->read_mode == GST_DORADMA_READ_MODE_NEXT)
+    rt += t->rebase;
+  *pts = MAX (rt, 0);
+  if (t->pushed && *pts <= t->last_pts)
+    *pts = t->last_pts + 1;
+  return TRUE;
+}
+
+void
+gst_doradma_src_time_stamp (GstDoradmaSrcTime * t, GstBuffer * buf,
+    const GstDoradmaConsumerFrame * fr, GstClockTime pts)
+{
+  gst_doradma_frame_set_buffer_fields (buf, &fr->f.info, pts);
+  gst_buffer_add_doradma_frame_meta (buf, fr->f.info.seq, fr->f.skipped,
+      fr->f.info.publish_time, fr->f.info.caps_epoch);
+  if (t->discont || fr->discont)
+    GST_BUFFER_FLAG_SET (buf, GST_BUFFER_FLAG_DISCONT);
+  else
+    GST_BUFFER_FLAG_UNSET (buf, GST_BUFFER_FLAG_DISCONT);
+  t->discont = FALSE;
+  t->pushed = TRUE;
+  if (GST_CLOCK_TIME_IS_VALID (pts))
+    t->last_pts = pts;
+}
