@@ -1,9 +1,10 @@
 /* doradma GStreamer plugin — DoradmaSlabAllocator, the CUDA slab GstAllocator.
  *
  * The slabs, their size classes, free lists and byte budget live in cuda/'s
- * GStreamer-free slab pool (cuda/slab.c); this file wraps them as GstMemory,
- * reports errors as GError, and adds NIC registration (GPUDirect RDMA; the
- * probe of what the machine offers is gstdoradmagpudirect.c).
+ * GStreamer-free slab pool (cuda/slab.c); this file wraps them as GstMemory
+ * and reports errors as GError. NIC registration and the RDMA constructor
+ * are gstdoradmaallocatorrdma.c (the probe of what the machine offers,
+ * gstdoradmagpudirect.c).
  *
  * Recycling. The unixfd allocator's model (dispose resurrects the GstMemory
  * onto a free list) does not fit here. A resurrected memory would keep its reference
@@ -30,68 +31,12 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "gstdoradmaallocator.h"
+#include "gstdoradmaallocatorprivate.h"
 #include "gstdoradmaelements.h"
-/* the public API only (copies, streams and managed attach included); never
- * the private driver table cuda-api.h */
-#include "doradma-cuda.h"
-#include "gstdoradmagpudirect.h"
 
-GST_DEBUG_CATEGORY_STATIC (doradma_allocator_debug);
-#define GST_CAT_DEFAULT doradma_allocator_debug
-
-#define N_CLASSES DORADMA_CUDA_SLAB_N_CLASSES
-
-typedef enum
-{
-  RDMA_NONE = 0,
-  RDMA_GPUDIRECT_DMABUF,
-  RDMA_GPUDIRECT_PEERMEM,
-  RDMA_PINNED_MR,
-} RdmaMode;
-
-static const gchar *const rdma_mode_names[] = {
-  "none", "gpudirect-dmabuf", "gpudirect-peermem", "pinned-mr"
-};
-
-/* One slab handed out or cached here, with its memory region. */
-typedef struct _SlabEntry SlabEntry;
-struct _SlabEntry
-{
-  struct doradma_cuda_slab *slab;
-  const struct doradma_cuda_slab_info *info;
-  GstDoradmaMr *mr;             /* NULL unless RDMA mode */
-  gpointer stream;              /* managed: CUstream it is attached to */
-  SlabEntry *next;              /* cache link, under the allocator lock */
-};
-
-typedef struct
-{
-  GstMemory mem;
-  SlabEntry *e;                 /* the root's entry; shared by sub-memories */
-} GstDoradmaSlabMemory;
-
-struct _GstDoradmaSlabAllocator
-{
-  GstAllocator parent;
-
-  GstDoradmaSlabKind kind;
-  guint64 budget_arg;           /* 0: environment, else default */
-
-  GMutex lock;
-  /* Set once (lazily for registered allocators), under lock. */
-  struct doradma_cuda_device *dev;
-  struct doradma_cuda_slab_pool *pool;
-  gboolean concurrent_managed;
-  gsize gran;                   /* the pool's rounding, see expected_class */
-
-  RdmaMode rdma;
-  gpointer pd, pd_ctx;          /* pd_ctx != NULL: we own the PD */
-  gchar *fallback;              /* steps of the RDMA fallback chain */
-  /* RDMA mode, under lock: registered slabs by size class. */
-  SlabEntry *cache[N_CLASSES];
-  guint64 mr_regs, mr_hits, mr_deregs;
-};
+/* also gstdoradmaallocatorrdma.c's */
+GST_DEBUG_CATEGORY (gst_doradma_allocator_debug);
+#define GST_CAT_DEFAULT gst_doradma_allocator_debug
 
 struct _GstDoradmaSlabAllocatorClass
 {
@@ -114,13 +59,13 @@ GST_DORADMA_DEFINE_ENUM (gst_doradma_slab_kind_get_type, "GstDoradmaSlabKind",
     slab_kind_values)
 /* *INDENT-ON* */
 
-static void
-debug_init (void)
+void
+gst_doradma_slab_debug_init (void)
 {
   static gsize once = 0;
 
   if (g_once_init_enter (&once)) {
-    GST_DEBUG_CATEGORY_INIT (doradma_allocator_debug, "doradmaallocator", 0,
+    GST_DEBUG_CATEGORY_INIT (gst_doradma_allocator_debug, "doradmaallocator", 0,
         "doradma CUDA slab allocator");
     g_once_init_leave (&once, 1);
   }
@@ -200,8 +145,8 @@ expected_class (GstDoradmaSlabAllocator * self, gsize size)
 
 /* Resolves the budget (argument, else variable, else default): a malformed
  * variable is an error even where CUDA is absent. */
-static gboolean
-resolve_budget (guint64 arg, guint64 * out, GError ** error)
+gboolean
+gst_doradma_slab_resolve_budget (guint64 arg, guint64 * out, GError ** error)
 {
   struct doradma_diag diag = { 0 };
   uint64_t b = 0;
@@ -221,8 +166,9 @@ resolve_budget (guint64 arg, guint64 * out, GError ** error)
 }
 
 /* Opens device 0 and creates the pool. Lock held (or object private). */
-static gboolean
-ensure_pool_locked (GstDoradmaSlabAllocator * self, GError ** error)
+gboolean
+gst_doradma_slab_allocator_ensure_pool (GstDoradmaSlabAllocator * self,
+    GError ** error)
 {
   struct doradma_diag diag = { 0 };
   struct doradma_cuda_slab *probe = NULL;
@@ -231,7 +177,7 @@ ensure_pool_locked (GstDoradmaSlabAllocator * self, GError ** error)
 
   if (self->pool != NULL)
     return TRUE;
-  if (!resolve_budget (self->budget_arg, &budget, error))
+  if (!gst_doradma_slab_resolve_budget (self->budget_arg, &budget, error))
     return FALSE;
   if (self->dev == NULL) {
     ret = doradma_cuda_device_open (0, &self->dev, &diag);
@@ -269,66 +215,11 @@ ensure_pool_locked (GstDoradmaSlabAllocator * self, GError ** error)
 }
 
 /* ------------------------------------------------------------------------ */
-/* NIC registration */
-
-static void
-entry_dereg (GstDoradmaSlabAllocator * self, SlabEntry * e)
-{
-#ifdef HAVE_IBVERBS
-  if (e->mr) {
-    gst_doradma_mr_dereg (e->mr);
-    e->mr = NULL;
-    __atomic_add_fetch (&self->mr_deregs, 1, __ATOMIC_RELAXED);
-  }
-#endif
-}
-
-/* Registers e's slab once. Returns FALSE with the reason in `why`. */
-static gboolean
-entry_register (GstDoradmaSlabAllocator * self, SlabEntry * e, GString * why)
-{
-#ifdef HAVE_IBVERBS
-  const struct doradma_cuda_slab_info *i = e->info;
-  struct doradma_diag diag = { 0 };
-  uint64_t sz = 0;
-  int fd = -1, ret;
-
-  switch (self->rdma) {
-    case RDMA_NONE:
-      return TRUE;
-    case RDMA_GPUDIRECT_DMABUF:
-      ret = doradma_cuda_slab_export_dmabuf (e->slab, &fd, &sz, &diag);
-      if (ret < 0) {
-        g_string_append_printf (why, "dma-buf export: %s", diag.msg);
-        return FALSE;
-      }
-      /* iova = the device pointer: peers address slabs by CUdeviceptr. */
-      e->mr = gst_doradma_mr_reg_dmabuf (self->pd, fd, sz, i->device, why);
-      close (fd);               /* the MR holds its own dma-buf reference */
-      break;
-    case RDMA_GPUDIRECT_PEERMEM:
-      e->mr = gst_doradma_mr_reg (self->pd, (gpointer) (guintptr) i->device,
-          i->capacity, why);
-      break;
-    case RDMA_PINNED_MR:
-      e->mr = gst_doradma_mr_reg (self->pd, i->host, i->capacity, why);
-      break;
-  }
-  if (e->mr == NULL)
-    return FALSE;
-  __atomic_add_fetch (&self->mr_regs, 1, __ATOMIC_RELAXED);
-  return TRUE;
-#else
-  return self->rdma == RDMA_NONE;
-#endif
-}
-
-/* ------------------------------------------------------------------------ */
 /* Managed memory and streams (Jetson rules) */
 
 #ifdef DORADMA_HAVE_CUDA
 static gboolean
-attach_locked_entry (GstDoradmaSlabAllocator * self, SlabEntry * e,
+attach_locked_entry (GstDoradmaSlabAllocator * self, GstDoradmaSlabEntry * e,
     gpointer stream, GError ** error)
 {
   struct doradma_diag diag = { 0 };
@@ -354,7 +245,7 @@ attach_locked_entry (GstDoradmaSlabAllocator * self, SlabEntry * e,
 /* Before the CPU touches a managed slab attached to a stream on a device
  * without concurrent managed access: the stream's work must be done. */
 static void
-sync_for_cpu (GstDoradmaSlabAllocator * self, SlabEntry * e)
+sync_for_cpu (GstDoradmaSlabAllocator * self, GstDoradmaSlabEntry * e)
 {
   if (e->stream == NULL || self->concurrent_managed)
     return;
@@ -362,14 +253,14 @@ sync_for_cpu (GstDoradmaSlabAllocator * self, SlabEntry * e)
 }
 #else
 static gboolean
-attach_locked_entry (GstDoradmaSlabAllocator * self, SlabEntry * e,
+attach_locked_entry (GstDoradmaSlabAllocator * self, GstDoradmaSlabEntry * e,
     gpointer stream, GError ** error)
 {
   return TRUE;
 }
 
 static void
-sync_for_cpu (GstDoradmaSlabAllocator * self, SlabEntry * e)
+sync_for_cpu (GstDoradmaSlabAllocator * self, GstDoradmaSlabEntry * e)
 {
 }
 #endif
@@ -378,9 +269,9 @@ sync_for_cpu (GstDoradmaSlabAllocator * self, SlabEntry * e)
 /* Slabs in and out */
 
 static void
-entry_release (GstDoradmaSlabAllocator * self, SlabEntry * e)
+entry_release (GstDoradmaSlabAllocator * self, GstDoradmaSlabEntry * e)
 {
-  entry_dereg (self, e);
+  gst_doradma_slab_entry_dereg (self, e);
   doradma_cuda_slab_free (e->slab);
   g_free (e);
 }
@@ -390,7 +281,7 @@ entry_release (GstDoradmaSlabAllocator * self, SlabEntry * e)
 static guint
 drain_cache (GstDoradmaSlabAllocator * self)
 {
-  SlabEntry *all = NULL, *e;
+  GstDoradmaSlabEntry *all = NULL, *e;
   guint n = 0;
   int c;
 
@@ -411,16 +302,17 @@ drain_cache (GstDoradmaSlabAllocator * self)
   return n;
 }
 
-static SlabEntry *
+static GstDoradmaSlabEntry *
 entry_new (GstDoradmaSlabAllocator * self, gsize size, GError ** error)
 {
   struct doradma_diag diag = { 0 };
   struct doradma_cuda_slab *slab = NULL;
-  SlabEntry *e;
+  GstDoradmaSlabEntry *e;
   GString *why;
   int ret, c;
 
-  if (self->rdma != RDMA_NONE && (c = expected_class (self, size)) >= 0) {
+  if (self->rdma != GST_DORADMA_RDMA_NONE
+      && (c = expected_class (self, size)) >= 0) {
     g_mutex_lock (&self->lock);
     e = self->cache[c];
     if (e != NULL) {
@@ -436,7 +328,7 @@ entry_new (GstDoradmaSlabAllocator * self, gsize size, GError ** error)
   ret = doradma_cuda_slab_alloc (self->pool, size, &slab, &diag);
   /* Registered slabs cached here count as in use for the pool: give them
    * back so it can evict them, and try once more. */
-  if (ret == -ENOMEM && self->rdma != RDMA_NONE && diag.field
+  if (ret == -ENOMEM && self->rdma != GST_DORADMA_RDMA_NONE && diag.field
       && !strcmp (diag.field, GST_DORADMA_SLAB_BUDGET_ENV)
       && drain_cache (self) > 0)
     ret = doradma_cuda_slab_alloc (self->pool, size, &slab, &diag);
@@ -444,17 +336,17 @@ entry_new (GstDoradmaSlabAllocator * self, gsize size, GError ** error)
     set_cuda_error (error, ret, &diag, "slab allocation");
     return NULL;
   }
-  e = g_new0 (SlabEntry, 1);
+  e = g_new0 (GstDoradmaSlabEntry, 1);
   e->slab = slab;
   e->info = doradma_cuda_slab_get_info (slab);
-  if (self->rdma != RDMA_NONE) {
+  if (self->rdma != GST_DORADMA_RDMA_NONE) {
     why = g_string_new (NULL);
-    if (!entry_register (self, e, why)) {
+    if (!gst_doradma_slab_entry_register (self, e, why)) {
       g_set_error (error, GST_DORADMA_SLAB_ERROR,
           GST_DORADMA_SLAB_ERROR_FAILED, "NIC registration of a %s slab of "
           "%" G_GSIZE_FORMAT " bytes failed (%s): %s",
           doradma_cuda_slab_kind_name (e->info->kind), e->info->capacity,
-          rdma_mode_names[self->rdma], why->str);
+          gst_doradma_rdma_mode_name (self->rdma), why->str);
       g_string_free (why, TRUE);
       entry_release (self, e);
       return NULL;
@@ -465,12 +357,12 @@ entry_new (GstDoradmaSlabAllocator * self, gsize size, GError ** error)
 }
 
 static void
-entry_return (GstDoradmaSlabAllocator * self, SlabEntry * e)
+entry_return (GstDoradmaSlabAllocator * self, GstDoradmaSlabEntry * e)
 {
   /* A managed slab goes back attached to the host (as the pool made it). */
   if (e->stream != NULL)
     attach_locked_entry (self, e, NULL, NULL);
-  if (self->rdma != RDMA_NONE && e->info->size_class >= 0) {
+  if (self->rdma != GST_DORADMA_RDMA_NONE && e->info->size_class >= 0) {
     g_mutex_lock (&self->lock);
     e->next = self->cache[e->info->size_class];
     self->cache[e->info->size_class] = e;
@@ -484,8 +376,9 @@ entry_return (GstDoradmaSlabAllocator * self, SlabEntry * e)
 /* GstAllocator / GstMemory vfuncs */
 
 static GstMemory *
-wrap_entry (GstDoradmaSlabAllocator * self, SlabEntry * e, GstMemory * parent,
-    GstMemoryFlags flags, gsize maxsize, gsize align, gsize offset, gsize size)
+wrap_entry (GstDoradmaSlabAllocator * self, GstDoradmaSlabEntry * e,
+    GstMemory * parent, GstMemoryFlags flags, gsize maxsize, gsize align,
+    gsize offset, gsize size)
 {
   GstDoradmaSlabMemory *m = g_new0 (GstDoradmaSlabMemory, 1);
 
@@ -497,12 +390,12 @@ wrap_entry (GstDoradmaSlabAllocator * self, SlabEntry * e, GstMemory * parent,
   return GST_MEMORY_CAST (m);
 }
 
-static GstMemory *
-alloc_full (GstDoradmaSlabAllocator * self, gsize size,
-    GstAllocationParams * params, GError ** error)
+GstMemory *
+gst_doradma_slab_allocator_alloc_full (GstDoradmaSlabAllocator * self,
+    gsize size, GstAllocationParams * params, GError ** error)
 {
   GstAllocationParams dflt;
-  SlabEntry *e;
+  GstDoradmaSlabEntry *e;
   gsize total;
   gboolean ok;
 
@@ -521,7 +414,7 @@ alloc_full (GstDoradmaSlabAllocator * self, gsize size,
         "beyond the page size", params->align + 1);
   total = size + params->prefix + params->padding;
   g_mutex_lock (&self->lock);
-  ok = ensure_pool_locked (self, error);
+  ok = gst_doradma_slab_allocator_ensure_pool (self, error);
   g_mutex_unlock (&self->lock);
   if (!ok)
     return NULL;
@@ -540,7 +433,8 @@ slab_alloc (GstAllocator * allocator, gsize size, GstAllocationParams * params)
 {
   GstDoradmaSlabAllocator *self = (GstDoradmaSlabAllocator *) allocator;
   GError *err = NULL;
-  GstMemory *mem = alloc_full (self, size, params, &err);
+  GstMemory *mem =
+      gst_doradma_slab_allocator_alloc_full (self, size, params, &err);
 
   if (mem == NULL) {
     GST_ERROR_OBJECT (self, "%s", err->message);
@@ -628,7 +522,7 @@ gst_doradma_slab_allocator_class_init (GstDoradmaSlabAllocatorClass * klass)
   GObjectClass *gobject_class = G_OBJECT_CLASS (klass);
   GstAllocatorClass *alloc_class = GST_ALLOCATOR_CLASS (klass);
 
-  debug_init ();
+  gst_doradma_slab_debug_init ();
   gobject_class->finalize = gst_doradma_slab_allocator_finalize;
   alloc_class->alloc = GST_DEBUG_FUNCPTR (slab_alloc);
   alloc_class->free = GST_DEBUG_FUNCPTR (slab_free);
@@ -652,8 +546,8 @@ gst_doradma_slab_allocator_init (GstDoradmaSlabAllocator * self)
 /* ------------------------------------------------------------------------ */
 /* Constructors */
 
-static GstDoradmaSlabAllocator *
-allocator_new_lazy (GstDoradmaSlabKind kind, guint64 budget)
+GstDoradmaSlabAllocator *
+gst_doradma_slab_allocator_new_lazy (GstDoradmaSlabKind kind, guint64 budget)
 {
   GstDoradmaSlabAllocator *self;
 
@@ -672,10 +566,10 @@ gst_doradma_slab_allocator_new (GstDoradmaSlabKind kind, guint64 budget,
   guint64 b;
 
   g_return_val_if_fail (kind <= GST_DORADMA_SLAB_KIND_DEVICE, NULL);
-  if (!resolve_budget (budget, &b, error))
+  if (!gst_doradma_slab_resolve_budget (budget, &b, error))
     return NULL;
-  self = allocator_new_lazy (kind, b);
-  if (!ensure_pool_locked (self, error)) {
+  self = gst_doradma_slab_allocator_new_lazy (kind, b);
+  if (!gst_doradma_slab_allocator_ensure_pool (self, error)) {
     gst_object_unref (self);
     return NULL;
   }
@@ -696,7 +590,7 @@ gst_doradma_slab_allocator_register_all (void)
   };
   guint i;
 
-  debug_init ();
+  gst_doradma_slab_debug_init ();
   for (i = 0; i < G_N_ELEMENTS (regs); i++) {
     GstAllocator *a = gst_allocator_find (regs[i].name);
 
@@ -706,7 +600,8 @@ gst_doradma_slab_allocator_register_all (void)
       continue;
     }
     gst_allocator_register (regs[i].name,
-        GST_ALLOCATOR_CAST (allocator_new_lazy (regs[i].kind, 0)));
+        GST_ALLOCATOR_CAST (gst_doradma_slab_allocator_new_lazy (regs[i].kind,
+                0)));
   }
 }
 
@@ -715,141 +610,8 @@ gst_doradma_slab_allocator_alloc (GstAllocator * allocator, gsize size,
     GError ** error)
 {
   g_return_val_if_fail (GST_IS_DORADMA_SLAB_ALLOCATOR (allocator), NULL);
-  return alloc_full ((GstDoradmaSlabAllocator *) allocator, size, NULL, error);
-}
-
-/* ------------------------------------------------------------------------ */
-/* RDMA constructor: GPUDirect -> pinned -> managed */
-
-#ifdef HAVE_IBVERBS
-/* Creates an allocator of `kind` registering with `mode`; NULL with the
- * reason appended to `why`. */
-static GstDoradmaSlabAllocator *
-try_rdma_step (GstDoradmaSlabKind kind, RdmaMode mode, gpointer pd,
-    guint64 budget, GString * why)
-{
-  GstDoradmaSlabAllocator *self = allocator_new_lazy (kind, budget);
-  GError *err = NULL;
-  GstMemory *mem;
-
-  if (!ensure_pool_locked (self, &err)) {
-    g_string_append (why, err->message);
-    goto fail;
-  }
-  self->rdma = mode;
-  self->pd = pd;
-  if (pd == NULL) {
-    self->pd = gst_doradma_verbs_open_pd (&self->pd_ctx, why);
-    if (self->pd == NULL)
-      goto fail;
-  }
-  /* One registration now, so a refusal shows here and not per frame; the
-   * slab stays cached with its MR. */
-  mem = alloc_full (self, DORADMA_CUDA_SLAB_MIN_CLASS, NULL, &err);
-  if (mem == NULL) {
-    g_string_append (why, err->message);
-    goto fail;
-  }
-  gst_memory_unref (mem);
-  return self;
-
-fail:
-  g_clear_error (&err);
-  gst_object_unref (self);
-  return NULL;
-}
-#endif
-
-GstAllocator *
-gst_doradma_slab_allocator_new_rdma (gpointer pd, guint64 budget,
-    gboolean allow_fallback, GError ** error)
-{
-  GstDoradmaSlabAllocator *self = NULL;
-  GString *steps = g_string_new (NULL);
-  gchar *m;
-  guint64 b;
-  GstDoradmaGpudirectProbe p;
-
-  debug_init ();
-  if (!resolve_budget (budget, &b, error))
-    goto out;
-  gst_doradma_gpudirect_run_probe (0, &p);
-
-  /* 1. GPUDirect RDMA: device slabs, NIC reads/writes GPU memory. */
-  if (gst_doradma_gpudirect_usable (&p)) {
-#ifdef HAVE_IBVERBS
-    GString *why = g_string_new (NULL);
-    RdmaMode mode = (p.ok[GST_DORADMA_PROBE_DMABUF_MR]
-        && p.ok[GST_DORADMA_PROBE_CUDA_DMABUF]) ?
-        RDMA_GPUDIRECT_DMABUF : RDMA_GPUDIRECT_PEERMEM;
-
-    self = try_rdma_step (GST_DORADMA_SLAB_KIND_DEVICE, mode, pd, b, why);
-    g_string_append_printf (steps, "%s: %s\n", rdma_mode_names[mode],
-        self ? "ok" : why->str);
-    g_string_free (why, TRUE);
-#endif
-  } else {
-    m = gst_doradma_gpudirect_missing (&p, FALSE);
-    g_string_append_printf (steps, "gpudirect: unavailable, missing %s\n", m);
-    g_free (m);
-  }
-  if (self == NULL)
-    GST_WARNING ("%s", steps->str);
-  if (self == NULL && !allow_fallback) {
-    g_set_error (error, GST_DORADMA_SLAB_ERROR,
-        GST_DORADMA_SLAB_ERROR_RDMA_UNAVAILABLE, "GPUDirect RDMA "
-        "unavailable and fallback not allowed: %s", steps->str);
-    goto out;
-  }
-
-  /* 2. Pinned host slabs registered with ibv_reg_mr: NIC <-> host DRAM,
-   * the GPU reads them through the mapped alias. */
-  if (self == NULL) {
-    m = gst_doradma_gpudirect_missing (&p, TRUE);
-    if (m[0] != '\0') {
-      g_string_append_printf (steps, "pinned-mr: unavailable, missing %s\n", m);
-    } else {
-#ifdef HAVE_IBVERBS
-      GString *why = g_string_new (NULL);
-
-      self = try_rdma_step (GST_DORADMA_SLAB_KIND_PINNED, RDMA_PINNED_MR, pd,
-          b, why);
-      g_string_append_printf (steps, "pinned-mr: %s\n", self ? "ok" : why->str);
-      g_string_free (why, TRUE);
-#endif
-    }
-    g_free (m);
-    if (self == NULL)
-      GST_WARNING ("%s", steps->str);
-  }
-
-  /* 3. Managed slabs, not registered: the application receives into its
-   * own host buffers and copies (managed memory is no RDMA target). */
-  if (self == NULL) {
-    GError *err = NULL;
-
-    self = (GstDoradmaSlabAllocator *)
-        gst_doradma_slab_allocator_new (GST_DORADMA_SLAB_KIND_MANAGED, b, &err);
-    g_string_append_printf (steps, "managed: %s\n", self ? "ok, slabs are "
-        "not registered with a NIC (no lkey/rkey)" : err->message);
-    if (self == NULL) {
-      g_set_error (error, GST_DORADMA_SLAB_ERROR,
-          GST_DORADMA_SLAB_ERROR_RDMA_UNAVAILABLE, "no RDMA-capable slab "
-          "allocator: every step of the fallback chain failed:\n%s",
-          steps->str);
-      g_error_free (err);
-      goto out;
-    }
-  }
-  if (steps->len && steps->str[steps->len - 1] == '\n')
-    g_string_truncate (steps, steps->len - 1);
-  self->fallback = g_strdup (steps->str);
-  GST_INFO_OBJECT (self, "RDMA mode %s; chain:\n%s",
-      rdma_mode_names[self->rdma], self->fallback);
-
-out:
-  g_string_free (steps, TRUE);
-  return GST_ALLOCATOR_CAST (self);
+  return gst_doradma_slab_allocator_alloc_full ((GstDoradmaSlabAllocator *)
+      allocator, size, NULL, error);
 }
 
 /* ------------------------------------------------------------------------ */
@@ -879,7 +641,7 @@ gst_doradma_slab_allocator_get_stats (GstAllocator * allocator)
       "evictions", G_TYPE_UINT64, (guint64) st.evictions,
       "refusals", G_TYPE_UINT64, (guint64) st.refusals,
       "live-slabs", G_TYPE_UINT64, (guint64) doradma_cuda_slab_live_count (),
-      "rdma-mode", G_TYPE_STRING, rdma_mode_names[self->rdma],
+      "rdma-mode", G_TYPE_STRING, gst_doradma_rdma_mode_name (self->rdma),
       "rdma-fallback", G_TYPE_STRING, self->fallback ? self->fallback : "",
       "mr-registrations", G_TYPE_UINT64,
       __atomic_load_n (&self->mr_regs, __ATOMIC_RELAXED),
@@ -922,30 +684,6 @@ gst_doradma_slab_memory_get_device_pointer (GstMemory * mem)
   return ((GstDoradmaSlabMemory *) mem)->e->info->device + mem->offset;
 }
 
-gboolean
-gst_doradma_slab_memory_get_rdma_keys (GstMemory * mem, guint32 * lkey,
-    guint32 * rkey, guint64 * addr)
-{
-  g_return_val_if_fail (gst_is_doradma_slab_memory (mem), FALSE);
-#ifdef HAVE_IBVERBS
-  {
-    GstDoradmaMr *mr = ((GstDoradmaSlabMemory *) mem)->e->mr;
-
-    if (mr == NULL)
-      return FALSE;
-    if (lkey)
-      *lkey = gst_doradma_mr_lkey (mr);
-    if (rkey)
-      *rkey = gst_doradma_mr_rkey (mr);
-    if (addr)
-      *addr = gst_doradma_mr_iova (mr) + mem->offset;
-    return TRUE;
-  }
-#else
-  return FALSE;
-#endif
-}
-
 gint
 gst_doradma_slab_memory_export_dmabuf (GstMemory * mem, guint64 * size,
     GError ** error)
@@ -972,7 +710,7 @@ gst_doradma_slab_memory_upload (GstMemory * mem, gsize offset,
     gconstpointer src, gsize size, GError ** error)
 {
   GstDoradmaSlabAllocator *self;
-  SlabEntry *e;
+  GstDoradmaSlabEntry *e;
 
   g_return_val_if_fail (gst_is_doradma_slab_memory (mem), FALSE);
   self = (GstDoradmaSlabAllocator *) mem->allocator;
