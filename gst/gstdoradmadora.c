@@ -1,5 +1,7 @@
 /* doradma GStreamer plugin — what doradmasrc's and doradmasink's dora paths
- * share: the settings check before a pool is touched.
+ * share: their state on the element, the GObject side of the hook
+ * (construction, `dora-pool` and the path's properties), and the settings
+ * check before a pool is touched.
  *
  * Copyright (C) 2026 the doradma authors
  * SPDX-License-Identifier: LGPL-2.1-or-later
@@ -11,12 +13,175 @@
 #include <doradma/dora-pool.h>
 
 #include "gstdoradmadora.h"
+#include "gstdoradmaelements.h"
+
+#define GST_CAT_DEFAULT gst_doradma_debug
+
+/* the path of a class: type qdata, found from any subclass too */
+static GQuark path_quark;
+/* the state of an element: object qdata */
+static GQuark state_quark;
+
+static const GstDoradmaDoraPath *
+path_of (gpointer element)
+{
+  GType t;
+
+  for (t = G_OBJECT_TYPE (element); t != 0; t = g_type_parent (t)) {
+    const GstDoradmaDoraPath *path = g_type_get_qdata (t, path_quark);
+
+    if (path != NULL)
+      return path;
+  }
+  g_return_val_if_reached (NULL);
+}
+
+static void
+state_free (gpointer data)
+{
+  GstDoradmaDoraState *s = data;
+
+  if (s->path->state_clear)
+    s->path->state_clear (s);
+  g_free (s->pool_name);
+  g_mutex_clear (&s->lock);
+  g_free (s);
+}
+
+gpointer
+gst_doradma_dora_state (gpointer element)
+{
+  GstDoradmaDoraState *s = g_object_get_qdata (G_OBJECT (element),
+      state_quark);
+
+  if (s == NULL) {
+    const GstDoradmaDoraPath *path = path_of (element);
+
+    s = g_malloc0 (path->state_size);
+    s->path = path;
+    g_mutex_init (&s->lock);
+    if (path->state_init)
+      path->state_init (s);
+    g_object_set_qdata_full (G_OBJECT (element), state_quark, s, state_free);
+  }
+  return s;
+}
 
 gboolean
-gst_doradma_dora_check_settings (GstElement * element, const gchar * name)
+gst_doradma_dora_enabled (gpointer element)
+{
+  GstDoradmaDoraState *s = gst_doradma_dora_state (element);
+  gboolean on;
+
+  g_mutex_lock (&s->lock);
+  on = s->pool_name != NULL;
+  g_mutex_unlock (&s->lock);
+  return on;
+}
+
+gchar *
+gst_doradma_dora_pool_name (gpointer element)
+{
+  GstDoradmaDoraState *s = gst_doradma_dora_state (element);
+  gchar *name;
+
+  g_mutex_lock (&s->lock);
+  name = g_strdup (s->pool_name);
+  g_mutex_unlock (&s->lock);
+  return name;
+}
+
+/* ---------------------------------------------------------------------- */
+/* The GObject side of the hook */
+
+static gboolean
+is_dora_property (const GstDoradmaDoraPath * path, guint prop_id)
+{
+  return prop_id >= GST_DORADMA_DORA_PROP_BASE
+      && prop_id < GST_DORADMA_DORA_PROP_BASE + path->n_props;
+}
+
+static void
+hook_constructed (GObject * object)
+{
+  const GstDoradmaDoraPath *path = path_of (object);
+
+  gst_doradma_dora_state (object);
+  if (path->own_constructed)
+    path->own_constructed (object);
+}
+
+static void
+hook_set_property (GObject * object, guint prop_id, const GValue * value,
+    GParamSpec * pspec)
+{
+  const GstDoradmaDoraPath *path = path_of (object);
+  GstDoradmaDoraState *s;
+
+  if (!is_dora_property (path, prop_id)) {
+    path->own_set_property (object, prop_id, value, pspec);
+    return;
+  }
+  s = gst_doradma_dora_state (object);
+  if (GST_STATE (object) > GST_STATE_READY) {
+    GST_WARNING_OBJECT (object, "%s changes only in NULL/READY", pspec->name);
+    return;
+  }
+  g_mutex_lock (&s->lock);
+  if (prop_id == GST_DORADMA_DORA_PROP_BASE) {
+    g_free (s->pool_name);
+    s->pool_name = g_value_dup_string (value);
+  } else {
+    path->set_property (s, prop_id - GST_DORADMA_DORA_PROP_BASE, value);
+  }
+  g_mutex_unlock (&s->lock);
+}
+
+static void
+hook_get_property (GObject * object, guint prop_id, GValue * value,
+    GParamSpec * pspec)
+{
+  const GstDoradmaDoraPath *path = path_of (object);
+  GstDoradmaDoraState *s;
+
+  if (!is_dora_property (path, prop_id)) {
+    path->own_get_property (object, prop_id, value, pspec);
+    return;
+  }
+  s = gst_doradma_dora_state (object);
+  g_mutex_lock (&s->lock);
+  if (prop_id == GST_DORADMA_DORA_PROP_BASE)
+    g_value_set_string (value, s->pool_name);
+  else
+    path->get_property (s, prop_id - GST_DORADMA_DORA_PROP_BASE, value);
+  g_mutex_unlock (&s->lock);
+}
+
+void
+gst_doradma_dora_hook_object_class (GObjectClass * klass,
+    GstDoradmaDoraPath * path)
+{
+  path_quark = g_quark_from_static_string ("gst-doradma-dora-path");
+  state_quark = g_quark_from_static_string ("gst-doradma-dora-state");
+  g_type_set_qdata (G_OBJECT_CLASS_TYPE (klass), path_quark, path);
+
+  path->own_set_property = klass->set_property;
+  path->own_get_property = klass->get_property;
+  path->own_constructed = klass->constructed;
+  klass->set_property = hook_set_property;
+  klass->get_property = hook_get_property;
+  klass->constructed = hook_constructed;
+}
+
+/* ---------------------------------------------------------------------- */
+/* Settings */
+
+gboolean
+gst_doradma_dora_check_settings (GstElement * element)
 {
   struct doradma_diag diag = { 0 };
-  gchar *channel = NULL;
+  gchar *channel = NULL, *name = gst_doradma_dora_pool_name (element);
+  gboolean ok = FALSE;
   int ret;
 
   /* one element, one format: a channel is a doradma ring, never a pool */
@@ -27,15 +192,15 @@ gst_doradma_dora_check_settings (GstElement * element, const gchar * name)
         ("Both `channel` and `dora-pool` are set"),
         ("%s uses either a doradma channel (\"%s\") or a dora pool (\"%s\"): "
             "unset one of them", GST_OBJECT_NAME (element), channel, name));
-    g_free (channel);
-    return FALSE;
-  }
-  if ((ret = doradma_pool_name_validate (name, &diag)) < 0) {
+  } else if ((ret = doradma_pool_name_validate (name, &diag)) < 0) {
     GST_ELEMENT_ERROR_WITH_DETAILS (element, RESOURCE, SETTINGS,
         ("Invalid dora pool name \"%s\"", name),
         ("%s: %s", diag.msg, g_strerror (-ret)),
         ("dora-pool", G_TYPE_STRING, name, NULL));
-    return FALSE;
+  } else {
+    ok = TRUE;
   }
-  return TRUE;
+  g_free (channel);
+  g_free (name);
+  return ok;
 }

@@ -13,9 +13,7 @@
 
 #include <gst/gst.h>
 
-G_BEGIN_DECLS
-
-typedef enum
+G_BEGIN_DECLS typedef enum
 {
   GST_DORADMA_CHANNEL_ORDER_RGB,
   GST_DORADMA_CHANNEL_ORDER_BGR,
@@ -36,13 +34,60 @@ void gst_doradma_dora_src_class_hook (GObjectClass * klass);
  * start, stop, set_caps, propose_allocation and render. */
 void gst_doradma_dora_sink_class_hook (GObjectClass * klass);
 
-/* Before a dora pool is touched: `channel` unset (one element, one
- * format) and `name` valid. FALSE after posting an error that says which. */
-gboolean gst_doradma_dora_check_settings (GstElement * element,
-    const gchar * name);
+/* ---------------------------------------------------------------------- */
+/* What the two paths share (gstdoradmadora.c) */
 
-/* Far above any element's own property ids. */
+/* Far above any element's own property ids; BASE itself is `dora-pool`. */
 #define GST_DORADMA_DORA_PROP_BASE 0x1000
+
+typedef struct _GstDoradmaDoraPath GstDoradmaDoraPath;
+
+/* The head of each path's state: the state is a larger struct that starts
+ * with this one, created while the element is constructed (one thread),
+ * so that vfuncs called from any thread only ever look it up. */
+typedef struct
+{
+  const GstDoradmaDoraPath *path;
+  GMutex lock;                  /* pool_name and the path's properties */
+  gchar *pool_name;             /* `dora-pool`; NULL: the element's own path */
+} GstDoradmaDoraState;
+
+/* One element class's dora path, static in its file. */
+struct _GstDoradmaDoraPath
+{
+  gsize state_size;
+  void (*state_init) (GstDoradmaDoraState * s); /* or NULL */
+  void (*state_clear) (GstDoradmaDoraState * s);        /* or NULL */
+  /* its properties: dora-pool and n_props - 1 more, ids BASE + 1 up, which
+   * these get and set (lock held; 1 .. n_props - 1 as given) */
+  guint n_props;
+  void (*set_property) (GstDoradmaDoraState * s, guint id,
+      const GValue * value);
+  void (*get_property) (GstDoradmaDoraState * s, guint id, GValue * value);
+
+  /* the element's own GObject vfuncs, saved by the hook */
+  void (*own_set_property) (GObject *, guint, const GValue *, GParamSpec *);
+  void (*own_get_property) (GObject *, guint, GValue *, GParamSpec *);
+  void (*own_constructed) (GObject *);
+};
+
+/* Wraps klass's constructed (creates the state) and set/get_property
+ * (dora-pool and the path's properties, changed only in NULL/READY; the
+ * element's own otherwise). The path installs its properties itself. */
+void gst_doradma_dora_hook_object_class (GObjectClass * klass,
+    GstDoradmaDoraPath * path);
+
+/* The element's state (its path's struct). */
+gpointer gst_doradma_dora_state (gpointer element);
+/* `dora-pool` is set: the dora path runs. */
+gboolean gst_doradma_dora_enabled (gpointer element);
+/* `dora-pool` (g_free). */
+gchar *gst_doradma_dora_pool_name (gpointer element);
+
+/* Before a dora pool is touched: `channel` unset (one element, one
+ * format) and `dora-pool` valid. FALSE after posting an error that says
+ * which. */
+gboolean gst_doradma_dora_check_settings (GstElement * element);
 
 G_END_DECLS
 #endif

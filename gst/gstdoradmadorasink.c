@@ -41,19 +41,9 @@ GST_DEBUG_CATEGORY_STATIC (dora_sink_debug);
 
 #define TRANSPORT_ENV "DORA_MEMORY_POOL_TRANSPORT"
 
-enum
-{
-  PROP_DORA_POOL,
-  N_DORA_PROPS
-};
-
-static guint first_prop_id;
-static GQuark dora_sink_quark;
-
 typedef struct
 {
-  GMutex lock;                  /* pool_name */
-  gchar *pool_name;
+  GstDoradmaDoraState head;
 
   /* streaming thread */
   struct doradma_pool_writer *w;
@@ -64,37 +54,22 @@ typedef struct
 } DoraSink;
 
 static void
-dora_sink_free (gpointer data)
+dora_sink_clear (GstDoradmaDoraState * head)
 {
-  DoraSink *s = data;
-
-  doradma_pool_writer_close (s->w);
-  g_free (s->pool_name);
-  g_mutex_clear (&s->lock);
-  g_free (s);
+  doradma_pool_writer_close (((DoraSink *) head)->w);
 }
 
 static DoraSink *
-dora_sink_get (gpointer obj)
+dora_sink_get (gpointer sink)
 {
-  DoraSink *s = g_object_get_qdata (G_OBJECT (obj), dora_sink_quark);
-
-  if (s == NULL) {
-    s = g_new0 (DoraSink, 1);
-    g_mutex_init (&s->lock);
-    g_object_set_qdata_full (G_OBJECT (obj), dora_sink_quark, s,
-        dora_sink_free);
-  }
-  return s;
+  return gst_doradma_dora_state (sink);
 }
 
 static void
-gst_doradma_dora_sink_install_properties (GObjectClass * klass, guint first_id)
+gst_doradma_dora_sink_install_properties (GObjectClass * klass)
 {
   GST_DEBUG_CATEGORY_INIT (dora_sink_debug, "doradmadorasink", 0,
       "doradmasink writing a dora memory pool");
-  dora_sink_quark = g_quark_from_static_string ("gst-doradma-dora-sink");
-  first_prop_id = first_id;
 
   /**
    * GstDoradmaSink:dora-pool:
@@ -106,70 +81,12 @@ gst_doradma_dora_sink_install_properties (GObjectClass * klass, guint first_id)
    *
    * Since: 0.2
    */
-  g_object_class_install_property (klass, first_id + PROP_DORA_POOL,
+  g_object_class_install_property (klass, GST_DORADMA_DORA_PROP_BASE,
       g_param_spec_string ("dora-pool", "dora pool",
           "Name of a dora-rs memory pool to write instead of a channel "
           "(dora_pool_<dataflow>_<node>_<pool>)", NULL,
           G_PARAM_READWRITE | G_PARAM_STATIC_STRINGS |
           GST_PARAM_MUTABLE_READY));
-}
-
-static gboolean
-gst_doradma_dora_sink_set_property (GObject * object, guint prop_id,
-    const GValue * value)
-{
-  DoraSink *s;
-
-  if (prop_id != first_prop_id + PROP_DORA_POOL)
-    return FALSE;
-  s = dora_sink_get (object);
-  if (GST_STATE (object) > GST_STATE_READY) {
-    GST_WARNING_OBJECT (object, "dora-pool changes only in NULL/READY");
-    return TRUE;
-  }
-  g_mutex_lock (&s->lock);
-  g_free (s->pool_name);
-  s->pool_name = g_value_dup_string (value);
-  g_mutex_unlock (&s->lock);
-  return TRUE;
-}
-
-static gboolean
-gst_doradma_dora_sink_get_property (GObject * object, guint prop_id,
-    GValue * value)
-{
-  DoraSink *s;
-
-  if (prop_id != first_prop_id + PROP_DORA_POOL)
-    return FALSE;
-  s = dora_sink_get (object);
-  g_mutex_lock (&s->lock);
-  g_value_set_string (value, s->pool_name);
-  g_mutex_unlock (&s->lock);
-  return TRUE;
-}
-
-static gboolean
-gst_doradma_dora_sink_enabled (GstBaseSink * sink)
-{
-  DoraSink *s = dora_sink_get (sink);
-  gboolean on;
-
-  g_mutex_lock (&s->lock);
-  on = s->pool_name != NULL;
-  g_mutex_unlock (&s->lock);
-  return on;
-}
-
-static gchar *
-pool_name (DoraSink * s)
-{
-  gchar *name;
-
-  g_mutex_lock (&s->lock);
-  name = g_strdup (s->pool_name);
-  g_mutex_unlock (&s->lock);
-  return name;
 }
 
 /* The pool transport from the element's `transport` (by its nick, so this
@@ -218,8 +135,8 @@ gst_doradma_dora_sink_start (GstBaseSink * sink)
 {
   DoraSink *s = dora_sink_get (sink);
   enum doradma_pool_transport t;
-  gchar *name = pool_name (s), *err = NULL;
-  gboolean ok = gst_doradma_dora_check_settings (GST_ELEMENT (sink), name);
+  gchar *name = gst_doradma_dora_pool_name (sink), *err = NULL;
+  gboolean ok = gst_doradma_dora_check_settings (GST_ELEMENT (sink));
 
   /* an unusable transport is a settings error: say so before caps */
   if (ok && !(ok = resolve_transport (sink, &t, &err))) {
@@ -309,7 +226,7 @@ gst_doradma_dora_sink_set_caps (GstBaseSink * sink, GstCaps * caps)
   if (s->w && gst_video_info_is_equal (&info, &s->info))
     return TRUE;
 
-  name = pool_name (s);
+  name = gst_doradma_dora_pool_name (sink);
   shape[0] = GST_VIDEO_INFO_HEIGHT (&info);
   shape[1] = GST_VIDEO_INFO_WIDTH (&info);
   shape[2] = channels;
@@ -397,82 +314,66 @@ gst_doradma_dora_sink_render (GstBaseSink * sink, GstBuffer * buf)
 /* ---------------------------------------------------------------------- */
 /* The hook: the element's own vfuncs, called when `dora-pool` is unset */
 
-static struct
-{
-  void (*set_property) (GObject *, guint, const GValue *, GParamSpec *);
-  void (*get_property) (GObject *, guint, GValue *, GParamSpec *);
-  void (*constructed) (GObject *);
-    gboolean (*start) (GstBaseSink *);
-    gboolean (*stop) (GstBaseSink *);
-    gboolean (*set_caps) (GstBaseSink *, GstCaps *);
-    gboolean (*propose_allocation) (GstBaseSink *, GstQuery *);
-    GstFlowReturn (*render) (GstBaseSink *, GstBuffer *);
-} ring;
+static GstDoradmaDoraPath path = {
+  .state_size = sizeof (DoraSink),
+  .state_clear = dora_sink_clear,
+  .n_props = 1,                 /* dora-pool */
+};
 
-/* The state is created while the object is constructed (one thread), so
- * that the vfuncs below, called from any thread, only ever look it up. */
-static void
-hook_constructed (GObject * object)
+/* The base class vfuncs that run either path */
+typedef struct
 {
-  dora_sink_get (object);
-  if (ring.constructed)
-    ring.constructed (object);
-}
+  gboolean (*start) (GstBaseSink *);
+  gboolean (*stop) (GstBaseSink *);
+  gboolean (*set_caps) (GstBaseSink *, GstCaps *);
+  gboolean (*propose_allocation) (GstBaseSink *, GstQuery *);
+  GstFlowReturn (*render) (GstBaseSink *, GstBuffer *);
+} PathVfuncs;
 
-static void
-hook_set_property (GObject * object, guint prop_id, const GValue * value,
-    GParamSpec * pspec)
-{
-  if (!gst_doradma_dora_sink_set_property (object, prop_id, value))
-    ring.set_property (object, prop_id, value, pspec);
-}
+static const PathVfuncs dora = {
+  gst_doradma_dora_sink_start, gst_doradma_dora_sink_stop,
+  gst_doradma_dora_sink_set_caps, gst_doradma_dora_sink_propose_allocation,
+  gst_doradma_dora_sink_render,
+};
 
-static void
-hook_get_property (GObject * object, guint prop_id, GValue * value,
-    GParamSpec * pspec)
+/* the element's own, saved by the hook */
+static PathVfuncs ring;
+
+/* The path that runs: dora's when `dora-pool` is set. */
+static const PathVfuncs *
+running (gpointer sink)
 {
-  if (!gst_doradma_dora_sink_get_property (object, prop_id, value))
-    ring.get_property (object, prop_id, value, pspec);
+  return gst_doradma_dora_enabled (sink) ? &dora : &ring;
 }
 
 static gboolean
 hook_start (GstBaseSink * sink)
 {
-  if (gst_doradma_dora_sink_enabled (sink))
-    return gst_doradma_dora_sink_start (sink);
-  return ring.start (sink);
+  return running (sink)->start (sink);
 }
 
 static gboolean
 hook_stop (GstBaseSink * sink)
 {
-  if (gst_doradma_dora_sink_enabled (sink))
-    return gst_doradma_dora_sink_stop (sink);
-  return ring.stop (sink);
+  return running (sink)->stop (sink);
 }
 
 static gboolean
 hook_set_caps (GstBaseSink * sink, GstCaps * caps)
 {
-  if (gst_doradma_dora_sink_enabled (sink))
-    return gst_doradma_dora_sink_set_caps (sink, caps);
-  return ring.set_caps (sink, caps);
+  return running (sink)->set_caps (sink, caps);
 }
 
 static gboolean
 hook_propose_allocation (GstBaseSink * sink, GstQuery * query)
 {
-  if (gst_doradma_dora_sink_enabled (sink))
-    return gst_doradma_dora_sink_propose_allocation (sink, query);
-  return ring.propose_allocation (sink, query);
+  return running (sink)->propose_allocation (sink, query);
 }
 
 static GstFlowReturn
 hook_render (GstBaseSink * sink, GstBuffer * buf)
 {
-  if (gst_doradma_dora_sink_enabled (sink))
-    return gst_doradma_dora_sink_render (sink, buf);
-  return ring.render (sink, buf);
+  return running (sink)->render (sink, buf);
 }
 
 void
@@ -480,21 +381,16 @@ gst_doradma_dora_sink_class_hook (GObjectClass * klass)
 {
   GstBaseSinkClass *b = GST_BASE_SINK_CLASS (klass);
 
-  ring.set_property = klass->set_property;
-  ring.get_property = klass->get_property;
-  ring.constructed = klass->constructed;
   ring.start = b->start;
   ring.stop = b->stop;
   ring.set_caps = b->set_caps;
   ring.propose_allocation = b->propose_allocation;
   ring.render = b->render;
-  klass->set_property = hook_set_property;
-  klass->get_property = hook_get_property;
-  klass->constructed = hook_constructed;
   b->start = GST_DEBUG_FUNCPTR (hook_start);
   b->stop = GST_DEBUG_FUNCPTR (hook_stop);
   b->set_caps = GST_DEBUG_FUNCPTR (hook_set_caps);
   b->propose_allocation = GST_DEBUG_FUNCPTR (hook_propose_allocation);
   b->render = GST_DEBUG_FUNCPTR (hook_render);
-  gst_doradma_dora_sink_install_properties (klass, GST_DORADMA_DORA_PROP_BASE);
+  gst_doradma_dora_hook_object_class (klass, &path);
+  gst_doradma_dora_sink_install_properties (klass);
 }

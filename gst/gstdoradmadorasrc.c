@@ -31,6 +31,8 @@
 #include <doradma-cuda.h>
 
 #include "gstdoradmadora.h"
+#include "gstdoradmaelements.h"
+#include "gstdoradmasrccaps.h"
 
 GST_DEBUG_CATEGORY_STATIC (dora_src_debug);
 #define GST_CAT_DEFAULT dora_src_debug
@@ -40,6 +42,7 @@ GST_DEBUG_CATEGORY_STATIC (dora_src_debug);
 /* how often an idle reader checks that the name still leads to its pool */
 #define REPLACED_CHECK_US (500 * G_TIME_SPAN_MILLISECOND)
 
+/* ids from GST_DORADMA_DORA_PROP_BASE */
 enum
 {
   PROP_DORA_POOL,
@@ -48,9 +51,6 @@ enum
   PROP_CAPS,
   N_DORA_PROPS
 };
-
-static guint first_prop_id;
-static GQuark dora_src_quark;
 
 /* How one frame moves from the pool to a GstBuffer: `rows` rows of
  * `row_bytes`, `src_pitch` apart in the pool, `dst_pitch` in the buffer. */
@@ -61,9 +61,8 @@ typedef struct
 
 typedef struct
 {
-  GMutex lock;                  /* properties, `unlocked` + cond */
+  GstDoradmaDoraState head;     /* its lock: properties, `unlocked` + cond */
   GCond cond;
-  gchar *pool_name;
   GstClockTime poll_interval;
   GstDoradmaChannelOrder order;
   GstCaps *caps_prop;
@@ -93,56 +92,45 @@ static const GEnumValue channel_order_values[] = {
   {0, NULL, NULL}
 };
 
-GType
-gst_doradma_channel_order_get_type (void)
-{
-  static gsize id = 0;
+GST_DORADMA_DEFINE_ENUM (gst_doradma_channel_order_get_type,
+    "GstDoradmaChannelOrder", channel_order_values);
 
-  if (g_once_init_enter (&id))
-    g_once_init_leave (&id, g_enum_register_static ("GstDoradmaChannelOrder",
-            channel_order_values));
-  return (GType) id;
+static void
+dora_src_init (GstDoradmaDoraState * head)
+{
+  DoraSrc *s = (DoraSrc *) head;
+
+  g_cond_init (&s->cond);
+  s->poll_interval = DEFAULT_POLL_INTERVAL;
+  s->order = DEFAULT_CHANNEL_ORDER;
 }
 
 static void
-dora_src_free (gpointer data)
+dora_src_clear (GstDoradmaDoraState * head)
 {
-  DoraSrc *s = data;
+  DoraSrc *s = (DoraSrc *) head;
 
-  g_free (s->pool_name);
   gst_clear_caps (&s->caps_prop);
   gst_clear_caps (&s->out_caps);
-  g_mutex_clear (&s->lock);
   g_cond_clear (&s->cond);
-  g_free (s);
 }
 
 static DoraSrc *
-dora_src_get (gpointer obj)
+dora_src_get (gpointer src)
 {
-  DoraSrc *s = g_object_get_qdata (G_OBJECT (obj), dora_src_quark);
-
-  if (s == NULL) {
-    s = g_new0 (DoraSrc, 1);
-    g_mutex_init (&s->lock);
-    g_cond_init (&s->cond);
-    s->poll_interval = DEFAULT_POLL_INTERVAL;
-    s->order = DEFAULT_CHANNEL_ORDER;
-    g_object_set_qdata_full (G_OBJECT (obj), dora_src_quark, s, dora_src_free);
-  }
-  return s;
+  return gst_doradma_dora_state (src);
 }
 
 /* ---------------------------------------------------------------------- */
 /* Properties */
 
 static void
-gst_doradma_dora_src_install_properties (GObjectClass * klass, guint first_id)
+gst_doradma_dora_src_install_properties (GObjectClass * klass)
 {
+  const guint first_id = GST_DORADMA_DORA_PROP_BASE;
+
   GST_DEBUG_CATEGORY_INIT (dora_src_debug, "doradmadorasrc", 0,
       "doradmasrc reading a dora memory pool");
-  dora_src_quark = g_quark_from_static_string ("gst-doradma-dora-src");
-  first_prop_id = first_id;
 
   /**
    * GstDoradmaSrc:dora-pool:
@@ -206,25 +194,14 @@ gst_doradma_dora_src_install_properties (GObjectClass * klass, guint first_id)
   gst_type_mark_as_plugin_api (GST_TYPE_DORADMA_CHANNEL_ORDER, 0);
 }
 
-static gboolean
-gst_doradma_dora_src_set_property (GObject * object, guint prop_id,
+/* The path's properties but dora-pool (gstdoradmadora.c: lock held). */
+static void
+gst_doradma_dora_src_set_property (GstDoradmaDoraState * head, guint id,
     const GValue * value)
 {
-  DoraSrc *s;
+  DoraSrc *s = (DoraSrc *) head;
 
-  if (prop_id < first_prop_id || prop_id >= first_prop_id + N_DORA_PROPS)
-    return FALSE;
-  s = dora_src_get (object);
-  if (GST_STATE (object) > GST_STATE_READY) {
-    GST_WARNING_OBJECT (object, "dora properties change only in NULL/READY");
-    return TRUE;
-  }
-  g_mutex_lock (&s->lock);
-  switch (prop_id - first_prop_id) {
-    case PROP_DORA_POOL:
-      g_free (s->pool_name);
-      s->pool_name = g_value_dup_string (value);
-      break;
+  switch (id) {
     case PROP_POLL_INTERVAL:
       s->poll_interval = g_value_get_uint64 (value);
       break;
@@ -236,24 +213,15 @@ gst_doradma_dora_src_set_property (GObject * object, guint prop_id,
       s->caps_prop = g_value_dup_boxed (value);
       break;
   }
-  g_mutex_unlock (&s->lock);
-  return TRUE;
 }
 
-static gboolean
-gst_doradma_dora_src_get_property (GObject * object, guint prop_id,
+static void
+gst_doradma_dora_src_get_property (GstDoradmaDoraState * head, guint id,
     GValue * value)
 {
-  DoraSrc *s;
+  DoraSrc *s = (DoraSrc *) head;
 
-  if (prop_id < first_prop_id || prop_id >= first_prop_id + N_DORA_PROPS)
-    return FALSE;
-  s = dora_src_get (object);
-  g_mutex_lock (&s->lock);
-  switch (prop_id - first_prop_id) {
-    case PROP_DORA_POOL:
-      g_value_set_string (value, s->pool_name);
-      break;
+  switch (id) {
     case PROP_POLL_INTERVAL:
       g_value_set_uint64 (value, s->poll_interval);
       break;
@@ -264,20 +232,6 @@ gst_doradma_dora_src_get_property (GObject * object, guint prop_id,
       g_value_set_boxed (value, s->caps_prop);
       break;
   }
-  g_mutex_unlock (&s->lock);
-  return TRUE;
-}
-
-static gboolean
-gst_doradma_dora_src_enabled (GstBaseSrc * src)
-{
-  DoraSrc *s = dora_src_get (src);
-  gboolean on;
-
-  g_mutex_lock (&s->lock);
-  on = s->pool_name != NULL;
-  g_mutex_unlock (&s->lock);
-  return on;
 }
 
 /* ---------------------------------------------------------------------- */
@@ -328,10 +282,10 @@ setup_caps (GstBaseSrc * src, DoraSrc * s,
   GstVideoInfo info;
   gchar *why = NULL;
 
-  g_mutex_lock (&s->lock);
+  g_mutex_lock (&s->head.lock);
   if (s->caps_prop)
     caps = gst_caps_ref (s->caps_prop);
-  g_mutex_unlock (&s->lock);
+  g_mutex_unlock (&s->head.lock);
 
   if (caps) {
     if (!gst_caps_is_fixed (caps) || !gst_video_info_from_caps (&info, caps)) {
@@ -353,9 +307,9 @@ setup_caps (GstBaseSrc * src, DoraSrc * s,
   } else {
     GstDoradmaChannelOrder order;
 
-    g_mutex_lock (&s->lock);
+    g_mutex_lock (&s->head.lock);
     order = s->order;
-    g_mutex_unlock (&s->lock);
+    g_mutex_unlock (&s->head.lock);
     caps = caps_from_json (pi, order, &why);
     if (caps == NULL) {
       GST_ELEMENT_ERROR (src, CORE, NEGOTIATION,
@@ -383,10 +337,10 @@ setup_caps (GstBaseSrc * src, DoraSrc * s,
     goto fail;
   }
   s->info = info;
-  g_mutex_lock (&s->lock);
+  g_mutex_lock (&s->head.lock);
   gst_clear_caps (&s->out_caps);
   s->out_caps = caps;
-  g_mutex_unlock (&s->lock);
+  g_mutex_unlock (&s->head.lock);
   GST_INFO_OBJECT (src, "dora pool %s: %s, caps %" GST_PTR_FORMAT, name,
       pi->json, caps);
   return gst_base_src_negotiate (src);
@@ -402,22 +356,15 @@ gst_doradma_dora_src_get_caps (GstBaseSrc * src, GstCaps * filter)
   DoraSrc *s = dora_src_get (src);
   GstCaps *caps;
 
-  g_mutex_lock (&s->lock);
+  g_mutex_lock (&s->head.lock);
   if (s->out_caps)
     caps = gst_caps_ref (s->out_caps);
   else if (s->caps_prop)
     caps = gst_caps_ref (s->caps_prop);
   else
     caps = gst_caps_new_empty_simple ("video/x-raw");
-  g_mutex_unlock (&s->lock);
-  if (filter) {
-    GstCaps *tmp = gst_caps_intersect_full (filter, caps,
-        GST_CAPS_INTERSECT_FIRST);
-
-    gst_caps_unref (caps);
-    caps = tmp;
-  }
-  return caps;
+  g_mutex_unlock (&s->head.lock);
+  return gst_doradma_src_caps_filter (caps, filter);
 }
 
 static gboolean
@@ -427,10 +374,10 @@ gst_doradma_dora_src_negotiate (GstBaseSrc * src)
   GstCaps *caps = NULL;
   gboolean ok = TRUE;
 
-  g_mutex_lock (&s->lock);
+  g_mutex_lock (&s->head.lock);
   if (s->out_caps)
     caps = gst_caps_ref (s->out_caps);
-  g_mutex_unlock (&s->lock);
+  g_mutex_unlock (&s->head.lock);
   /* nothing until the pool told us */
   if (caps) {
     ok = gst_base_src_set_caps (src, caps);
@@ -513,6 +460,21 @@ setup_device (GstBaseSrc * src, DoraSrc * s, const gchar * name)
   return FALSE;
 }
 
+/* Sleeps up to `us` microseconds or until unlock(). FALSE: unlocked (the
+ * caller returns GST_FLOW_FLUSHING). */
+static gboolean
+wait_unless_unlocked (DoraSrc * s, gint64 us)
+{
+  gboolean unlocked;
+
+  g_mutex_lock (&s->head.lock);
+  if (!s->unlocked)
+    g_cond_wait_until (&s->cond, &s->head.lock, g_get_monotonic_time () + us);
+  unlocked = s->unlocked;
+  g_mutex_unlock (&s->head.lock);
+  return !unlocked;
+}
+
 /* Opens and validates the pool, waiting up to the element's `timeout` for
  * it to appear. Returns GST_FLOW_OK, FLUSHING or ERROR (posted). */
 static GstFlowReturn
@@ -533,15 +495,8 @@ open_pool (GstBaseSrc * src, DoraSrc * s, const gchar * name)
       break;
     if (timeout != 0 && g_get_monotonic_time () >= deadline)
       break;
-    g_mutex_lock (&s->lock);
-    if (!s->unlocked)
-      g_cond_wait_until (&s->cond, &s->lock, g_get_monotonic_time () +
-          10 * G_TIME_SPAN_MILLISECOND);
-    if (s->unlocked) {
-      g_mutex_unlock (&s->lock);
+    if (!wait_unless_unlocked (s, 10 * G_TIME_SPAN_MILLISECOND))
       return GST_FLOW_FLUSHING;
-    }
-    g_mutex_unlock (&s->lock);
   }
   if (ret < 0) {
     /* the code in the message is OPEN_READ; a missing pool says so */
@@ -637,8 +592,9 @@ check_replaced (GstBaseSrc * src, DoraSrc * s, const gchar * name)
 }
 
 static GstFlowReturn
-gst_doradma_dora_src_create (GstBaseSrc * src, GstBuffer ** outbuf)
+gst_doradma_dora_src_create (GstPushSrc * psrc, GstBuffer ** outbuf)
 {
+  GstBaseSrc *src = GST_BASE_SRC (psrc);
   DoraSrc *s = dora_src_get (src);
   struct doradma_diag diag = { 0 };
   GstBufferPool *pool = NULL;
@@ -651,10 +607,10 @@ gst_doradma_dora_src_create (GstBaseSrc * src, GstBuffer ** outbuf)
   guint64 gen = 0;
   int ret;
 
-  g_mutex_lock (&s->lock);
-  name = g_strdup (s->pool_name);
+  name = gst_doradma_dora_pool_name (src);
+  g_mutex_lock (&s->head.lock);
   interval = s->poll_interval;
-  g_mutex_unlock (&s->lock);
+  g_mutex_unlock (&s->head.lock);
 
   if (s->r == NULL && (fret = open_pool (src, s, name)) != GST_FLOW_OK)
     goto out;
@@ -702,16 +658,10 @@ gst_doradma_dora_src_create (GstBaseSrc * src, GstBuffer ** outbuf)
       goto out;
     }
     torn_in_row = 0;
-    g_mutex_lock (&s->lock);
-    if (!s->unlocked)
-      g_cond_wait_until (&s->cond, &s->lock, g_get_monotonic_time () +
-          (gint64) (interval / 1000));
-    if (s->unlocked) {
-      g_mutex_unlock (&s->lock);
+    if (!wait_unless_unlocked (s, (gint64) (interval / 1000))) {
       fret = GST_FLOW_FLUSHING;
       goto out;
     }
-    g_mutex_unlock (&s->lock);
   }
 
   s->have_last = TRUE;
@@ -749,14 +699,8 @@ static gboolean
 gst_doradma_dora_src_start (GstBaseSrc * src)
 {
   DoraSrc *s = dora_src_get (src);
-  gchar *name;
-  gboolean ok;
+  gboolean ok = gst_doradma_dora_check_settings (GST_ELEMENT (src));
 
-  g_mutex_lock (&s->lock);
-  name = g_strdup (s->pool_name);
-  g_mutex_unlock (&s->lock);
-  ok = gst_doradma_dora_check_settings (GST_ELEMENT (src), name);
-  g_free (name);
   s->have_last = FALSE;
   s->n_frames = s->n_torn = 0;
   return ok;
@@ -770,9 +714,9 @@ gst_doradma_dora_src_stop (GstBaseSrc * src)
   GST_INFO_OBJECT (src, "dora pool: %" G_GUINT64_FORMAT " frames, %"
       G_GUINT64_FORMAT " torn copies discarded", s->n_frames, s->n_torn);
   release_pool (s);
-  g_mutex_lock (&s->lock);
+  g_mutex_lock (&s->head.lock);
   gst_clear_caps (&s->out_caps);
-  g_mutex_unlock (&s->lock);
+  g_mutex_unlock (&s->head.lock);
   return TRUE;
 }
 
@@ -781,108 +725,96 @@ gst_doradma_dora_src_unlock (GstBaseSrc * src, gboolean unlocked)
 {
   DoraSrc *s = dora_src_get (src);
 
-  g_mutex_lock (&s->lock);
+  g_mutex_lock (&s->head.lock);
   s->unlocked = unlocked;
   g_cond_broadcast (&s->cond);
-  g_mutex_unlock (&s->lock);
+  g_mutex_unlock (&s->head.lock);
   return TRUE;
 }
 
 /* ---------------------------------------------------------------------- */
 /* The hook: the element's own vfuncs, called when `dora-pool` is unset */
 
-static struct
+static GstDoradmaDoraPath path = {
+  .state_size = sizeof (DoraSrc),
+  .state_init = dora_src_init,
+  .state_clear = dora_src_clear,
+  .n_props = N_DORA_PROPS,
+  .set_property = gst_doradma_dora_src_set_property,
+  .get_property = gst_doradma_dora_src_get_property,
+};
+
+/* The base class vfuncs that run either path */
+typedef struct
 {
-  void (*set_property) (GObject *, guint, const GValue *, GParamSpec *);
-  void (*get_property) (GObject *, guint, GValue *, GParamSpec *);
-  void (*constructed) (GObject *);
-    gboolean (*start) (GstBaseSrc *);
-    gboolean (*stop) (GstBaseSrc *);
+  gboolean (*start) (GstBaseSrc *);
+  gboolean (*stop) (GstBaseSrc *);
   GstCaps *(*get_caps) (GstBaseSrc *, GstCaps *);
     gboolean (*negotiate) (GstBaseSrc *);
-    gboolean (*unlock) (GstBaseSrc *);
-    gboolean (*unlock_stop) (GstBaseSrc *);
     GstFlowReturn (*create) (GstPushSrc *, GstBuffer **);
-} ring;
+} PathVfuncs;
 
-/* The state is created while the object is constructed (one thread), so
- * that the vfuncs below, called from any thread, only ever look it up. */
-static void
-hook_constructed (GObject * object)
-{
-  dora_src_get (object);
-  if (ring.constructed)
-    ring.constructed (object);
-}
+static const PathVfuncs dora = {
+  gst_doradma_dora_src_start, gst_doradma_dora_src_stop,
+  gst_doradma_dora_src_get_caps, gst_doradma_dora_src_negotiate,
+  gst_doradma_dora_src_create,
+};
 
-static void
-hook_set_property (GObject * object, guint prop_id, const GValue * value,
-    GParamSpec * pspec)
-{
-  if (!gst_doradma_dora_src_set_property (object, prop_id, value))
-    ring.set_property (object, prop_id, value, pspec);
-}
+/* the element's own, saved by the hook */
+static PathVfuncs ring;
+static gboolean (*ring_unlock) (GstBaseSrc *);
+static gboolean (*ring_unlock_stop) (GstBaseSrc *);
 
-static void
-hook_get_property (GObject * object, guint prop_id, GValue * value,
-    GParamSpec * pspec)
+/* The path that runs: dora's when `dora-pool` is set. */
+static const PathVfuncs *
+running (gpointer src)
 {
-  if (!gst_doradma_dora_src_get_property (object, prop_id, value))
-    ring.get_property (object, prop_id, value, pspec);
+  return gst_doradma_dora_enabled (src) ? &dora : &ring;
 }
 
 static gboolean
 hook_start (GstBaseSrc * src)
 {
-  if (gst_doradma_dora_src_enabled (src))
-    return gst_doradma_dora_src_start (src);
-  return ring.start (src);
+  return running (src)->start (src);
 }
 
 static gboolean
 hook_stop (GstBaseSrc * src)
 {
-  if (gst_doradma_dora_src_enabled (src))
-    return gst_doradma_dora_src_stop (src);
-  return ring.stop (src);
+  return running (src)->stop (src);
 }
 
 static GstCaps *
 hook_get_caps (GstBaseSrc * src, GstCaps * filter)
 {
-  if (gst_doradma_dora_src_enabled (src))
-    return gst_doradma_dora_src_get_caps (src, filter);
-  return ring.get_caps (src, filter);
+  return running (src)->get_caps (src, filter);
 }
 
 static gboolean
 hook_negotiate (GstBaseSrc * src)
 {
-  if (gst_doradma_dora_src_enabled (src))
-    return gst_doradma_dora_src_negotiate (src);
-  return ring.negotiate (src);
+  return running (src)->negotiate (src);
 }
 
+static GstFlowReturn
+hook_create (GstPushSrc * psrc, GstBuffer ** outbuf)
+{
+  return running (psrc)->create (psrc, outbuf);
+}
+
+/* both paths: the one not running has nothing to unlock */
 static gboolean
 hook_unlock (GstBaseSrc * src)
 {
   gst_doradma_dora_src_unlock (src, TRUE);
-  return ring.unlock (src);
+  return ring_unlock (src);
 }
 
 static gboolean
 hook_unlock_stop (GstBaseSrc * src)
 {
   gst_doradma_dora_src_unlock (src, FALSE);
-  return ring.unlock_stop (src);
-}
-
-static GstFlowReturn
-hook_create (GstPushSrc * psrc, GstBuffer ** outbuf)
-{
-  if (gst_doradma_dora_src_enabled (GST_BASE_SRC (psrc)))
-    return gst_doradma_dora_src_create (GST_BASE_SRC (psrc), outbuf);
-  return ring.create (psrc, outbuf);
+  return ring_unlock_stop (src);
 }
 
 void
@@ -891,19 +823,13 @@ gst_doradma_dora_src_class_hook (GObjectClass * klass)
   GstBaseSrcClass *b = GST_BASE_SRC_CLASS (klass);
   GstPushSrcClass *p = GST_PUSH_SRC_CLASS (klass);
 
-  ring.set_property = klass->set_property;
-  ring.get_property = klass->get_property;
-  ring.constructed = klass->constructed;
   ring.start = b->start;
   ring.stop = b->stop;
   ring.get_caps = b->get_caps;
   ring.negotiate = b->negotiate;
-  ring.unlock = b->unlock;
-  ring.unlock_stop = b->unlock_stop;
+  ring_unlock = b->unlock;
+  ring_unlock_stop = b->unlock_stop;
   ring.create = p->create;
-  klass->set_property = hook_set_property;
-  klass->get_property = hook_get_property;
-  klass->constructed = hook_constructed;
   b->start = GST_DEBUG_FUNCPTR (hook_start);
   b->stop = GST_DEBUG_FUNCPTR (hook_stop);
   b->get_caps = GST_DEBUG_FUNCPTR (hook_get_caps);
@@ -911,5 +837,6 @@ gst_doradma_dora_src_class_hook (GObjectClass * klass)
   b->unlock = GST_DEBUG_FUNCPTR (hook_unlock);
   b->unlock_stop = GST_DEBUG_FUNCPTR (hook_unlock_stop);
   p->create = GST_DEBUG_FUNCPTR (hook_create);
-  gst_doradma_dora_src_install_properties (klass, GST_DORADMA_DORA_PROP_BASE);
+  gst_doradma_dora_hook_object_class (klass, &path);
+  gst_doradma_dora_src_install_properties (klass);
 }

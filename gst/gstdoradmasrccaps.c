@@ -135,6 +135,18 @@ gst_doradma_src_caps_ensure (GstDoradmaSrcCaps * c,
 }
 
 GstCaps *
+gst_doradma_src_caps_filter (GstCaps * caps, GstCaps * filter)
+{
+  GstCaps *tmp;
+
+  if (filter == NULL)
+    return caps;
+  tmp = gst_caps_intersect_full (filter, caps, GST_CAPS_INTERSECT_FIRST);
+  gst_caps_unref (caps);
+  return tmp;
+}
+
+GstCaps *
 gst_doradma_src_caps_query (GstDoradmaSrcCaps * c, GstCaps * filter)
 {
   GstCaps *caps;
@@ -145,15 +157,7 @@ gst_doradma_src_caps_query (GstDoradmaSrcCaps * c, GstCaps * filter)
   else
     caps = gst_pad_get_pad_template_caps (GST_BASE_SRC_PAD (c->src));
   GST_OBJECT_UNLOCK (c->src);
-
-  if (filter) {
-    GstCaps *tmp = gst_caps_intersect_full (filter, caps,
-        GST_CAPS_INTERSECT_FIRST);
-
-    gst_caps_unref (caps);
-    caps = tmp;
-  }
-  return caps;
+  return gst_doradma_src_caps_filter (caps, filter);
 }
 
 /* Until a frame told us the caps, nothing to set; then the base class
