@@ -58,6 +58,7 @@
 #include "gstdoradmapool.h"
 #include "gstdoradmacuda.h"
 #include "gstdoradmasinkrender.h"
+#include "gstdoradmasinkcudapool.h"
 
 GST_DEBUG_CATEGORY (gst_doradma_sink_debug);
 #define GST_CAT_DEFAULT gst_doradma_sink_debug
@@ -248,6 +249,39 @@ caps_too_long:
   }
 }
 
+#ifdef HAVE_GST_CUDA
+/* transport=ipc, memory:CUDAMemory: the device slots as a CUDA buffer pool
+ * in the context we shared upstream, so the producer writes the frame in
+ * place. Without one (GStreamer < 1.24, another context), or when upstream
+ * keeps its own pool, render copies on the device. */
+static void
+offer_cuda_slot_pool (GstDoradmaSink * self, GstQuery * query, GstCaps * caps)
+{
+  GstBufferPool *pool = NULL;
+  GstCudaContext *ctx;
+  gchar *reason = NULL;
+  guint size = 0;
+
+  ctx = gst_doradma_cuda_element_context (GST_ELEMENT (self), &self->cuda_ctx,
+      &reason);
+  if (ctx) {
+    pool = gst_doradma_sink_cuda_pool_new (self->producer, ctx, caps, &size,
+        &reason);
+    gst_object_unref (ctx);
+  }
+  if (pool == NULL) {
+    GST_INFO_OBJECT (self, "no CUDA slot pool (%s): CUDA frames are copied "
+        "into the slots on the device", reason);
+    g_free (reason);
+    return;
+  }
+  GST_INFO_OBJECT (self, "offering the device slots as a CUDA buffer pool "
+      "(%u bytes a frame)", size);
+  gst_query_add_allocation_pool (query, pool, size, 0, 0);
+  gst_object_unref (pool);
+}
+#endif
+
 static gboolean
 gst_doradma_sink_propose_allocation (GstBaseSink * bsink, GstQuery * query)
 {
@@ -265,13 +299,19 @@ gst_doradma_sink_propose_allocation (GstBaseSink * bsink, GstQuery * query)
   }
   {
     GstCapsFeatures *f = gst_caps_get_features (caps, 0);
+    gboolean device = gst_doradma_producer_settings (self->producer)->transport
+        == GST_DORADMA_TRANSPORT_IPC;
+    gboolean cuda = f && gst_caps_features_contains (f,
+        GST_DORADMA_CUDA_FEATURE);
 
-    if (gst_doradma_producer_settings (self->producer)->transport ==
-        GST_DORADMA_TRANSPORT_IPC
-        || (f && gst_caps_features_contains (f, GST_DORADMA_CUDA_FEATURE))) {
-      /* slots in GPU memory cannot be written by the CPU, and CUDA memory
-       * upstream keeps its own pool: frames are copied on the GPU */
+    if (device || cuda) {
+      /* slots in GPU memory cannot be written by the CPU; CUDA memory
+       * upstream writes into device slots only (transport=ipc) */
       gst_query_add_allocation_meta (query, GST_VIDEO_META_API_TYPE, NULL);
+#ifdef HAVE_GST_CUDA
+      if (device && cuda && need_pool)
+        offer_cuda_slot_pool (self, query, caps);
+#endif
       return TRUE;
     }
   }

@@ -11,6 +11,7 @@
 
 #include "gstdoradmasinkrender.h"
 #include "gstdoradmamemory.h"
+#include "gstdoradmasinkcudapool.h"
 
 #define GST_CAT_DEFAULT gst_doradma_sink_debug
 
@@ -190,17 +191,52 @@ map_failed:
   }
 }
 
-/* transport=ipc: the slot is device memory (gst_doradma_cuda_upload_frame
- * copies and synchronises before we publish). */
+/* transport=ipc, a buffer of the CUDA slot pool: upstream wrote the frame
+ * into the slot, in the pool's pitched layout. Published once the GPU work
+ * on it is done (the ring's CPU fences do not order GPU work). */
+static GstFlowReturn
+publish_device_slot (GstDoradmaSinkRender * r, GstBuffer * buf,
+    GstMemory * slot, const GstVideoInfo * layout)
+{
+  struct doradma_frame_info fi;
+  gchar *err = NULL;
+  GstFlowReturn ret;
+
+  if (!gst_doradma_sink_cuda_pool_sync (buf, &err)) {
+    GST_ELEMENT_ERROR (r->sink, RESOURCE, WRITE,
+        ("Could not wait for the GPU work on a frame"), ("%s", err));
+    g_free (err);
+    return GST_FLOW_ERROR;
+  }
+  fill_frame_info_planes (r, &r->info, layout->offset, layout->stride,
+      layout->size, slot->maxsize, buf, &fi);
+  ret = gst_doradma_producer_publish (r->producer, slot, &fi);
+  if (ret == GST_FLOW_OK)
+    /* upstream may keep the buffer: a later write map must copy instead of
+     * scribbling over a frame readers lease */
+    GST_MINI_OBJECT_FLAG_SET (gst_buffer_peek_memory (buf, 0),
+        GST_MEMORY_FLAG_READONLY);
+  return ret;
+}
+
+/* transport=ipc: the slot is device memory. A frame upstream wrote into a
+ * slot of the CUDA slot pool is published in place; anything else is
+ * copied (gst_doradma_cuda_upload_frame copies and synchronises before we
+ * publish). */
 static GstFlowReturn
 render_device (GstDoradmaSinkRender * r, GstBuffer * buf)
 {
+  const GstVideoInfo *layout = NULL;
+  GstMemory *slot = gst_doradma_sink_cuda_pool_slot (buf, &layout);
   const GstVideoInfo *info = &r->info;
   struct doradma_frame_info fi;
   gboolean from_device = FALSE;
   GstMemory *mem = NULL;
   gchar *err = NULL;
   GstFlowReturn ret;
+
+  if (slot && gst_doradma_producer_is_writing (r->producer, slot))
+    return publish_device_slot (r, buf, slot, layout);
 
   if (r->copier == NULL
       && (r->copier = gst_doradma_cuda_copier_new (&err)) == NULL)
@@ -221,6 +257,14 @@ render_device (GstDoradmaSinkRender * r, GstBuffer * buf)
     COUNT (r, DEVICE_COPIES);
   else
     COUNT (r, UPLOADS);
+  if (!r->told_copies) {
+    /* GStreamer < 1.24, an upstream that kept its own pool, system memory,
+     * a fallback buffer or a slot of a replaced segment */
+    GST_INFO_OBJECT (r->sink, "copying frames into the device slots (%s): "
+        "not written in place", from_device ? "from CUDA memory that is not "
+        "a slot of ours" : "from system memory");
+    r->told_copies = TRUE;
+  }
 
   fill_frame_info_planes (r, info, info->offset, info->stride,
       info->size, mem->maxsize, buf, &fi);
@@ -286,4 +330,5 @@ void
 gst_doradma_sink_render_reset (GstDoradmaSinkRender * r)
 {
   g_clear_pointer (&r->copier, gst_doradma_cuda_copier_free);
+  r->told_copies = FALSE;
 }

@@ -2,8 +2,10 @@
  *
  * One responsibility: a buffer that reached doradmasink's render becomes a
  * published frame in the ring. A buffer whose memory is a slot upstream
- * wrote in place is published as it is; anything else is copied into a
- * fresh slot (the CPU for shmem and unified, the GPU for transport=ipc).
+ * wrote in place (a system-memory slot from gstdoradmapool.c, or a device
+ * slot wrapped as GstCudaMemory by gstdoradmasinkcudapool.c) is published
+ * as it is; anything else is copied into a fresh slot (the CPU for shmem
+ * and unified, the GPU for transport=ipc).
  * The frame record (planes, crop, timestamps, CLOCK_MONOTONIC pts) is
  * filled here. The sink keeps the negotiation, the allocation query, the
  * events and the properties.
@@ -29,6 +31,7 @@ typedef struct
   GstDoradmaProducer *producer; /* the sink's */
   GstVideoInfo info;            /* of the caps (set_caps) */
   GstDoradmaCudaCopier *copier; /* transport ipc: made on the first copy */
+  gboolean told_copies;         /* the first ipc copy was logged */
 } GstDoradmaSinkRender;
 
 /* Publishes `buf` (in place or copied). GST_FLOW_OK also when latest mode

@@ -8,6 +8,14 @@
  *            content changes; the mapping was registered once.
  *   ipc      cudaupload ! doradmasink transport=ipc → doradmasrc !
  *            cudadownload ! appsink: frames equal the producer's.
+ *   cudapool cudaupload ! doradmasink transport=ipc → doradmasrc !
+ *            memory:CUDAMemory ! cudadownload: frames equal, and the sink's
+ *            stats (its EOS message, printed by gst-launch -m) say how the
+ *            frames reached the slots: built with
+ *            gst_cuda_allocator_alloc_wrapped (GStreamer >= 1.24),
+ *            cudaupload wrote into the device slots through the sink's CUDA
+ *            slot pool (copies == device-copies == 0); below 1.24 each frame
+ *            was copied on the device (copies == device-copies == frames).
  *   cudamem  CPU producer → doradmasrc (auto) ! cudadownload: the source
  *            outputs memory:CUDAMemory (device copy from the registered
  *            alias), frames equal.
@@ -26,6 +34,7 @@
  * layouts (strides) may differ.
  */
 #include <errno.h>
+#include <fcntl.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -33,6 +42,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <glib/gstdio.h>
 #include <gst/gst.h>
 #include <gst/app/gstappsink.h>
 #include <gst/video/video.h>
@@ -136,6 +146,52 @@ launch (const gchar * pipeline)
   g_strfreev (argv);
   g_free (cmd);
   return pid;
+}
+
+/* As launch (), with gst-launch -m writing its messages (the sink's stats
+ * at EOS) into `log`. */
+static GPid
+launch_logged (const gchar * pipeline, const gchar * log)
+{
+  gchar *cmd = g_strdup_printf ("gst-launch-1.0 -m %s", pipeline);
+  gchar **argv = NULL;
+  GError *e = NULL;
+  GPid pid = 0;
+  int fd = open (log, O_WRONLY | O_CREAT | O_TRUNC, 0600);
+
+  printf ("[spawn] %s > %s\n", cmd, log);
+  fflush (stdout);
+  if (fd < 0 || !g_shell_parse_argv (cmd, NULL, &argv, &e)
+      || !g_spawn_async_with_fds (NULL, argv, NULL, G_SPAWN_SEARCH_PATH |
+          G_SPAWN_DO_NOT_REAP_CHILD, NULL, NULL, &pid, -1, fd, -1, &e)) {
+    fprintf (stderr, "spawn failed: %s\n", e ? e->message : g_strerror (errno));
+    g_clear_error (&e);
+    pid = 0;
+  }
+  if (fd >= 0)
+    close (fd);
+  g_strfreev (argv);
+  g_free (cmd);
+  return pid;
+}
+
+/* The last "doradmasink-stats" structure in a gst-launch -m log, or NULL. */
+static GstStructure *
+sink_stats_from_log (const gchar * log)
+{
+  gchar *text = NULL, *at, *end;
+  GstStructure *st = NULL;
+
+  if (!g_file_get_contents (log, &text, NULL, NULL))
+    return NULL;
+  at = g_strrstr (text, "doradmasink-stats,");
+  if (at) {
+    if ((end = strchr (at, '\n')))
+      *end = '\0';
+    st = gst_structure_from_string (at, NULL);
+  }
+  g_free (text);
+  return st;
 }
 
 static int
@@ -595,6 +651,101 @@ test_ipc (void)
 }
 
 static int
+test_cudapool (void)
+{
+  const guint n = 120;
+  gchar *ch = unique_channel ("cudapool");
+  gchar *log = g_strdup_printf ("%s/ce-cudapool-%d.log", g_get_tmp_dir (),
+      (int) getpid ());
+  gchar *prod = g_strdup_printf ("videotestsrc pattern=ball num-buffers=%u ! "
+      CAPS " ! cudaupload ! doradmasink channel=%s transport=ipc "
+      "mode=lossless wait-for-readers=1 sync=false", n, ch);
+  gchar *desc = g_strdup_printf ("doradmasrc name=src channel=%s "
+      "timeout=20000000000 on-writer-lost=eos ! "
+      "video/x-raw(memory:CUDAMemory) ! cudadownload ! video/x-raw ! "
+      "appsink name=out sync=false", ch);
+  guint64 *ref = reference (n);
+  guint64 frames = 0, copies = G_MAXUINT64, dcopies = G_MAXUINT64;
+  GstStructure *st = NULL, *sink = NULL;
+  Consumer c = { 0 };
+  GPid pid = 0;
+  guint i = 0;
+  int ret = FAIL;
+
+  if (!have_element ("cudaupload") || !have_element ("cudadownload")) {
+    ret = SKIP;
+    goto err;
+  }
+  CHECK (ref[n - 1] != 0, "reference run");
+  CHECK (consumer_start (&c, desc), "consumer");
+  CHECK ((pid = launch_logged (prod, log)) > 0, "producer");
+  for (;;) {
+    GstSample *s = pull (&c, 20 * GST_SECOND);
+    guint64 h;
+
+    if (s == NULL)
+      break;
+    h = frame_hash (gst_sample_get_buffer (s));
+    gst_sample_unref (s);
+    CHECK (i < n, "more frames than produced");
+    CHECK (h == ref[i], "frame %u: %016llx, producer's %016llx", i,
+        (unsigned long long) h, (unsigned long long) ref[i]);
+    i++;
+  }
+  print_stats (&c);
+  printf ("cudapool: %u/%u frames equal\n", i, n);
+  CHECK (i == n, "%u of %u frames", i, n);
+  CHECK (g_strcmp0 (stat_str (&c, "cuda-path", &st), "ipc") == 0,
+      "cuda-path %s, want ipc", gst_structure_get_string (st, "cuda-path"));
+  CHECK (g_strcmp0 (gst_structure_get_string (st, "memory"),
+          "memory:CUDAMemory") == 0, "memory %s",
+      gst_structure_get_string (st, "memory"));
+  CHECK (wait_exit (pid, 20) == 0, "producer exit");
+  pid = 0;
+  sink = sink_stats_from_log (log);
+  CHECK (sink != NULL, "no doradmasink-stats message in %s", log);
+  {
+    gchar *str = gst_structure_to_string (sink);
+
+    printf ("[sink stats] %s\n", str);
+    g_free (str);
+  }
+  gst_structure_get_uint64 (sink, "frames", &frames);
+  gst_structure_get_uint64 (sink, "copies", &copies);
+  gst_structure_get_uint64 (sink, "device-copies", &dcopies);
+  CHECK (frames == n, "the sink published %llu frames, not %u",
+      (unsigned long long) frames, n);
+#ifdef EXPECT_CUDA_SLOT_POOL
+  /* cudaupload wrote each frame into a device slot: published in place */
+  CHECK (copies == 0 && dcopies == 0, "GStreamer >= 1.24: the sink copied "
+      "%llu frames (%llu device to device), want 0: cudaupload did not write "
+      "into the slots", (unsigned long long) copies,
+      (unsigned long long) dcopies);
+#else
+  /* no gst_cuda_allocator_alloc_wrapped: one device copy a frame */
+  CHECK (copies == n && dcopies == n, "GStreamer < 1.24: copies %llu, "
+      "device-copies %llu, want %u each", (unsigned long long) copies,
+      (unsigned long long) dcopies, n);
+#endif
+  ret = PASS;
+err:
+  if (st)
+    gst_structure_free (st);
+  if (sink)
+    gst_structure_free (sink);
+  if (pid)
+    kill9 (pid);
+  consumer_stop (&c);
+  g_unlink (log);
+  g_free (log);
+  g_free (ref);
+  g_free (ch);
+  g_free (prod);
+  g_free (desc);
+  return ret;
+}
+
+static int
 test_cudamem (void)
 {
   if (!have_element ("cudadownload"))
@@ -848,6 +999,8 @@ main (int argc, char **argv)
     r = test_unified ();
   else if (g_str_equal (which, "ipc"))
     r = test_ipc ();
+  else if (g_str_equal (which, "cudapool"))
+    r = test_cudapool ();
   else if (g_str_equal (which, "cudamem"))
     r = test_cudamem ();
   else if (g_str_equal (which, "kill"))
@@ -855,7 +1008,8 @@ main (int argc, char **argv)
   else if (g_str_equal (which, "copyto"))
     r = test_copyto ();
   else {
-    fprintf (stderr, "usage: %s unified|ipc|cudamem|kill|copyto\n", argv[0]);
+    fprintf (stderr, "usage: %s unified|ipc|cudapool|cudamem|kill|copyto\n",
+        argv[0]);
     r = FAIL;
   }
   printf ("%s: %s\n", which, r == PASS ? "PASS" : r == SKIP ? "SKIP" : "FAIL");
