@@ -14,8 +14,12 @@
  *
  * The sink proposes a buffer pool whose buffers ARE ring slots, so
  * videotestsrc, videoconvert, videoscale and decoders write frames in place
- * and publishing is a few stores. Buffers from elsewhere are copied into a
- * slot (counted in the `stats` property). In `latest` mode the sink never
+ * and publishing is a few stores. With transport=ipc the slots are GPU
+ * memory: on GStreamer >= 1.24, memory:CUDAMemory producers (cudaupload,
+ * cudaconvert, decoders) get them as a CUDA buffer pool (slots wrapped as
+ * GstCudaMemory) and write in place too; the frame is published once the
+ * GPU work on it is done. Buffers from elsewhere are copied into a slot (on
+ * the GPU for transport=ipc), counted in the `stats` property. In `latest` mode the sink never
  * waits for readers; in `lossless` mode it waits until every `next`-mode
  * reader consumed a frame before reusing its slot.
  *
@@ -819,17 +823,20 @@ gst_doradma_sink_class_init (GstDoradmaSinkClass * klass)
    * as an element message at EOS):
    *
    * - frames (guint64): frames published
-   * - copies (guint64): frames copied into a slot (not written in place)
+   * - copies (guint64): frames copied into a slot (not written in place,
+   *   e.g. below GStreamer 1.24 for memory:CUDAMemory with transport ipc)
    * - drops (guint64): frames dropped in latest mode, no slot free
-   * - fallback-buffers (guint64): system-memory buffers lent upstream when
-   *   no slot was free
+   * - fallback-buffers (guint64): buffers not in a slot (system memory, or
+   *   CUDA memory from the CUDA slot pool) lent upstream when no slot was
+   *   free
    * - full-ring-waits (guint64): slot acquisitions that had to wait
    * - spins, sleeps (guint64): lossless waits for a slot that ended while
    *   polling (#GstDoradmaSink:spin-time) / that slept (current segment)
    * - transport (string): the transport in use (auto resolved at start)
    * - uploads (guint64): transport ipc, frames copied host to device
    * - device-copies (guint64): transport ipc, frames copied device to
-   *   device (memory:CUDAMemory upstream)
+   *   device (memory:CUDAMemory upstream that did not write into the CUDA
+   *   slot pool; 0 when it did)
    * - readers (guint): readers joined now
    *
    * Since: 0.1

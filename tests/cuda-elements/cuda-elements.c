@@ -8,7 +8,9 @@
  *            content changes; the mapping was registered once.
  *   ipc      cudaupload ! doradmasink transport=ipc → doradmasrc !
  *            cudadownload ! appsink: frames equal the producer's.
- *   cudapool cudaupload ! doradmasink transport=ipc → doradmasrc !
+ *   cudapool cudaupload ! memory:CUDAMemory ! doradmasink transport=ipc
+ *            (the caps forced: left alone, cudaupload and the sink settle
+ *            on system memory and cudaupload passes through) → doradmasrc !
  *            memory:CUDAMemory ! cudadownload: frames equal, and the sink's
  *            stats (its EOS message, printed by gst-launch -m) say how the
  *            frames reached the slots: built with
@@ -658,7 +660,8 @@ test_cudapool (void)
   gchar *log = g_strdup_printf ("%s/ce-cudapool-%d.log", g_get_tmp_dir (),
       (int) getpid ());
   gchar *prod = g_strdup_printf ("videotestsrc pattern=ball num-buffers=%u ! "
-      CAPS " ! cudaupload ! doradmasink channel=%s transport=ipc "
+      CAPS " ! cudaupload ! 'video/x-raw(memory:CUDAMemory)' ! "
+      "doradmasink channel=%s transport=ipc "
       "mode=lossless wait-for-readers=1 sync=false", n, ch);
   gchar *desc = g_strdup_printf ("doradmasrc name=src channel=%s "
       "timeout=20000000000 on-writer-lost=eos ! "

@@ -9,7 +9,8 @@
 # Debian 12 build with gstreamer-cuda; each needs gst/libgstdoradma.so and
 # tests/bench/gpu/libgstgpustamp.so. NV12 frames carrying a 24-byte stamp
 # (gpustampsrc -> ... -> gpustampsink, both in CUDA memory) through:
-#   doradma-1.26   gpustampsrc ! doradmasink transport=ipc | doradmasrc !
+#   doradma-1.26   gpustampsrc ! doradmasink transport=ipc (gpustampsrc
+#                  writes into the sink's CUDA slot pool) | doradmasrc !
 #                  memory:CUDAMemory (the slot wrapped) ! gpustampsink
 #   doradma-1.22   the same on 1.22 (a device copy out of the slot)
 #   cudaipc-legacy gpustampsrc ! cudaipcsink ipc-mode=legacy | cudaipcsrc
