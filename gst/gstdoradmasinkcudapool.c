@@ -145,7 +145,7 @@ gst_doradma_sink_cuda_pool_acquire_buffer (GstBufferPool * pool,
   GstDoradmaSinkCudaPool *self = (GstDoradmaSinkCudaPool *) pool;
   gboolean dontwait = params
       && (params->flags & GST_BUFFER_POOL_ACQUIRE_FLAG_DONTWAIT);
-  GstMemory *slot = NULL, *mem;
+  GstMemory *slot = NULL, *mem = NULL;
   GstCudaMemory *cmem;
   GstFlowReturn ret;
   GstBuffer *buf;
@@ -155,17 +155,19 @@ gst_doradma_sink_cuda_pool_acquire_buffer (GstBufferPool * pool,
   if (ret != GST_FLOW_OK)
     return ret;
 
-  if (slot) {
-    mem = wrap_slot (self, slot);
-  } else if (dontwait) {
+  if (slot && (mem = wrap_slot (self, slot)) == NULL)
+    /* the slot went back (abandoned); render copies the plain memory */
+    GST_INFO_OBJECT (pool, "could not wrap a slot as GstCudaMemory: lending "
+        "plain CUDA memory, copied on the device");
+  if (slot == NULL && dontwait)
     return GST_FLOW_EOS;
-  } else {
+  if (slot == NULL || mem == NULL) {
     /* latest mode never blocks on readers: lend plain CUDA memory, render
      * copies it into a slot if one is free by then, or drops it */
     mem = gst_cuda_allocator_alloc (NULL, GST_CUDA_BUFFER_POOL (pool)->context,
         self->stream, &self->info);
     gst_doradma_producer_count (self->producer, GST_DORADMA_COUNT_FALLBACK);
-    GST_LOG_OBJECT (pool, "no free slot, fallback memory %p", mem);
+    GST_LOG_OBJECT (pool, "no slot, fallback memory %p", mem);
   }
   if (mem == NULL) {
     GST_WARNING_OBJECT (pool, "could not make a GstCudaMemory");
@@ -236,6 +238,9 @@ gst_doradma_sink_cuda_pool_class_init (GstDoradmaSinkCudaPoolClass * klass)
   GST_DEBUG_CATEGORY_INIT (gst_doradma_sink_cuda_pool_debug,
       "doradmacudapool", 0, "doradma CUDA slot buffer pool");
   base_class = g_type_class_peek (GST_TYPE_BUFFER_POOL);
+  /* alloc_buffer stays GstCudaBufferPool's, which needs its allocator:
+   * GstBufferPool calls it only from the start and acquire_buffer
+   * overridden here */
   gobject_class->finalize = gst_doradma_sink_cuda_pool_finalize;
   pool_class->set_config = gst_doradma_sink_cuda_pool_set_config;
   pool_class->start = gst_doradma_sink_cuda_pool_start;
