@@ -132,6 +132,24 @@ gst_doradma_cuda_registrations (void)
   return (guint64) g_atomic_int_get (&n_registrations);
 }
 
+gboolean
+gst_doradma_cuda_sync (gchar ** err)
+{
+  struct doradma_cuda_device *dev = gst_doradma_cuda_device (err);
+  struct doradma_diag d = { 0 };
+  int r;
+
+  if (dev == NULL)
+    return FALSE;
+  r = doradma_cuda_device_synchronize (dev, &d);
+  doradma_cuda_device_unref (dev);
+  if (r < 0) {
+    set_reason (err, g_strdup (d.msg));
+    return FALSE;
+  }
+  return TRUE;
+}
+
 guint64
 gst_doradma_cuda_mem_free (void)
 {
@@ -551,6 +569,20 @@ gst_doradma_cuda_element_query (GstElement * element, GstCudaContext ** slot,
     return FALSE;
   ret = gst_cuda_handle_context_query (element, query, ctx);
   gst_object_unref (ctx);
+  return ret;
+}
+
+gboolean
+gst_doradma_cuda_context_is_primary (GstCudaContext * ctx)
+{
+  struct doradma_cuda_device *dev = gst_doradma_cuda_device (NULL);
+  gboolean ret;
+
+  if (dev == NULL)
+    return FALSE;
+  ret = gst_cuda_context_get_handle (ctx) ==
+      doradma_cuda_device_get_context (dev);
+  doradma_cuda_device_unref (dev);
   return ret;
 }
 

@@ -39,16 +39,14 @@
 #include <gst/cuda/gstcudautils.h>
 #endif
 
-G_BEGIN_DECLS
-
-struct doradma_cuda_device;
+G_BEGIN_DECLS struct doradma_cuda_device;
 
 typedef enum
 {
-  GST_DORADMA_CUDA_PATH_NONE = 0,   /* host memory only */
-  GST_DORADMA_CUDA_PATH_UNIFIED,    /* registered shm, discrete GPU */
-  GST_DORADMA_CUDA_PATH_UNIFIED_INTEGRATED,  /* registered shm, iGPU (Jetson) */
-  GST_DORADMA_CUDA_PATH_IPC,        /* device slots through a CUDA IPC handle */
+  GST_DORADMA_CUDA_PATH_NONE = 0,       /* host memory only */
+  GST_DORADMA_CUDA_PATH_UNIFIED,        /* registered shm, discrete GPU */
+  GST_DORADMA_CUDA_PATH_UNIFIED_INTEGRATED,     /* registered shm, iGPU (Jetson) */
+  GST_DORADMA_CUDA_PATH_IPC,    /* device slots through a CUDA IPC handle */
 } GstDoradmaCudaPath;
 
 const gchar *gst_doradma_cuda_path_name (GstDoradmaCudaPath path);
@@ -82,7 +80,8 @@ GstDoradmaCudaReader *gst_doradma_cuda_reader_new (struct doradma_reader *r,
 /* Unregisters / closes. Call before doradma_reader_close (). */
 void gst_doradma_cuda_reader_free (GstDoradmaCudaReader * cr);
 
-GstDoradmaCudaPath gst_doradma_cuda_reader_path (const GstDoradmaCudaReader * cr);
+GstDoradmaCudaPath gst_doradma_cuda_reader_path (const GstDoradmaCudaReader *
+    cr);
 
 /* Device pointer of a leased frame's first byte. */
 guint64 gst_doradma_cuda_reader_frame_pointer (const GstDoradmaCudaReader * cr,
@@ -115,15 +114,15 @@ typedef struct _GstDoradmaCudaCopier GstDoradmaCudaCopier;
 typedef enum
 {
   GST_DORADMA_CUDA_MEM_HOST,
-  GST_DORADMA_CUDA_MEM_DEVICE,      /* device memory, an alias or an IPC map */
+  GST_DORADMA_CUDA_MEM_DEVICE,  /* device memory, an alias or an IPC map */
 } GstDoradmaCudaMemKind;
 
 /* A non-blocking stream on device 0's primary context. */
 GstDoradmaCudaCopier *gst_doradma_cuda_copier_new (gchar ** reason);
 void gst_doradma_cuda_copier_free (GstDoradmaCudaCopier * c);
 gpointer gst_doradma_cuda_copier_stream (GstDoradmaCudaCopier * c);
-struct doradma_cuda_device *gst_doradma_cuda_copier_device (GstDoradmaCudaCopier *
-    c);
+struct doradma_cuda_device *gst_doradma_cuda_copier_device (GstDoradmaCudaCopier
+    * c);
 
 typedef struct
 {
@@ -155,6 +154,11 @@ gboolean gst_doradma_cuda_upload_frame (GstDoradmaCudaCopier * copier,
     const GstVideoInfo * info, GstBuffer * buf, guint64 dst_ptr,
     gboolean * from_device, gchar ** err);
 
+/* cuCtxSynchronize on device 0's primary context: every stream of it is
+ * done (GPU work upstream queued without a stream of its own, before a
+ * frame written in place is published). FALSE with *err. */
+gboolean gst_doradma_cuda_sync (gchar ** err);
+
 /* Bytes of device memory free now (cuMemGetInfo), 0 on failure. */
 guint64 gst_doradma_cuda_mem_free (void);
 
@@ -174,6 +178,11 @@ GstCudaContext *gst_doradma_cuda_element_context (GstElement * element,
 gboolean gst_doradma_cuda_element_query (GstElement * element,
     GstCudaContext ** slot, GstQuery * query);
 
+/* TRUE when `ctx` wraps device 0's primary context, the one the device
+ * slots (transport=ipc) are allocated in: its kernels and copies may use
+ * slot pointers directly. */
+gboolean gst_doradma_cuda_context_is_primary (GstCudaContext * ctx);
+
 /* For set_context: keeps a CUDA context on device 0 that the application or
  * a neighbour gave. */
 void gst_doradma_cuda_element_set_context (GstElement * element,
@@ -182,5 +191,4 @@ void gst_doradma_cuda_element_set_context (GstElement * element,
 
 
 G_END_DECLS
-
 #endif /* __GST_DORADMA_CUDA_H__ */

@@ -14,8 +14,12 @@
  *
  * The sink proposes a buffer pool whose buffers ARE ring slots, so
  * videotestsrc, videoconvert, videoscale and decoders write frames in place
- * and publishing is a few stores. Buffers from elsewhere are copied into a
- * slot (counted in the `stats` property). In `latest` mode the sink never
+ * and publishing is a few stores. With transport=ipc the slots are GPU
+ * memory: on GStreamer >= 1.24, memory:CUDAMemory producers (cudaupload,
+ * cudaconvert, decoders) get them as a CUDA buffer pool (slots wrapped as
+ * GstCudaMemory) and write in place too; the frame is published once the
+ * GPU work on it is done. Buffers from elsewhere are copied into a slot (on
+ * the GPU for transport=ipc), counted in the `stats` property. In `latest` mode the sink never
  * waits for readers; in `lossless` mode it waits until every `next`-mode
  * reader consumed a frame before reusing its slot.
  *
@@ -54,12 +58,13 @@
 #include <gst/base/gstbasesink.h>
 #include <gst/video/video.h>
 
-#include "gstdoradmamemory.h"
 #include "gstdoradmadora.h"
 #include "gstdoradmapool.h"
 #include "gstdoradmacuda.h"
+#include "gstdoradmasinkrender.h"
+#include "gstdoradmasinkcudapool.h"
 
-GST_DEBUG_CATEGORY_STATIC (gst_doradma_sink_debug);
+GST_DEBUG_CATEGORY (gst_doradma_sink_debug);
 #define GST_CAT_DEFAULT gst_doradma_sink_debug
 
 G_DECLARE_FINAL_TYPE (GstDoradmaSink, gst_doradma_sink, GST, DORADMA_SINK,
@@ -86,9 +91,8 @@ struct _GstDoradmaSink
   GstDoradmaProducer *producer;
 
   /* streaming thread only */
-  GstVideoInfo info;
+  GstDoradmaSinkRender render;  /* the caps, the ipc copier (freed at stop) */
   gboolean readers_reached;     /* wait-for-readers was satisfied once */
-  GstDoradmaCudaCopier *copier; /* transport ipc; freed at stop */
 #ifdef HAVE_GST_CUDA
   GstCudaContext *cuda_ctx;     /* under the object lock */
 #endif
@@ -137,229 +141,8 @@ static GParamSpec *properties[NUM_PROPERTIES];
 static GstStaticPadTemplate sink_template = GST_STATIC_PAD_TEMPLATE ("sink",
     GST_PAD_SINK, GST_PAD_ALWAYS, GST_STATIC_CAPS (SINK_CAPS));
 
-#define COUNT(self, c) \
-  gst_doradma_producer_count ((self)->producer, GST_DORADMA_COUNT_##c)
-
 /* ---------------------------------------------------------------------- */
-/* Timestamps */
-
-/* The buffer's running time as CLOCK_MONOTONIC ns, through the pipeline
- * clock (which need not be monotonic: audio, PTP, device clocks). A
- * timestamp before the segment start (a buffer that overlaps it) has a
- * negative running time: it maps to before the base time, not to "none". */
-static GstClockTime
-to_monotonic (GstDoradmaSink * self, GstClockTime ts)
-{
-  GstBaseSink *bsink = GST_BASE_SINK (self);
-  GstClockTimeDiff diff;
-  GstClockTime base;
-  guint64 rt;
-  GstClock *clock;
-  gint64 mono;
-  gint sign;
-
-  if (!GST_CLOCK_TIME_IS_VALID (ts) || bsink->segment.format != GST_FORMAT_TIME)
-    return DORADMA_TIME_NONE;
-  sign = gst_segment_to_running_time_full (&bsink->segment, GST_FORMAT_TIME,
-      ts, &rt);
-  if (sign == 0)
-    return DORADMA_TIME_NONE;
-  clock = gst_element_get_clock (GST_ELEMENT (self));
-  if (clock == NULL)
-    return DORADMA_TIME_NONE;
-  base = gst_element_get_base_time (GST_ELEMENT (self));
-  diff = gst_doradma_clock_diff (clock);
-  gst_object_unref (clock);
-
-  mono = (gint64) base + diff + (sign > 0 ? (gint64) rt : -(gint64) rt);
-  return mono < 0 ? DORADMA_TIME_NONE : (GstClockTime) mono;
-}
-
-/* The frame record of a slot (`slot_size` bytes) whose planes start at
- * `offset` with `pstride` (bytes from the slot's first byte). */
-static void
-fill_frame_info_planes (GstDoradmaSink * self, const GstVideoInfo * info,
-    const gsize * offset, const gint * pstride, gsize buf_size,
-    gsize slot_size, GstBuffer * src, struct doradma_frame_info *fi)
-{
-  GstVideoCropMeta *crop;
-  guint64 end = 0;
-  guint p;
-
-  memset (fi, 0, sizeof (*fi));
-  fi->n_planes = GST_VIDEO_INFO_N_PLANES (info);
-  fi->width = GST_VIDEO_INFO_WIDTH (info);
-  fi->height = GST_VIDEO_INFO_HEIGHT (info);
-  for (p = 0; p < fi->n_planes; p++) {
-    struct doradma_shm_plane *pl = &fi->planes[p];
-
-    pl->offset = offset[p];
-    pl->stride = pstride[p];
-    gst_doradma_plane_needs (info, p, &pl->rows, &pl->row_bytes);
-    if (pl->rows > 0)
-      end = MAX (end, pl->offset + (guint64) pl->stride * (pl->rows - 1) +
-          pl->row_bytes);
-  }
-  fi->payload_bytes = MIN (MAX (end, buf_size), slot_size);
-
-  crop = gst_buffer_get_video_crop_meta (src);
-  if (crop && crop->width > 0 && crop->height > 0) {
-    fi->crop_x = crop->x;
-    fi->crop_y = crop->y;
-    fi->crop_width = crop->width;
-    fi->crop_height = crop->height;
-  }
-  fi->pts = GST_BUFFER_PTS (src);
-  fi->dts = GST_BUFFER_DTS (src);
-  fi->duration = GST_BUFFER_DURATION (src);
-  fi->offset = GST_BUFFER_OFFSET (src);
-  fi->offset_end = GST_BUFFER_OFFSET_END (src);
-  fi->flags = GST_BUFFER_FLAGS (src) & GST_DORADMA_CARRIED_FLAGS;
-  fi->video_flags = GST_BUFFER_FLAGS (src) & ~(GST_BUFFER_FLAG_LAST - 1);
-  fi->mono_pts = to_monotonic (self, GST_BUFFER_PTS (src));
-}
-
-/* ---------------------------------------------------------------------- */
-/* Rendering */
-
-/* Publishes slot memory `mem` holding the mapped frame `f`. */
-static GstFlowReturn
-publish_frame (GstDoradmaSink * self, GstMemory * mem, GstVideoFrame * f,
-    gsize buf_size, GstBuffer * src)
-{
-  const guint8 *base = gst_doradma_memory_get_host_pointer (mem);
-  gsize offset[GST_VIDEO_MAX_PLANES] = { 0 };
-  gint pstride[GST_VIDEO_MAX_PLANES] = { 0 };
-  struct doradma_frame_info fi;
-  guint p;
-
-  /* offsets from the slot's first byte, wherever the memory starts */
-  base -= mem->offset;
-  for (p = 0; p < GST_VIDEO_FRAME_N_PLANES (f); p++) {
-    offset[p] = (const guint8 *) f->data[p] - base;
-    pstride[p] = GST_VIDEO_FRAME_PLANE_STRIDE (f, p);
-  }
-  fill_frame_info_planes (self, &f->info, offset, pstride, buf_size,
-      mem->maxsize, src, &fi);
-  return gst_doradma_producer_publish (self->producer, mem, &fi);
-}
-
-/* A slot for a frame that render has to copy. Returns GST_FLOW_OK with
- * *mem, GST_FLOW_OK with *mem NULL when latest mode found every slot busy
- * (the frame is dropped, never waited for), or the flow error. */
-static GstFlowReturn
-acquire_for_render (GstDoradmaSink * self, GstBuffer * buf, gsize size,
-    GstMemory ** mem)
-{
-  GstFlowReturn ret;
-
-  for (;;) {
-    ret = gst_doradma_producer_acquire (self->producer, size, FALSE, NULL, mem);
-    if (ret != GST_FLOW_FLUSHING)
-      break;
-    /* unlocked: flushing, or going to PAUSED (then wait and retry) */
-    if ((ret = gst_base_sink_wait_preroll (GST_BASE_SINK (self)))
-        != GST_FLOW_OK)
-      return ret;
-  }
-  if (ret == GST_FLOW_OK && *mem == NULL) {
-    COUNT (self, DROPS);
-    GST_LOG_OBJECT (self, "no free slot, dropping %" GST_PTR_FORMAT, buf);
-  }
-  return ret;
-}
-
-static GstFlowReturn
-render_copy (GstDoradmaSink * self, GstBuffer * buf)
-{
-  GstVideoFrame src, dst;
-  GstMemory *mem = NULL;
-  GstBuffer *tmp;
-  GstVideoInfo *info = &self->info;
-  GstFlowReturn ret;
-
-  ret = acquire_for_render (self, buf, info->size, &mem);
-  if (ret != GST_FLOW_OK || mem == NULL)
-    return ret;
-
-  /* the slot in the default layout of the caps, via a temporary buffer */
-  tmp = gst_buffer_new ();
-  gst_buffer_append_memory (tmp, mem);
-
-  if (!gst_video_frame_map (&src, info, buf, GST_MAP_READ))
-    goto map_failed;
-  if (!gst_video_frame_map (&dst, info, tmp, GST_MAP_WRITE)) {
-    gst_video_frame_unmap (&src);
-    goto map_failed;
-  }
-  /* honours both sides' strides and offsets; never a flat memcpy */
-  gst_video_frame_copy (&dst, &src);
-  gst_video_frame_unmap (&src);
-  COUNT (self, COPIES);
-
-  ret = publish_frame (self, mem, &dst, info->size, buf);
-  gst_video_frame_unmap (&dst);
-  /* the slot memory returns to its producer, published */
-  gst_buffer_unref (tmp);
-  return ret;
-
-  /* ERRORS */
-map_failed:
-  {
-    gst_buffer_unref (tmp);
-    GST_ELEMENT_ERROR (self, STREAM, FORMAT, ("Could not map a video frame"),
-        ("buffer %" GST_PTR_FORMAT " does not match the caps", buf));
-    return GST_FLOW_ERROR;
-  }
-}
-
-/* transport=ipc: the slot is device memory (gst_doradma_cuda_upload_frame
- * copies and synchronises before we publish). */
-static GstFlowReturn
-render_device (GstDoradmaSink * self, GstBuffer * buf)
-{
-  const GstVideoInfo *info = &self->info;
-  struct doradma_frame_info fi;
-  gboolean from_device = FALSE;
-  GstMemory *mem = NULL;
-  gchar *err = NULL;
-  GstFlowReturn ret;
-
-  if (self->copier == NULL
-      && (self->copier = gst_doradma_cuda_copier_new (&err)) == NULL)
-    goto copy_failed;
-
-  ret = acquire_for_render (self, buf, info->size, &mem);
-  if (ret != GST_FLOW_OK || mem == NULL)
-    return ret;
-
-  if (!gst_doradma_cuda_upload_frame (self->copier, info, buf,
-          gst_doradma_memory_get_device_pointer (mem), &from_device, &err)) {
-    /* the slot memory's dispose abandons a WRITING slot */
-    gst_memory_unref (mem);
-    goto copy_failed;
-  }
-  COUNT (self, COPIES);
-  if (from_device)
-    COUNT (self, DEVICE_COPIES);
-  else
-    COUNT (self, UPLOADS);
-
-  fill_frame_info_planes (self, info, info->offset, info->stride,
-      info->size, mem->maxsize, buf, &fi);
-  ret = gst_doradma_producer_publish (self->producer, mem, &fi);
-  gst_memory_unref (mem);
-  return ret;
-
-  /* ERRORS */
-copy_failed:
-  {
-    GST_ELEMENT_ERROR (self, RESOURCE, WRITE,
-        ("Could not copy a frame into GPU memory"), ("%s", err));
-    g_free (err);
-    return GST_FLOW_ERROR;
-  }
-}
+/* Rendering (the paths themselves: gstdoradmasinkrender.c) */
 
 static GstFlowReturn
 wait_for_readers (GstDoradmaSink * self, guint n)
@@ -380,13 +163,10 @@ static GstFlowReturn
 gst_doradma_sink_render (GstBaseSink * bsink, GstBuffer * buf)
 {
   GstDoradmaSink *self = GST_DORADMA_SINK (bsink);
-  const GstDoradmaProducerSettings *s =
-      gst_doradma_producer_settings (self->producer);
-  GstMemory *mem = NULL;
   GstFlowReturn ret;
-  guint n_readers, tries;
+  guint n_readers;
 
-  ret = gst_doradma_producer_prepare (self->producer, self->info.size);
+  ret = gst_doradma_producer_prepare (self->producer, self->render.info.size);
   if (ret != GST_FLOW_OK)
     return ret;
 
@@ -399,34 +179,7 @@ gst_doradma_sink_render (GstBaseSink * bsink, GstBuffer * buf)
       return ret;
     self->readers_reached = TRUE;
   }
-
-  if (s->transport == GST_DORADMA_TRANSPORT_IPC)
-    return render_device (self, buf);
-
-  if (gst_buffer_n_memory (buf) == 1)
-    mem = gst_buffer_peek_memory (buf, 0);
-
-  if (mem && gst_doradma_producer_is_writing (self->producer, mem)) {
-    GstVideoFrame f;
-
-    /* upstream wrote into the slot: publish it in place */
-    if (!gst_video_frame_map (&f, &self->info, buf, GST_MAP_READ)) {
-      GST_ELEMENT_ERROR (self, STREAM, FORMAT, ("Could not map a video frame"),
-          ("buffer %" GST_PTR_FORMAT " does not match the caps", buf));
-      return GST_FLOW_ERROR;
-    }
-    ret = publish_frame (self, mem, &f, gst_buffer_get_size (buf), buf);
-    gst_video_frame_unmap (&f);
-  } else {
-    /* system memory, a fallback buffer, a slot published before (videorate,
-     * tee) or of a replaced segment: copy into a fresh slot */
-    ret = render_copy (self, buf);
-  }
-  /* the segment was replaced between acquire and publish (another thread
-   * renegotiated): copy into the new one */
-  for (tries = 0; ret == GST_FLOW_CUSTOM_SUCCESS && tries < 3; tries++)
-    ret = render_copy (self, buf);
-  return ret == GST_FLOW_CUSTOM_SUCCESS ? GST_FLOW_OK : ret;
+  return gst_doradma_sink_render_frame (&self->render, buf);
 }
 
 /* ---------------------------------------------------------------------- */
@@ -478,7 +231,7 @@ gst_doradma_sink_set_caps (GstBaseSink * bsink, GstCaps * caps)
     goto caps_too_long;
   }
 
-  self->info = info;
+  self->render.info = info;
   gst_doradma_producer_set_caps (self->producer, str, info.size);
   g_free (str);
   publish_upstream_latency (self);
@@ -500,6 +253,39 @@ caps_too_long:
   }
 }
 
+#ifdef HAVE_GST_CUDA
+/* transport=ipc, memory:CUDAMemory: the device slots as a CUDA buffer pool
+ * in the context we shared upstream, so the producer writes the frame in
+ * place. Without one (GStreamer < 1.24, another context), or when upstream
+ * keeps its own pool, render copies on the device. */
+static void
+offer_cuda_slot_pool (GstDoradmaSink * self, GstQuery * query, GstCaps * caps)
+{
+  GstBufferPool *pool = NULL;
+  GstCudaContext *ctx;
+  gchar *reason = NULL;
+  guint size = 0;
+
+  ctx = gst_doradma_cuda_element_context (GST_ELEMENT (self), &self->cuda_ctx,
+      &reason);
+  if (ctx) {
+    pool = gst_doradma_sink_cuda_pool_new (self->producer, ctx, caps, &size,
+        &reason);
+    gst_object_unref (ctx);
+  }
+  if (pool == NULL) {
+    GST_INFO_OBJECT (self, "no CUDA slot pool (%s): CUDA frames are copied "
+        "into the slots on the device", reason);
+    g_free (reason);
+    return;
+  }
+  GST_INFO_OBJECT (self, "offering the device slots as a CUDA buffer pool "
+      "(%u bytes a frame)", size);
+  gst_query_add_allocation_pool (query, pool, size, 0, 0);
+  gst_object_unref (pool);
+}
+#endif
+
 static gboolean
 gst_doradma_sink_propose_allocation (GstBaseSink * bsink, GstQuery * query)
 {
@@ -517,13 +303,19 @@ gst_doradma_sink_propose_allocation (GstBaseSink * bsink, GstQuery * query)
   }
   {
     GstCapsFeatures *f = gst_caps_get_features (caps, 0);
+    gboolean device = gst_doradma_producer_settings (self->producer)->transport
+        == GST_DORADMA_TRANSPORT_IPC;
+    gboolean cuda = f && gst_caps_features_contains (f,
+        GST_DORADMA_CUDA_FEATURE);
 
-    if (gst_doradma_producer_settings (self->producer)->transport ==
-        GST_DORADMA_TRANSPORT_IPC
-        || (f && gst_caps_features_contains (f, GST_DORADMA_CUDA_FEATURE))) {
-      /* slots in GPU memory cannot be written by the CPU, and CUDA memory
-       * upstream keeps its own pool: frames are copied on the GPU */
+    if (device || cuda) {
+      /* slots in GPU memory cannot be written by the CPU; CUDA memory
+       * upstream writes into device slots only (transport=ipc) */
       gst_query_add_allocation_meta (query, GST_VIDEO_META_API_TYPE, NULL);
+#ifdef HAVE_GST_CUDA
+      if (device && cuda && need_pool)
+        offer_cuda_slot_pool (self, query, caps);
+#endif
       return TRUE;
     }
   }
@@ -729,7 +521,7 @@ gst_doradma_sink_stop (GstBaseSink * bsink)
   GstDoradmaSink *self = GST_DORADMA_SINK (bsink);
 
   gst_doradma_producer_stop (self->producer);
-  g_clear_pointer (&self->copier, gst_doradma_cuda_copier_free);
+  gst_doradma_sink_render_reset (&self->render);
   GST_OBJECT_LOCK (self);
   self->started = FALSE;
   GST_OBJECT_UNLOCK (self);
@@ -1031,17 +823,20 @@ gst_doradma_sink_class_init (GstDoradmaSinkClass * klass)
    * as an element message at EOS):
    *
    * - frames (guint64): frames published
-   * - copies (guint64): frames copied into a slot (not written in place)
+   * - copies (guint64): frames copied into a slot (not written in place,
+   *   e.g. below GStreamer 1.24 for memory:CUDAMemory with transport ipc)
    * - drops (guint64): frames dropped in latest mode, no slot free
-   * - fallback-buffers (guint64): system-memory buffers lent upstream when
-   *   no slot was free
+   * - fallback-buffers (guint64): buffers not in a slot (system memory, or
+   *   CUDA memory from the CUDA slot pool) lent upstream when no slot was
+   *   free
    * - full-ring-waits (guint64): slot acquisitions that had to wait
    * - spins, sleeps (guint64): lossless waits for a slot that ended while
    *   polling (#GstDoradmaSink:spin-time) / that slept (current segment)
    * - transport (string): the transport in use (auto resolved at start)
    * - uploads (guint64): transport ipc, frames copied host to device
    * - device-copies (guint64): transport ipc, frames copied device to
-   *   device (memory:CUDAMemory upstream)
+   *   device (memory:CUDAMemory upstream that did not write into the CUDA
+   *   slot pool; 0 when it did)
    * - readers (guint): readers joined now
    *
    * Since: 0.1
@@ -1060,6 +855,8 @@ static void
 gst_doradma_sink_init (GstDoradmaSink * self)
 {
   self->producer = gst_doradma_producer_new (GST_ELEMENT (self));
+  self->render.sink = GST_BASE_SINK (self);
+  self->render.producer = self->producer;
   self->slots = DEFAULT_SLOTS;
   self->transport = DEFAULT_TRANSPORT;
   self->mode = DEFAULT_MODE;

@@ -8,6 +8,16 @@
  *            content changes; the mapping was registered once.
  *   ipc      cudaupload ! doradmasink transport=ipc → doradmasrc !
  *            cudadownload ! appsink: frames equal the producer's.
+ *   cudapool cudaupload ! memory:CUDAMemory ! doradmasink transport=ipc
+ *            (the caps forced: left alone, cudaupload and the sink settle
+ *            on system memory and cudaupload passes through) → doradmasrc !
+ *            memory:CUDAMemory ! cudadownload: frames equal, and the sink's
+ *            stats (its EOS message, printed by gst-launch -m) say how the
+ *            frames reached the slots: built with
+ *            gst_cuda_allocator_alloc_wrapped (GStreamer >= 1.24),
+ *            cudaupload wrote into the device slots through the sink's CUDA
+ *            slot pool (copies == device-copies == 0); below 1.24 each frame
+ *            was copied on the device (copies == device-copies == frames).
  *   cudamem  CPU producer → doradmasrc (auto) ! cudadownload: the source
  *            outputs memory:CUDAMemory (device copy from the registered
  *            alias), frames equal.
@@ -26,6 +36,7 @@
  * layouts (strides) may differ.
  */
 #include <errno.h>
+#include <fcntl.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -33,6 +44,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <glib/gstdio.h>
 #include <gst/gst.h>
 #include <gst/app/gstappsink.h>
 #include <gst/video/video.h>
@@ -136,6 +148,52 @@ launch (const gchar * pipeline)
   g_strfreev (argv);
   g_free (cmd);
   return pid;
+}
+
+/* As launch (), with gst-launch -m writing its messages (the sink's stats
+ * at EOS) into `log`. */
+static GPid
+launch_logged (const gchar * pipeline, const gchar * log)
+{
+  gchar *cmd = g_strdup_printf ("gst-launch-1.0 -m %s", pipeline);
+  gchar **argv = NULL;
+  GError *e = NULL;
+  GPid pid = 0;
+  int fd = open (log, O_WRONLY | O_CREAT | O_TRUNC, 0600);
+
+  printf ("[spawn] %s > %s\n", cmd, log);
+  fflush (stdout);
+  if (fd < 0 || !g_shell_parse_argv (cmd, NULL, &argv, &e)
+      || !g_spawn_async_with_fds (NULL, argv, NULL, G_SPAWN_SEARCH_PATH |
+          G_SPAWN_DO_NOT_REAP_CHILD, NULL, NULL, &pid, -1, fd, -1, &e)) {
+    fprintf (stderr, "spawn failed: %s\n", e ? e->message : g_strerror (errno));
+    g_clear_error (&e);
+    pid = 0;
+  }
+  if (fd >= 0)
+    close (fd);
+  g_strfreev (argv);
+  g_free (cmd);
+  return pid;
+}
+
+/* The last "doradmasink-stats" structure in a gst-launch -m log, or NULL. */
+static GstStructure *
+sink_stats_from_log (const gchar * log)
+{
+  gchar *text = NULL, *at, *end;
+  GstStructure *st = NULL;
+
+  if (!g_file_get_contents (log, &text, NULL, NULL))
+    return NULL;
+  at = g_strrstr (text, "doradmasink-stats,");
+  if (at) {
+    if ((end = strchr (at, '\n')))
+      *end = '\0';
+    st = gst_structure_from_string (at, NULL);
+  }
+  g_free (text);
+  return st;
 }
 
 static int
@@ -505,7 +563,7 @@ subst (const gchar * tmpl, guint n, const gchar * ch)
 static int
 compare_run (const gchar * what, const gchar * prod_fmt,
     const gchar * cons_fmt, const gchar * want_path, const gchar * want_mem,
-    guint n)
+    guint n, const gchar * prod_log)
 {
   gchar *ch = unique_channel (what);
   gchar *prod = subst (prod_fmt, n, ch);
@@ -519,7 +577,8 @@ compare_run (const gchar * what, const gchar * prod_fmt,
 
   CHECK (ref[n - 1] != 0, "reference run");
   CHECK (consumer_start (&c, desc), "consumer");
-  CHECK ((pid = launch (prod)) > 0, "producer");
+  CHECK ((pid = prod_log ? launch_logged (prod, prod_log) : launch (prod)) > 0,
+      "producer");
   for (;;) {
     GstSample *s = pull (&c, 20 * GST_SECOND);
     guint64 h;
@@ -583,7 +642,7 @@ test_ipc (void)
       "wait-for-readers=1 sync=false",
       "doradmasrc name=src channel=@CH@ timeout=20000000000 "
       "on-writer-lost=eos ! cudadownload ! video/x-raw ! "
-      "appsink name=out sync=false", "ipc", "memory:CUDAMemory", 120);
+      "appsink name=out sync=false", "ipc", "memory:CUDAMemory", 120, NULL);
   if (r != PASS)
     return r;
   /* system-memory output from device slots: downloaded by doradmasrc */
@@ -591,7 +650,68 @@ test_ipc (void)
       CAPS " ! doradmasink channel=@CH@ transport=ipc mode=lossless "
       "wait-for-readers=1 sync=false",
       "doradmasrc name=src channel=@CH@ timeout=20000000000 "
-      "on-writer-lost=eos ! appsink name=out sync=false", "ipc", "system", 120);
+      "on-writer-lost=eos ! appsink name=out sync=false", "ipc", "system", 120,
+      NULL);
+}
+
+static int
+test_cudapool (void)
+{
+  const guint n = 120;
+  gchar *log = g_strdup_printf ("%s/ce-cudapool-%d.log", g_get_tmp_dir (),
+      (int) getpid ());
+  guint64 frames = 0, copies = G_MAXUINT64, dcopies = G_MAXUINT64;
+  GstStructure *sink = NULL;
+  int ret;
+
+  if (!have_element ("cudaupload") || !have_element ("cudadownload")) {
+    g_free (log);
+    return SKIP;
+  }
+  ret = compare_run ("cudapool", "videotestsrc pattern=ball num-buffers=@N@ ! "
+      CAPS " ! cudaupload ! 'video/x-raw(memory:CUDAMemory)' ! "
+      "doradmasink channel=@CH@ transport=ipc mode=lossless "
+      "wait-for-readers=1 sync=false",
+      "doradmasrc name=src channel=@CH@ timeout=20000000000 "
+      "on-writer-lost=eos ! video/x-raw(memory:CUDAMemory) ! cudadownload ! "
+      "video/x-raw ! appsink name=out sync=false", "ipc", "memory:CUDAMemory",
+      n, log);
+  if (ret != PASS)
+    goto err;
+  ret = FAIL;
+  /* the producer exited: its log holds the sink's EOS stats */
+  sink = sink_stats_from_log (log);
+  CHECK (sink != NULL, "no doradmasink-stats message in %s", log);
+  {
+    gchar *str = gst_structure_to_string (sink);
+
+    printf ("[sink stats] %s\n", str);
+    g_free (str);
+  }
+  gst_structure_get_uint64 (sink, "frames", &frames);
+  gst_structure_get_uint64 (sink, "copies", &copies);
+  gst_structure_get_uint64 (sink, "device-copies", &dcopies);
+  CHECK (frames == n, "the sink published %llu frames, not %u",
+      (unsigned long long) frames, n);
+#ifdef EXPECT_CUDA_SLOT_POOL
+  /* cudaupload wrote each frame into a device slot: published in place */
+  CHECK (copies == 0 && dcopies == 0, "GStreamer >= 1.24: the sink copied "
+      "%llu frames (%llu device to device), want 0: cudaupload did not write "
+      "into the slots", (unsigned long long) copies,
+      (unsigned long long) dcopies);
+#else
+  /* no gst_cuda_allocator_alloc_wrapped: one device copy a frame */
+  CHECK (copies == n && dcopies == n, "GStreamer < 1.24: copies %llu, "
+      "device-copies %llu, want %u each", (unsigned long long) copies,
+      (unsigned long long) dcopies, n);
+#endif
+  ret = PASS;
+err:
+  if (sink)
+    gst_structure_free (sink);
+  g_unlink (log);
+  g_free (log);
+  return ret;
 }
 
 static int
@@ -604,7 +724,7 @@ test_cudamem (void)
       "sync=false",
       "doradmasrc name=src channel=@CH@ timeout=20000000000 "
       "on-writer-lost=eos ! cudadownload ! video/x-raw ! "
-      "appsink name=out sync=false", "unified", "memory:CUDAMemory", 120);
+      "appsink name=out sync=false", "unified", "memory:CUDAMemory", 120, NULL);
 }
 
 /* ------------------------------------------------------------------------ */
@@ -848,6 +968,8 @@ main (int argc, char **argv)
     r = test_unified ();
   else if (g_str_equal (which, "ipc"))
     r = test_ipc ();
+  else if (g_str_equal (which, "cudapool"))
+    r = test_cudapool ();
   else if (g_str_equal (which, "cudamem"))
     r = test_cudamem ();
   else if (g_str_equal (which, "kill"))
@@ -855,7 +977,8 @@ main (int argc, char **argv)
   else if (g_str_equal (which, "copyto"))
     r = test_copyto ();
   else {
-    fprintf (stderr, "usage: %s unified|ipc|cudamem|kill|copyto\n", argv[0]);
+    fprintf (stderr, "usage: %s unified|ipc|cudapool|cudamem|kill|copyto\n",
+        argv[0]);
     r = FAIL;
   }
   printf ("%s: %s\n", which, r == PASS ? "PASS" : r == SKIP ? "SKIP" : "FAIL");

@@ -326,6 +326,29 @@ GST_START_TEST (test_query_without_need_pool_gets_metas_and_no_pool)
 
 GST_END_TEST;
 
+/* The CUDA slot pool exists for transport=ipc only (device slots): CUDA
+ * memory upstream of a host transport gets the video meta and no pool,
+ * and the query still succeeds (upstream keeps its own CUDA pool and the
+ * frames are copied). Holds on every build, CUDA or not. */
+GST_START_TEST (test_cuda_caps_on_a_host_transport_get_no_pool)
+{
+  gchar *ch = t_channel ("cudacaps");
+  GstHarness *h = t_sink_harness (ch, T_CAPS);
+  GstCaps *caps = gst_caps_from_string ("video/x-raw(memory:CUDAMemory),"
+      "format=I420,width=64,height=48,framerate=30/1");
+  GstQuery *q = gst_query_new_allocation (caps, TRUE);
+
+  fail_unless (gst_pad_peer_query (h->srcpad, q));
+  fail_unless_equals_int (gst_query_get_n_allocation_pools (q), 0);
+  fail_unless (gst_query_find_allocation_meta (q, GST_VIDEO_META_API_TYPE,
+          NULL));
+  gst_query_unref (q);
+  gst_caps_unref (caps);
+  t_teardown (h, NULL, ch);
+}
+
+GST_END_TEST;
+
 static gpointer
 acquire_in_thread (gpointer pool)
 {
@@ -427,6 +450,7 @@ pool_suite (void)
   tcase_add_test (tc, test_lossless_acquire_waits_and_honours_flushing);
   tcase_add_test (tc, test_set_config_returns_false_when_it_changed_the_config);
   tcase_add_test (tc, test_query_without_need_pool_gets_metas_and_no_pool);
+  tcase_add_test (tc, test_cuda_caps_on_a_host_transport_get_no_pool);
   tcase_add_test (tc,
       test_waiting_acquire_does_not_poll_while_the_sink_is_unlocked);
   tcase_add_test (tc, test_adjacent_shares_of_a_slot_are_a_span);

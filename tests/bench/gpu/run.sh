@@ -9,7 +9,8 @@
 # Debian 12 build with gstreamer-cuda; each needs gst/libgstdoradma.so and
 # tests/bench/gpu/libgstgpustamp.so. NV12 frames carrying a 24-byte stamp
 # (gpustampsrc -> ... -> gpustampsink, both in CUDA memory) through:
-#   doradma-1.26   gpustampsrc ! doradmasink transport=ipc | doradmasrc !
+#   doradma-1.26   gpustampsrc ! doradmasink transport=ipc (gpustampsrc
+#                  writes into the sink's CUDA slot pool) | doradmasrc !
 #                  memory:CUDAMemory (the slot wrapped) ! gpustampsink
 #   doradma-1.22   the same on 1.22 (a device copy out of the slot)
 #   cudaipc-legacy gpustampsrc ! cudaipcsink ipc-mode=legacy | cudaipcsrc
@@ -17,7 +18,10 @@
 #   cudaipc-mmap   the same with ipc-mode=mmap
 # each unpaced (frames/s delivered; both drop for a slow consumer: gaps) and
 # paced at 60 fps (latency, CPU per frame, GPU
-# memory); then kill -9 of either side. One line per run in OUTDIR/bench.log.
+# memory); then kill -9 of either side. One line per run in OUTDIR/bench.log:
+# the consumer's and producer's figures, doradmasrc's device copies, the GPU
+# memory, and doradmasink's counters from its EOS message (frames, copies,
+# device-copies: 0 where the producer wrote into the sink's CUDA slot pool).
 # TRANSPORTS="doradma-1.26 ..." runs a subset.
 B126=$(cd "${1:?B126}" && pwd -P); B122=$(cd "${2:?B122}" && pwd -P)
 O=${3:?OUTDIR}; shift 3
@@ -63,17 +67,20 @@ bench () {
   pipelines "$1" "$2" "$3" "$4"; L=$(launcher $STACK)
   $L -m $CONS > "$O/$tag.cons" 2>&1 & cp=$!
   sleep 1.5
-  $L $PROD > "$O/$tag.prod" 2>&1 & pp=$!
+  $L -m $PROD > "$O/$tag.prod" 2>&1 & pp=$!
   (sleep 3; apps_mib > "$O/$tag.smi") &
   for i in $(seq 60); do kill -0 $pp 2>/dev/null || break; sleep 0.5; done
   kill -9 $pp 2>/dev/null
   for i in $(seq 20); do kill -0 $cp 2>/dev/null || break; sleep 0.5; done
   kill -9 $cp 2>/dev/null; wait
-  printf '%s (GStreamer 1.%s) | %s | %s | copies: %s | gpu_mib=%s\n' "$tag" "$STACK" \
+  printf '%s (GStreamer 1.%s) | %s | %s | copies: %s | gpu_mib=%s | sink: %s\n' "$tag" "$STACK" \
     "$(grep -ho 'gpustampsink:.*' "$O/$tag.cons" | tail -1)" \
     "$(grep -ho 'gpustampsrc:.*' "$O/$tag.prod" | tail -1)" \
-    "$(grep -ho 'device-copies=[^,;]*' "$O/$tag.cons" "$O/$tag.prod" | sort -u | tr '\n' ' ')" \
-    "$(cat "$O/$tag.smi" 2>/dev/null)" | tee -a "$O/bench.log"
+    "$(grep -ho 'device-copies=[^,;]*' "$O/$tag.cons" | tail -1)" \
+    "$(cat "$O/$tag.smi" 2>/dev/null)" \
+    "$(grep -o 'doradmasink-stats.*' "$O/$tag.prod" | tail -1 |
+       grep -oE '(frames|copies|device-copies|fallback-buffers|drops)=\(guint64\)[0-9]+' |
+       sed 's/(guint64)//' | tr '\n' ' ')" | tee -a "$O/bench.log"
 }
 
 # killrun NAME producer|consumer: kill -9 one side 3 s into a 10 s run at

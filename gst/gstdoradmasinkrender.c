@@ -1,0 +1,334 @@
+/* doradma GStreamer plugin — doradmasink's render paths (see the header).
+ *
+ * Copyright (C) 2025 the doradma authors
+ * SPDX-License-Identifier: LGPL-2.1-or-later
+ */
+#ifdef HAVE_CONFIG_H
+#include "config.h"
+#endif
+
+#include <string.h>
+
+#include "gstdoradmasinkrender.h"
+#include "gstdoradmamemory.h"
+#include "gstdoradmasinkcudapool.h"
+
+#define GST_CAT_DEFAULT gst_doradma_sink_debug
+
+#define COUNT(r, c) \
+  gst_doradma_producer_count ((r)->producer, GST_DORADMA_COUNT_##c)
+
+/* ---------------------------------------------------------------------- */
+/* Timestamps */
+
+/* The buffer's running time as CLOCK_MONOTONIC ns, through the pipeline
+ * clock (which need not be monotonic: audio, PTP, device clocks). A
+ * timestamp before the segment start (a buffer that overlaps it) has a
+ * negative running time: it maps to before the base time, not to "none". */
+static GstClockTime
+to_monotonic (GstDoradmaSinkRender * r, GstClockTime ts)
+{
+  GstBaseSink *bsink = r->sink;
+  GstClockTimeDiff diff;
+  GstClockTime base;
+  guint64 rt;
+  GstClock *clock;
+  gint64 mono;
+  gint sign;
+
+  if (!GST_CLOCK_TIME_IS_VALID (ts) || bsink->segment.format != GST_FORMAT_TIME)
+    return DORADMA_TIME_NONE;
+  sign = gst_segment_to_running_time_full (&bsink->segment, GST_FORMAT_TIME,
+      ts, &rt);
+  if (sign == 0)
+    return DORADMA_TIME_NONE;
+  clock = gst_element_get_clock (GST_ELEMENT (r->sink));
+  if (clock == NULL)
+    return DORADMA_TIME_NONE;
+  base = gst_element_get_base_time (GST_ELEMENT (r->sink));
+  diff = gst_doradma_clock_diff (clock);
+  gst_object_unref (clock);
+
+  mono = (gint64) base + diff + (sign > 0 ? (gint64) rt : -(gint64) rt);
+  return mono < 0 ? DORADMA_TIME_NONE : (GstClockTime) mono;
+}
+
+/* The frame record of a slot (`slot_size` bytes) whose planes start at
+ * `offset` with `pstride` (bytes from the slot's first byte). */
+static void
+fill_frame_info_planes (GstDoradmaSinkRender * r, const GstVideoInfo * info,
+    const gsize * offset, const gint * pstride, gsize buf_size,
+    gsize slot_size, GstBuffer * src, struct doradma_frame_info *fi)
+{
+  GstVideoCropMeta *crop;
+  guint64 end = 0;
+  guint p;
+
+  memset (fi, 0, sizeof (*fi));
+  fi->n_planes = GST_VIDEO_INFO_N_PLANES (info);
+  fi->width = GST_VIDEO_INFO_WIDTH (info);
+  fi->height = GST_VIDEO_INFO_HEIGHT (info);
+  for (p = 0; p < fi->n_planes; p++) {
+    struct doradma_shm_plane *pl = &fi->planes[p];
+
+    pl->offset = offset[p];
+    pl->stride = pstride[p];
+    gst_doradma_plane_needs (info, p, &pl->rows, &pl->row_bytes);
+    if (pl->rows > 0)
+      end = MAX (end, pl->offset + (guint64) pl->stride * (pl->rows - 1) +
+          pl->row_bytes);
+  }
+  fi->payload_bytes = MIN (MAX (end, buf_size), slot_size);
+
+  crop = gst_buffer_get_video_crop_meta (src);
+  if (crop && crop->width > 0 && crop->height > 0) {
+    fi->crop_x = crop->x;
+    fi->crop_y = crop->y;
+    fi->crop_width = crop->width;
+    fi->crop_height = crop->height;
+  }
+  fi->pts = GST_BUFFER_PTS (src);
+  fi->dts = GST_BUFFER_DTS (src);
+  fi->duration = GST_BUFFER_DURATION (src);
+  fi->offset = GST_BUFFER_OFFSET (src);
+  fi->offset_end = GST_BUFFER_OFFSET_END (src);
+  fi->flags = GST_BUFFER_FLAGS (src) & GST_DORADMA_CARRIED_FLAGS;
+  fi->video_flags = GST_BUFFER_FLAGS (src) & ~(GST_BUFFER_FLAG_LAST - 1);
+  fi->mono_pts = to_monotonic (r, GST_BUFFER_PTS (src));
+}
+
+/* ---------------------------------------------------------------------- */
+/* Rendering */
+
+/* Publishes slot memory `mem` holding the mapped frame `f`. */
+static GstFlowReturn
+publish_frame (GstDoradmaSinkRender * r, GstMemory * mem, GstVideoFrame * f,
+    gsize buf_size, GstBuffer * src)
+{
+  const guint8 *base = gst_doradma_memory_get_host_pointer (mem);
+  gsize offset[GST_VIDEO_MAX_PLANES] = { 0 };
+  gint pstride[GST_VIDEO_MAX_PLANES] = { 0 };
+  struct doradma_frame_info fi;
+  guint p;
+
+  /* offsets from the slot's first byte, wherever the memory starts */
+  base -= mem->offset;
+  for (p = 0; p < GST_VIDEO_FRAME_N_PLANES (f); p++) {
+    offset[p] = (const guint8 *) f->data[p] - base;
+    pstride[p] = GST_VIDEO_FRAME_PLANE_STRIDE (f, p);
+  }
+  fill_frame_info_planes (r, &f->info, offset, pstride, buf_size,
+      mem->maxsize, src, &fi);
+  return gst_doradma_producer_publish (r->producer, mem, &fi);
+}
+
+/* A slot for a frame that render has to copy. Returns GST_FLOW_OK with
+ * *mem, GST_FLOW_OK with *mem NULL when latest mode found every slot busy
+ * (the frame is dropped, never waited for), or the flow error. */
+static GstFlowReturn
+acquire_for_render (GstDoradmaSinkRender * r, GstBuffer * buf, gsize size,
+    GstMemory ** mem)
+{
+  GstFlowReturn ret;
+
+  for (;;) {
+    ret = gst_doradma_producer_acquire (r->producer, size, FALSE, NULL, mem);
+    if (ret != GST_FLOW_FLUSHING)
+      break;
+    /* unlocked: flushing, or going to PAUSED (then wait and retry) */
+    if ((ret = gst_base_sink_wait_preroll (r->sink))
+        != GST_FLOW_OK)
+      return ret;
+  }
+  if (ret == GST_FLOW_OK && *mem == NULL) {
+    COUNT (r, DROPS);
+    GST_LOG_OBJECT (r->sink, "no free slot, dropping %" GST_PTR_FORMAT, buf);
+  }
+  return ret;
+}
+
+static GstFlowReturn
+render_copy (GstDoradmaSinkRender * r, GstBuffer * buf)
+{
+  GstVideoFrame src, dst;
+  GstMemory *mem = NULL;
+  GstBuffer *tmp;
+  GstVideoInfo *info = &r->info;
+  GstFlowReturn ret;
+
+  ret = acquire_for_render (r, buf, info->size, &mem);
+  if (ret != GST_FLOW_OK || mem == NULL)
+    return ret;
+
+  /* the slot in the default layout of the caps, via a temporary buffer */
+  tmp = gst_buffer_new ();
+  gst_buffer_append_memory (tmp, mem);
+
+  if (!gst_video_frame_map (&src, info, buf, GST_MAP_READ))
+    goto map_failed;
+  if (!gst_video_frame_map (&dst, info, tmp, GST_MAP_WRITE)) {
+    gst_video_frame_unmap (&src);
+    goto map_failed;
+  }
+  /* honours both sides' strides and offsets; never a flat memcpy */
+  gst_video_frame_copy (&dst, &src);
+  gst_video_frame_unmap (&src);
+  COUNT (r, COPIES);
+
+  ret = publish_frame (r, mem, &dst, info->size, buf);
+  gst_video_frame_unmap (&dst);
+  /* the slot memory returns to its producer, published */
+  gst_buffer_unref (tmp);
+  return ret;
+
+  /* ERRORS */
+map_failed:
+  {
+    gst_buffer_unref (tmp);
+    GST_ELEMENT_ERROR (r->sink, STREAM, FORMAT, ("Could not map a video frame"),
+        ("buffer %" GST_PTR_FORMAT " does not match the caps", buf));
+    return GST_FLOW_ERROR;
+  }
+}
+
+/* transport=ipc, a buffer of the CUDA slot pool: upstream wrote the frame
+ * into the slot, in the pool's pitched layout. Published once the GPU work
+ * on it is done (the ring's CPU fences do not order GPU work). */
+static GstFlowReturn
+publish_device_slot (GstDoradmaSinkRender * r, GstBuffer * buf,
+    GstMemory * slot, const GstVideoInfo * layout)
+{
+  struct doradma_frame_info fi;
+  gchar *err = NULL;
+  GstFlowReturn ret;
+
+  if (!gst_doradma_sink_cuda_pool_sync (buf, &err)) {
+    GST_ELEMENT_ERROR (r->sink, RESOURCE, WRITE,
+        ("Could not wait for the GPU work on a frame"), ("%s", err));
+    g_free (err);
+    return GST_FLOW_ERROR;
+  }
+  fill_frame_info_planes (r, &r->info, layout->offset, layout->stride,
+      layout->size, slot->maxsize, buf, &fi);
+  ret = gst_doradma_producer_publish (r->producer, slot, &fi);
+  if (ret == GST_FLOW_OK)
+    /* upstream may keep the buffer: a later write map must copy instead of
+     * scribbling over a frame readers lease */
+    GST_MINI_OBJECT_FLAG_SET (gst_buffer_peek_memory (buf, 0),
+        GST_MEMORY_FLAG_READONLY);
+  return ret;
+}
+
+/* transport=ipc: the slot is device memory. A frame upstream wrote into a
+ * slot of the CUDA slot pool is published in place; anything else is
+ * copied (gst_doradma_cuda_upload_frame copies and synchronises before we
+ * publish). */
+static GstFlowReturn
+render_device (GstDoradmaSinkRender * r, GstBuffer * buf)
+{
+  const GstVideoInfo *layout = NULL;
+  GstMemory *slot = gst_doradma_sink_cuda_pool_slot (buf, &layout);
+  const GstVideoInfo *info = &r->info;
+  struct doradma_frame_info fi;
+  gboolean from_device = FALSE;
+  GstMemory *mem = NULL;
+  gchar *err = NULL;
+  GstFlowReturn ret;
+
+  if (slot && gst_doradma_producer_is_writing (r->producer, slot))
+    return publish_device_slot (r, buf, slot, layout);
+
+  if (r->copier == NULL
+      && (r->copier = gst_doradma_cuda_copier_new (&err)) == NULL)
+    goto copy_failed;
+
+  ret = acquire_for_render (r, buf, info->size, &mem);
+  if (ret != GST_FLOW_OK || mem == NULL)
+    return ret;
+
+  if (!gst_doradma_cuda_upload_frame (r->copier, info, buf,
+          gst_doradma_memory_get_device_pointer (mem), &from_device, &err)) {
+    /* the slot memory's dispose abandons a WRITING slot */
+    gst_memory_unref (mem);
+    goto copy_failed;
+  }
+  COUNT (r, COPIES);
+  if (from_device)
+    COUNT (r, DEVICE_COPIES);
+  else
+    COUNT (r, UPLOADS);
+  if (!r->told_copies) {
+    /* GStreamer < 1.24, an upstream that kept its own pool, system memory,
+     * a fallback buffer or a slot of a replaced segment */
+    GST_INFO_OBJECT (r->sink, "copying frames into the device slots (%s): "
+        "not written in place", from_device ? "from CUDA memory that is not "
+        "a slot of ours" : "from system memory");
+    r->told_copies = TRUE;
+  }
+
+  fill_frame_info_planes (r, info, info->offset, info->stride,
+      info->size, mem->maxsize, buf, &fi);
+  ret = gst_doradma_producer_publish (r->producer, mem, &fi);
+  gst_memory_unref (mem);
+  return ret;
+
+  /* ERRORS */
+copy_failed:
+  {
+    GST_ELEMENT_ERROR (r->sink, RESOURCE, WRITE,
+        ("Could not copy a frame into GPU memory"), ("%s", err));
+    g_free (err);
+    return GST_FLOW_ERROR;
+  }
+}
+
+/* In place when upstream wrote into a slot of the current segment, else a
+ * copy into a fresh one. */
+static GstFlowReturn
+render_host (GstDoradmaSinkRender * r, GstBuffer * buf)
+{
+  GstMemory *mem = NULL;
+  GstVideoFrame f;
+  GstFlowReturn ret;
+
+  if (gst_buffer_n_memory (buf) == 1)
+    mem = gst_buffer_peek_memory (buf, 0);
+  if (mem == NULL || !gst_doradma_producer_is_writing (r->producer, mem))
+    /* system memory, a fallback buffer, a slot published before (videorate,
+     * tee) or of a replaced segment: copy into a fresh slot */
+    return render_copy (r, buf);
+
+  /* upstream wrote into the slot: publish it in place */
+  if (!gst_video_frame_map (&f, &r->info, buf, GST_MAP_READ)) {
+    GST_ELEMENT_ERROR (r->sink, STREAM, FORMAT, ("Could not map a video "
+            "frame"), ("buffer %" GST_PTR_FORMAT " does not match the caps",
+            buf));
+    return GST_FLOW_ERROR;
+  }
+  ret = publish_frame (r, mem, &f, gst_buffer_get_size (buf), buf);
+  gst_video_frame_unmap (&f);
+  return ret;
+}
+
+GstFlowReturn
+gst_doradma_sink_render_frame (GstDoradmaSinkRender * r, GstBuffer * buf)
+{
+  gboolean device = gst_doradma_producer_settings (r->producer)->transport ==
+      GST_DORADMA_TRANSPORT_IPC;
+  GstFlowReturn ret;
+  guint tries;
+
+  ret = device ? render_device (r, buf) : render_host (r, buf);
+  /* the segment was replaced between acquire and publish (another thread
+   * renegotiated): copy into the new one */
+  for (tries = 0; ret == GST_FLOW_CUSTOM_SUCCESS && tries < 3; tries++)
+    ret = device ? render_device (r, buf) : render_copy (r, buf);
+  return ret == GST_FLOW_CUSTOM_SUCCESS ? GST_FLOW_OK : ret;
+}
+
+void
+gst_doradma_sink_render_reset (GstDoradmaSinkRender * r)
+{
+  g_clear_pointer (&r->copier, gst_doradma_cuda_copier_free);
+  r->told_copies = FALSE;
+}
