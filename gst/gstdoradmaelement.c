@@ -131,6 +131,27 @@ gst_doradma_transport_resolve_or_error (GstElement * element,
   return FALSE;
 }
 
+gboolean
+gst_doradma_channel_check_or_error (GstElement * element, const gchar * channel)
+{
+  struct doradma_diag diag = { 0 };
+  int r;
+
+  if (channel == NULL) {
+    GST_ELEMENT_ERROR (element, RESOURCE, SETTINGS, ("No channel name set"),
+        ("set the `channel` property"));
+    return FALSE;
+  }
+  if ((r = doradma_name_validate (channel, &diag)) < 0) {
+    GST_ELEMENT_ERROR_WITH_DETAILS (element, RESOURCE, SETTINGS,
+        ("Invalid channel name \"%s\"", channel),
+        ("%s: %s", diag.msg, g_strerror (-r)),
+        ("channel", G_TYPE_STRING, channel, NULL));
+    return FALSE;
+  }
+  return TRUE;
+}
+
 void
 gst_doradma_plane_needs (const GstVideoInfo * info, guint plane,
     guint32 * rows, guint32 * row_bytes)

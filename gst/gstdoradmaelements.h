@@ -101,6 +101,12 @@ gboolean gst_doradma_transport_resolve_or_error (GstElement * element,
     GstDoradmaTransport requested, GstDoradmaTransport * resolved);
 const gchar *gst_doradma_transport_name (GstDoradmaTransport t);
 
+/* TRUE when `channel` is set and a valid DORADMA name; else posts
+ * RESOURCE/SETTINGS on `element` naming the fault (call it without the
+ * object lock). */
+gboolean gst_doradma_channel_check_or_error (GstElement * element,
+    const gchar * channel);
+
 /* Geometry shared by writer and reader: the rows and bytes per row that a
  * plane of `info`'s format needs at its width/height. The writer publishes
  * exactly these, the reader requires at least these. */

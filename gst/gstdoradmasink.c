@@ -423,11 +423,9 @@ static gboolean
 gst_doradma_sink_start (GstBaseSink * bsink)
 {
   GstDoradmaSink *self = GST_DORADMA_SINK (bsink);
-  struct doradma_diag diag = { 0 };
   GstDoradmaProducerSettings ps = { 0 };
   GstDoradmaTransport transport;
   gchar *channel, *reason = NULL;
-  int r;
 
   /* every setting is read here, once: later changes are refused */
   GST_OBJECT_LOCK (self);
@@ -441,10 +439,8 @@ gst_doradma_sink_start (GstBaseSink * bsink)
   ps.spin_time = self->spin_time;
   GST_OBJECT_UNLOCK (self);
 
-  if (channel == NULL)
-    goto no_channel;
-  if ((r = doradma_name_validate (channel, &diag)) < 0)
-    goto bad_channel;
+  if (!gst_doradma_channel_check_or_error (GST_ELEMENT (self), channel))
+    goto failed;
   if (ps.permissions & S_IWOTH)
     goto world_writable;
   if (!gst_doradma_transport_resolve_or_error (GST_ELEMENT (self), transport,
@@ -468,21 +464,6 @@ gst_doradma_sink_start (GstBaseSink * bsink)
   return TRUE;
 
   /* ERRORS */
-no_channel:
-  {
-    GST_ELEMENT_ERROR (self, RESOURCE, SETTINGS,
-        ("No channel name set"), ("set the `channel` property"));
-    return FALSE;
-  }
-bad_channel:
-  {
-    GST_ELEMENT_ERROR_WITH_DETAILS (self, RESOURCE, SETTINGS,
-        ("Invalid channel name \"%s\"", channel),
-        ("%s: %s", diag.msg, g_strerror (-r)),
-        ("channel", G_TYPE_STRING, channel, NULL));
-    g_free (channel);
-    return FALSE;
-  }
 failed:
   {
     g_free (channel);

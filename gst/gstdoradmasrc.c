@@ -369,12 +369,20 @@ gst_doradma_src_start (GstBaseSrc * bsrc)
   GstDoradmaSrc *self = GST_DORADMA_SRC (bsrc);
   GstDoradmaSrcSettings *set = &self->settings;
   GstDoradmaConsumerSettings cs;
-  struct doradma_diag diag = { 0 };
   GstDoradmaConsumer *consumer;
-  int r;
+  gchar *channel;
 
   GST_OBJECT_LOCK (self);
-  cs.channel = set->channel;
+  channel = g_strdup (set->channel);
+  GST_OBJECT_UNLOCK (self);
+  if (!gst_doradma_channel_check_or_error (GST_ELEMENT (self), channel)) {
+    g_free (channel);
+    return FALSE;
+  }
+
+  /* every other setting is read here, once: later changes are refused */
+  GST_OBJECT_LOCK (self);
+  cs.channel = channel;
   cs.timeout = set->timeout;
   cs.mode = set->read_mode == GST_DORADMA_READ_MODE_LATEST ?
       DORADMA_READ_LATEST : DORADMA_READ_NEXT;
@@ -387,10 +395,6 @@ gst_doradma_src_start (GstBaseSrc * bsrc)
   self->out.max_leases = set->max_leases;
   self->out.copy_to = set->copy_to;
   self->out.copy_budget = set->copy_budget;
-  if (cs.channel == NULL)
-    goto no_channel;
-  if ((r = doradma_name_validate (cs.channel, &diag)) < 0)
-    goto bad_channel;
   set->started = TRUE;
   g_atomic_int_set (&self->paused, FALSE);
   gst_doradma_src_time_start (&self->time, set->read_mode);
@@ -400,31 +404,11 @@ gst_doradma_src_start (GstBaseSrc * bsrc)
   /* the consumer copies the settings */
   consumer = gst_doradma_consumer_new (GST_ELEMENT (self), &cs,
       gst_doradma_src_caps_downstream_wants_cuda, self);
+  g_free (channel);
   GST_OBJECT_LOCK (self);
   self->consumer = consumer;
   GST_OBJECT_UNLOCK (self);
   return consumer != NULL;
-
-  /* ERRORS */
-no_channel:
-  {
-    GST_OBJECT_UNLOCK (self);
-    GST_ELEMENT_ERROR (self, RESOURCE, SETTINGS, ("No channel name set"),
-        ("set the `channel` property"));
-    return FALSE;
-  }
-bad_channel:
-  {
-    gchar *channel = g_strdup (cs.channel);
-
-    GST_OBJECT_UNLOCK (self);
-    GST_ELEMENT_ERROR_WITH_DETAILS (self, RESOURCE, SETTINGS,
-        ("Invalid channel name \"%s\"", channel),
-        ("%s: %s", diag.msg, g_strerror (-r)),
-        ("channel", G_TYPE_STRING, channel, NULL));
-    g_free (channel);
-    return FALSE;
-  }
 }
 
 static gboolean

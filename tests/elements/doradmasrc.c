@@ -397,6 +397,30 @@ GST_START_TEST (test_missing_channel_times_out_with_not_found)
 
 GST_END_TEST;
 
+/* no channel, or a name the format refuses: a settings error naming it,
+ * at start, before any wait */
+GST_START_TEST (test_unset_or_invalid_channel_is_a_settings_error)
+{
+  const gchar *descs[] = { "doradmasrc ! fakesink",
+    "doradmasrc channel=../etc ! fakesink"
+  };
+  const gchar *named[] = { "channel", "../etc" };
+  guint i;
+
+  for (i = 0; i < G_N_ELEMENTS (descs); i++) {
+    GstElement *p = gst_parse_launch (descs[i], NULL);
+    GstMessage *msg = t_run (p, 5 * GST_SECOND);
+
+    t_assert_error (msg, GST_RESOURCE_ERROR, GST_RESOURCE_ERROR_SETTINGS,
+        named[i]);
+    gst_message_unref (msg);
+    gst_element_set_state (p, GST_STATE_NULL);
+    gst_object_unref (p);
+  }
+}
+
+GST_END_TEST;
+
 GST_START_TEST (test_stopping_while_waiting_for_the_channel_is_prompt)
 {
   gchar *ch = t_channel ("unlock"), *desc;
@@ -1437,6 +1461,7 @@ doradmasrc_suite (void)
   suite_add_tcase (s, tc);
   tcase_add_test (tc, test_properties_have_documented_defaults);
   tcase_add_test (tc, test_missing_channel_times_out_with_not_found);
+  tcase_add_test (tc, test_unset_or_invalid_channel_is_a_settings_error);
   tcase_add_test (tc, test_stopping_while_waiting_for_the_channel_is_prompt);
   tcase_add_test (tc,
       test_buffers_are_readonly_zero_copy_memory_with_ring_caps);
