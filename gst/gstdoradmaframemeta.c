@@ -66,8 +66,11 @@ gst_buffer_add_doradma_frame_meta (GstBuffer * buffer, guint64 seq,
 
   g_return_val_if_fail (GST_IS_BUFFER (buffer), NULL);
 
-  m = (GstDoradmaFrameMeta *) gst_buffer_add_meta (buffer,
-      GST_DORADMA_FRAME_META_INFO, NULL);
+  /* one per buffer: a recycled buffer's is updated, not doubled */
+  m = gst_buffer_get_doradma_frame_meta (buffer);
+  if (m == NULL)
+    m = (GstDoradmaFrameMeta *) gst_buffer_add_meta (buffer,
+        GST_DORADMA_FRAME_META_INFO, NULL);
   m->seq = seq;
   m->skipped = skipped;
   m->publish_time = publish_time;

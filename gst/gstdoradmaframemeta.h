@@ -55,7 +55,10 @@ const GstMetaInfo *gst_doradma_frame_meta_get_info (void);
  * @publish_time: CLOCK_MONOTONIC ns of its publication
  * @caps_epoch: the writer's caps generation
  *
- * Returns: (transfer none): the meta added to @buffer.
+ * Sets the frame meta of @buffer, adding it when @buffer has none (a
+ * buffer has at most one: an existing one is updated in place).
+ *
+ * Returns: (transfer none): the frame meta of @buffer.
  */
 GST_DORADMA_API
 GstDoradmaFrameMeta *gst_buffer_add_doradma_frame_meta (GstBuffer * buffer,
