@@ -712,6 +712,7 @@ read_frame (GstDoradmaConsumer * c, enum doradma_read_mode mode,
 static void
 frame_got (GstDoradmaConsumer * c, GstDoradmaConsumerFrame * fr)
 {
+  fr->received = gst_doradma_monotonic_now ();
   fr->discont = c->discont || fr->f.skipped > 0;
   fr->new_segment = c->new_segment;
   fr->backlog = fr->f.info.publish_time < c->joined;

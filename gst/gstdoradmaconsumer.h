@@ -90,6 +90,7 @@ typedef struct
   gboolean new_segment;         /* first of a (re)opened segment: the caps
                                  * epochs start over */
   gboolean backlog;             /* published before we joined the segment */
+  guint64 received;             /* CLOCK_MONOTONIC ns the read returned */
 } GstDoradmaConsumerFrame;
 
 typedef struct

@@ -738,7 +738,8 @@ n_metas (GstBuffer * buf, GType api)
  * that is still referenced: one kept beyond its buffer keeps its lease
  * (the writer never rewrites its slot) and its slot while the next frames
  * go through recycled shells, each with one video meta and one frame meta
- * of its own; once let go, its slot is written again. */
+ * of its own (published <= received <= delivered); once let go, its slot
+ * is written again. */
 GST_START_TEST (test_a_memory_kept_beyond_its_buffer_keeps_its_lease)
 {
   gchar *ch = t_channel ("keep");
@@ -757,6 +758,7 @@ GST_START_TEST (test_a_memory_kept_beyond_its_buffer_keeps_its_lease)
   slot = gst_doradma_memory_get_slot (kept);
   gst_buffer_unref (buf);
   for (i = 2; i < 12; i++) {
+    GstDoradmaFrameMeta *fm;
     GstMemory *mem;
 
     lib_publish (w, T_CAPS, i, mono_now ());
@@ -771,7 +773,15 @@ GST_START_TEST (test_a_memory_kept_beyond_its_buffer_keeps_its_lease)
     gst_buffer_unmap (buf, &map);
     fail_unless_equals_int (n_metas (buf, GST_VIDEO_META_API_TYPE), 1);
     fail_unless_equals_int (n_metas (buf, GST_DORADMA_FRAME_META_API_TYPE), 1);
-    fail_unless_equals_uint64 (gst_buffer_get_doradma_frame_meta (buf)->seq, i);
+    fm = gst_buffer_get_doradma_frame_meta (buf);
+    fail_unless_equals_uint64 (fm->seq, i);
+    /* the stages the transport benchmark splits its latency into */
+    fail_unless (fm->publish_time <= fm->receive_time
+        && fm->receive_time <= fm->delivery_time
+        && fm->delivery_time <= mono_now (), "frame %u: published %"
+        G_GUINT64_FORMAT ", received %" G_GUINT64_FORMAT ", delivered %"
+        G_GUINT64_FORMAT, i, fm->publish_time, fm->receive_time,
+        fm->delivery_time);
     gst_buffer_unref (buf);
   }
   fail_unless_equals_int (gst_doradma_memory_get_slot (kept), slot);
