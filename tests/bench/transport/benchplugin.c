@@ -41,7 +41,7 @@
 #include <time.h>
 #include <sys/resource.h>
 
-#include "gstdoradmaframemeta.h"  /* the struct only: no link to the SDK */
+#include "gstdoradmaframemeta.h"        /* the struct only: no link to the SDK */
 
 #define STAMP_MAGIC 0x44524d4142454e43ull       /* "DRMABENC" */
 
