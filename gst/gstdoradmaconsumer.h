@@ -44,6 +44,9 @@ struct _GstDoradmaReaderHandle
    * registration or IPC mapping, or NULL; set once before the first lease,
    * released by the last unref BEFORE the reader unmaps */
   gpointer cuda;
+  /* GstDoradmaLeaseShells (gstdoradmaconsumer.c): where this handle's
+   * memories go when their lease ends, or NULL; a reference */
+  gpointer shells;
 };
 
 GstDoradmaReaderHandle *gst_doradma_reader_handle_new (struct doradma_reader *r);
@@ -87,6 +90,7 @@ typedef struct
   gboolean new_segment;         /* first of a (re)opened segment: the caps
                                  * epochs start over */
   gboolean backlog;             /* published before we joined the segment */
+  guint64 received;             /* CLOCK_MONOTONIC ns the read returned */
 } GstDoradmaConsumerFrame;
 
 typedef struct
@@ -132,8 +136,11 @@ void gst_doradma_consumer_release (GstDoradmaConsumer * c,
     GstDoradmaConsumerFrame * frame);
 
 /* The only constructor of leased memories: a read-only GstMemory over the
- * frame's slot that takes over its lease (released when the memory is
- * freed, from any thread) and keeps the mapping alive. */
+ * frame's slot that takes over its lease (released when the memory's last
+ * reference goes, from any thread) and keeps the mapping alive. The memory
+ * is a recycled shell when one is free: a leased memory whose last
+ * reference went waits, disowned, for the next lease of this consumer;
+ * taking and returning it allocates nothing. */
 GstMemory *gst_doradma_consumer_lease_memory (GstDoradmaConsumer * c,
     GstDoradmaConsumerFrame * frame);
 /* Leased memories alive now. */

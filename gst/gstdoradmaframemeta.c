@@ -31,6 +31,7 @@ frame_meta_init (GstMeta * meta, gpointer params, GstBuffer * buffer)
 
   m->seq = m->skipped = m->publish_time = 0;
   m->caps_epoch = 0;
+  m->receive_time = m->delivery_time = 0;
   return TRUE;
 }
 
@@ -39,9 +40,14 @@ frame_meta_transform (GstBuffer * dest, GstMeta * meta, GstBuffer * buffer,
     GQuark type, gpointer data)
 {
   GstDoradmaFrameMeta *m = (GstDoradmaFrameMeta *) meta;
+  GstDoradmaFrameMeta *d = gst_buffer_add_doradma_frame_meta (dest, m->seq,
+      m->skipped, m->publish_time, m->caps_epoch);
 
-  return gst_buffer_add_doradma_frame_meta (dest, m->seq, m->skipped,
-      m->publish_time, m->caps_epoch) != NULL;
+  if (d == NULL)
+    return FALSE;
+  d->receive_time = m->receive_time;
+  d->delivery_time = m->delivery_time;
+  return TRUE;
 }
 
 const GstMetaInfo *
@@ -66,8 +72,11 @@ gst_buffer_add_doradma_frame_meta (GstBuffer * buffer, guint64 seq,
 
   g_return_val_if_fail (GST_IS_BUFFER (buffer), NULL);
 
-  m = (GstDoradmaFrameMeta *) gst_buffer_add_meta (buffer,
-      GST_DORADMA_FRAME_META_INFO, NULL);
+  /* one per buffer: a recycled buffer's is updated, not doubled */
+  m = gst_buffer_get_doradma_frame_meta (buffer);
+  if (m == NULL)
+    m = (GstDoradmaFrameMeta *) gst_buffer_add_meta (buffer,
+        GST_DORADMA_FRAME_META_INFO, NULL);
   m->seq = seq;
   m->skipped = skipped;
   m->publish_time = publish_time;

@@ -27,6 +27,13 @@ G_BEGIN_DECLS
  * @publish_time: when the writer published it, CLOCK_MONOTONIC nanoseconds
  *   (g_get_monotonic_time () * 1000 compares with it)
  * @caps_epoch: the writer's caps generation the frame was written under
+ * @receive_time: when doradmasrc found it in the ring (its wait for the
+ *   frame ended, polling or woken), CLOCK_MONOTONIC ns; 0 when unknown
+ * @delivery_time: when doradmasrc had made it a buffer, right before the
+ *   push, CLOCK_MONOTONIC ns; 0 when unknown
+ *
+ * publish_time → receive_time is the ring's hand-off, receive_time →
+ * delivery_time doradmasrc's own work on the frame.
  *
  * Copied with the buffer; it describes the frame, not the memory.
  */
@@ -37,6 +44,8 @@ typedef struct
   guint64 skipped;
   guint64 publish_time;
   guint32 caps_epoch;
+  guint64 receive_time;
+  guint64 delivery_time;
 } GstDoradmaFrameMeta;
 
 GST_DORADMA_API
@@ -55,7 +64,10 @@ const GstMetaInfo *gst_doradma_frame_meta_get_info (void);
  * @publish_time: CLOCK_MONOTONIC ns of its publication
  * @caps_epoch: the writer's caps generation
  *
- * Returns: (transfer none): the meta added to @buffer.
+ * Sets the frame meta of @buffer, adding it when @buffer has none (a
+ * buffer has at most one: an existing one is updated in place).
+ *
+ * Returns: (transfer none): the frame meta of @buffer.
  */
 GST_DORADMA_API
 GstDoradmaFrameMeta *gst_buffer_add_doradma_frame_meta (GstBuffer * buffer,

@@ -142,12 +142,29 @@ gst_doradma_allocator_get (void)
   return allocator;
 }
 
+/* A disowned memory (vtable NULL) is simply freed. */
 static gboolean
 gst_doradma_memory_dispose (GstMiniObject * obj)
 {
   GstDoradmaMemory *dm = (GstDoradmaMemory *) obj;
 
+  if (dm->vtable == NULL)
+    return TRUE;
   return dm->vtable->returned (dm->owner, dm->slot, GST_MEMORY_CAST (dm));
+}
+
+/* The slot and owner of a root memory, new or reused. */
+static void
+gst_doradma_memory_point (GstDoradmaMemory * dm, gpointer data, guint32 slot,
+    guint64 devptr, const GstDoradmaMemoryOwner * vtable, gpointer owner)
+{
+  dm->data = data;
+  dm->slot = slot;
+  dm->devptr = devptr;
+  dm->vtable = vtable;
+  dm->owner = vtable && vtable->ref ? vtable->ref (owner) : owner;
+  GST_MINI_OBJECT_CAST (dm)->dispose = vtable && vtable->returned ?
+      gst_doradma_memory_dispose : NULL;
 }
 
 GstMemory *
@@ -161,14 +178,43 @@ gst_doradma_memory_new (GstMemoryFlags flags, gpointer data, gsize size,
     flags |= GST_MEMORY_FLAG_NOT_MAPPABLE;
   gst_memory_init (GST_MEMORY_CAST (dm), flags, gst_doradma_allocator_get (),
       NULL, size, 0, 0, size);
-  dm->data = data;
-  dm->slot = slot;
-  dm->devptr = devptr;
-  dm->vtable = vtable;
-  dm->owner = vtable && vtable->ref ? vtable->ref (owner) : owner;
-  if (vtable && vtable->returned)
-    GST_MINI_OBJECT_CAST (dm)->dispose = gst_doradma_memory_dispose;
+  gst_doradma_memory_point (dm, data, slot, devptr, vtable, owner);
   return GST_MEMORY_CAST (dm);
+}
+
+gboolean
+gst_doradma_memory_disown (GstMemory * mem)
+{
+  GstDoradmaMemory *dm = (GstDoradmaMemory *) mem;
+
+  /* a share, a mapping or a lock left behind: not a clean shell */
+  if (mem->parent != NULL || GST_MINI_OBJECT_CAST (mem)->lockstate != 0)
+    return FALSE;
+  dm->vtable = NULL;
+  dm->owner = NULL;
+  GST_MINI_OBJECT_CAST (mem)->dispose = gst_doradma_memory_dispose;
+  return TRUE;
+}
+
+void
+gst_doradma_memory_reuse (GstMemory * mem, GstMemoryFlags flags,
+    gpointer data, gsize size, guint32 slot, guint64 devptr,
+    const GstDoradmaMemoryOwner * vtable, gpointer owner)
+{
+  GstDoradmaMemory *dm = (GstDoradmaMemory *) mem;
+
+  g_return_if_fail (dm->vtable == NULL
+      && GST_MINI_OBJECT_REFCOUNT_VALUE (mem) == 1);
+
+  if (data == NULL)
+    flags |= GST_MEMORY_FLAG_NOT_MAPPABLE;
+  /* as gst_memory_init leaves them, without a second allocator ref */
+  GST_MINI_OBJECT_FLAGS (mem) = flags | GST_MINI_OBJECT_FLAG_LOCKABLE;
+  mem->maxsize = size;
+  mem->align = 0;
+  mem->offset = 0;
+  mem->size = size;
+  gst_doradma_memory_point (dm, data, slot, devptr, vtable, owner);
 }
 
 gpointer

@@ -52,11 +52,28 @@ GST_DORADMA_API                 /* exported for the plugin; not installed */
 gpointer gst_doradma_memory_get_owner (GstMemory * mem,
     const GstDoradmaMemoryOwner * vtable);
 
-/* A reader's lease, as gstdoradmamemory.c makes it today (a reference on
- * the reader handle for the memory's lifetime, the lease ended on free):
+/* Recycling a root memory (the consumer's lease shells). In `returned`,
+ * an owner may disown `mem` (TRUE: it has no parent, no mapping, no lock;
+ * FALSE: keep it out of any free list and let it be freed), take a
+ * reference (resurrecting it) and keep it: it then belongs to nothing, and
+ * its last unref frees it without calling any owner. _reuse points such a
+ * disowned memory, referenced by its keeper alone, at another slot and
+ * owner, as gst_doradma_memory_new would have made it (vtable->ref
+ * applies). A memory another party still references never comes back
+ * through `returned`, so it is never re-pointed. */
+GST_DORADMA_API                 /* exported for the plugin; not installed */
+gboolean gst_doradma_memory_disown (GstMemory * mem);
+GST_DORADMA_API                 /* exported for the plugin; not installed */
+void gst_doradma_memory_reuse (GstMemory * mem, GstMemoryFlags flags,
+    gpointer data, gsize size, guint32 slot, guint64 devptr,
+    const GstDoradmaMemoryOwner * vtable, gpointer owner);
+
+/* A reader's lease, as gstdoradmaconsumer.c makes it (a reference on the
+ * reader handle while leased; the lease ends when the last reference goes,
+ * in `returned` when the memory is kept as a shell, else on free):
  *
  *   static const GstDoradmaMemoryOwner lease_owner = {
- *     NULL, lease_release, reader_handle_ref, reader_handle_unref
+ *     lease_returned, lease_release, reader_handle_ref, reader_handle_unref
  *   };
  *   mem = gst_doradma_memory_new (GST_MEMORY_FLAG_READONLY,
  *       (gpointer) frame->data, frame->info.payload_bytes, frame->slot,

@@ -9,6 +9,7 @@
 
 #include "gstdoradmasrcframe.h"
 #include "gstdoradmaelements.h"
+#include <string.h>
 
 #define VIDEO_FLAGS (GST_VIDEO_BUFFER_FLAG_INTERLACED | \
     GST_VIDEO_BUFFER_FLAG_TFF | GST_VIDEO_BUFFER_FLAG_RFF | \
@@ -58,11 +59,15 @@ void
 gst_doradma_frame_add_crop_meta (GstBuffer * buf,
     const struct doradma_frame_info *fi)
 {
-  GstVideoCropMeta *crop;
+  GstVideoCropMeta *crop = gst_buffer_get_video_crop_meta (buf);
 
-  if (fi->crop_width == 0 || fi->crop_height == 0)
+  if (fi->crop_width == 0 || fi->crop_height == 0) {
+    if (crop)
+      gst_buffer_remove_meta (buf, (GstMeta *) crop);
     return;
-  crop = gst_buffer_add_video_crop_meta (buf);
+  }
+  if (crop == NULL)
+    crop = gst_buffer_add_video_crop_meta (buf);
   crop->x = fi->crop_x;
   crop->y = fi->crop_y;
   crop->width = fi->crop_width;
@@ -73,6 +78,7 @@ void
 gst_doradma_frame_add_metas (GstBuffer * buf, const GstVideoInfo * info,
     const struct doradma_frame_info *fi)
 {
+  GstVideoMeta *vm = gst_buffer_get_video_meta (buf);
   gsize offset[GST_VIDEO_MAX_PLANES] = { 0 };
   gint stride[GST_VIDEO_MAX_PLANES] = { 0 };
   guint p;
@@ -81,9 +87,21 @@ gst_doradma_frame_add_metas (GstBuffer * buf, const GstVideoInfo * info,
     offset[p] = fi->planes[p].offset;
     stride[p] = fi->planes[p].stride;
   }
-  gst_buffer_add_video_meta_full (buf, GST_VIDEO_FRAME_FLAG_NONE,
-      GST_VIDEO_INFO_FORMAT (info), fi->width, fi->height, fi->n_planes,
-      offset, stride);
+  if (vm == NULL) {
+    gst_buffer_add_video_meta_full (buf, GST_VIDEO_FRAME_FLAG_NONE,
+        GST_VIDEO_INFO_FORMAT (info), fi->width, fi->height, fi->n_planes,
+        offset, stride);
+  } else {
+    /* a recycled buffer's: what gst_buffer_add_video_meta_full sets */
+    vm->flags = GST_VIDEO_FRAME_FLAG_NONE;
+    vm->format = GST_VIDEO_INFO_FORMAT (info);
+    vm->id = 0;
+    vm->width = fi->width;
+    vm->height = fi->height;
+    vm->n_planes = fi->n_planes;
+    memcpy (vm->offset, offset, sizeof (offset));
+    memcpy (vm->stride, stride, sizeof (stride));
+  }
   gst_doradma_frame_add_crop_meta (buf, fi);
 }
 

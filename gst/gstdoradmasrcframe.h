@@ -25,7 +25,9 @@ gboolean gst_doradma_frame_fits (const GstVideoInfo * info,
 gboolean gst_doradma_frame_is_default_layout (const GstVideoInfo * info,
     const struct doradma_frame_info *fi);
 
-/* Adds the frame's GstVideoMeta (its offsets and strides) and crop. */
+/* Adds the frame's GstVideoMeta (its offsets and strides) and crop, or
+ * updates the ones `buf` has (a recycled buffer's; a crop meta goes when
+ * the frame has no crop). */
 void gst_doradma_frame_add_metas (GstBuffer * buf, const GstVideoInfo * info,
     const struct doradma_frame_info *fi);
 void gst_doradma_frame_add_crop_meta (GstBuffer * buf,

@@ -10,6 +10,8 @@
 #include "gstdoradmasrcoutput.h"
 #include <string.h>
 #include "gstdoradmasrcframe.h"
+#include "gstdoradmashellpool.h"
+#include "gstdoradmaframemeta.h"
 
 #define GST_CAT_DEFAULT gst_doradma_debug
 
@@ -84,6 +86,7 @@ void
 gst_doradma_src_output_reset (GstDoradmaSrcOutput * o)
 {
   gst_doradma_pool_clear (&o->copy_pool);
+  gst_doradma_pool_clear (&o->shell_pool);
   gst_doradma_cuda_output_reset (&o->cuda);
   g_atomic_int_set (&o->copies, 0);
 }
@@ -93,6 +96,7 @@ gst_doradma_src_output_finalize (GstDoradmaSrcOutput * o)
 {
   gst_clear_caps (&o->caps);
   gst_clear_caps (&o->out_caps);
+  gst_doradma_pool_clear (&o->shell_pool);
   gst_doradma_cuda_output_finalize (&o->cuda);
 }
 
@@ -175,14 +179,36 @@ gpu_to_buffer (GstDoradmaSrcOutput * o, GstDoradmaConsumer * c,
 
 /* The zero-copy path: the lease in a buffer, copied into the default
  * layout when over quota or when downstream cannot read the layout. */
+/* The frame meta with when the frame was received and delivered (now). */
+static void
+set_frame_meta (GstBuffer * buf, const GstDoradmaConsumerFrame * fr)
+{
+  GstDoradmaFrameMeta *m = gst_buffer_add_doradma_frame_meta (buf,
+      fr->f.info.seq, fr->f.skipped, fr->f.info.publish_time,
+      fr->f.info.caps_epoch);
+
+  m->receive_time = fr->received;
+  m->delivery_time = gst_doradma_monotonic_now ();
+}
+
+/* The buffer is a recycled shell (gstdoradmashellpool.h) holding the
+ * consumer's recycled lease memory; its metas, kept POOLED, are updated in
+ * place: nothing is allocated once the shells exist. */
 static GstBuffer *
 lease_to_buffer (GstDoradmaSrcOutput * o, GstDoradmaConsumer * c,
     GstDoradmaConsumerFrame * fr)
 {
-  GstBuffer *leased = gst_buffer_new (), *out;
+  GstBuffer *leased = NULL, *out;
 
+  if (o->shell_pool == NULL)
+    o->shell_pool = gst_doradma_shell_pool_new ();
+  if (o->shell_pool == NULL || gst_buffer_pool_acquire_buffer (o->shell_pool,
+          &leased, NULL) != GST_FLOW_OK)
+    leased = gst_buffer_new ();
   gst_buffer_append_memory (leased, gst_doradma_consumer_lease_memory (c, fr));
   gst_doradma_frame_add_metas (leased, &o->info, &fr->f.info);
+  set_frame_meta (leased, fr);  /* here so that it is kept POOLED too */
+  gst_doradma_shell_pool_keep_metas (leased);
   if (gst_doradma_consumer_outstanding (c) <= o->max_leases
       && layout_readable (o, fr))
     return leased;
@@ -196,10 +222,16 @@ GstBuffer *
 gst_doradma_src_output_frame (GstDoradmaSrcOutput * o, GstDoradmaConsumer * c,
     GstDoradmaConsumerFrame * fr)
 {
+  GstBuffer *buf;
+
   if (fr->copy)
-    return copied_to_buffer (o, fr);
-  if (o->cuda_out || o->copy_to != GST_DORADMA_COPY_TO_NONE
+    buf = copied_to_buffer (o, fr);
+  else if (o->cuda_out || o->copy_to != GST_DORADMA_COPY_TO_NONE
       || fr->f.data == NULL)
-    return gpu_to_buffer (o, c, fr);
-  return lease_to_buffer (o, c, fr);
+    buf = gpu_to_buffer (o, c, fr);
+  else
+    buf = lease_to_buffer (o, c, fr);
+  if (buf)
+    set_frame_meta (buf, fr);
+  return buf;
 }

@@ -40,6 +40,7 @@ typedef struct
   /* streaming thread only */
   gboolean downstream_meta;     /* the ALLOCATION answer has GstVideoMeta */
   GstBufferPool *copy_pool;     /* default layout, for local copies */
+  GstBufferPool *shell_pool;    /* recycled buffers for leases */
   GstDoradmaCudaOutput cuda;
 
   gint copies;                  /* frames copied locally (atomic) */

@@ -13,6 +13,7 @@
 
 #include "common.h"
 #include "gstdoradmaallocator.h"
+#include "gstdoradmaframemeta.h"
 
 static GstHarness *
 src_new (const gchar * channel, const gchar * props)
@@ -744,6 +745,92 @@ GST_START_TEST (test_mapping_outlives_the_element_while_buffers_are_held)
 GST_END_TEST;
 
 
+/* How many metas of `api` `buf` carries. */
+static guint
+n_metas (GstBuffer * buf, GType api)
+{
+  gpointer state = NULL;
+  GstMeta *m;
+  guint n = 0;
+
+  while ((m = gst_buffer_iterate_meta (buf, &state)))
+    n += m->info->api == api;
+  return n;
+}
+
+/* Issue 14: buffers and lease memories are recycled, but never a memory
+ * that is still referenced: one kept beyond its buffer keeps its lease
+ * (the writer never rewrites its slot) and its slot while the next frames
+ * go through recycled shells, each with one video meta and one frame meta
+ * of its own (published <= received <= delivered); once let go, its slot
+ * is written again. */
+GST_START_TEST (test_a_memory_kept_beyond_its_buffer_keeps_its_lease)
+{
+  gchar *ch = t_channel ("keep");
+  struct doradma_writer *w = lib_writer (ch, T_CAPS, 4, 0);
+  GstHarness *h = src_new (ch, "read-mode=next");
+  GstMemory *kept;
+  GstBuffer *buf;
+  GstMapInfo map;
+  guint32 slot;
+  gboolean reused = FALSE;
+  guint i, j;
+
+  lib_publish (w, T_CAPS, 1, mono_now ());
+  buf = gst_harness_pull (h);
+  kept = gst_memory_ref (gst_buffer_peek_memory (buf, 0));
+  slot = gst_doradma_memory_get_slot (kept);
+  gst_buffer_unref (buf);
+  for (i = 2; i < 12; i++) {
+    GstDoradmaFrameMeta *fm;
+    GstMemory *mem;
+
+    lib_publish (w, T_CAPS, i, mono_now ());
+    buf = gst_harness_pull (h);
+    mem = gst_buffer_peek_memory (buf, 0);
+    fail_if (mem == kept, "frame %u re-used the kept memory", i);
+    fail_if (gst_doradma_memory_get_slot (mem) == slot,
+        "frame %u was written into the kept memory's slot", i);
+    fail_unless (gst_buffer_map (buf, &map, GST_MAP_READ));
+    fail_unless_equals_int (map.data[0], i);
+    fail_unless_equals_int (map.data[map.size - 1], i);
+    gst_buffer_unmap (buf, &map);
+    fail_unless_equals_int (n_metas (buf, GST_VIDEO_META_API_TYPE), 1);
+    fail_unless_equals_int (n_metas (buf, GST_DORADMA_FRAME_META_API_TYPE), 1);
+    fm = gst_buffer_get_doradma_frame_meta (buf);
+    fail_unless_equals_uint64 (fm->seq, i);
+    /* the stages the transport benchmark splits its latency into */
+    fail_unless (fm->publish_time <= fm->receive_time
+        && fm->receive_time <= fm->delivery_time
+        && fm->delivery_time <= mono_now (), "frame %u: published %"
+        G_GUINT64_FORMAT ", received %" G_GUINT64_FORMAT ", delivered %"
+        G_GUINT64_FORMAT, i, fm->publish_time, fm->receive_time,
+        fm->delivery_time);
+    gst_buffer_unref (buf);
+  }
+  fail_unless_equals_int (gst_doradma_memory_get_slot (kept), slot);
+  fail_unless (gst_memory_map (kept, &map, GST_MAP_READ));
+  for (j = 0; j < map.size; j++)
+    fail_unless (map.data[j] == 1, "byte %u of the kept frame is %u", j,
+        map.data[j]);
+  gst_memory_unmap (kept, &map);
+  gst_memory_unref (kept);      /* the lease ends */
+  for (i = 0; i < 8 && !reused; i++) {
+    lib_publish (w, T_CAPS, 100 + i, mono_now ());
+    buf = gst_harness_pull (h);
+    reused = gst_doradma_memory_get_slot (gst_buffer_peek_memory (buf, 0))
+        == slot;
+    gst_buffer_unref (buf);
+  }
+  fail_unless (reused, "slot %u was not written again once let go", slot);
+  gst_harness_teardown (h);
+  doradma_writer_close (w);
+  fail_unless (t_shm_clean (ch));
+  g_free (ch);
+}
+
+GST_END_TEST;
+
 #define T_PAD "video/x-raw,format=I420,width=330,height=250,framerate=30/1"
 
 /* Finding 1: copy=true (like the zero-copy path) hands a downstream that
@@ -1473,6 +1560,7 @@ doradmasrc_suite (void)
   tcase_add_test (tc, test_eos_after_the_final_frame);
   tcase_add_test (tc, test_latest_mode_delivers_the_newest_frame);
   tcase_add_test (tc, test_mapping_outlives_the_element_while_buffers_are_held);
+  tcase_add_test (tc, test_a_memory_kept_beyond_its_buffer_keeps_its_lease);
   tcase_add_test (tc,
       test_without_video_meta_every_mode_pushes_the_default_layout);
   tcase_add_test (tc, test_padded_frames_go_zero_copy_into_videoconvert);

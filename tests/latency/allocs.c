@@ -1,11 +1,19 @@
-/* Description: nothing per frame but the hand-off (issue 14): the
- * producer's steady path allocates nothing. videotestsrc ! doradmasink
- * (latest, no reader) runs 1100 frames; the heap allocations the streaming
- * thread makes between frame 100 and frame 1100 are counted by
- * interposing malloc/calloc/realloc (G_SLICE=always-malloc routes GLib's
- * slice allocator through malloc). videotestsrc and basesrc recycle their
- * buffers, so what remains is doradmasink's: must be ~0 per frame
- * (a slot buffer shell recycled through a GQueue cost one list node each).
+/* Description: nothing per frame but the hand-off (issue 14): the steady
+ * path allocates nothing, on either side of a channel. The heap
+ * allocations of one streaming thread are counted from its 100th buffer to
+ * its 1100th by interposing malloc/calloc/realloc in this process (a
+ * thread-local switch set by a pad probe in that thread;
+ * G_SLICE=always-malloc routes GLib's slice allocator through malloc):
+ *  - producer: videotestsrc ! doradmasink (latest, no reader), counted in
+ *    videotestsrc's thread. videotestsrc and basesrc recycle their
+ *    buffers, so what remains is doradmasink's (a slot buffer shell
+ *    recycled through a GQueue cost one list node each);
+ *  - consumer-next / consumer-latest: doradmasrc read-mode=next (from a
+ *    lossless doradmasink) or latest (from a latest one), transport shmem,
+ *    into fakesink, counted in doradmasrc's thread: the buffer, the leased
+ *    memory and the metas (video meta, crop meta, GstDoradmaFrameMeta)
+ *    must come back recycled, not allocated.
+ * Must be ~0 per frame (at most 0.01).
  */
 #include <gst/gst.h>
 #include <stdio.h>
@@ -61,7 +69,7 @@ realloc (void *p, size_t n)
 
 static guint64 seen;
 
-/* Runs in the streaming thread, before the buffer is pushed on. */
+/* Runs in the counted streaming thread, before the buffer is pushed on. */
 static GstPadProbeReturn
 count_probe (GstPad * pad, GstPadProbeInfo * info, gpointer data)
 {
@@ -73,14 +81,123 @@ count_probe (GstPad * pad, GstPadProbeInfo * info, gpointer data)
   return GST_PAD_PROBE_OK;
 }
 
+static GstElement *
+launch (const gchar * desc)
+{
+  GError *err = NULL;
+  GstElement *pipe = gst_parse_launch (desc, &err);
+
+  if (pipe == NULL)
+    fprintf (stderr, "FAIL: %s: %s\n", desc, err->message);
+  g_clear_error (&err);
+  return pipe;
+}
+
+/* Counts in the streaming thread of the element named "counted". */
+static void
+probe_counted (GstElement * pipe)
+{
+  GstElement *e = gst_bin_get_by_name (GST_BIN (pipe), "counted");
+  GstPad *pad = gst_element_get_static_pad (e, "src");
+
+  gst_pad_add_probe (pad, GST_PAD_PROBE_TYPE_BUFFER, count_probe, NULL, NULL);
+  gst_object_unref (pad);
+  gst_object_unref (e);
+}
+
+static gboolean
+reaches_eos (GstElement * pipe, const gchar * what)
+{
+  GstMessage *msg = gst_bus_timed_pop_filtered (GST_ELEMENT_BUS (pipe),
+      60 * GST_SECOND, GST_MESSAGE_EOS | GST_MESSAGE_ERROR);
+  gboolean eos = msg && GST_MESSAGE_TYPE (msg) == GST_MESSAGE_EOS;
+
+  if (!eos)
+    fprintf (stderr, "FAIL: the %s pipeline did not reach EOS\n", what);
+  if (msg)
+    gst_message_unref (msg);
+  return eos;
+}
+
+static void
+stop (GstElement * pipe)
+{
+  if (pipe == NULL)
+    return;
+  gst_element_set_state (pipe, GST_STATE_NULL);
+  gst_object_unref (pipe);
+}
+
+#define CAPS "video/x-raw,format=I420,width=320,height=240"
+
+/* videotestsrc ! doradmasink, no reader: counted in videotestsrc's thread. */
+static gboolean
+run_producer (void)
+{
+  gchar *desc = g_strdup_printf ("videotestsrc name=counted num-buffers=%d "
+      "pattern=black ! " CAPS " ! doradmasink channel=allocs-%d mode=latest "
+      "sync=false", FIRST + FRAMES + 20, (int) getpid ());
+  GstElement *pipe = launch (desc);
+  gboolean ok;
+
+  g_free (desc);
+  if (pipe == NULL)
+    return FALSE;
+  probe_counted (pipe);
+  gst_element_set_state (pipe, GST_STATE_PLAYING);
+  ok = reaches_eos (pipe, "producer");
+  stop (pipe);
+  return ok;
+}
+
+/* doradmasrc (zero-copy, shmem) ! fakesink, fed by doradmasink in this
+ * process: counted in doradmasrc's thread. `next`: every frame of a
+ * lossless writer; `latest`: a live 3000 fps writer, 3000 frames, of which
+ * the consumer gets most. */
+static gboolean
+run_consumer (gboolean next)
+{
+  gchar *ch = g_strdup_printf ("allocs-c-%d", (int) getpid ());
+  gchar *pdesc = next ?
+      g_strdup_printf ("videotestsrc num-buffers=%d pattern=black ! " CAPS
+      " ! doradmasink channel=%s mode=lossless wait-for-readers=1 sync=false",
+      FIRST + FRAMES + 20, ch) :
+      g_strdup_printf ("videotestsrc num-buffers=3000 is-live=true "
+      "pattern=black ! " CAPS ",framerate=3000/1 ! doradmasink channel=%s "
+      "mode=latest sync=false", ch);
+  gchar *cdesc = g_strdup_printf ("doradmasrc name=counted channel=%s "
+      "read-mode=%s transport=shmem copy=false ! fakesink sync=false "
+      "enable-last-sample=false", ch, next ? "next" : "latest");
+  GstElement *cons = launch (cdesc), *prod = launch (pdesc);
+  gboolean ok = FALSE;
+
+  g_free (pdesc);
+  g_free (cdesc);
+  g_free (ch);
+  if (cons && prod) {
+    probe_counted (cons);
+    /* joined (waiting for the channel) before the first frame */
+    gst_element_set_state (cons, GST_STATE_PLAYING);
+    g_usleep (200000);
+    gst_element_set_state (prod, GST_STATE_PLAYING);
+    ok = reaches_eos (cons, "consumer");
+    if (ok && seen < FIRST + FRAMES) {
+      fprintf (stderr, "FAIL: the consumer got %" G_GUINT64_FORMAT " frames,"
+          " fewer than the %d counted\n", seen, FIRST + FRAMES);
+      ok = FALSE;
+    }
+  }
+  stop (cons);
+  stop (prod);
+  return ok;
+}
+
 int
 main (int argc, char **argv)
 {
-  GstElement *pipe, *src;
-  GstPad *pad;
-  GstMessage *msg;
-  GError *err = NULL;
-  gchar *desc, dir[] = "/dev/shm/dtest-allocs-XXXXXX";
+  const gchar *what = argc > 1 ? argv[1] : "producer";
+  gchar dir[] = "/dev/shm/dtest-allocs-XXXXXX";
+  gboolean ok;
   guint64 n;
   int ret = 1;
 
@@ -105,41 +222,28 @@ main (int argc, char **argv)
     fprintf (stderr, "FAIL: doradmasink not found\n");
     return 1;
   }
-  desc = g_strdup_printf ("videotestsrc name=src num-buffers=%d "
-      "pattern=black ! video/x-raw,format=I420,width=320,height=240 ! "
-      "doradmasink channel=allocs-%d mode=latest sync=false",
-      FIRST + FRAMES + 20, (int) getpid ());
-  pipe = gst_parse_launch (desc, &err);
-  g_free (desc);
-  if (pipe == NULL) {
-    fprintf (stderr, "FAIL: %s\n", err->message);
-    return 1;
+  if (g_str_equal (what, "producer"))
+    ok = run_producer ();
+  else if (g_str_equal (what, "consumer-next"))
+    ok = run_consumer (TRUE);
+  else if (g_str_equal (what, "consumer-latest"))
+    ok = run_consumer (FALSE);
+  else {
+    fprintf (stderr, "usage: %s producer|consumer-next|consumer-latest\n",
+        argv[0]);
+    return 2;
   }
-  src = gst_bin_get_by_name (GST_BIN (pipe), "src");
-  pad = gst_element_get_static_pad (src, "src");
-  gst_pad_add_probe (pad, GST_PAD_PROBE_TYPE_BUFFER, count_probe, NULL, NULL);
-  gst_object_unref (pad);
-  gst_object_unref (src);
-  gst_element_set_state (pipe, GST_STATE_PLAYING);
-  msg = gst_bus_timed_pop_filtered (GST_ELEMENT_BUS (pipe), 60 * GST_SECOND,
-      GST_MESSAGE_EOS | GST_MESSAGE_ERROR);
-  if (msg == NULL || GST_MESSAGE_TYPE (msg) != GST_MESSAGE_EOS) {
-    fprintf (stderr, "FAIL: the pipeline did not reach EOS\n");
-  } else {
+  if (ok) {
     n = __atomic_load_n (&allocs, __ATOMIC_RELAXED);
-    printf ("producer streaming thread: %" G_GUINT64_FORMAT " heap "
-        "allocations over %d frames (%.3f per frame)\n", n, FRAMES,
+    printf ("%s streaming thread: %" G_GUINT64_FORMAT " heap allocations "
+        "over %d frames (%.3f per frame)\n", what, n, FRAMES,
         (double) n / FRAMES);
     if (n > FRAMES / 100)
-      fprintf (stderr, "FAIL: the producer's steady path allocates (%.3f "
-          "per frame, at most 0.01 allowed)\n", (double) n / FRAMES);
+      fprintf (stderr, "FAIL: the %s's steady path allocates (%.3f per "
+          "frame, at most 0.01 allowed)\n", what, (double) n / FRAMES);
     else
       ret = 0;
   }
-  if (msg)
-    gst_message_unref (msg);
-  gst_element_set_state (pipe, GST_STATE_NULL);
-  gst_object_unref (pipe);
   rmdir (dir);
   return ret;
 }

@@ -94,12 +94,14 @@ bin/doradma"
     || fail "the plugin does not link libgstdoradma-1.0.so.0"
 
   # Exported = declared GST_DORADMA_API in the installed headers, plus the
-  # two constructors the plugin uses (gstdoradmamemoryprivate.h, not installed).
+  # constructors and recyclers the plugin uses (gstdoradmamemoryprivate.h, not installed).
   api_decls() { awk '/^GST_DORADMA_API/ {getline; if (match($0, /[a-z_0-9]+ \(/)) print substr($0, RSTART, RLENGTH - 2)}' "$@"; }
   api_decls "$P"/include/gstreamer-1.0/gst/doradma/*.h > "$T/public.txt"
   api_decls "$SDK_SOURCE_ROOT/gst/gstdoradmamemoryprivate.h" > "$T/private.txt"
   [ "$(cat "$T/private.txt")" = "gst_doradma_memory_new
-gst_doradma_memory_get_owner" ] || fail "private exports changed: $(cat "$T/private.txt")"
+gst_doradma_memory_get_owner
+gst_doradma_memory_disown
+gst_doradma_memory_reuse" ] || fail "private exports changed: $(cat "$T/private.txt")"
   for f in gst_is_doradma_memory gst_doradma_memory_get_host_pointer \
       gst_doradma_memory_get_device_pointer gst_doradma_memory_get_slot \
       gst_buffer_get_doradma_frame_meta gst_doradma_frame_meta_api_get_type \

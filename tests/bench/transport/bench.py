@@ -115,12 +115,16 @@ class Runner:
             srcprops = "duration-ms=%d" % THR_MS
             tmo = THR_MS / 1000 + 30
         else:
-            srcprops = "period-us=%d num-frames=%d" % (
+            # every paced trial splits its latency into stages (the push
+            # probe costs every transport the same; doradmasrc's times come
+            # in its frame meta)
+            srcprops = "period-us=%d num-frames=%d stage-probe=true" % (
                 PERIOD_US[(w, h)], PACED_FRAMES[(w, h)] + warm)
             tmo = PERIOD_US[(w, h)] * PACED_FRAMES[(w, h)] / 1e6 + 30
         src = ("benchstampsrc name=src width=%d height=%d warmup=%d %s"
                % (w, h, warm, srcprops))
-        sink = "benchstampsink name=sink warmup=%d" % warm
+        sink = "benchstampsink name=sink warmup=%d%s" % (
+            warm, " stages=true" if phase == "paced" else "")
         caps = ("video/x-raw,format=I420,width=%d,height=%d,framerate=0/1,"
                 "pixel-aspect-ratio=1/1" % (w, h))
         res = {"transport": transport, "w": w, "h": h, "phase": phase}

@@ -12,6 +12,20 @@
  *   render, maps the buffer, reads the header -> latency sample; counts
  *   delivered frames and counter gaps.
  *
+ * Stages (stage-probe=true on the source, stages=true on the sink): the
+ * source's src pad gets a buffer probe that writes the push time into the
+ * header (in the frame's own memory: the doradma slot, the shm block); the
+ * sink reads it and, on doradmasrc's buffers, GstDoradmaFrameMeta's
+ * publish, receive and delivery times, and splits each frame's latency:
+ *   push    stamp -> gst_pad_push (basesrc after fill)
+ *   publish push -> doradma_writer_publish (basesink, doradmasink render)
+ *   wake    publish -> doradmasrc's read returns (the ring: futex wake or
+ *           the spinning reader's poll; copy=true: the copy too)
+ *   deliver receive -> buffer built (doradmasrc: caps, timing, lease)
+ *   render  delivery -> this sink's render (the push, basesink)
+ * which sum to the frame's latency exactly; the report has each stage's
+ * p50 (the p50s need not sum to the latency's p50).
+ *
  * Both sample getrusage(RUSAGE_SELF) at their warm-up frame and at their end,
  * and expose a "report" string (JSON) that bench-run prints.
  *
@@ -27,6 +41,8 @@
 #include <time.h>
 #include <sys/resource.h>
 
+#include "gstdoradmaframemeta.h"        /* the struct only: no link to the SDK */
+
 #define STAMP_MAGIC 0x44524d4142454e43ull       /* "DRMABENC" */
 
 typedef struct
@@ -34,7 +50,14 @@ typedef struct
   guint64 magic;
   guint64 counter;
   guint64 stamp_ns;
+  guint64 push_ns;              /* stage-probe: 0 without */
 } BenchStamp;
+
+enum
+{ ST_PUSH, ST_PUBLISH, ST_WAKE, ST_DELIVER, ST_RENDER, N_STAGES };
+static const char *stage_names[N_STAGES] = { "push", "publish", "wake",
+  "deliver", "render"
+};
 
 static inline guint64
 mono_ns (void)
@@ -102,13 +125,16 @@ struct _BenchStampSrc
   GstAllocator *want_alloc;     /* allocator whose memory counts as no-copy */
   guint64 foreign;              /* frames whose memory is not want_alloc's */
   guint64 not_writable;
+  gboolean stage_probe;
+  gulong probe;
 };
 
 enum
 {
   SRC_PROP_0, SRC_PROP_WIDTH, SRC_PROP_HEIGHT, SRC_PROP_PERIOD_US,
   SRC_PROP_DURATION_MS, SRC_PROP_NUM_FRAMES, SRC_PROP_WARMUP,
-  SRC_PROP_POOL_BUFFERS, SRC_PROP_OWN_POOL, SRC_PROP_REPORT
+  SRC_PROP_POOL_BUFFERS, SRC_PROP_OWN_POOL, SRC_PROP_REPORT,
+  SRC_PROP_STAGE_PROBE
 };
 
 G_DEFINE_TYPE (BenchStampSrc, bench_stamp_src, GST_TYPE_BASE_SRC);
@@ -224,10 +250,34 @@ bench_src_decide_allocation (GstBaseSrc * bsrc, GstQuery * query)
   return TRUE;
 }
 
+/* stage-probe: the push time, into the header of the frame's memory */
+static GstPadProbeReturn
+push_probe (GstPad * pad, GstPadProbeInfo * info, gpointer data)
+{
+  GstBuffer *buf = GST_PAD_PROBE_INFO_BUFFER (info);
+  guint64 now = mono_ns ();
+  GstMemory *mem;
+  GstMapInfo map;
+
+  if (buf == NULL || gst_buffer_n_memory (buf) == 0)
+    return GST_PAD_PROBE_OK;
+  mem = gst_buffer_peek_memory (buf, 0);
+  if (gst_memory_map (mem, &map, GST_MAP_WRITE)) {
+    if (map.size >= sizeof (BenchStamp))
+      memcpy (map.data + G_STRUCT_OFFSET (BenchStamp, push_ns), &now,
+          sizeof now);
+    gst_memory_unmap (mem, &map);
+  }
+  return GST_PAD_PROBE_OK;
+}
+
 static gboolean
 bench_src_start (GstBaseSrc * bsrc)
 {
   BenchStampSrc *self = BENCH_STAMP_SRC (bsrc);
+  if (self->stage_probe && !self->probe)
+    self->probe = gst_pad_add_probe (GST_BASE_SRC_PAD (bsrc),
+        GST_PAD_PROBE_TYPE_BUFFER, push_probe, NULL, NULL);
   self->n = 0;
   self->next_tick = 0;
   self->deadline = 0;
@@ -289,6 +339,7 @@ bench_src_fill (GstBaseSrc * bsrc, guint64 offset, guint length,
   }
   st.magic = STAMP_MAGIC;
   st.counter = self->n;
+  st.push_ns = 0;
   st.stamp_ns = mono_ns ();
   memcpy (map.data, &st, sizeof st);
   gst_memory_unmap (mem, &map);
@@ -365,6 +416,9 @@ bench_src_set_property (GObject * obj, guint id, const GValue * v,
     case SRC_PROP_OWN_POOL:
       self->own_pool = g_value_get_boolean (v);
       break;
+    case SRC_PROP_STAGE_PROBE:
+      self->stage_probe = g_value_get_boolean (v);
+      break;
     default:
       G_OBJECT_WARN_INVALID_PROPERTY_ID (obj, id, ps);
   }
@@ -398,6 +452,9 @@ bench_src_get_property (GObject * obj, guint id, GValue * v, GParamSpec * ps)
       break;
     case SRC_PROP_OWN_POOL:
       g_value_set_boolean (v, self->own_pool);
+      break;
+    case SRC_PROP_STAGE_PROBE:
+      g_value_set_boolean (v, self->stage_probe);
       break;
     case SRC_PROP_REPORT:
       g_value_take_string (v, bench_src_report (self));
@@ -452,6 +509,10 @@ bench_stamp_src_class_init (BenchStampSrcClass * klass)
       g_param_spec_boolean ("own-pool", "own pool",
           "ignore the downstream pool and allocator: system memory (the sink "
           "must copy)", FALSE, rw));
+  g_object_class_install_property (gc, SRC_PROP_STAGE_PROBE,
+      g_param_spec_boolean ("stage-probe", "stage probe",
+          "write the push time into each frame's header (a src pad probe)",
+          FALSE, rw));
   g_object_class_install_property (gc, SRC_PROP_REPORT,
       g_param_spec_string ("report", "report", "JSON report", NULL,
           G_PARAM_READABLE | G_PARAM_STATIC_STRINGS));
@@ -499,10 +560,13 @@ struct _BenchStampSink
   Sample s0, s1;
   gboolean have_s0, have_s1;
   guint64 t_last;
+  gboolean stages;
+  GType frame_meta_api;         /* GstDoradmaFrameMetaAPI, once registered */
+  GArray *st[N_STAGES];         /* guint64 ns per stage, after warm-up */
 };
 
 enum
-{ SINK_PROP_0, SINK_PROP_WARMUP, SINK_PROP_REPORT };
+{ SINK_PROP_0, SINK_PROP_WARMUP, SINK_PROP_REPORT, SINK_PROP_STAGES };
 
 G_DEFINE_TYPE (BenchStampSink, bench_stamp_sink, GST_TYPE_BASE_SINK);
 
@@ -517,7 +581,38 @@ bench_sink_start (GstBaseSink * bsink)
   self->have_counter = FALSE;
   self->have_s0 = self->have_s1 = FALSE;
   g_array_set_size (self->lat, 0);
+  for (guint i = 0; i < N_STAGES; i++)
+    g_array_set_size (self->st[i], 0);
   return TRUE;
+}
+
+/* The frame's stages, when the push time and doradmasrc's times are all
+ * there (see the top of the file). */
+static void
+bench_sink_stages (BenchStampSink * self, GstBuffer * buf,
+    const BenchStamp * st, guint64 now)
+{
+  const GstDoradmaFrameMeta *m;
+  guint64 t[N_STAGES + 1];
+
+  if (!self->frame_meta_api)
+    self->frame_meta_api = g_type_from_name ("GstDoradmaFrameMetaAPI");
+  if (!self->frame_meta_api || st->push_ns == 0)
+    return;
+  m = (const GstDoradmaFrameMeta *) gst_buffer_get_meta (buf,
+      self->frame_meta_api);
+  if (m == NULL || m->receive_time == 0 || m->delivery_time == 0)
+    return;
+  t[0] = st->stamp_ns;
+  t[1] = st->push_ns;
+  t[2] = m->publish_time;
+  t[3] = m->receive_time;
+  t[4] = m->delivery_time;
+  t[5] = now;
+  for (guint i = 0; i < N_STAGES; i++) {
+    guint64 d = t[i + 1] >= t[i] ? t[i + 1] - t[i] : 0;
+    g_array_append_val (self->st[i], d);
+  }
 }
 
 static void
@@ -577,6 +672,8 @@ bench_sink_render (GstBaseSink * bsink, GstBuffer * buf)
   if (self->n >= self->warmup) {
     guint64 l = now >= st.stamp_ns ? now - st.stamp_ns : 0;
     g_array_append_val (self->lat, l);
+    if (self->stages)
+      bench_sink_stages (self, buf, &st, now);
   }
   self->t_last = now;
   self->n++;
@@ -611,6 +708,22 @@ bench_sink_report (BenchStampSink * self)
   w = self->have_s0 ? sample_json ("win", &self->s0, &self->s1,
       n ? n - 1 : 0) : g_strdup ("\"win_frames\": 0");
   /* window frames: latency samples after the one that opened the window */
+  for (guint i = 0; i < N_STAGES && self->st[i]->len > 0; i++) {
+    guint sn = self->st[i]->len;
+    guint64 *sv = (guint64 *) self->st[i]->data;
+    gchar *more;
+
+    qsort (sv, sn, sizeof (guint64), cmp_u64);
+    more = g_strdup_printf ("%s, \"st_%s_p50\": %" G_GUINT64_FORMAT, w,
+        stage_names[i], pct (sv, sn, 0.5));
+    if (i == 0) {
+      gchar *n = g_strdup_printf ("%s, \"st_n\": %u", more, sn);
+      g_free (more);
+      more = n;
+    }
+    g_free (w);
+    w = more;
+  }
   s = g_strdup_printf ("{\"received\": %" G_GUINT64_FORMAT ", \"bad\": %"
       G_GUINT64_FORMAT ", \"gaps\": %" G_GUINT64_FORMAT ", %s, "
       "\"lat_n\": %u, \"lat_min\": %" G_GUINT64_FORMAT ", \"lat_p50\": %"
@@ -630,6 +743,8 @@ bench_sink_set_property (GObject * obj, guint id, const GValue * v,
   BenchStampSink *self = BENCH_STAMP_SINK (obj);
   if (id == SINK_PROP_WARMUP)
     self->warmup = g_value_get_uint (v);
+  else if (id == SINK_PROP_STAGES)
+    self->stages = g_value_get_boolean (v);
   else
     G_OBJECT_WARN_INVALID_PROPERTY_ID (obj, id, ps);
 }
@@ -640,6 +755,8 @@ bench_sink_get_property (GObject * obj, guint id, GValue * v, GParamSpec * ps)
   BenchStampSink *self = BENCH_STAMP_SINK (obj);
   if (id == SINK_PROP_WARMUP)
     g_value_set_uint (v, self->warmup);
+  else if (id == SINK_PROP_STAGES)
+    g_value_set_boolean (v, self->stages);
   else if (id == SINK_PROP_REPORT)
     g_value_take_string (v, bench_sink_report (self));
   else
@@ -650,6 +767,8 @@ static void
 bench_sink_finalize (GObject * obj)
 {
   g_array_free (BENCH_STAMP_SINK (obj)->lat, TRUE);
+  for (guint i = 0; i < N_STAGES; i++)
+    g_array_free (BENCH_STAMP_SINK (obj)->st[i], TRUE);
   G_OBJECT_CLASS (bench_stamp_sink_parent_class)->finalize (obj);
 }
 
@@ -666,6 +785,10 @@ bench_stamp_sink_class_init (BenchStampSinkClass * klass)
   g_object_class_install_property (gc, SINK_PROP_WARMUP,
       g_param_spec_uint ("warmup", "warmup", "frames before the window", 0,
           G_MAXUINT, 10, G_PARAM_READWRITE | G_PARAM_STATIC_STRINGS));
+  g_object_class_install_property (gc, SINK_PROP_STAGES,
+      g_param_spec_boolean ("stages", "stages", "split each frame's latency "
+          "into stages (stage-probe on the source; doradmasrc's frame meta)",
+          FALSE, G_PARAM_READWRITE | G_PARAM_STATIC_STRINGS));
   g_object_class_install_property (gc, SINK_PROP_REPORT,
       g_param_spec_string ("report", "report", "JSON report", NULL,
           G_PARAM_READABLE | G_PARAM_STATIC_STRINGS));
@@ -684,6 +807,8 @@ bench_stamp_sink_init (BenchStampSink * self)
 {
   self->warmup = 10;
   self->lat = g_array_sized_new (FALSE, FALSE, sizeof (guint64), 4096);
+  for (guint i = 0; i < N_STAGES; i++)
+    self->st[i] = g_array_sized_new (FALSE, FALSE, sizeof (guint64), 4096);
   gst_base_sink_set_sync (GST_BASE_SINK (self), FALSE);
   gst_base_sink_set_qos_enabled (GST_BASE_SINK (self), FALSE);
   gst_base_sink_set_async_enabled (GST_BASE_SINK (self), FALSE);

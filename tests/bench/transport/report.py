@@ -27,6 +27,17 @@ LABEL = {
     "unixfd": "unixfdsink → unixfdsrc (GStreamer ≥ 1.24, memfd, zero-copy)",
 }
 SIZES = [(640, 480), (1920, 1080), (3840, 2160), (7680, 4320)]
+# a paced frame's latency, stage by stage (benchplugin.c): they sum to it
+STAGES = ["push", "publish", "wake", "deliver", "render"]
+STAGE_LABEL = {
+    "push": "stamp → push (basesrc after fill)",
+    "publish": "push → publish (basesink, doradmasink render)",
+    "wake": "publish → doradmasrc's read returns (the ring: wake or poll, "
+            "record check, lease)",
+    "deliver": "read → buffer built (doradmasrc: caps, timing, lease "
+               "memory, metas)",
+    "render": "buffer built → consumer sink render (the push, basesink)",
+}
 SNAME = {(640, 480): "480p", (1920, 1080): "1080p", (3840, 2160): "4K",
          (7680, 4320): "8K"}
 
@@ -104,6 +115,9 @@ def trial_metrics(t):
     else:
         cp = 0.0
     m["copies"] = cp
+    for st in STAGES:
+        v = sink.get("st_%s_p50" % st)
+        m["st_" + st] = v / 1e3 if v is not None else None
     # doradmasrc's own publish -> delivery latency (last 512 frames)
     m["rx_lat50"] = rx["latency-p50"] / 1e3 if "latency-p50" in rx else None
     return m
@@ -209,8 +223,9 @@ def main():
                  "spinning consumer)." % ", ".join(loads))
     L.append("")
     L.append("Each cell: median over all rounds of all runs, [min–max] over those "
-             "rounds. Frames are I420; the producer writes only a 24-byte stamp "
-             "(magic, counter, CLOCK_MONOTONIC) into each frame, never the pixels.")
+             "rounds. Frames are I420; the producer writes only a 32-byte stamp "
+             "(magic, counter, CLOCK_MONOTONIC, and in paced trials the push "
+             "time) into each frame, never the pixels.")
     L.append("")
     for s in runs[0]["config"].get("skipped", []):
         L.append("**Skipped:** %s\n" % s)
@@ -246,6 +261,11 @@ def main():
              "minus the producer's stamp written just before the push. Futex floor = "
              "futex-floor at the same period, same run (two processes, one asleep in "
              "FUTEX_WAIT, the other stamps and FUTEX_WAKEs).\n")
+    L.append("Paced trials split each frame's latency into stages: a buffer "
+             "probe on the producer's src pad writes the push time into the "
+             "frame (every transport pays it, ~0.1 µs), and doradmasrc's "
+             "GstDoradmaFrameMeta carries publish, receive and delivery times "
+             "(see \"Where the end-to-end p50 goes\").\n")
     L.append("doradmasrc p50 = the element's own `latency-p50` stat: publish (in "
              "doradmasink) → delivery (after the wake and the lease, before the push), "
              "i.e. the end-to-end figure minus both GStreamer push paths.\n")
@@ -437,6 +457,38 @@ def where_we_stand(data, futex, last, sizes):
         L.append("| ≥ 3× shmsink frames/s at 4K (delivered) | 4K | %s: %s vs %s = "
                  "%s× | %s |" % (t, fmt(f, 0), fmt(shm, 0), fmt(f / shm, 2),
                                  yes(f >= 3 * shm)))
+    L.append("")
+    L += stage_table(data, sizes)
+    return L
+
+
+def stage_table(data, sizes):
+    """Where each dm-* transport's paced end-to-end p50 goes, stage by
+    stage, from the same trials."""
+    rows = []
+    for t in ("dm-spin", "dm-lossless", "dm-latest", "dm-copy"):
+        for s in sizes:
+            ms = data.get((t, s, "paced"), [])
+            st = [med([m.get("st_" + k) for m in ms]) for k in STAGES]
+            e2e = med([m["lat_p50"] for m in ms])
+            if e2e is None or any(v is None for v in st):
+                continue
+            tot = sum(st)
+            rows.append("| %s | %s | %s | %s | %s | %s |" % (
+                t, SNAME[s], " | ".join(fmt(v) for v in st), fmt(tot),
+                fmt(e2e), fmt(e2e - tot)))
+    if not rows:
+        return []
+    L = ["### Where the end-to-end p50 goes, stage by stage (paced)\n"]
+    L.append("Each frame's latency is the sum of its stages (all CLOCK_MONOTONIC,"
+             " same frame): %s. Each cell is the median over rounds of the "
+             "stage's p50 over a trial's frames; p50s do not add up exactly, "
+             "the residual is end-to-end p50 − Σ stage p50s.\n" % "; ".join(
+                 "**%s** = %s" % (k, STAGE_LABEL[k]) for k in STAGES))
+    L.append("| transport | size | %s | Σ stages | end-to-end p50 | residual |"
+             % " | ".join(STAGES))
+    L.append("|---|---|" + "---|" * (len(STAGES) + 3))
+    L += rows
     L.append("")
     return L
 

@@ -13,11 +13,14 @@
 #
 # writes $OUT/gpu16-<date>.json and $OUT/bench.log. Back here:
 #
-#   cp <files_at>/gpu16-*.json tests/bench/transport/runs/
+#   cp <files_at>/gpu16-<date>.json tests/bench/transport/runs/
 #   /usr/bin/python3 tests/bench/transport/report.py \
 #     --md docs/bench/results-16core.md --png-dir docs/bench \
 #     --png-prefix transport-16core --cmd "tests/bench/transport/run-device.sh" \
-#     tests/bench/transport/runs/gpu16-*.json
+#     tests/bench/transport/runs/gpu16-<date>.json
+#
+# (only the runs of the same code: an older gpu16-*.json has no stages and
+# an older doradmasrc; pooling it would mix them)
 #
 # dm-spin is pinned to the last two CPUs (bench.py --pin auto).
 set -euo pipefail
