@@ -174,21 +174,6 @@ ensure_caps (GstDoradmaSrc * self, const GstDoradmaConsumerFrame * fr)
   return ret;
 }
 
-/* FALSE when the frame was dropped, or set aside for a newer one. */
-static gboolean
-place_in_time (GstDoradmaSrc * self, GstDoradmaConsumerFrame * fr,
-    GstClockTime * pts)
-{
-  return gst_doradma_src_time_place (&self->time, self->consumer, fr, pts);
-}
-
-static void
-set_timestamps (GstDoradmaSrc * self, GstBuffer * buf,
-    const GstDoradmaConsumerFrame * fr, GstClockTime pts)
-{
-  gst_doradma_src_time_stamp (&self->time, buf, fr, pts);
-}
-
 /* ---------------------------------------------------------------------- */
 /* create() */
 
@@ -240,7 +225,7 @@ gst_doradma_src_create (GstPushSrc * psrc, GstBuffer ** outbuf)
         continue;
       return ret;
     }
-    if (!place_in_time (self, &fr, &pts))
+    if (!gst_doradma_src_time_place (&self->time, self->consumer, &fr, &pts))
       continue;
     if (g_atomic_int_get (&self->paused)) {
       /* paused while we waited: the base class would hold this frame
@@ -255,7 +240,7 @@ gst_doradma_src_create (GstPushSrc * psrc, GstBuffer ** outbuf)
                 &fr)) == NULL)
       return GST_FLOW_ERROR;
     gst_doradma_consumer_delivered (self->consumer, &fr);
-    set_timestamps (self, buf, &fr, pts);
+    gst_doradma_src_time_stamp (&self->time, buf, &fr, pts);
     GST_LOG_OBJECT (self, "seq %" G_GUINT64_FORMAT " slot %u: %"
         GST_PTR_FORMAT, fr.f.info.seq, fr.f.slot, buf);
     *outbuf = buf;
