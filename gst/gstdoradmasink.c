@@ -846,4 +846,7 @@ gst_doradma_sink_init (GstDoradmaSink * self)
   self->wait_for_readers = DEFAULT_WAIT_FOR_READERS;
   self->on_stall = DEFAULT_ON_STALL;
   self->spin_time = DEFAULT_SPIN_TIME;
+  /* a last sample would keep the previous frame's slot out of the ring
+   * until the next frame, and return it inside the next chain call */
+  gst_base_sink_set_last_sample_enabled (GST_BASE_SINK (self), FALSE);
 }

@@ -54,8 +54,9 @@ to_monotonic (GstDoradmaSinkRender * r, GstClockTime ts)
 }
 
 /* The frame record of a slot (`slot_size` bytes) whose planes start at
- * `offset` with `pstride` (bytes from the slot's first byte). */
-static void
+ * `offset` with `pstride` (bytes from the slot's first byte). FALSE when
+ * the planes do not fit in the slot. */
+static gboolean
 fill_frame_info_planes (GstDoradmaSinkRender * r, const GstVideoInfo * info,
     const gsize * offset, const gint * pstride, gsize buf_size,
     gsize slot_size, GstBuffer * src, struct doradma_frame_info *fi)
@@ -78,6 +79,8 @@ fill_frame_info_planes (GstDoradmaSinkRender * r, const GstVideoInfo * info,
       end = MAX (end, pl->offset + (guint64) pl->stride * (pl->rows - 1) +
           pl->row_bytes);
   }
+  if (end > slot_size)
+    return FALSE;
   fi->payload_bytes = MIN (MAX (end, buf_size), slot_size);
 
   crop = gst_buffer_get_video_crop_meta (src);
@@ -95,6 +98,15 @@ fill_frame_info_planes (GstDoradmaSinkRender * r, const GstVideoInfo * info,
   fi->flags = GST_BUFFER_FLAGS (src) & GST_DORADMA_CARRIED_FLAGS;
   fi->video_flags = GST_BUFFER_FLAGS (src) & ~(GST_BUFFER_FLAG_LAST - 1);
   fi->mono_pts = to_monotonic (r, GST_BUFFER_PTS (src));
+  return TRUE;
+}
+
+static GstFlowReturn
+layout_error (GstDoradmaSinkRender * r, GstBuffer * buf)
+{
+  GST_ELEMENT_ERROR (r->sink, STREAM, FORMAT, ("Could not map a video frame"),
+      ("buffer %" GST_PTR_FORMAT " does not match the caps", buf));
+  return GST_FLOW_ERROR;
 }
 
 /* ---------------------------------------------------------------------- */
@@ -117,8 +129,38 @@ publish_frame (GstDoradmaSinkRender * r, GstMemory * mem, GstVideoFrame * f,
     offset[p] = (const guint8 *) f->data[p] - base;
     pstride[p] = GST_VIDEO_FRAME_PLANE_STRIDE (f, p);
   }
-  fill_frame_info_planes (r, &f->info, offset, pstride, buf_size,
-      mem->maxsize, src, &fi);
+  if (!fill_frame_info_planes (r, &f->info, offset, pstride, buf_size,
+          mem->maxsize, src, &fi))
+    return layout_error (r, src);
+  return gst_doradma_producer_publish (r->producer, mem, &fi);
+}
+
+/* Publishes the slot memory `mem` that upstream wrote `buf` into, in the
+ * layout of the buffer's video meta, else of the caps. No map: the
+ * offsets and strides are all a map would give. */
+static GstFlowReturn
+publish_in_place (GstDoradmaSinkRender * r, GstMemory * mem, GstBuffer * buf)
+{
+  const GstVideoInfo *info = &r->info;
+  GstVideoMeta *meta = gst_buffer_get_video_meta (buf);
+  gsize offset[GST_VIDEO_MAX_PLANES] = { 0 };
+  gint pstride[GST_VIDEO_MAX_PLANES] = { 0 };
+  gsize size = gst_buffer_get_size (buf);
+  struct doradma_frame_info fi;
+  guint p;
+
+  if (meta ? meta->format != GST_VIDEO_INFO_FORMAT (info)
+      || meta->n_planes != GST_VIDEO_INFO_N_PLANES (info)
+      : size < GST_VIDEO_INFO_SIZE (info))
+    return layout_error (r, buf);
+  /* offsets from the slot's first byte: the buffer starts at mem->offset */
+  for (p = 0; p < GST_VIDEO_INFO_N_PLANES (info); p++) {
+    offset[p] = mem->offset + (meta ? meta->offset[p] : info->offset[p]);
+    pstride[p] = meta ? meta->stride[p] : info->stride[p];
+  }
+  if (!fill_frame_info_planes (r, info, offset, pstride, size, mem->maxsize,
+          buf, &fi))
+    return layout_error (r, buf);
   return gst_doradma_producer_publish (r->producer, mem, &fi);
 }
 
@@ -185,9 +227,7 @@ render_copy (GstDoradmaSinkRender * r, GstBuffer * buf)
 map_failed:
   {
     gst_buffer_unref (tmp);
-    GST_ELEMENT_ERROR (r->sink, STREAM, FORMAT, ("Could not map a video frame"),
-        ("buffer %" GST_PTR_FORMAT " does not match the caps", buf));
-    return GST_FLOW_ERROR;
+    return layout_error (r, buf);
   }
 }
 
@@ -208,8 +248,9 @@ publish_device_slot (GstDoradmaSinkRender * r, GstBuffer * buf,
     g_free (err);
     return GST_FLOW_ERROR;
   }
-  fill_frame_info_planes (r, &r->info, layout->offset, layout->stride,
-      layout->size, slot->maxsize, buf, &fi);
+  if (!fill_frame_info_planes (r, &r->info, layout->offset, layout->stride,
+          layout->size, slot->maxsize, buf, &fi))
+    return layout_error (r, buf);
   ret = gst_doradma_producer_publish (r->producer, slot, &fi);
   if (ret == GST_FLOW_OK)
     /* upstream may keep the buffer: a later write map must copy instead of
@@ -266,9 +307,11 @@ render_device (GstDoradmaSinkRender * r, GstBuffer * buf)
     r->told_copies = TRUE;
   }
 
-  fill_frame_info_planes (r, info, info->offset, info->stride,
-      info->size, mem->maxsize, buf, &fi);
-  ret = gst_doradma_producer_publish (r->producer, mem, &fi);
+  if (fill_frame_info_planes (r, info, info->offset, info->stride,
+          info->size, mem->maxsize, buf, &fi))
+    ret = gst_doradma_producer_publish (r->producer, mem, &fi);
+  else
+    ret = layout_error (r, buf);
   gst_memory_unref (mem);
   return ret;
 
@@ -288,8 +331,6 @@ static GstFlowReturn
 render_host (GstDoradmaSinkRender * r, GstBuffer * buf)
 {
   GstMemory *mem = NULL;
-  GstVideoFrame f;
-  GstFlowReturn ret;
 
   if (gst_buffer_n_memory (buf) == 1)
     mem = gst_buffer_peek_memory (buf, 0);
@@ -299,15 +340,7 @@ render_host (GstDoradmaSinkRender * r, GstBuffer * buf)
     return render_copy (r, buf);
 
   /* upstream wrote into the slot: publish it in place */
-  if (!gst_video_frame_map (&f, &r->info, buf, GST_MAP_READ)) {
-    GST_ELEMENT_ERROR (r->sink, STREAM, FORMAT, ("Could not map a video "
-            "frame"), ("buffer %" GST_PTR_FORMAT " does not match the caps",
-            buf));
-    return GST_FLOW_ERROR;
-  }
-  ret = publish_frame (r, mem, &f, gst_buffer_get_size (buf), buf);
-  gst_video_frame_unmap (&f);
-  return ret;
+  return publish_in_place (r, mem, buf);
 }
 
 GstFlowReturn

@@ -143,6 +143,63 @@ GST_START_TEST (test_alignment_padding_is_published_as_frame_geometry)
 
 GST_END_TEST;
 
+/* basesink's last sample would hold the previous frame's slot out of the
+ * ring until the next frame came (issue 14: and return it in the next
+ * frame's chain call) */
+GST_START_TEST (test_no_slot_is_kept_as_last_sample)
+{
+  gchar *ch = t_channel ("lastsample");
+  GstHarness *h = t_sink_harness (ch, T_CAPS);
+  GstBufferPool *pool = t_sink_pool (h, T_CAPS, NULL);
+  GstSample *last = NULL;
+  gboolean enabled = TRUE;
+  GstBuffer *buf;
+
+  fail_unless_equals_int (gst_buffer_pool_acquire_buffer (pool, &buf, NULL),
+      GST_FLOW_OK);
+  fail_unless_equals_int (gst_harness_push (h, buf), GST_FLOW_OK);
+  g_object_get (h->element, "enable-last-sample", &enabled,
+      "last-sample", &last, NULL);
+  fail_if (enabled);
+  fail_unless (last == NULL, "the sink keeps %" GST_PTR_FORMAT, last);
+  fail_unless_equals_uint64 (t_stat (h->element, "copies"), 0);
+
+  t_teardown (h, pool, ch);
+}
+
+GST_END_TEST;
+
+/* A slot published in place is described by its video meta, without a
+ * map: a meta whose planes run past the slot is a format error, and
+ * nothing is published. */
+GST_START_TEST (test_slot_whose_video_meta_overruns_it_is_refused)
+{
+  gchar *ch = t_channel ("overrun");
+  GstHarness *h = t_sink_harness (ch, T_CAPS);
+  GstBufferPool *pool = t_sink_pool (h, T_CAPS, NULL);
+  struct doradma_reader *r = NULL;
+  struct doradma_frame frame;
+  struct doradma_diag diag;
+  GstVideoMeta *meta;
+  GstBuffer *buf;
+
+  fail_unless_equals_int (gst_buffer_pool_acquire_buffer (pool, &buf, NULL),
+      GST_FLOW_OK);
+  meta = gst_buffer_get_video_meta (buf);
+  fail_unless (meta != NULL);
+  meta->stride[0] = 1 << 20;
+  fail_unless_equals_int (gst_harness_push (h, buf), GST_FLOW_ERROR);
+  fail_unless_equals_uint64 (t_stat (h->element, "frames"), 0);
+  r = t_reader (ch, FALSE);
+  fail_unless_equals_int (doradma_reader_next (r, DORADMA_READ_NEXT,
+          10 * GST_MSECOND, &frame, &diag), -ETIMEDOUT);
+
+  doradma_reader_close (r);
+  t_teardown (h, pool, ch);
+}
+
+GST_END_TEST;
+
 GST_START_TEST (test_writable_map_of_a_published_slot_makes_a_private_copy)
 {
   gchar *ch = t_channel ("cow");
@@ -454,6 +511,8 @@ pool_suite (void)
   tcase_add_test (tc,
       test_waiting_acquire_does_not_poll_while_the_sink_is_unlocked);
   tcase_add_test (tc, test_adjacent_shares_of_a_slot_are_a_span);
+  tcase_add_test (tc, test_no_slot_is_kept_as_last_sample);
+  tcase_add_test (tc, test_slot_whose_video_meta_overruns_it_is_refused);
   return s;
 }
 
