@@ -12,8 +12,8 @@
 # bench tools there in build-bench-deb13 (through run.sh, BUILD_ONLY), runs
 # bench.py with the chroot's /usr/bin/python3 and every transport, stores
 # the run as tests/bench/transport/runs/trixie-<date>.json and writes
-# docs/bench/results-trixie.md from that one run (report.py; its plots go to
-# build-bench-deb13/plots, not to docs).
+# docs/bench/results-trixie.md from the newest RUNS (default 2) of those
+# (report.py; its plots go to build-bench-deb13/plots, not to docs).
 #
 # The CUDA toolkit is not mounted (DORADMA_CHROOT_CUDA=0 unless set): the
 # transports measured are the CPU ones. Environment: BENCH_ARGS (extra
@@ -62,7 +62,9 @@ in_chroot "/usr/bin/python3 $bench/bench.py --tools $b/bench-transport --gst $b/
   --out $out --rounds $rounds ${BENCH_ARGS:-}" || die "bench.py failed"
 
 if [ -z "${NO_REPORT:-}" ]; then
+  # shellcheck disable=SC2012
+  last=$(ls -1 "$bench"/runs/trixie-*.json | sort | tail -n "${RUNS:-2}" | tr '\n' ' ')
   in_chroot "mkdir -p $b/plots && /usr/bin/python3 $bench/report.py \
     --md $SRC/docs/bench/results-trixie.md --png-dir $b/plots \
-    --cmd 'sudo bash tests/bench/transport/run-trixie.sh $rounds' $out" || die "report.py failed"
+    --cmd 'sudo bash tests/bench/transport/run-trixie.sh' $last" || die "report.py failed"
 fi
