@@ -17,7 +17,8 @@
 #
 # The CUDA toolkit is not mounted (DORADMA_CHROOT_CUDA=0 unless set): the
 # transports measured are the CPU ones. Environment: BENCH_ARGS (extra
-# bench.py arguments), NO_REPORT=1 (only measure), BENCH_MAX_LOAD and
+# bench.py arguments), RUNS (runs in the report), NO_REPORT=1 (only
+# measure), BENCH_MAX_LOAD and
 # BENCH_LOAD_WAIT_S (below).
 set -uo pipefail
 
