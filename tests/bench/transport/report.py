@@ -107,10 +107,11 @@ def trial_metrics(t):
                 # doradmasrc's `copies` counts only over-quota / layout copies;
                 # copy=true copies every delivered frame (reader_copy_next)
                 cp += 1.0
-    elif t["transport"].startswith("shm"):
+    elif t["transport"].startswith("shm") or t["transport"] == "unixfd":
         if src.get("produced"):
             # shmsink copies exactly the frames not in its allocator's memory
-            # (gstshmsink.c render); shmsrc wraps the block read-only: 0
+            # (gstshmsink.c render); shmsrc wraps the block read-only: 0;
+            # unixfdsink likewise copies memory that is not fd memory
             cp = src.get("foreign_mem", 0) / src["produced"]
     else:
         cp = 0.0
@@ -227,7 +228,14 @@ def main():
              "(magic, counter, CLOCK_MONOTONIC, and in paced trials the push "
              "time) into each frame, never the pixels.")
     L.append("")
+    trixie = os.path.join(os.path.dirname(os.path.abspath(a.md)),
+                          "results-trixie.md")
     for s in runs[0]["config"].get("skipped", []):
+        if s.startswith("unixfd") and os.path.exists(trixie) \
+                and os.path.abspath(a.md) != trixie:
+            s += ("; measured in the Debian 13 chroot (GStreamer 1.26) by "
+                  "tests/bench/transport/run-trixie.sh: "
+                  "[results-trixie.md](results-trixie.md)")
         L.append("**Skipped:** %s\n" % s)
 
     # --- throughput table
@@ -305,23 +313,28 @@ def main():
         L.append("doradma transports were not measured in these runs (see Skipped); "
                  "the targets cannot be evaluated.\n")
     else:
-        L.append("| size | transport | fps / shmsink fps | fps / floor fps | "
-                 "transport µs/frame thr / paced | p50 / futex | p99 / futex |")
-        L.append("|---|---|---|---|---|---|---|")
+        have_ufd = "unixfd" in transports
+        L.append("| size | transport | fps / shmsink fps | %sfps / floor fps | "
+                 "transport µs/frame thr / paced | p50 / futex | p99 / futex |"
+                 % ("fps / unixfd fps | " if have_ufd else ""))
+        L.append("|---|---|---|---|---|---|---|" + ("---|" if have_ufd else ""))
         for s in sizes:
             per = period_for(last, s)
             f50 = med([f["p50"] / 1e3 for f in futex.get(per, [])])
             f99 = med([f["p99"] / 1e3 for f in futex.get(per, [])])
             shm = med([m["fps"] for m in data.get(("shm", s, "thr"), [])])
             flo = med([m["fps"] for m in data.get(("floor", s, "thr"), [])])
+            ufd = med([m["fps"] for m in data.get(("unixfd", s, "thr"), [])])
             for t in [t for t in transports if t.startswith("dm-")]:
                 ms = data.get((t, s, "thr"), [])
                 mp = data.get((t, s, "paced"), [])
                 f = med([m["fps"] for m in ms])
                 p50 = med([m["lat_p50"] for m in mp])
                 p99 = med([m["lat_p99"] for m in mp])
-                L.append("| %s | %s | %s | %s | %s / %s | %s | %s |" % (
+                L.append("| %s | %s | %s | %s%s | %s / %s | %s | %s |" % (
                     SNAME[s], t, fmt(f / shm, 2) if f and shm else "–",
+                    "" if not have_ufd else
+                    (fmt(f / ufd, 2) if f and ufd else "–") + " | ",
                     fmt(f / flo, 3) if f and flo else "–",
                     fmt(med([m["cpu_tx"] for m in ms]), 2),
                     fmt(med([m["cpu_tx"] for m in mp]), 2),
@@ -457,9 +470,36 @@ def where_we_stand(data, futex, last, sizes):
         L.append("| ≥ 3× shmsink frames/s at 4K (delivered) | 4K | %s: %s vs %s = "
                  "%s× | %s |" % (t, fmt(f, 0), fmt(shm, 0), fmt(f / shm, 2),
                                  yes(f >= 3 * shm)))
+    L += unixfd_rows(m_of, sizes)
     L.append("")
     L += stage_table(data, sizes)
     return L
+
+
+def unixfd_rows(m_of, sizes):
+    """GStreamer >= 1.24's unixfdsink/unixfdsrc next to doradma, from the
+    same runs (issue 14 sets no target against it: met? is –)."""
+    rows = []
+    dm = ("dm-spin", "dm-lossless", "dm-latest")
+    for s in sizes:
+        u = m_of("unixfd", s, "paced", "lat_p50")
+        if u is None:
+            continue
+        rows.append("| unixfd (reference): end-to-end p50, paced | %s | unixfd "
+                    "%s µs; %s | – |" % (SNAME[s], fmt(u), "; ".join(
+                        "%s %s µs (%s× lower)" % (t, fmt(v), fmt(u / v, 1))
+                        for t, v in ((t, m_of(t, s, "paced", "lat_p50"))
+                                     for t in dm + ("shm",)) if v)))
+    for s in sizes:
+        u = m_of("unixfd", s, "thr", "fps")
+        if u is None:
+            continue
+        rows.append("| unixfd (reference): frames/s delivered, unthrottled | %s "
+                    "| unixfd %s; %s | – |" % (SNAME[s], fmt(u, 0), "; ".join(
+                        "%s %s (%s×)" % (t, fmt(v, 0), fmt(v / u, 1))
+                        for t, v in ((t, m_of(t, s, "thr", "fps"))
+                                     for t in dm + ("shm",)) if v)))
+    return rows
 
 
 def stage_table(data, sizes):
