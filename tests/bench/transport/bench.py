@@ -211,6 +211,22 @@ class Runner:
         return res
 
 
+def gst_version():
+    """The GStreamer that runs the pipelines: pkg-config where -dev
+    packages are installed, else gst-launch-1.0's own answer (the GPU
+    machine's runtime kit has no .pc files)."""
+    for cmd in (["pkg-config", "--modversion", "gstreamer-1.0"],
+                ["gst-launch-1.0", "--version"]):
+        try:
+            out = subprocess.run(cmd, capture_output=True, text=True).stdout
+        except OSError:
+            continue
+        for word in out.split():
+            if word[:1].isdigit() and word.count(".") == 2:
+                return word
+    return ""
+
+
 def machine():
     m = {"cores": os.cpu_count(), "kernel": platform.release(),
          "machine": platform.machine()}
@@ -222,12 +238,7 @@ def machine():
                     break
     except OSError:
         pass
-    try:
-        v = subprocess.run(["pkg-config", "--modversion", "gstreamer-1.0"],
-                           capture_output=True, text=True).stdout.strip()
-        m["gstreamer"] = v
-    except OSError:
-        pass
+    m["gstreamer"] = gst_version()
     try:
         with open("/proc/meminfo") as f:
             m["mem_total"] = f.readline().split(":", 1)[1].strip()
