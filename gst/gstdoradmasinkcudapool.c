@@ -47,15 +47,8 @@ G_DEFINE_TYPE (GstDoradmaSinkCudaPool, gst_doradma_sink_cuda_pool,
  * that this pool does not have. */
 static GstBufferPoolClass *base_class;
 
-static GQuark
-slot_quark (void)
-{
-  static GQuark q;
-
-  if (q == 0)
-    q = g_quark_from_static_string ("GstDoradmaSinkCudaPoolSlot");
-  return q;
-}
+/* slot_quark (): the qdata that names a wrapper's slot memory */
+G_DEFINE_QUARK (GstDoradmaSinkCudaPoolSlot, slot);
 
 static gboolean
 gst_doradma_sink_cuda_pool_set_config (GstBufferPool * pool,
