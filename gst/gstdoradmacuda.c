@@ -636,6 +636,11 @@ gst_doradma_cuda_upload_frame (GstDoradmaCudaCopier * copier,
       && gst_is_cuda_memory ((cmem = gst_buffer_peek_memory (buf, 0)))) {
     GstVideoMeta *meta = gst_buffer_get_video_meta (buf);
 
+#ifdef HAVE_GST_CUDA_ALLOC_WRAPPED
+    /* >= 1.24: upstream may have queued its write on the memory's stream
+     * and returned; our copy runs on another stream */
+    gst_cuda_memory_sync (GST_CUDA_MEMORY_CAST (cmem));
+#endif
     if (!gst_memory_map (cmem, &cmap, GST_MAP_READ | GST_MAP_CUDA)) {
       set_reason (err, g_strdup ("could not map the upstream CUDA memory"));
       return FALSE;

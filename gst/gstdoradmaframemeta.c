@@ -71,6 +71,7 @@ gst_buffer_add_doradma_frame_meta (GstBuffer * buffer, guint64 seq,
   GstDoradmaFrameMeta *m;
 
   g_return_val_if_fail (GST_IS_BUFFER (buffer), NULL);
+  g_return_val_if_fail (gst_buffer_is_writable (buffer), NULL);
 
   /* one per buffer: a recycled buffer's is updated, not doubled */
   m = gst_buffer_get_doradma_frame_meta (buffer);

@@ -65,7 +65,8 @@ const GstMetaInfo *gst_doradma_frame_meta_get_info (void);
  * @caps_epoch: the writer's caps generation
  *
  * Sets the frame meta of @buffer, adding it when @buffer has none (a
- * buffer has at most one: an existing one is updated in place).
+ * buffer has at most one: an existing one is updated in place, its
+ * @receive_time and @delivery_time kept; a new one has them 0).
  *
  * Returns: (transfer none): the frame meta of @buffer.
  */

@@ -254,8 +254,9 @@ publish_device_slot (GstDoradmaSinkRender * r, GstBuffer * buf,
   ret = gst_doradma_producer_publish (r->producer, slot, &fi);
   if (ret == GST_FLOW_OK)
     /* upstream may keep the buffer: a later write map must copy instead of
-     * scribbling over a frame readers lease */
-    GST_MINI_OBJECT_FLAG_SET (gst_buffer_peek_memory (buf, 0),
+     * scribbling over a frame readers lease. Atomic: GstCudaMemory changes
+     * its transfer flags in the same word when another holder maps it. */
+    g_atomic_int_or (&GST_MINI_OBJECT_FLAGS (gst_buffer_peek_memory (buf, 0)),
         GST_MEMORY_FLAG_READONLY);
   return ret;
 }

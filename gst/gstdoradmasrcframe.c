@@ -74,6 +74,12 @@ gst_doradma_frame_add_crop_meta (GstBuffer * buf,
   crop->height = fi->crop_height;
 }
 
+/* The map functions of a video meta as gst_buffer_add_video_meta_full
+ * makes it (a downstream element may replace them on a meta it got) */
+static gboolean (*default_map) (GstVideoMeta *, guint, GstMapInfo *,
+    gpointer *, gint *, GstMapFlags);
+static gboolean (*default_unmap) (GstVideoMeta *, guint, GstMapInfo *);
+
 void
 gst_doradma_frame_add_metas (GstBuffer * buf, const GstVideoInfo * info,
     const struct doradma_frame_info *fi)
@@ -87,12 +93,20 @@ gst_doradma_frame_add_metas (GstBuffer * buf, const GstVideoInfo * info,
     offset[p] = fi->planes[p].offset;
     stride[p] = fi->planes[p].stride;
   }
+  if (vm && (vm->map != default_map || vm->unmap != default_unmap)) {
+    /* a recycled buffer's meta whose map a previous holder replaced */
+    gst_buffer_remove_meta (buf, (GstMeta *) vm);
+    vm = NULL;
+  }
   if (vm == NULL) {
-    gst_buffer_add_video_meta_full (buf, GST_VIDEO_FRAME_FLAG_NONE,
+    vm = gst_buffer_add_video_meta_full (buf, GST_VIDEO_FRAME_FLAG_NONE,
         GST_VIDEO_INFO_FORMAT (info), fi->width, fi->height, fi->n_planes,
         offset, stride);
+    default_map = vm->map;
+    default_unmap = vm->unmap;
   } else {
     /* a recycled buffer's: what gst_buffer_add_video_meta_full sets */
+    gst_video_alignment_reset (&vm->alignment);
     vm->flags = GST_VIDEO_FRAME_FLAG_NONE;
     vm->format = GST_VIDEO_INFO_FORMAT (info);
     vm->id = 0;

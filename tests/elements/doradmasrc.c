@@ -831,6 +831,75 @@ GST_START_TEST (test_a_memory_kept_beyond_its_buffer_keeps_its_lease)
 
 GST_END_TEST;
 
+/* the SDK's setter updates a meta in place: never on a buffer that others
+ * hold (they would see it change) */
+GST_START_TEST (test_frame_meta_setter_needs_a_writable_buffer)
+{
+  GstBuffer *buf = gst_buffer_new (), *other;
+  GLogLevelFlags fatal;
+
+  fail_unless (gst_buffer_add_doradma_frame_meta (buf, 1, 0, 10, 1) != NULL);
+  other = gst_buffer_ref (buf);
+  /* the suite runs with G_DEBUG=fatal-criticals: this one is expected */
+  fatal = g_log_set_always_fatal (G_LOG_FATAL_MASK);
+  ASSERT_CRITICAL (gst_buffer_add_doradma_frame_meta (buf, 2, 0, 20, 1));
+  g_log_set_always_fatal (fatal);
+  fail_unless_equals_uint64 (gst_buffer_get_doradma_frame_meta (other)->seq, 1);
+  gst_buffer_unref (other);
+  fail_unless_equals_uint64 (gst_buffer_add_doradma_frame_meta (buf, 3, 0,
+          30, 1)->seq, 3);
+  gst_buffer_unref (buf);
+}
+
+GST_END_TEST;
+
+static gboolean
+replaced_map (GstVideoMeta * meta, guint plane, GstMapInfo * info,
+    gpointer * data, gint * stride, GstMapFlags flags)
+{
+  return FALSE;
+}
+
+/* A downstream element may change the video meta of a buffer it got (its
+ * alignment, its map function): the recycled shell's next frame gets a
+ * meta as new, never the previous holder's changes. */
+GST_START_TEST (test_a_recycled_buffer_gets_a_fresh_video_meta)
+{
+  gchar *ch = t_channel ("vmeta");
+  struct doradma_writer *w = lib_writer (ch, T_CAPS, 4, 0);
+  GstHarness *h = src_new (ch, "read-mode=next");
+  GstCaps *caps = gst_caps_from_string (T_CAPS);
+  GstVideoFrame f;
+  GstVideoInfo info;
+  GstVideoMeta *vm;
+  GstBuffer *buf;
+  guint i;
+
+  fail_unless (gst_video_info_from_caps (&info, caps));
+  gst_caps_unref (caps);
+  for (i = 1; i < 8; i++) {
+    lib_publish (w, T_CAPS, i, mono_now ());
+    buf = gst_harness_pull (h);
+    vm = gst_buffer_get_video_meta (buf);
+    fail_unless (vm != NULL);
+    fail_unless_equals_int (vm->alignment.padding_top, 0);
+    fail_if (vm->map == replaced_map, "frame %u: a previous holder's map", i);
+    fail_unless (gst_video_frame_map (&f, &info, buf, GST_MAP_READ));
+    fail_unless_equals_int (((guint8 *) f.data[0])[0], i);
+    gst_video_frame_unmap (&f);
+    /* what a downstream element may do to the meta of its buffer */
+    vm->alignment.padding_top = 8;
+    vm->map = replaced_map;
+    gst_buffer_unref (buf);
+  }
+  gst_harness_teardown (h);
+  doradma_writer_close (w);
+  fail_unless (t_shm_clean (ch));
+  g_free (ch);
+}
+
+GST_END_TEST;
+
 #define T_PAD "video/x-raw,format=I420,width=330,height=250,framerate=30/1"
 
 /* Finding 1: copy=true (like the zero-copy path) hands a downstream that
@@ -1561,6 +1630,8 @@ doradmasrc_suite (void)
   tcase_add_test (tc, test_latest_mode_delivers_the_newest_frame);
   tcase_add_test (tc, test_mapping_outlives_the_element_while_buffers_are_held);
   tcase_add_test (tc, test_a_memory_kept_beyond_its_buffer_keeps_its_lease);
+  tcase_add_test (tc, test_a_recycled_buffer_gets_a_fresh_video_meta);
+  tcase_add_test (tc, test_frame_meta_setter_needs_a_writable_buffer);
   tcase_add_test (tc,
       test_without_video_meta_every_mode_pushes_the_default_layout);
   tcase_add_test (tc, test_padded_frames_go_zero_copy_into_videoconvert);
