@@ -17,7 +17,6 @@
 
 #include "gstdoradmaconsumer.h"
 #include "gstdoradmasrcframe.h"
-#include "gstdoradmamemoryprivate.h"
 
 #define GST_CAT_DEFAULT gst_doradma_debug
 
@@ -25,8 +24,6 @@
 
 /* _read's outcomes besides GST_FLOW_OK */
 #define AGAIN GST_FLOW_CUSTOM_SUCCESS   /* no frame (timeout 0) */
-
-typedef struct _GstDoradmaLeaseShells GstDoradmaLeaseShells;
 
 struct _GstDoradmaConsumer
 {
@@ -63,125 +60,6 @@ struct _GstDoradmaConsumer
 };
 
 /* ---------------------------------------------------------------------- */
-/* Lease shells: leased memories whose last reference went (their lease
- * ended), disowned, kept for the next lease. Shared by the consumer and
- * every reader handle it made, as the memories out hold a handle. */
-
-struct _GstDoradmaLeaseShells
-{
-  gint refcount;
-  GMutex lock;
-  gboolean closed;              /* the consumer went: free, do not keep */
-  GPtrArray *free;              /* GstMemory, one reference each */
-};
-
-static GstDoradmaLeaseShells *
-lease_shells_new (void)
-{
-  GstDoradmaLeaseShells *sh = g_new0 (GstDoradmaLeaseShells, 1);
-
-  sh->refcount = 1;
-  g_mutex_init (&sh->lock);
-  sh->free = g_ptr_array_new_full (8, (GDestroyNotify) gst_memory_unref);
-  return sh;
-}
-
-static GstDoradmaLeaseShells *
-lease_shells_ref (GstDoradmaLeaseShells * sh)
-{
-  g_atomic_int_inc (&sh->refcount);
-  return sh;
-}
-
-static void
-lease_shells_unref (GstDoradmaLeaseShells * sh)
-{
-  if (sh && g_atomic_int_dec_and_test (&sh->refcount)) {
-    g_ptr_array_unref (sh->free);
-    g_mutex_clear (&sh->lock);
-    g_free (sh);
-  }
-}
-
-/* The consumer goes: shells are freed, and memories still out are freed
- * (not kept) when they come back. */
-static void
-lease_shells_close (GstDoradmaLeaseShells * sh)
-{
-  GPtrArray *free;
-
-  g_mutex_lock (&sh->lock);
-  sh->closed = TRUE;
-  free = sh->free;
-  sh->free = g_ptr_array_new_full (0, (GDestroyNotify) gst_memory_unref);
-  g_mutex_unlock (&sh->lock);
-  g_ptr_array_unref (free);
-  lease_shells_unref (sh);
-}
-
-/* Takes `mem` (in its dispose, no reference left) as a free shell: TRUE
- * when kept (disowned, resurrected), FALSE to let it be freed. */
-static gboolean
-lease_shells_keep (GstDoradmaLeaseShells * sh, GstMemory * mem)
-{
-  gboolean keep;
-
-  g_mutex_lock (&sh->lock);
-  keep = !sh->closed && gst_doradma_memory_disown (mem);
-  if (keep)
-    g_ptr_array_add (sh->free, gst_memory_ref (mem));
-  g_mutex_unlock (&sh->lock);
-  return keep;
-}
-
-/* A free shell, or NULL. */
-static GstMemory *
-lease_shells_take (GstDoradmaLeaseShells * sh)
-{
-  GstMemory *mem = NULL;
-
-  g_mutex_lock (&sh->lock);
-  if (sh->free->len > 0)
-    mem = g_ptr_array_steal_index_fast (sh->free, sh->free->len - 1);
-  g_mutex_unlock (&sh->lock);
-  return mem;
-}
-
-/* ---------------------------------------------------------------------- */
-/* The reader handle: refcounted, so leased memories keep the mapping (and
- * the segment's CUDA registration) alive after the element let go. */
-
-GstDoradmaReaderHandle *
-gst_doradma_reader_handle_new (struct doradma_reader *r)
-{
-  GstDoradmaReaderHandle *rh = g_new0 (GstDoradmaReaderHandle, 1);
-
-  rh->refcount = 1;
-  rh->r = r;
-  return rh;
-}
-
-GstDoradmaReaderHandle *
-gst_doradma_reader_handle_ref (GstDoradmaReaderHandle * rh)
-{
-  g_atomic_int_inc (&rh->refcount);
-  return rh;
-}
-
-void
-gst_doradma_reader_handle_unref (GstDoradmaReaderHandle * rh)
-{
-  if (rh && g_atomic_int_dec_and_test (&rh->refcount)) {
-    /* unregister / unmap the IPC handle before the mapping goes; a forked
-     * child's close leaves our entry alone (the lib's fork generation) */
-    gst_doradma_cuda_reader_free (rh->cuda);
-    doradma_reader_close (rh->r);
-    lease_shells_unref (rh->shells);
-    g_free (rh);
-  }
-}
-
-/* ---------------------------------------------------------------------- */
 /* Construction */
 
 GstDoradmaConsumer *
@@ -206,7 +84,7 @@ gst_doradma_consumer_new (GstElement * owner,
   c->cancel_fd = fd;
   g_mutex_init (&c->lock);
   c->discont = TRUE;
-  c->shells = lease_shells_new ();
+  c->shells = gst_doradma_lease_shells_new ();
   return c;
 }
 
@@ -251,7 +129,7 @@ gst_doradma_consumer_free (GstDoradmaConsumer * c)
     gst_doradma_consumer_drop (c, &c->pending);
   gst_doradma_pool_clear (&c->raw_pool);
   drop_reader (c);
-  lease_shells_close (c->shells);
+  gst_doradma_lease_shells_close (c->shells);
   close (c->cancel_fd);
   g_mutex_clear (&c->lock);
   g_free (c->s.channel);
@@ -502,9 +380,8 @@ open_reader (GstDoradmaConsumer * c, guint64 token,
     return GST_FLOW_ERROR;
   }
   doradma_reader_set_spin (reader, c->s.spin_time);
-  *out = gst_doradma_reader_handle_new (reader);
+  *out = gst_doradma_reader_handle_new (reader, c->shells);
   (*out)->cuda = cr;
-  (*out)->shells = lease_shells_ref (c->shells);
   GST_INFO_OBJECT (c->owner, "joined channel \"%s\"", c->s.channel);
   return GST_FLOW_OK;
 
@@ -836,70 +713,17 @@ gst_doradma_consumer_drop (GstDoradmaConsumer * c, GstDoradmaConsumerFrame * fr)
   g_mutex_unlock (&c->lock);
 }
 
-/* A leased slot as an owner of gst_doradma_memory_new: the memory holds a
- * reference on the handle (so the mapping outlives the element) and
- * releases the lease when its last reference goes, from any thread: then
- * it is kept as a shell for the next lease (lease_returned), or freed
- * (lease_release, lease_owner_unref) once the consumer is gone. The lib
- * makes a release from a forked child a no-op, so there is no getpid
- * here. */
-static gpointer
-lease_owner_ref (gpointer rh)
-{
-  g_atomic_int_inc (&((GstDoradmaReaderHandle *) rh)->outstanding);
-  return gst_doradma_reader_handle_ref (rh);
-}
-
-static void
-lease_owner_unref (gpointer rh)
-{
-  g_atomic_int_add (&((GstDoradmaReaderHandle *) rh)->outstanding, -1);
-  gst_doradma_reader_handle_unref (rh);
-}
-
-static void
-lease_release (gpointer rh, guint32 slot, GstMemory * mem)
-{
-  doradma_reader_release (((GstDoradmaReaderHandle *) rh)->r, slot);
-}
-
-/* The memory is disowned and kept before the lease ends: once kept it may
- * wrap another slot at once, but `slot` and `rh` are ours. */
-static gboolean
-lease_returned (gpointer owner, guint32 slot, GstMemory * mem)
-{
-  GstDoradmaReaderHandle *rh = owner;
-
-  if (rh->shells == NULL || !lease_shells_keep (rh->shells, mem))
-    return TRUE;
-  lease_release (rh, slot, mem);
-  lease_owner_unref (rh);
-  return FALSE;
-}
-
-static const GstDoradmaMemoryOwner lease_owner = {
-  lease_returned, lease_release, lease_owner_ref, lease_owner_unref
-};
-
 GstMemory *
 gst_doradma_consumer_lease_memory (GstDoradmaConsumer * c,
     GstDoradmaConsumerFrame * fr)
 {
-  GstMemory *mem;
   guint64 devptr;
 
   g_return_val_if_fail (fr->leased, NULL);
 
   fr->leased = FALSE;           /* the memory owns the lease now */
   devptr = gst_doradma_cuda_reader_frame_pointer (c->rh->cuda, &fr->f);
-  if ((mem = lease_shells_take (c->shells)) == NULL)
-    return gst_doradma_memory_new (GST_MEMORY_FLAG_READONLY,
-        (gpointer) fr->f.data, fr->f.info.payload_bytes, fr->f.slot, devptr,
-        &lease_owner, c->rh);
-  gst_doradma_memory_reuse (mem, GST_MEMORY_FLAG_READONLY,
-      (gpointer) fr->f.data, fr->f.info.payload_bytes, fr->f.slot, devptr,
-      &lease_owner, c->rh);
-  return mem;
+  return gst_doradma_lease_memory (c->rh, &fr->f, devptr);
 }
 
 guint

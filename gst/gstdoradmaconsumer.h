@@ -27,31 +27,9 @@
 
 #include "gstdoradmaelements.h"
 #include "gstdoradmacuda.h"
+#include "gstdoradmalease.h"
 
 G_BEGIN_DECLS
-
-/* ---------------------------------------------------------------------- */
-/* Reader side: a refcounted handle on a doradma_reader. Every leased memory
- * holds a reference, so the mapping outlives the element. */
-
-typedef struct _GstDoradmaReaderHandle GstDoradmaReaderHandle;
-struct _GstDoradmaReaderHandle
-{
-  gint refcount;
-  struct doradma_reader *r;
-  gint outstanding;             /* leased memories alive */
-  /* GstDoradmaCudaReader (gstdoradmacuda.h): the segment's CUDA
-   * registration or IPC mapping, or NULL; set once before the first lease,
-   * released by the last unref BEFORE the reader unmaps */
-  gpointer cuda;
-  /* GstDoradmaLeaseShells (gstdoradmaconsumer.c): where this handle's
-   * memories go when their lease ends, or NULL; a reference */
-  gpointer shells;
-};
-
-GstDoradmaReaderHandle *gst_doradma_reader_handle_new (struct doradma_reader *r);
-GstDoradmaReaderHandle *gst_doradma_reader_handle_ref (GstDoradmaReaderHandle * rh);
-void gst_doradma_reader_handle_unref (GstDoradmaReaderHandle * rh);
 
 /* doradmasrc's `transport`: how the reader reaches the GPU. A writer whose
  * slots live in GPU memory is always read through its CUDA IPC handle. */
