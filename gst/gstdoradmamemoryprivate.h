@@ -68,7 +68,7 @@ void gst_doradma_memory_reuse (GstMemory * mem, GstMemoryFlags flags,
     gpointer data, gsize size, guint32 slot, guint64 devptr,
     const GstDoradmaMemoryOwner * vtable, gpointer owner);
 
-/* A reader's lease, as gstdoradmaconsumer.c makes it (a reference on the
+/* A reader's lease, as gstdoradmalease.c makes it (a reference on the
  * reader handle while leased; the lease ends when the last reference goes,
  * in `returned` when the memory is kept as a shell, else on free):
  *
