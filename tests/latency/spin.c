@@ -330,14 +330,18 @@ main (void)
     ret = T_EXIT_PASS;
     goto err;
   }
-  T_CHECK (n >= N_FRAMES / 2, "a sleeping reader made %ld system calls over "
+  /* The reader sleeps for a frame only when it got there before the frame:
+   * on a loaded machine (CI runs the chroot legs beside the sanitizers) it
+   * often does not (497 of 1000 seen). What these two checks ask is that
+   * the count sees the calls at all (a blind count gives 0). */
+  T_CHECK (n >= N_FRAMES / 10, "a sleeping reader made %ld system calls over "
       "%d frames: the count does not see its sleeps", n, N_FRAMES);
   n = count (0, 1000 * MS);
   T_CHECK (n >= 0 && n <= N_FRAMES / 100, "a spinning reader made %ld system "
       "calls over %d frames (at most %d allowed: a rare preemption of the "
       "writer for > 1 s)", n, N_FRAMES, N_FRAMES / 100);
   n = count (1, 0);
-  T_CHECK (n >= N_FRAMES / 2, "a writer waking a sleeping reader made %ld "
+  T_CHECK (n >= N_FRAMES / 10, "a writer waking a sleeping reader made %ld "
       "system calls over %d frames: the count does not see its wakes", n,
       N_FRAMES);
   n = count (1, 1000 * MS);
