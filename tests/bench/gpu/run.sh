@@ -22,7 +22,8 @@
 # the consumer's and producer's figures, doradmasrc's device copies, the GPU
 # memory, and doradmasink's counters from its EOS message (frames, copies,
 # device-copies: 0 where the producer wrote into the sink's CUDA slot pool).
-# TRANSPORTS="doradma-1.26 ..." runs a subset.
+# TRANSPORTS="doradma-1.26 ..." runs a subset; KILLS=0 leaves out the kill -9
+# runs (a 4-transport run then fits one 10-minute device call).
 B126=$(cd "${1:?B126}" && pwd -P); B122=$(cd "${2:?B122}" && pwd -P)
 O=${3:?OUTDIR}; shift 3
 RES=${*:-1920x1080 3840x2160}
@@ -129,6 +130,7 @@ for r in $RES; do
   done
 done
 for t in $TRANSPORTS; do
+  [ "${KILLS:-1}" = 1 ] || break
   killrun $t producer
   killrun $t consumer
 done
