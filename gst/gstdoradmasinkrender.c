@@ -112,24 +112,22 @@ layout_error (GstDoradmaSinkRender * r, GstBuffer * buf)
 /* ---------------------------------------------------------------------- */
 /* Rendering */
 
-/* Publishes slot memory `mem` holding the mapped frame `f`. */
+/* Publishes slot memory `mem` whose frame has its planes `offset` bytes
+ * into the memory (its data, host or device) with `pstride`, `size` bytes
+ * in all; `src` gives the timestamps, flags and crop. */
 static GstFlowReturn
-publish_frame (GstDoradmaSinkRender * r, GstMemory * mem, GstVideoFrame * f,
-    gsize buf_size, GstBuffer * src)
+publish_planes (GstDoradmaSinkRender * r, GstMemory * mem,
+    const gsize * offset, const gint * pstride, gsize size, GstBuffer * src)
 {
-  const guint8 *base = gst_doradma_memory_get_host_pointer (mem);
-  gsize offset[GST_VIDEO_MAX_PLANES] = { 0 };
-  gint pstride[GST_VIDEO_MAX_PLANES] = { 0 };
+  gsize from_slot[GST_VIDEO_MAX_PLANES] = { 0 };
   struct doradma_frame_info fi;
   guint p;
 
-  /* offsets from the slot's first byte, wherever the memory starts */
-  base -= mem->offset;
-  for (p = 0; p < GST_VIDEO_FRAME_N_PLANES (f); p++) {
-    offset[p] = (const guint8 *) f->data[p] - base;
-    pstride[p] = GST_VIDEO_FRAME_PLANE_STRIDE (f, p);
-  }
-  if (!fill_frame_info_planes (r, &f->info, offset, pstride, buf_size,
+  /* the record's offsets count from the slot's first byte, wherever the
+   * memory starts in it */
+  for (p = 0; p < GST_VIDEO_INFO_N_PLANES (&r->info); p++)
+    from_slot[p] = mem->offset + offset[p];
+  if (!fill_frame_info_planes (r, &r->info, from_slot, pstride, size,
           mem->maxsize, src, &fi))
     return layout_error (r, src);
   return gst_doradma_producer_publish (r->producer, mem, &fi);
@@ -143,25 +141,15 @@ publish_in_place (GstDoradmaSinkRender * r, GstMemory * mem, GstBuffer * buf)
 {
   const GstVideoInfo *info = &r->info;
   GstVideoMeta *meta = gst_buffer_get_video_meta (buf);
-  gsize offset[GST_VIDEO_MAX_PLANES] = { 0 };
-  gint pstride[GST_VIDEO_MAX_PLANES] = { 0 };
   gsize size = gst_buffer_get_size (buf);
-  struct doradma_frame_info fi;
-  guint p;
 
   if (meta ? meta->format != GST_VIDEO_INFO_FORMAT (info)
       || meta->n_planes != GST_VIDEO_INFO_N_PLANES (info)
       : size < GST_VIDEO_INFO_SIZE (info))
     return layout_error (r, buf);
-  /* offsets from the slot's first byte: the buffer starts at mem->offset */
-  for (p = 0; p < GST_VIDEO_INFO_N_PLANES (info); p++) {
-    offset[p] = mem->offset + (meta ? meta->offset[p] : info->offset[p]);
-    pstride[p] = meta ? meta->stride[p] : info->stride[p];
-  }
-  if (!fill_frame_info_planes (r, info, offset, pstride, size, mem->maxsize,
-          buf, &fi))
-    return layout_error (r, buf);
-  return gst_doradma_producer_publish (r->producer, mem, &fi);
+  /* the buffer's one memory is `mem`: its offsets are the memory's */
+  return publish_planes (r, mem, meta ? meta->offset : info->offset,
+      meta ? meta->stride : info->stride, size, buf);
 }
 
 /* A slot for a frame that render has to copy. Returns GST_FLOW_OK with
@@ -217,7 +205,8 @@ render_copy (GstDoradmaSinkRender * r, GstBuffer * buf)
   gst_video_frame_unmap (&src);
   COUNT (r, COPIES);
 
-  ret = publish_frame (r, mem, &dst, info->size, buf);
+  /* the slot holds the frame in the default layout of the caps */
+  ret = publish_planes (r, mem, info->offset, info->stride, info->size, buf);
   gst_video_frame_unmap (&dst);
   /* the slot memory returns to its producer, published */
   gst_buffer_unref (tmp);
@@ -238,7 +227,6 @@ static GstFlowReturn
 publish_device_slot (GstDoradmaSinkRender * r, GstBuffer * buf,
     GstMemory * slot, const GstVideoInfo * layout)
 {
-  struct doradma_frame_info fi;
   gchar *err = NULL;
   GstFlowReturn ret;
 
@@ -248,10 +236,9 @@ publish_device_slot (GstDoradmaSinkRender * r, GstBuffer * buf,
     g_free (err);
     return GST_FLOW_ERROR;
   }
-  if (!fill_frame_info_planes (r, &r->info, layout->offset, layout->stride,
-          layout->size, slot->maxsize, buf, &fi))
-    return layout_error (r, buf);
-  ret = gst_doradma_producer_publish (r->producer, slot, &fi);
+  /* the wrapper starts at the slot memory's device address */
+  ret = publish_planes (r, slot, layout->offset, layout->stride, layout->size,
+      buf);
   if (ret == GST_FLOW_OK)
     /* upstream may keep the buffer: a later write map must copy instead of
      * scribbling over a frame readers lease. Atomic: GstCudaMemory changes
@@ -271,7 +258,6 @@ render_device (GstDoradmaSinkRender * r, GstBuffer * buf)
   const GstVideoInfo *layout = NULL;
   GstMemory *slot = gst_doradma_sink_cuda_pool_slot (buf, &layout);
   const GstVideoInfo *info = &r->info;
-  struct doradma_frame_info fi;
   gboolean from_device = FALSE;
   GstMemory *mem = NULL;
   gchar *err = NULL;
@@ -308,11 +294,7 @@ render_device (GstDoradmaSinkRender * r, GstBuffer * buf)
     r->told_copies = TRUE;
   }
 
-  if (fill_frame_info_planes (r, info, info->offset, info->stride,
-          info->size, mem->maxsize, buf, &fi))
-    ret = gst_doradma_producer_publish (r->producer, mem, &fi);
-  else
-    ret = layout_error (r, buf);
+  ret = publish_planes (r, mem, info->offset, info->stride, info->size, buf);
   gst_memory_unref (mem);
   return ret;
 
