@@ -186,12 +186,13 @@ gst_doradma_lease_memory (GstDoradmaReaderHandle * rh,
 {
   GstMemory *mem = rh->shells ? lease_shells_take (rh->shells) : NULL;
 
-  if (mem == NULL)
-    return gst_doradma_memory_new (GST_MEMORY_FLAG_READONLY,
-        (gpointer) f->data, f->info.payload_bytes, f->slot, devptr,
-        &lease_owner, rh);
-  gst_doradma_memory_reuse (mem, GST_MEMORY_FLAG_READONLY,
+  /* a shell that is not free (a broken invariant, logged as critical) is
+   * left alone rather than re-pointed under its holder */
+  if (mem != NULL && gst_doradma_memory_reuse (mem, GST_MEMORY_FLAG_READONLY,
+          (gpointer) f->data, f->info.payload_bytes, f->slot, devptr,
+          &lease_owner, rh))
+    return mem;
+  return gst_doradma_memory_new (GST_MEMORY_FLAG_READONLY,
       (gpointer) f->data, f->info.payload_bytes, f->slot, devptr,
       &lease_owner, rh);
-  return mem;
 }

@@ -196,15 +196,15 @@ gst_doradma_memory_disown (GstMemory * mem)
   return TRUE;
 }
 
-void
+gboolean
 gst_doradma_memory_reuse (GstMemory * mem, GstMemoryFlags flags,
     gpointer data, gsize size, guint32 slot, guint64 devptr,
     const GstDoradmaMemoryOwner * vtable, gpointer owner)
 {
   GstDoradmaMemory *dm = (GstDoradmaMemory *) mem;
 
-  g_return_if_fail (dm->vtable == NULL
-      && GST_MINI_OBJECT_REFCOUNT_VALUE (mem) == 1);
+  g_return_val_if_fail (dm->vtable == NULL
+      && GST_MINI_OBJECT_REFCOUNT_VALUE (mem) == 1, FALSE);
 
   if (data == NULL)
     flags |= GST_MEMORY_FLAG_NOT_MAPPABLE;
@@ -215,6 +215,7 @@ gst_doradma_memory_reuse (GstMemory * mem, GstMemoryFlags flags,
   mem->offset = 0;
   mem->size = size;
   gst_doradma_memory_point (dm, data, slot, devptr, vtable, owner);
+  return TRUE;
 }
 
 gpointer

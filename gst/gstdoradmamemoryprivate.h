@@ -60,11 +60,12 @@ gpointer gst_doradma_memory_get_owner (GstMemory * mem,
  * disowned memory, referenced by its keeper alone, at another slot and
  * owner, as gst_doradma_memory_new would have made it (vtable->ref
  * applies). A memory another party still references never comes back
- * through `returned`, so it is never re-pointed. */
+ * through `returned`, so it is never re-pointed; _reuse of one that is
+ * not a free shell is refused (FALSE, with a critical). */
 GST_DORADMA_API                 /* exported for the plugin; not installed */
 gboolean gst_doradma_memory_disown (GstMemory * mem);
 GST_DORADMA_API                 /* exported for the plugin; not installed */
-void gst_doradma_memory_reuse (GstMemory * mem, GstMemoryFlags flags,
+gboolean gst_doradma_memory_reuse (GstMemory * mem, GstMemoryFlags flags,
     gpointer data, gsize size, guint32 slot, guint64 devptr,
     const GstDoradmaMemoryOwner * vtable, gpointer owner);
 
