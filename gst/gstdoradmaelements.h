@@ -119,6 +119,25 @@ GstClockTime gst_doradma_monotonic_now (void);
 /* Monotonic minus pipeline clock, sampled back to back (as unixfdsink). */
 GstClockTimeDiff gst_doradma_clock_diff (GstClock * clock);
 
+/* How an element maps its running times to CLOCK_MONOTONIC (the clock of
+ * mono_pts): base time + (monotonic − pipeline clock), sampled per frame,
+ * except on GStreamer's system clock on CLOCK_MONOTONIC (the default
+ * pipeline clock) with its calibration untouched: its time is
+ * CLOCK_MONOTONIC's, so no clock is read. */
+typedef struct
+{
+  GstClock *monotonic;          /* the element's clock, when it is such a
+                                 * clock; compared, never dereferenced */
+} GstDoradmaClockMap;
+
+/* From the element's set_clock, before chaining up. A clock's clock-type
+ * changed while it is set is seen when it is set again (next PLAYING). */
+void gst_doradma_clock_map_set_clock (GstDoradmaClockMap * map,
+    GstElement * element, GstClock * clock);
+/* CLOCK_MONOTONIC at `element`'s running time 0; FALSE without a clock. */
+gboolean gst_doradma_clock_map_offset (GstDoradmaClockMap * map,
+    GstElement * element, gint64 * offset);
+
 
 G_END_DECLS
 

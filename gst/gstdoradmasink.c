@@ -386,6 +386,18 @@ gst_doradma_sink_send_event (GstElement * element, GstEvent * event)
   return ret;
 }
 
+/* The pipeline clock, as the pipeline hands it out (PLAYING): whether
+ * running times map to CLOCK_MONOTONIC without reading a clock. */
+static gboolean
+gst_doradma_sink_set_clock (GstElement * element, GstClock * clock)
+{
+  GstDoradmaSink *self = GST_DORADMA_SINK (element);
+
+  gst_doradma_clock_map_set_clock (&self->render.clock_map, element, clock);
+  return GST_ELEMENT_CLASS (gst_doradma_sink_parent_class)->set_clock
+      (element, clock);
+}
+
 #ifdef HAVE_GST_CUDA
 /* transport=ipc only (the slot area is on device 0): share device 0's
  * primary context with a CUDA neighbour (cudaupload). Other transports use
@@ -662,6 +674,7 @@ gst_doradma_sink_class_init (GstDoradmaSinkClass * klass)
   gobject_class->finalize = gst_doradma_sink_finalize;
 
   element_class->send_event = GST_DEBUG_FUNCPTR (gst_doradma_sink_send_event);
+  element_class->set_clock = GST_DEBUG_FUNCPTR (gst_doradma_sink_set_clock);
   bsink_class->start = GST_DEBUG_FUNCPTR (gst_doradma_sink_start);
   bsink_class->stop = GST_DEBUG_FUNCPTR (gst_doradma_sink_stop);
   bsink_class->set_caps = GST_DEBUG_FUNCPTR (gst_doradma_sink_set_caps);

@@ -29,11 +29,8 @@ static GstClockTime
 to_monotonic (GstDoradmaSinkRender * r, GstClockTime ts)
 {
   GstBaseSink *bsink = r->sink;
-  GstClockTimeDiff diff;
-  GstClockTime base;
+  gint64 offset, mono;
   guint64 rt;
-  GstClock *clock;
-  gint64 mono;
   gint sign;
 
   if (!GST_CLOCK_TIME_IS_VALID (ts) || bsink->segment.format != GST_FORMAT_TIME)
@@ -42,14 +39,10 @@ to_monotonic (GstDoradmaSinkRender * r, GstClockTime ts)
       ts, &rt);
   if (sign == 0)
     return DORADMA_TIME_NONE;
-  clock = gst_element_get_clock (GST_ELEMENT (r->sink));
-  if (clock == NULL)
+  if (!gst_doradma_clock_map_offset (&r->clock_map, GST_ELEMENT (r->sink),
+          &offset))
     return DORADMA_TIME_NONE;
-  base = gst_element_get_base_time (GST_ELEMENT (r->sink));
-  diff = gst_doradma_clock_diff (clock);
-  gst_object_unref (clock);
-
-  mono = (gint64) base + diff + (sign > 0 ? (gint64) rt : -(gint64) rt);
+  mono = offset + (sign > 0 ? (gint64) rt : -(gint64) rt);
   return mono < 0 ? DORADMA_TIME_NONE : (GstClockTime) mono;
 }
 

@@ -32,6 +32,7 @@ typedef struct
   GstVideoInfo info;            /* of the caps (set_caps) */
   GstDoradmaCudaCopier *copier; /* transport ipc: made on the first copy */
   gboolean told_copies;         /* the first ipc copy was logged */
+  GstDoradmaClockMap clock_map; /* running time → mono_pts */
 } GstDoradmaSinkRender;
 
 /* Publishes `buf` (in place or copied). GST_FLOW_OK also when latest mode

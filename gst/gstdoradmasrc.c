@@ -317,6 +317,18 @@ gst_doradma_src_query (GstBaseSrc * bsrc, GstQuery * query)
   return GST_BASE_SRC_CLASS (gst_doradma_src_parent_class)->query (bsrc, query);
 }
 
+/* The pipeline clock, as the pipeline hands it out (PLAYING): whether
+ * mono_pts map to running times without reading a clock. */
+static gboolean
+gst_doradma_src_set_clock (GstElement * element, GstClock * clock)
+{
+  GstDoradmaSrc *self = GST_DORADMA_SRC (element);
+
+  gst_doradma_clock_map_set_clock (&self->time.clock_map, element, clock);
+  return GST_ELEMENT_CLASS (gst_doradma_src_parent_class)->set_clock
+      (element, clock);
+}
+
 #ifdef HAVE_GST_CUDA
 static void
 gst_doradma_src_set_context (GstElement * element, GstContext * context)
@@ -498,6 +510,7 @@ gst_doradma_src_class_init (GstDoradmaSrcClass * klass)
 
   element_class->change_state =
       GST_DEBUG_FUNCPTR (gst_doradma_src_change_state);
+  element_class->set_clock = GST_DEBUG_FUNCPTR (gst_doradma_src_set_clock);
 #ifdef HAVE_GST_CUDA
   element_class->set_context = GST_DEBUG_FUNCPTR (gst_doradma_src_set_context);
 #endif

@@ -75,10 +75,29 @@ gst_doradma_frame_add_crop_meta (GstBuffer * buf,
 }
 
 /* The map functions of a video meta as gst_buffer_add_video_meta_full
- * makes it (a downstream element may replace them on a meta it got) */
+ * makes it (a downstream element may replace them on a meta it got):
+ * learnt once, from a meta made for the purpose, so that no streaming
+ * thread writes them */
 static gboolean (*default_map) (GstVideoMeta *, guint, GstMapInfo *,
     gpointer *, gint *, GstMapFlags);
 static gboolean (*default_unmap) (GstVideoMeta *, guint, GstMapInfo *);
+
+static void
+learn_default_video_meta_map (void)
+{
+  static gsize learnt = 0;
+
+  if (g_once_init_enter (&learnt)) {
+    GstBuffer *probe = gst_buffer_new ();
+    GstVideoMeta *vm = gst_buffer_add_video_meta (probe,
+        GST_VIDEO_FRAME_FLAG_NONE, GST_VIDEO_FORMAT_GRAY8, 1, 1);
+
+    default_map = vm->map;
+    default_unmap = vm->unmap;
+    gst_buffer_unref (probe);
+    g_once_init_leave (&learnt, 1);
+  }
+}
 
 void
 gst_doradma_frame_add_metas (GstBuffer * buf, const GstVideoInfo * info,
@@ -89,6 +108,7 @@ gst_doradma_frame_add_metas (GstBuffer * buf, const GstVideoInfo * info,
   gint stride[GST_VIDEO_MAX_PLANES] = { 0 };
   guint p;
 
+  learn_default_video_meta_map ();
   for (p = 0; p < fi->n_planes; p++) {
     offset[p] = fi->planes[p].offset;
     stride[p] = fi->planes[p].stride;
@@ -102,8 +122,6 @@ gst_doradma_frame_add_metas (GstBuffer * buf, const GstVideoInfo * info,
     vm = gst_buffer_add_video_meta_full (buf, GST_VIDEO_FRAME_FLAG_NONE,
         GST_VIDEO_INFO_FORMAT (info), fi->width, fi->height, fi->n_planes,
         offset, stride);
-    default_map = vm->map;
-    default_unmap = vm->unmap;
   } else {
     /* a recycled buffer's: what gst_buffer_add_video_meta_full sets */
     gst_video_alignment_reset (&vm->alignment);
@@ -136,25 +154,6 @@ gst_doradma_frame_set_buffer_fields (GstBuffer * buf,
   GST_BUFFER_OFFSET_END (buf) = fi->offset_end;
   GST_BUFFER_FLAGS (buf) = (fi->flags & GST_DORADMA_CARRIED_FLAGS)
       | (fi->video_flags & VIDEO_FLAGS);
-}
-
-gboolean
-gst_doradma_frame_running_time (GstElement * element,
-    const struct doradma_frame_info *fi, gint64 * rt)
-{
-  GstClock *clock = gst_element_get_clock (element);
-  GstClockTime base = gst_element_get_base_time (element);
-
-  if (clock == NULL)
-    return FALSE;
-  if (fi->mono_pts != DORADMA_TIME_NONE)
-    /* the writer's CLOCK_MONOTONIC → our clock → our running time */
-    *rt =
-        (gint64) fi->mono_pts - gst_doradma_clock_diff (clock) - (gint64) base;
-  else
-    *rt = (gint64) gst_clock_get_time (clock) - (gint64) base;
-  gst_object_unref (clock);
-  return TRUE;
 }
 
 GstBufferPool *

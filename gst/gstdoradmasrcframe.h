@@ -38,11 +38,6 @@ void gst_doradma_frame_add_crop_meta (GstBuffer * buf,
 void gst_doradma_frame_set_buffer_fields (GstBuffer * buf,
     const struct doradma_frame_info *fi, GstClockTime pts);
 
-/* The frame's capture time in `element`'s running time (negative when
- * before its base time); FALSE without a clock. */
-gboolean gst_doradma_frame_running_time (GstElement * element,
-    const struct doradma_frame_info *fi, gint64 * rt);
-
 /* Configures and activates `pool` (taken) for `size`-byte buffers of
  * `caps`; NULL on failure. */
 GstBufferPool *gst_doradma_pool_activate (GstBufferPool * pool,

@@ -54,6 +54,31 @@ gst_doradma_src_time_drop (GstDoradmaSrcTime * t,
   t->discont = TRUE;
 }
 
+/* The frame's capture time in our running time (negative when before our
+ * base time); FALSE without a clock. A writer that gave no mono_pts
+ * (dora) captured it now. */
+static gboolean
+capture_running_time (GstDoradmaSrcTime * t,
+    const struct doradma_frame_info *fi, gint64 * rt)
+{
+  GstClock *clock;
+  gint64 offset;
+
+  if (fi->mono_pts != DORADMA_TIME_NONE) {
+    if (!gst_doradma_clock_map_offset (&t->clock_map, t->element, &offset))
+      return FALSE;
+    *rt = (gint64) fi->mono_pts - offset;
+    return TRUE;
+  }
+  clock = gst_element_get_clock (t->element);
+  if (clock == NULL)
+    return FALSE;
+  *rt = (gint64) gst_clock_get_time (clock) -
+      (gint64) gst_element_get_base_time (t->element);
+  gst_object_unref (clock);
+  return TRUE;
+}
+
 /* After a PAUSED → PLAYING that was not the first: was the frame
  * published before we resumed? (Until the first one that was not.) */
 static gboolean
@@ -86,8 +111,7 @@ gst_doradma_src_time_place (GstDoradmaSrcTime * t,
 {
   gboolean resuming = published_before_resume (t, &fr->f.info);
   gint64 rt = 0;
-  gboolean timed = gst_doradma_frame_running_time (t->element,
-      &fr->f.info, &rt);
+  gboolean timed = capture_running_time (t, &fr->f.info, &rt);
 
   if (resuming || (timed && rt < 0 && fr->backlog)) {
     /* stale: a newer frame, if there is one, replaces it */

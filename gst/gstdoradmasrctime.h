@@ -33,6 +33,7 @@ G_BEGIN_DECLS typedef struct
   gboolean pushed;              /* a buffer went out since start() */
   GstClockTime last_pts;
   GstClockTime rebase;          /* next mode: added to running times */
+  GstDoradmaClockMap clock_map; /* mono_pts → running time */
 } GstDoradmaSrcTime;
 
 void gst_doradma_src_time_init (GstDoradmaSrcTime * t, GstElement * element);

@@ -4,6 +4,7 @@
  * SPDX-License-Identifier: LGPL-2.1-or-later
  */
 #include <glib/gstdio.h>
+#include <time.h>
 
 #include "common.h"
 #include "gstdoradmacuda.h"
@@ -982,6 +983,87 @@ GST_START_TEST (test_buffer_starting_before_the_segment_gets_its_mono_pts)
 
 GST_END_TEST;
 
+/* A system clock of `type`, its time `ahead` of its own (calibrated). */
+static GstClock *
+t_system_clock (GstClockType type, GstClockTime ahead)
+{
+  GstClock *clock = g_object_new (GST_TYPE_SYSTEM_CLOCK, "clock-type", type,
+      NULL);
+
+  gst_object_ref_sink (clock);
+  if (ahead)
+    gst_clock_set_calibration (clock, 0, ahead, 1, 1);
+  return clock;
+}
+
+static GstClockTime
+t_monotonic_now (void)
+{
+  struct timespec ts;
+
+  clock_gettime (CLOCK_MONOTONIC, &ts);
+  return (GstClockTime) ts.tv_sec * GST_SECOND + ts.tv_nsec;
+}
+
+/* The mono_pts of a frame of PTS `pts` rendered on `clock` (taken) at base
+ * time `base`. */
+static GstClockTime
+t_mono_pts_on (GstClock * clock, GstClockTime base, GstClockTime pts)
+{
+  gchar *ch = t_channel ("clock");
+  GstHarness *h = t_sink_harness (ch, T_CAPS);
+  struct doradma_reader *r;
+  struct doradma_frame f;
+  struct doradma_diag diag;
+  GstBuffer *buf;
+
+  gst_element_set_clock (h->element, clock);
+  gst_object_unref (clock);
+  gst_element_set_base_time (h->element, base);
+  buf = t_sysmem_frame (T_CAPS, 1);
+  GST_BUFFER_PTS (buf) = pts;
+  fail_unless_equals_int (gst_harness_push (h, buf), GST_FLOW_OK);
+  r = t_reader (ch, FALSE);
+  fail_unless_equals_int (doradma_reader_next (r, DORADMA_READ_NEXT,
+          GST_SECOND, &f, &diag), 0);
+  doradma_reader_release (r, f.slot);
+  doradma_reader_close (r);
+  t_teardown (h, NULL, ch);
+  return f.info.mono_pts;
+}
+
+/* mono_pts go through the pipeline clock: GStreamer's system clock on
+ * CLOCK_MONOTONIC (the default) maps a running time exactly, without a
+ * clock read; one that is calibrated, or on CLOCK_REALTIME, has the clocks'
+ * difference applied. */
+GST_START_TEST (test_mono_pts_follow_the_pipeline_clock)
+{
+  GstClockTime before, got;
+
+  fail_unless_equals_uint64 (t_mono_pts_on (t_system_clock
+          (GST_CLOCK_TYPE_MONOTONIC, 0), 100 * GST_SECOND, 5 * GST_SECOND),
+      105 * GST_SECOND);
+  /* 1 s ahead of CLOCK_MONOTONIC: its 105 s are CLOCK_MONOTONIC's 104 */
+  got = t_mono_pts_on (t_system_clock (GST_CLOCK_TYPE_MONOTONIC,
+          GST_SECOND), 100 * GST_SECOND, 5 * GST_SECOND);
+  fail_unless (ABS (GST_CLOCK_DIFF (104 * GST_SECOND, got)) < 50 * GST_MSECOND,
+      "mono_pts %" GST_TIME_FORMAT " on a clock 1 s ahead",
+      GST_TIME_ARGS (got));
+  /* the wall clock: a base time of its "now" is CLOCK_MONOTONIC's now */
+  {
+    GstClock *real = t_system_clock (GST_CLOCK_TYPE_REALTIME, 0);
+    GstClockTime base = gst_clock_get_time (real);
+
+    before = t_monotonic_now ();
+    got = t_mono_pts_on (real, base, 0);
+  }
+  fail_unless (ABS (GST_CLOCK_DIFF (before, got)) < GST_SECOND,
+      "mono_pts %" GST_TIME_FORMAT " on CLOCK_REALTIME, monotonic now %"
+      GST_TIME_FORMAT, GST_TIME_ARGS (got), GST_TIME_ARGS (before));
+}
+
+GST_END_TEST;
+
 /* Finding 20: gst-inspect's one-line blurb names every stats field. */
 GST_START_TEST (test_stats_blurb_names_every_field)
 {
@@ -1050,6 +1132,7 @@ doradmasink_suite (void)
   tcase_add_test (tc, test_cuda_context_query_is_not_answered_for_shmem);
   tcase_add_test (tc,
       test_buffer_starting_before_the_segment_gets_its_mono_pts);
+  tcase_add_test (tc, test_mono_pts_follow_the_pipeline_clock);
   tcase_add_test (tc, test_stats_blurb_names_every_field);
   return s;
 }

@@ -14,6 +14,7 @@
 #include "common.h"
 #include "gstdoradmaallocator.h"
 #include "gstdoradmaframemeta.h"
+#include "gstdoradmamemoryprivate.h"
 
 static GstHarness *
 src_new (const gchar * channel, const gchar * props)
@@ -831,6 +832,115 @@ GST_START_TEST (test_a_memory_kept_beyond_its_buffer_keeps_its_lease)
 
 GST_END_TEST;
 
+/* A system clock of `type`, its time `ahead` of its own (calibrated). */
+static GstClock *
+system_clock (GstClockType type, GstClockTime ahead)
+{
+  GstClock *clock = g_object_new (GST_TYPE_SYSTEM_CLOCK, "clock-type", type,
+      NULL);
+
+  gst_object_ref_sink (clock);
+  if (ahead)
+    gst_clock_set_calibration (clock, 0, ahead, 1, 1);
+  return clock;
+}
+
+/* The PTS of a frame captured at CLOCK_MONOTONIC `mono` and read on
+ * `clock` (taken) at base time 0. */
+static GstClockTime
+pts_on (GstHarness * h, struct doradma_writer *w, GstClock * clock,
+    guint8 v, GstClockTime mono)
+{
+  GstBuffer *buf;
+  GstClockTime pts;
+
+  gst_element_set_clock (h->element, clock);
+  gst_object_unref (clock);
+  gst_element_set_base_time (h->element, 0);
+  lib_publish (w, T_CAPS, v, mono);
+  buf = gst_harness_pull (h);
+  pts = GST_BUFFER_PTS (buf);
+  gst_buffer_unref (buf);
+  return pts;
+}
+
+/* The writer's mono_pts become running times through our pipeline clock:
+ * exactly on GStreamer's system clock on CLOCK_MONOTONIC (no clock read),
+ * with the clocks' difference on one that is calibrated or on
+ * CLOCK_REALTIME (in that order: PTS never go back). */
+GST_START_TEST (test_pts_follow_the_pipeline_clock)
+{
+  gchar *ch = t_channel ("clock");
+  struct doradma_writer *w = lib_writer (ch, T_CAPS, 4, 0);
+  GstHarness *h = src_new (ch, "read-mode=next");
+  GstClockTime mono = mono_now (), pts, real_now;
+  GstClock *real;
+
+  fail_unless_equals_uint64 (pts_on (h, w, system_clock
+          (GST_CLOCK_TYPE_MONOTONIC, 0), 1, mono), mono);
+  /* 1 s ahead of CLOCK_MONOTONIC */
+  mono = mono_now ();
+  pts = pts_on (h, w, system_clock (GST_CLOCK_TYPE_MONOTONIC, GST_SECOND), 2,
+      mono);
+  fail_unless (ABS (GST_CLOCK_DIFF (mono + GST_SECOND, pts)) <
+      50 * GST_MSECOND, "PTS %" GST_TIME_FORMAT " of a frame at %"
+      GST_TIME_FORMAT " on a clock 1 s ahead", GST_TIME_ARGS (pts),
+      GST_TIME_ARGS (mono));
+  /* the wall clock: a frame captured now is at its now */
+  real = system_clock (GST_CLOCK_TYPE_REALTIME, 0);
+  real_now = gst_clock_get_time (real);
+  pts = pts_on (h, w, real, 3, mono_now ());
+  fail_unless (ABS (GST_CLOCK_DIFF (real_now, pts)) < GST_SECOND,
+      "PTS %" GST_TIME_FORMAT " on CLOCK_REALTIME, whose now is %"
+      GST_TIME_FORMAT, GST_TIME_ARGS (pts), GST_TIME_ARGS (real_now));
+  gst_harness_teardown (h);
+  doradma_writer_close (w);
+  fail_unless (t_shm_clean (ch));
+  g_free (ch);
+}
+
+GST_END_TEST;
+
+/* A shell is re-pointed only when it is free: one that an owner still
+ * has, or that another party references, is refused (the lease path then
+ * makes a new memory) and keeps its slot and size. */
+GST_START_TEST (test_a_memory_in_use_is_never_reused)
+{
+  static guint8 bytes[64];
+  static const GstDoradmaMemoryOwner no_returns = { NULL, NULL, NULL, NULL };
+  GstMemory *mem = gst_doradma_memory_new (GST_MEMORY_FLAG_READONLY, bytes,
+      sizeof bytes, 3, 0, NULL, NULL);
+  GstMemory *owned = gst_doradma_memory_new (GST_MEMORY_FLAG_READONLY, bytes,
+      sizeof bytes, 5, 0, &no_returns, NULL);
+  GLogLevelFlags fatal;
+  gboolean ok = TRUE;
+
+  gst_memory_ref (mem);
+  /* the suite runs with G_DEBUG=fatal-criticals: these are expected */
+  fatal = g_log_set_always_fatal (G_LOG_FATAL_MASK);
+  ASSERT_CRITICAL (ok = gst_doradma_memory_reuse (mem, 0, bytes + 8, 8, 7, 0,
+          NULL, NULL));
+  fail_if (ok, "a memory referenced twice was re-pointed");
+  ok = TRUE;
+  ASSERT_CRITICAL (ok = gst_doradma_memory_reuse (owned, 0, bytes + 8, 8, 7,
+          0, NULL, NULL));
+  fail_if (ok, "a memory that has an owner was re-pointed");
+  g_log_set_always_fatal (fatal);
+  fail_unless_equals_int (gst_doradma_memory_get_slot (mem), 3);
+  fail_unless_equals_int (mem->size, sizeof bytes);
+  fail_unless_equals_int (gst_doradma_memory_get_slot (owned), 5);
+  gst_memory_unref (mem);
+  /* a free shell (one reference, no owner) is re-pointed */
+  fail_unless (gst_doradma_memory_reuse (mem, 0, bytes + 8, 8, 7, 0, NULL,
+          NULL));
+  fail_unless_equals_int (gst_doradma_memory_get_slot (mem), 7);
+  fail_unless_equals_int (mem->size, 8);
+  gst_memory_unref (mem);
+  gst_memory_unref (owned);
+}
+
+GST_END_TEST;
+
 /* the SDK's setter updates a meta in place: never on a buffer that others
  * hold (they would see it change) */
 GST_START_TEST (test_frame_meta_setter_needs_a_writable_buffer)
@@ -1630,6 +1740,8 @@ doradmasrc_suite (void)
   tcase_add_test (tc, test_latest_mode_delivers_the_newest_frame);
   tcase_add_test (tc, test_mapping_outlives_the_element_while_buffers_are_held);
   tcase_add_test (tc, test_a_memory_kept_beyond_its_buffer_keeps_its_lease);
+  tcase_add_test (tc, test_a_memory_in_use_is_never_reused);
+  tcase_add_test (tc, test_pts_follow_the_pipeline_clock);
   tcase_add_test (tc, test_a_recycled_buffer_gets_a_fresh_video_meta);
   tcase_add_test (tc, test_frame_meta_setter_needs_a_writable_buffer);
   tcase_add_test (tc,
