@@ -18,6 +18,15 @@
  *            cudaupload wrote into the device slots through the sink's CUDA
  *            slot pool (copies == device-copies == 0); below 1.24 each frame
  *            was copied on the device (copies == device-copies == frames).
+ *   late     as cudapool, with upstream's write late on its memory's stream
+ *            (GStreamer >= 1.24: a CUDA memory carries the stream its
+ *            writer queued the work on and is marked NEED_SYNC; whoever
+ *            reads it syncs). The producer is this program (late-producer
+ *            mode): a probe after cudaupload queues, on the memory's
+ *            stream, "save the frame, clobber it, ~4 ms of device copies,
+ *            restore it", and returns at once. Frames must equal the
+ *            producer's: a sink that published the slot before the stream
+ *            finished hands out clobbered frames.
  *   cudamem  CPU producer → doradmasrc (auto) ! cudadownload: the source
  *            outputs memory:CUDAMemory (device copy from the registered
  *            alias), frames equal.
@@ -55,6 +64,12 @@
 
 #ifdef DORADMA_HAVE_CUDA
 #include "cuda-api.h"
+#endif
+#ifdef EXPECT_CUDA_SLOT_POOL
+#include <gst/cuda/gstcudabufferpool.h>
+#include <gst/cuda/gstcudacontext.h>
+#include <gst/cuda/gstcudamemory.h>
+#include <gst/cuda/gstcudastream.h>
 #endif
 
 #define PASS 0
@@ -560,8 +575,15 @@ subst (const gchar * tmpl, guint n, const gchar * ch)
   return out;
 }
 
+/* The producer of a compare_run: gst-launch-1.0 with `prod` (its messages
+ * into `log` when there is one), or `spawn`. */
+typedef GPid (*Spawn) (const gchar * prod, const gchar * log);
+
+/* A producer (`prod_fmt`, @N@ frames on channel @CH@) in another process,
+ * doradmasrc (`cons_fmt`) here: every frame must equal the reference, and
+ * the source's stats name `want_path` and `want_mem`. */
 static int
-compare_run (const gchar * what, const gchar * prod_fmt,
+compare_run_with (Spawn spawn, const gchar * what, const gchar * prod_fmt,
     const gchar * cons_fmt, const gchar * want_path, const gchar * want_mem,
     guint n, const gchar * prod_log)
 {
@@ -577,8 +599,11 @@ compare_run (const gchar * what, const gchar * prod_fmt,
 
   CHECK (ref[n - 1] != 0, "reference run");
   CHECK (consumer_start (&c, desc), "consumer");
-  CHECK ((pid = prod_log ? launch_logged (prod, prod_log) : launch (prod)) > 0,
-      "producer");
+  if (spawn)
+    pid = spawn (prod, prod_log);
+  else
+    pid = prod_log ? launch_logged (prod, prod_log) : launch (prod);
+  CHECK (pid > 0, "producer");
   for (;;) {
     GstSample *s = pull (&c, 20 * GST_SECOND);
     guint64 h;
@@ -614,6 +639,15 @@ err:
   g_free (prod);
   g_free (desc);
   return ret;
+}
+
+static int
+compare_run (const gchar * what, const gchar * prod_fmt,
+    const gchar * cons_fmt, const gchar * want_path, const gchar * want_mem,
+    guint n, const gchar * prod_log)
+{
+  return compare_run_with (NULL, what, prod_fmt, cons_fmt, want_path,
+      want_mem, n, prod_log);
 }
 
 static gboolean
@@ -712,6 +746,247 @@ err:
   g_unlink (log);
   g_free (log);
   return ret;
+}
+
+#ifdef EXPECT_CUDA_SLOT_POOL
+/* The late write (scenario `late`): device scratch for the delay and the
+ * saved frame, in the context of upstream's memory. */
+#define LATE_DELAY_BYTES (512u << 20)   /* one copy: ~0.4 ms on an H200 */
+#define LATE_DELAY_COPIES 10
+
+typedef struct
+{
+  GstCudaContext *ctx;
+  CUdeviceptr scratch;          /* 2 x LATE_DELAY_BYTES */
+  CUdeviceptr saved;            /* one frame */
+  gsize saved_size;
+  guint late, no_stream, failed;
+} LateWrite;
+
+/* On the memory's stream, after upstream's own write: save the frame,
+ * clobber it, wait, restore it; then return at once (the unmap of a CUDA
+ * write map marks the memory NEED_SYNC, as upstream's own did). */
+static GstPadProbeReturn
+make_write_late (GstPad * pad, GstPadProbeInfo * info, gpointer data)
+{
+  const struct doradma_cuda_api *cu = doradma_cuda_api ();
+  LateWrite *lw = data;
+  GstMemory *mem = gst_buffer_peek_memory (GST_PAD_PROBE_INFO_BUFFER (info),
+      0);
+  GstCudaMemory *cmem;
+  GstCudaStream *stream;
+  CUstream s;
+  GstMapInfo map;
+  gboolean ok = TRUE;
+  guint i;
+
+  if (!gst_is_cuda_memory (mem)) {
+    lw->failed++;
+    return GST_PAD_PROBE_OK;
+  }
+  cmem = GST_CUDA_MEMORY_CAST (mem);
+  stream = gst_cuda_memory_get_stream (cmem);
+  if (stream == NULL) {
+    lw->no_stream++;
+    return GST_PAD_PROBE_OK;
+  }
+  s = gst_cuda_stream_get_handle (stream);
+  if (!gst_memory_map (mem, &map, GST_MAP_READWRITE | GST_MAP_CUDA)) {
+    lw->failed++;
+    return GST_PAD_PROBE_OK;
+  }
+  gst_cuda_context_push (cmem->context);
+  if (lw->scratch == 0) {
+    lw->ctx = gst_object_ref (cmem->context);
+    lw->saved_size = map.size;
+    ok = cu->MemAlloc (&lw->scratch, 2 * (gsize) LATE_DELAY_BYTES) ==
+        CUDA_SUCCESS && cu->MemAlloc (&lw->saved, map.size) == CUDA_SUCCESS;
+  }
+  ok = ok && map.size <= lw->saved_size;
+  ok = ok && cu->MemcpyDtoDAsync (lw->saved, (CUdeviceptr) map.data,
+      map.size, s) == CUDA_SUCCESS;
+  ok = ok && cu->MemcpyDtoDAsync ((CUdeviceptr) map.data, lw->scratch,
+      map.size, s) == CUDA_SUCCESS;
+  for (i = 0; ok && i < LATE_DELAY_COPIES; i++)
+    ok = cu->MemcpyDtoDAsync (lw->scratch + LATE_DELAY_BYTES, lw->scratch,
+        LATE_DELAY_BYTES, s) == CUDA_SUCCESS;
+  ok = ok && cu->MemcpyDtoDAsync ((CUdeviceptr) map.data, lw->saved,
+      map.size, s) == CUDA_SUCCESS;
+  gst_cuda_context_pop (NULL);
+  gst_memory_unmap (mem, &map);
+  if (ok)
+    lw->late++;
+  else
+    lw->failed++;
+  return GST_PAD_PROBE_OK;
+}
+
+/* As a CUDA decoder does (nvh264dec: "downstream CUDA stream is not
+ * available, use ours"): the pool the sink answered with gets a stream in
+ * its config, so cudaupload writes on it and pushes without a sync, the
+ * memory marked NEED_SYNC; the probe's late write goes on that stream. */
+static GstPadProbeReturn
+give_the_pool_a_stream (GstPad * pad, GstPadProbeInfo * info, gpointer data)
+{
+  GstQuery *q = GST_PAD_PROBE_INFO_QUERY (info);
+  GstBufferPool *pool = NULL;
+  GstStructure *config;
+  GstCudaStream *stream;
+
+  if (GST_QUERY_TYPE (q) != GST_QUERY_ALLOCATION
+      || gst_query_get_n_allocation_pools (q) == 0)
+    return GST_PAD_PROBE_OK;
+  gst_query_parse_nth_allocation_pool (q, 0, &pool, NULL, NULL, NULL);
+  if (pool == NULL || !GST_IS_CUDA_BUFFER_POOL (pool)) {
+    gst_clear_object (&pool);
+    return GST_PAD_PROBE_OK;
+  }
+  config = gst_buffer_pool_get_config (pool);
+  stream = gst_buffer_pool_config_get_cuda_stream (config);
+  if (stream == NULL) {
+    stream = gst_cuda_stream_new (GST_CUDA_BUFFER_POOL (pool)->context);
+    gst_buffer_pool_config_set_cuda_stream (config, stream);
+    printf ("late-producer: the sink's pool now has stream %p\n", stream);
+  }
+  gst_clear_cuda_stream (&stream);
+  if (!gst_buffer_pool_set_config (pool, config))
+    printf ("late-producer: the sink's pool refused the stream\n");
+  gst_object_unref (pool);
+  return GST_PAD_PROBE_OK;
+}
+
+/* Mode late-producer CH N: cudaupload ! doradmasink with the late write
+ * probe; prints what it did and the sink's stats. Exit 0 when every frame
+ * was written late on its memory's stream. */
+static int
+late_producer (const gchar * ch, guint n)
+{
+  gchar *desc = g_strdup_printf ("videotestsrc pattern=ball num-buffers=%u ! "
+      CAPS " ! cudaupload name=up ! video/x-raw(memory:CUDAMemory) ! "
+      "doradmasink name=sink channel=%s transport=ipc mode=lossless "
+      "wait-for-readers=1 sync=false", n, ch);
+  GstElement *pipe = gst_parse_launch (desc, NULL), *up = NULL, *sink = NULL;
+  LateWrite lw = { 0 };
+  GstStructure *stats = NULL;
+  GstMessage *m = NULL;
+  GstPad *pad;
+  gchar *str;
+  int ret = FAIL;
+
+  CHECK (pipe != NULL, "%s does not parse", desc);
+  up = gst_bin_get_by_name (GST_BIN (pipe), "up");
+  sink = gst_bin_get_by_name (GST_BIN (pipe), "sink");
+  pad = gst_element_get_static_pad (up, "src");
+  gst_pad_add_probe (pad, GST_PAD_PROBE_TYPE_QUERY_DOWNSTREAM |
+      GST_PAD_PROBE_TYPE_PULL, give_the_pool_a_stream, NULL, NULL);
+  gst_pad_add_probe (pad, GST_PAD_PROBE_TYPE_BUFFER, make_write_late, &lw,
+      NULL);
+  gst_object_unref (pad);
+  CHECK (gst_element_set_state (pipe, GST_STATE_PLAYING) !=
+      GST_STATE_CHANGE_FAILURE, "producer does not start");
+  m = gst_bus_timed_pop_filtered (GST_ELEMENT_BUS (pipe), 60 * GST_SECOND,
+      GST_MESSAGE_EOS | GST_MESSAGE_ERROR);
+  CHECK (m != NULL && GST_MESSAGE_TYPE (m) == GST_MESSAGE_EOS,
+      "producer: %s", m ? "error" : "no EOS within 60 s");
+  g_object_get (sink, "stats", &stats, NULL);
+  str = gst_structure_to_string (stats);
+  printf ("late-producer: %u frames written late on their memory's stream, "
+      "%u on memory without a stream, %u failed; sink %s\n", lw.late,
+      lw.no_stream, lw.failed, str);
+  g_free (str);
+  CHECK (lw.late == n, "%u of %u frames were written late (%u without a "
+      "stream: upstream gave no stream to race)", lw.late, n, lw.no_stream);
+  ret = PASS;
+err:
+  if (m)
+    gst_message_unref (m);
+  if (stats)
+    gst_structure_free (stats);
+  if (pipe)
+    gst_element_set_state (pipe, GST_STATE_NULL);
+  if (lw.ctx) {
+    gst_cuda_context_push (lw.ctx);
+    doradma_cuda_api ()->MemFree (lw.scratch);
+    doradma_cuda_api ()->MemFree (lw.saved);
+    gst_cuda_context_pop (NULL);
+    gst_object_unref (lw.ctx);
+  }
+  gst_clear_object (&up);
+  gst_clear_object (&sink);
+  gst_clear_object (&pipe);
+  g_free (desc);
+  return ret;
+}
+
+/* This program with `args` (space-separated), its output into `log`. */
+static GPid
+launch_self (const gchar * args, const gchar * log)
+{
+  gchar *exe = g_file_read_link ("/proc/self/exe", NULL);
+  gchar *cmd = g_strdup_printf ("'%s' %s", exe ? exe : "", args);
+  gchar **argv = NULL;
+  GError *e = NULL;
+  GPid pid = 0;
+  int fd = open (log, O_WRONLY | O_CREAT | O_TRUNC, 0600);
+
+  printf ("[spawn] %s > %s\n", cmd, log);
+  fflush (stdout);
+  if (fd < 0 || exe == NULL || !g_shell_parse_argv (cmd, NULL, &argv, &e)
+      || !g_spawn_async_with_fds (NULL, argv, NULL, G_SPAWN_DO_NOT_REAP_CHILD,
+          NULL, NULL, &pid, -1, fd, fd, &e)) {
+    fprintf (stderr, "spawn failed: %s\n", e ? e->message : g_strerror (errno));
+    g_clear_error (&e);
+    pid = 0;
+  }
+  if (fd >= 0)
+    close (fd);
+  g_strfreev (argv);
+  g_free (exe);
+  g_free (cmd);
+  return pid;
+}
+
+/* compare_run's producer: "CH N" → this program in late-producer mode */
+static GPid
+spawn_late_producer (const gchar * prod, const gchar * log)
+{
+  gchar *args = g_strdup_printf ("late-producer %s", prod);
+  GPid pid = launch_self (args, log);
+
+  g_free (args);
+  return pid;
+}
+#endif
+
+static int
+test_late (void)
+{
+#ifdef EXPECT_CUDA_SLOT_POOL
+  gchar *log = g_strdup_printf ("%s/ce-late-%d.log", g_get_tmp_dir (),
+      (int) getpid ());
+  gchar *text = NULL;
+  int ret;
+
+  if (!have_element ("cudaupload") || !have_element ("cudadownload")) {
+    g_free (log);
+    return SKIP;
+  }
+  ret = compare_run_with (spawn_late_producer, "late", "@CH@ @N@",
+      "doradmasrc name=src channel=@CH@ timeout=20000000000 "
+      "on-writer-lost=eos ! video/x-raw(memory:CUDAMemory) ! cudadownload ! "
+      "video/x-raw ! appsink name=out sync=false", "ipc", "memory:CUDAMemory",
+      120, log);
+  if (g_file_get_contents (log, &text, NULL, NULL))
+    printf ("[producer] %s", text);
+  g_free (text);
+  g_unlink (log);
+  g_free (log);
+  return ret;
+#else
+  printf ("SKIP: GStreamer < 1.24: a CUDA memory carries no stream, its "
+      "writer syncs before it pushes (nothing to race)\n");
+  return SKIP;
+#endif
 }
 
 static int
@@ -970,6 +1245,12 @@ main (int argc, char **argv)
     r = test_ipc ();
   else if (g_str_equal (which, "cudapool"))
     r = test_cudapool ();
+  else if (g_str_equal (which, "late"))
+    r = test_late ();
+#ifdef EXPECT_CUDA_SLOT_POOL
+  else if (g_str_equal (which, "late-producer") && argc == 4)
+    r = late_producer (argv[2], (guint) g_ascii_strtoull (argv[3], NULL, 10));
+#endif
   else if (g_str_equal (which, "cudamem"))
     r = test_cudamem ();
   else if (g_str_equal (which, "kill"))
@@ -977,8 +1258,8 @@ main (int argc, char **argv)
   else if (g_str_equal (which, "copyto"))
     r = test_copyto ();
   else {
-    fprintf (stderr, "usage: %s unified|ipc|cudapool|cudamem|kill|copyto\n",
-        argv[0]);
+    fprintf (stderr, "usage: %s unified|ipc|cudapool|late|cudamem|kill|"
+        "copyto\n", argv[0]);
     r = FAIL;
   }
   printf ("%s: %s\n", which, r == PASS ? "PASS" : r == SKIP ? "SKIP" : "FAIL");
