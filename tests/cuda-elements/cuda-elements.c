@@ -143,24 +143,37 @@ unique_channel (const gchar * what)
   return g_strdup_printf ("ce-%s-%d", what, (int) getpid ());
 }
 
+/* Runs `cmd` (a shell-quoted command line) in the background, its
+ * standard output into `log` when there is one. */
+static GPid
+spawn_command (const gchar * cmd, const gchar * log)
+{
+  gchar **argv = NULL;
+  GError *e = NULL;
+  GPid pid = 0;
+  int fd = log ? open (log, O_WRONLY | O_CREAT | O_TRUNC, 0600) : -1;
+
+  printf ("[spawn] %s%s%s\n", cmd, log ? " > " : "", log ? log : "");
+  fflush (stdout);
+  if ((log && fd < 0) || !g_shell_parse_argv (cmd, NULL, &argv, &e)
+      || !g_spawn_async_with_fds (NULL, argv, NULL, G_SPAWN_SEARCH_PATH |
+          G_SPAWN_DO_NOT_REAP_CHILD, NULL, NULL, &pid, -1, fd, -1, &e)) {
+    fprintf (stderr, "spawn failed: %s\n", e ? e->message : g_strerror (errno));
+    g_clear_error (&e);
+    pid = 0;
+  }
+  if (fd >= 0)
+    close (fd);
+  g_strfreev (argv);
+  return pid;
+}
+
 static GPid
 launch (const gchar * pipeline)
 {
   gchar *cmd = g_strdup_printf ("gst-launch-1.0 -q %s", pipeline);
-  gchar **argv = NULL;
-  GError *e = NULL;
-  GPid pid = 0;
+  GPid pid = spawn_command (cmd, NULL);
 
-  printf ("[spawn] %s\n", cmd);
-  fflush (stdout);
-  if (!g_shell_parse_argv (cmd, NULL, &argv, &e)
-      || !g_spawn_async (NULL, argv, NULL, G_SPAWN_SEARCH_PATH |
-          G_SPAWN_DO_NOT_REAP_CHILD, NULL, NULL, &pid, &e)) {
-    fprintf (stderr, "spawn failed: %s\n", e->message);
-    g_clear_error (&e);
-    pid = 0;
-  }
-  g_strfreev (argv);
   g_free (cmd);
   return pid;
 }
@@ -171,23 +184,8 @@ static GPid
 launch_logged (const gchar * pipeline, const gchar * log)
 {
   gchar *cmd = g_strdup_printf ("gst-launch-1.0 -m %s", pipeline);
-  gchar **argv = NULL;
-  GError *e = NULL;
-  GPid pid = 0;
-  int fd = open (log, O_WRONLY | O_CREAT | O_TRUNC, 0600);
+  GPid pid = spawn_command (cmd, log);
 
-  printf ("[spawn] %s > %s\n", cmd, log);
-  fflush (stdout);
-  if (fd < 0 || !g_shell_parse_argv (cmd, NULL, &argv, &e)
-      || !g_spawn_async_with_fds (NULL, argv, NULL, G_SPAWN_SEARCH_PATH |
-          G_SPAWN_DO_NOT_REAP_CHILD, NULL, NULL, &pid, -1, fd, -1, &e)) {
-    fprintf (stderr, "spawn failed: %s\n", e ? e->message : g_strerror (errno));
-    g_clear_error (&e);
-    pid = 0;
-  }
-  if (fd >= 0)
-    close (fd);
-  g_strfreev (argv);
   g_free (cmd);
   return pid;
 }
@@ -918,42 +916,16 @@ err:
   return ret;
 }
 
-/* This program with `args` (space-separated), its output into `log`. */
-static GPid
-launch_self (const gchar * args, const gchar * log)
-{
-  gchar *exe = g_file_read_link ("/proc/self/exe", NULL);
-  gchar *cmd = g_strdup_printf ("'%s' %s", exe ? exe : "", args);
-  gchar **argv = NULL;
-  GError *e = NULL;
-  GPid pid = 0;
-  int fd = open (log, O_WRONLY | O_CREAT | O_TRUNC, 0600);
-
-  printf ("[spawn] %s > %s\n", cmd, log);
-  fflush (stdout);
-  if (fd < 0 || exe == NULL || !g_shell_parse_argv (cmd, NULL, &argv, &e)
-      || !g_spawn_async_with_fds (NULL, argv, NULL, G_SPAWN_DO_NOT_REAP_CHILD,
-          NULL, NULL, &pid, -1, fd, fd, &e)) {
-    fprintf (stderr, "spawn failed: %s\n", e ? e->message : g_strerror (errno));
-    g_clear_error (&e);
-    pid = 0;
-  }
-  if (fd >= 0)
-    close (fd);
-  g_strfreev (argv);
-  g_free (exe);
-  g_free (cmd);
-  return pid;
-}
-
 /* compare_run's producer: "CH N" → this program in late-producer mode */
 static GPid
 spawn_late_producer (const gchar * prod, const gchar * log)
 {
-  gchar *args = g_strdup_printf ("late-producer %s", prod);
-  GPid pid = launch_self (args, log);
+  gchar *exe = g_file_read_link ("/proc/self/exe", NULL);
+  gchar *cmd = g_strdup_printf ("'%s' late-producer %s", exe, prod);
+  GPid pid = spawn_command (cmd, log);
 
-  g_free (args);
+  g_free (cmd);
+  g_free (exe);
   return pid;
 }
 #endif

@@ -8,6 +8,7 @@
 
 #include <errno.h>
 #include <string.h>
+#include <time.h>
 #include <unistd.h>
 
 #include <gst/check/gstcheck.h>
@@ -28,6 +29,29 @@ t_channel (const gchar * tag)
 
   return g_strdup_printf ("el-%s-%d-%d", tag, (int) getpid (),
       g_atomic_int_add (&n, 1));
+}
+
+static inline GstClockTime
+t_monotonic_now (void)
+{
+  struct timespec ts;
+
+  clock_gettime (CLOCK_MONOTONIC, &ts);
+  return (GstClockTime) ts.tv_sec * GST_SECOND + ts.tv_nsec;
+}
+
+/* A system clock of `type` (not the shared one), its time `ahead` of its
+ * own (calibrated). */
+static inline GstClock *
+t_system_clock (GstClockType type, GstClockTime ahead)
+{
+  GstClock *clock = g_object_new (GST_TYPE_SYSTEM_CLOCK, "clock-type", type,
+      NULL);
+
+  gst_object_ref_sink (clock);
+  if (ahead)
+    gst_clock_set_calibration (clock, 0, ahead, 1, 1);
+  return clock;
 }
 
 static inline gboolean

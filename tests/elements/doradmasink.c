@@ -4,7 +4,6 @@
  * SPDX-License-Identifier: LGPL-2.1-or-later
  */
 #include <glib/gstdio.h>
-#include <time.h>
 
 #include "common.h"
 #include "gstdoradmacuda.h"
@@ -982,28 +981,6 @@ GST_START_TEST (test_buffer_starting_before_the_segment_gets_its_mono_pts)
 }
 
 GST_END_TEST;
-
-/* A system clock of `type`, its time `ahead` of its own (calibrated). */
-static GstClock *
-t_system_clock (GstClockType type, GstClockTime ahead)
-{
-  GstClock *clock = g_object_new (GST_TYPE_SYSTEM_CLOCK, "clock-type", type,
-      NULL);
-
-  gst_object_ref_sink (clock);
-  if (ahead)
-    gst_clock_set_calibration (clock, 0, ahead, 1, 1);
-  return clock;
-}
-
-static GstClockTime
-t_monotonic_now (void)
-{
-  struct timespec ts;
-
-  clock_gettime (CLOCK_MONOTONIC, &ts);
-  return (GstClockTime) ts.tv_sec * GST_SECOND + ts.tv_nsec;
-}
 
 /* The mono_pts of a frame of PTS `pts` rendered on `clock` (taken) at base
  * time `base`. */

@@ -62,15 +62,6 @@ lib_writer (const gchar * channel, const gchar * caps, guint slots, guint mode)
   return w;
 }
 
-static GstClockTime
-mono_now (void)
-{
-  struct timespec ts;
-
-  clock_gettime (CLOCK_MONOTONIC, &ts);
-  return (GstClockTime) ts.tv_sec * GST_SECOND + ts.tv_nsec;
-}
-
 /* Publishes a frame of `caps` (default layout) whose bytes are all `v`,
  * captured at CLOCK_MONOTONIC `mono_pts`. */
 static void
@@ -131,7 +122,7 @@ pushed_probe (GstPad * pad, GstPadProbeInfo * info, gpointer data)
   TPushed *p = g_new0 (TPushed, 1);
 
   p->buf = gst_buffer_ref (GST_PAD_PROBE_INFO_BUFFER (info));
-  p->pushed = mono_now ();
+  p->pushed = t_monotonic_now ();
   g_async_queue_push (data, p);
   return GST_PAD_PROBE_OK;
 }
@@ -695,7 +686,7 @@ GST_START_TEST (test_latest_mode_delivers_the_newest_frame)
   TPushed *p;
   guint i;
 
-  lib_publish (w, T_CAPS, 0, mono_now ());
+  lib_publish (w, T_CAPS, 0, t_monotonic_now ());
   /* holds the streaming thread on its first buffer */
   block = gst_pad_add_probe (t->probed, GST_PAD_PROBE_TYPE_BLOCK
       | GST_PAD_PROBE_TYPE_BUFFER, note_blocked, &blocked, NULL);
@@ -704,7 +695,7 @@ GST_START_TEST (test_latest_mode_delivers_the_newest_frame)
     g_usleep (10 * 1000);
   fail_unless (g_atomic_int_get (&blocked), "the first frame never came");
   for (i = 1; i <= 4; i++)
-    lib_publish (w, T_CAPS, i, mono_now ());
+    lib_publish (w, T_CAPS, i, t_monotonic_now ());
   gst_pad_remove_probe (t->probed, block);
   p = t_pipe_pull (t);
   fail_unless_equals_int (t_first_byte (p->buf), 0);
@@ -777,7 +768,7 @@ GST_START_TEST (test_a_memory_kept_beyond_its_buffer_keeps_its_lease)
   gboolean reused = FALSE;
   guint i, j;
 
-  lib_publish (w, T_CAPS, 1, mono_now ());
+  lib_publish (w, T_CAPS, 1, t_monotonic_now ());
   buf = gst_harness_pull (h);
   kept = gst_memory_ref (gst_buffer_peek_memory (buf, 0));
   slot = gst_doradma_memory_get_slot (kept);
@@ -786,7 +777,7 @@ GST_START_TEST (test_a_memory_kept_beyond_its_buffer_keeps_its_lease)
     GstDoradmaFrameMeta *fm;
     GstMemory *mem;
 
-    lib_publish (w, T_CAPS, i, mono_now ());
+    lib_publish (w, T_CAPS, i, t_monotonic_now ());
     buf = gst_harness_pull (h);
     mem = gst_buffer_peek_memory (buf, 0);
     fail_if (mem == kept, "frame %u re-used the kept memory", i);
@@ -803,7 +794,7 @@ GST_START_TEST (test_a_memory_kept_beyond_its_buffer_keeps_its_lease)
     /* the stages the transport benchmark splits its latency into */
     fail_unless (fm->publish_time <= fm->receive_time
         && fm->receive_time <= fm->delivery_time
-        && fm->delivery_time <= mono_now (), "frame %u: published %"
+        && fm->delivery_time <= t_monotonic_now (), "frame %u: published %"
         G_GUINT64_FORMAT ", received %" G_GUINT64_FORMAT ", delivered %"
         G_GUINT64_FORMAT, i, fm->publish_time, fm->receive_time,
         fm->delivery_time);
@@ -817,7 +808,7 @@ GST_START_TEST (test_a_memory_kept_beyond_its_buffer_keeps_its_lease)
   gst_memory_unmap (kept, &map);
   gst_memory_unref (kept);      /* the lease ends */
   for (i = 0; i < 8 && !reused; i++) {
-    lib_publish (w, T_CAPS, 100 + i, mono_now ());
+    lib_publish (w, T_CAPS, 100 + i, t_monotonic_now ());
     buf = gst_harness_pull (h);
     reused = gst_doradma_memory_get_slot (gst_buffer_peek_memory (buf, 0))
         == slot;
@@ -831,19 +822,6 @@ GST_START_TEST (test_a_memory_kept_beyond_its_buffer_keeps_its_lease)
 }
 
 GST_END_TEST;
-
-/* A system clock of `type`, its time `ahead` of its own (calibrated). */
-static GstClock *
-system_clock (GstClockType type, GstClockTime ahead)
-{
-  GstClock *clock = g_object_new (GST_TYPE_SYSTEM_CLOCK, "clock-type", type,
-      NULL);
-
-  gst_object_ref_sink (clock);
-  if (ahead)
-    gst_clock_set_calibration (clock, 0, ahead, 1, 1);
-  return clock;
-}
 
 /* The PTS of a frame captured at CLOCK_MONOTONIC `mono` and read on
  * `clock` (taken) at base time 0. */
@@ -873,23 +851,23 @@ GST_START_TEST (test_pts_follow_the_pipeline_clock)
   gchar *ch = t_channel ("clock");
   struct doradma_writer *w = lib_writer (ch, T_CAPS, 4, 0);
   GstHarness *h = src_new (ch, "read-mode=next");
-  GstClockTime mono = mono_now (), pts, real_now;
+  GstClockTime mono = t_monotonic_now (), pts, real_now;
   GstClock *real;
 
-  fail_unless_equals_uint64 (pts_on (h, w, system_clock
-          (GST_CLOCK_TYPE_MONOTONIC, 0), 1, mono), mono);
+  fail_unless_equals_uint64 (pts_on (h, w,
+          t_system_clock (GST_CLOCK_TYPE_MONOTONIC, 0), 1, mono), mono);
   /* 1 s ahead of CLOCK_MONOTONIC */
-  mono = mono_now ();
-  pts = pts_on (h, w, system_clock (GST_CLOCK_TYPE_MONOTONIC, GST_SECOND), 2,
+  mono = t_monotonic_now ();
+  pts = pts_on (h, w, t_system_clock (GST_CLOCK_TYPE_MONOTONIC, GST_SECOND), 2,
       mono);
   fail_unless (ABS (GST_CLOCK_DIFF (mono + GST_SECOND, pts)) <
       50 * GST_MSECOND, "PTS %" GST_TIME_FORMAT " of a frame at %"
       GST_TIME_FORMAT " on a clock 1 s ahead", GST_TIME_ARGS (pts),
       GST_TIME_ARGS (mono));
   /* the wall clock: a frame captured now is at its now */
-  real = system_clock (GST_CLOCK_TYPE_REALTIME, 0);
+  real = t_system_clock (GST_CLOCK_TYPE_REALTIME, 0);
   real_now = gst_clock_get_time (real);
-  pts = pts_on (h, w, real, 3, mono_now ());
+  pts = pts_on (h, w, real, 3, t_monotonic_now ());
   fail_unless (ABS (GST_CLOCK_DIFF (real_now, pts)) < GST_SECOND,
       "PTS %" GST_TIME_FORMAT " on CLOCK_REALTIME, whose now is %"
       GST_TIME_FORMAT, GST_TIME_ARGS (pts), GST_TIME_ARGS (real_now));
@@ -988,7 +966,7 @@ GST_START_TEST (test_a_recycled_buffer_gets_a_fresh_video_meta)
   fail_unless (gst_video_info_from_caps (&info, caps));
   gst_caps_unref (caps);
   for (i = 1; i < 8; i++) {
-    lib_publish (w, T_CAPS, i, mono_now ());
+    lib_publish (w, T_CAPS, i, t_monotonic_now ());
     buf = gst_harness_pull (h);
     vm = gst_buffer_get_video_meta (buf);
     fail_unless (vm != NULL);
@@ -1242,7 +1220,7 @@ GST_START_TEST (test_producer_latency_change_is_announced)
   TPipe *t = t_pipe_new (ch, "processing-deadline=5000000", NULL);
 
   doradma_writer_set_latency (w, 10 * GST_MSECOND);
-  lib_publish (w, T_CAPS, 1, mono_now ());
+  lib_publish (w, T_CAPS, 1, t_monotonic_now ());
   gst_element_set_state (t->pipe, GST_STATE_PLAYING);
   t_pushed_free (t_pipe_pull (t));
   fail_unless_equals_uint64 (t_src_latency (t->src), 15 * GST_MSECOND);
@@ -1255,7 +1233,7 @@ GST_START_TEST (test_producer_latency_change_is_announced)
   g_usleep (200 * 1000);        /* what the (re)join announces */
   t_latency_posted (t->pipe, t->src);
   doradma_writer_set_latency (w, 100 * GST_MSECOND);
-  lib_publish (w, T_CAPS, 2, mono_now ());
+  lib_publish (w, T_CAPS, 2, t_monotonic_now ());
   t_pushed_free (t_pipe_pull (t));
   fail_unless (t_latency_posted (t->pipe, t->src),
       "no LATENCY message after the producer's latency changed");
@@ -1285,7 +1263,7 @@ ticker (gpointer data)
   while (!g_atomic_int_get (&tk->stop)) {
     guint8 v = (guint8) tk->n;
 
-    tk->published[v] = mono_now ();
+    tk->published[v] = t_monotonic_now ();
     lib_publish (tk->w, T_CAPS, v, tk->published[v]);
     tk->n++;
     g_usleep (10 * 1000);
@@ -1313,10 +1291,10 @@ GST_START_TEST (test_frames_published_while_paused_are_not_pushed)
   for (i = 0; i < 500 && g_async_queue_length (t->q) < 5; i++)
     g_usleep (10 * 1000);
   fail_unless (g_async_queue_length (t->q) >= 5, "no frames before the pause");
-  paused = mono_now ();
+  paused = t_monotonic_now ();
   gst_element_set_state (t->pipe, GST_STATE_PAUSED);
   g_usleep (300 * 1000);
-  resumed = mono_now ();
+  resumed = t_monotonic_now ();
   gst_element_set_state (t->pipe, GST_STATE_PLAYING);
   g_usleep (300 * 1000);
   g_atomic_int_set (&tk.stop, 1);
@@ -1403,7 +1381,7 @@ GST_START_TEST (test_refused_caps_are_a_negotiation_error_naming_both_sides)
   gchar *ch = t_channel ("neg");
   struct doradma_writer *w = lib_writer (ch, T_CAPS, 4, 0);
 
-  lib_publish (w, T_CAPS, 1, mono_now ());
+  lib_publish (w, T_CAPS, 1, t_monotonic_now ());
   assert_negotiation_error (run_consumer (ch,
           "! video/x-raw,format=RGBA ! fakesink"), "I420", "RGBA");
   doradma_writer_close (w);
@@ -1449,7 +1427,7 @@ GST_START_TEST (test_cuda_downstream_without_cuda_falls_back_or_says_why)
   struct doradma_writer *w = lib_writer (ch, T_CAPS, 4, 0);
   GstMessage *msg;
 
-  lib_publish (w, T_CAPS, 1, mono_now ());
+  lib_publish (w, T_CAPS, 1, t_monotonic_now ());
   msg = run_consumer (ch, "num-buffers=1 ! capsfilter "
       "caps=\"video/x-raw(memory:CUDAMemory);video/x-raw\" ! fakesink");
   fail_unless (msg && GST_MESSAGE_TYPE (msg) == GST_MESSAGE_EOS,
@@ -1516,7 +1494,7 @@ GST_START_TEST (test_allowed_uid_admits_the_channel_owner)
             OWNER_UID) != 0)
       _exit (2);
     w = lib_writer (ch, T_CAPS, 4, 0660);
-    lib_publish (w, T_CAPS, 9, mono_now ());
+    lib_publish (w, T_CAPS, 9, t_monotonic_now ());
     if (write (ready[1], "r", 1) != 1 || read (go[0], &c, 1) != 1)
       _exit (3);
     doradma_writer_close (w);
@@ -1564,15 +1542,16 @@ GST_START_TEST (test_late_joiner_gets_no_run_of_pts_0)
   guint i, zeros = 0;
 
   for (i = 1; i <= 3; i++)
-    lib_publish (w, T_CAPS, i, mono_now () - (4 - i) * 100 * GST_MSECOND);
-  before_start = mono_now ();
+    lib_publish (w, T_CAPS, i,
+        t_monotonic_now () - (4 - i) * 100 * GST_MSECOND);
+  before_start = t_monotonic_now ();
   gst_element_set_state (t->pipe, GST_STATE_PLAYING);
   fail_unless_equals_int (doradma_writer_wait_readers (w, 1, 5 * GST_SECOND,
           NULL), 0);
   for (i = 4; i <= 8; i++) {
     g_usleep (10 * 1000);
     /* 4, 5: captured before we started, published after we joined */
-    lib_publish (w, T_CAPS, i, i <= 5 ? before_start - 1 : mono_now ());
+    lib_publish (w, T_CAPS, i, i <= 5 ? before_start - 1 : t_monotonic_now ());
   }
   for (i = 3; i <= 8; i++) {
     p = t_pipe_pull (t);
@@ -1615,7 +1594,7 @@ GST_START_TEST (test_stale_takeover_goes_on_with_the_new_writer)
   if (pid == 0) {
     w = lib_writer (ch, T_CAPS, 4, 0);
     for (i = 1; i <= 20; i++)
-      lib_publish (w, T_CAPS, i, mono_now ());
+      lib_publish (w, T_CAPS, i, t_monotonic_now ());
     if (write (ready[1], "r", 1) != 1)
       _exit (1);
     for (;;)
@@ -1634,7 +1613,7 @@ GST_START_TEST (test_stale_takeover_goes_on_with_the_new_writer)
   fail_unless (waitpid (pid, NULL, 0) == pid);
   w = lib_writer (ch, T_CAPS, 4, 0);
   for (i = 101; i <= 103; i++) {
-    lib_publish (w, T_CAPS, i, mono_now ());
+    lib_publish (w, T_CAPS, i, t_monotonic_now ());
     g_usleep (20 * 1000);
   }
   p = t_pipe_pull (t);
@@ -1698,7 +1677,7 @@ GST_START_TEST (test_settings_are_refused_once_started)
   gboolean copy;
   gchar *got;
 
-  lib_publish (w, T_CAPS, 1, mono_now ());
+  lib_publish (w, T_CAPS, 1, t_monotonic_now ());
   gst_element_set_state (t->pipe, GST_STATE_PLAYING);
   t_pushed_free (t_pipe_pull (t));
   g_object_set (t->src, "copy", TRUE, "channel", "other", NULL);
@@ -1706,7 +1685,7 @@ GST_START_TEST (test_settings_are_refused_once_started)
   fail_if (copy);
   fail_unless_equals_string (got, ch);
   g_free (got);
-  lib_publish (w, T_CAPS, 2, mono_now ());
+  lib_publish (w, T_CAPS, 2, t_monotonic_now ());
   {
     TPushed *p = t_pipe_pull (t);
 
