@@ -27,6 +27,10 @@
  *            restore it", and returns at once. Frames must equal the
  *            producer's: a sink that published the slot before the stream
  *            finished hands out clobbered frames.
+ *   late-copy the same with the sink's pool replaced, in the answer to
+ *            cudaupload's allocation query, by another CUDA pool with a
+ *            stream: the sink copies each frame on the device, after
+ *            syncing the memory's stream.
  *   cudamem  CPU producer → doradmasrc (auto) ! cudadownload: the source
  *            outputs memory:CUDAMemory (device copy from the registered
  *            alias), frames equal.
@@ -822,42 +826,65 @@ make_write_late (GstPad * pad, GstPadProbeInfo * info, gpointer data)
 /* As a CUDA decoder does (nvh264dec: "downstream CUDA stream is not
  * available, use ours"): the pool the sink answered with gets a stream in
  * its config, so cudaupload writes on it and pushes without a sync, the
- * memory marked NEED_SYNC; the probe's late write goes on that stream. */
+ * memory marked NEED_SYNC; the probe's late write goes on that stream.
+ * `data` "copy": the sink's pool is replaced by a CUDA pool of ours, of
+ * the same context and with a stream, so the sink copies every frame. */
 static GstPadProbeReturn
 give_the_pool_a_stream (GstPad * pad, GstPadProbeInfo * info, gpointer data)
 {
   GstQuery *q = GST_PAD_PROBE_INFO_QUERY (info);
+  gboolean copy = g_str_equal ((const gchar *) data, "copy");
   GstBufferPool *pool = NULL;
   GstStructure *config;
   GstCudaStream *stream;
+  GstCaps *caps = NULL;
+  guint size = 0, min = 0, max = 0;
 
   if (GST_QUERY_TYPE (q) != GST_QUERY_ALLOCATION
       || gst_query_get_n_allocation_pools (q) == 0)
     return GST_PAD_PROBE_OK;
-  gst_query_parse_nth_allocation_pool (q, 0, &pool, NULL, NULL, NULL);
+  gst_query_parse_nth_allocation_pool (q, 0, &pool, &size, &min, &max);
   if (pool == NULL || !GST_IS_CUDA_BUFFER_POOL (pool)) {
     gst_clear_object (&pool);
     return GST_PAD_PROBE_OK;
   }
-  config = gst_buffer_pool_get_config (pool);
+  if (copy) {
+    GstBufferPool *ours =
+        gst_cuda_buffer_pool_new (GST_CUDA_BUFFER_POOL (pool)->context);
+
+    gst_object_unref (pool);
+    pool = ours;
+    gst_query_parse_allocation (q, &caps, NULL);
+    config = gst_buffer_pool_get_config (pool);
+    gst_buffer_pool_config_set_params (config, caps, size, min, max);
+    gst_buffer_pool_config_add_option (config,
+        GST_BUFFER_POOL_OPTION_VIDEO_META);
+  } else {
+    config = gst_buffer_pool_get_config (pool);
+  }
   stream = gst_buffer_pool_config_get_cuda_stream (config);
   if (stream == NULL) {
     stream = gst_cuda_stream_new (GST_CUDA_BUFFER_POOL (pool)->context);
     gst_buffer_pool_config_set_cuda_stream (config, stream);
-    printf ("late-producer: the sink's pool now has stream %p\n", stream);
+    printf ("late-producer: %s pool now has stream %p\n",
+        copy ? "our" : "the sink's", stream);
   }
   gst_clear_cuda_stream (&stream);
   if (!gst_buffer_pool_set_config (pool, config))
-    printf ("late-producer: the sink's pool refused the stream\n");
+    printf ("late-producer: the pool refused the stream\n");
+  if (copy)
+    gst_query_set_nth_allocation_pool (q, 0, pool, size, min, max);
   gst_object_unref (pool);
   return GST_PAD_PROBE_OK;
 }
 
-/* Mode late-producer CH N: cudaupload ! doradmasink with the late write
- * probe; prints what it did and the sink's stats. Exit 0 when every frame
- * was written late on its memory's stream. */
+/* Mode late-producer CH N pool|copy: cudaupload ! doradmasink with the
+ * late write probe, cudaupload writing into the sink's slot pool (pool), or
+ * into another CUDA pool (copy: the sink copies each frame on the device);
+ * prints what it did and the sink's stats. Exit 0 when every frame was
+ * written late on its memory's stream. */
 static int
-late_producer (const gchar * ch, guint n)
+late_producer (const gchar * ch, guint n, const gchar * via)
 {
   gchar *desc = g_strdup_printf ("videotestsrc pattern=ball num-buffers=%u ! "
       CAPS " ! cudaupload name=up ! video/x-raw(memory:CUDAMemory) ! "
@@ -865,6 +892,7 @@ late_producer (const gchar * ch, guint n)
       "wait-for-readers=1 sync=false", n, ch);
   GstElement *pipe = gst_parse_launch (desc, NULL), *up = NULL, *sink = NULL;
   LateWrite lw = { 0 };
+  guint64 dcopies = G_MAXUINT64;
   GstStructure *stats = NULL;
   GstMessage *m = NULL;
   GstPad *pad;
@@ -876,7 +904,7 @@ late_producer (const gchar * ch, guint n)
   sink = gst_bin_get_by_name (GST_BIN (pipe), "sink");
   pad = gst_element_get_static_pad (up, "src");
   gst_pad_add_probe (pad, GST_PAD_PROBE_TYPE_QUERY_DOWNSTREAM |
-      GST_PAD_PROBE_TYPE_PULL, give_the_pool_a_stream, NULL, NULL);
+      GST_PAD_PROBE_TYPE_PULL, give_the_pool_a_stream, (gpointer) via, NULL);
   gst_pad_add_probe (pad, GST_PAD_PROBE_TYPE_BUFFER, make_write_late, &lw,
       NULL);
   gst_object_unref (pad);
@@ -894,6 +922,10 @@ late_producer (const gchar * ch, guint n)
   g_free (str);
   CHECK (lw.late == n, "%u of %u frames were written late (%u without a "
       "stream: upstream gave no stream to race)", lw.late, n, lw.no_stream);
+  /* the path the scenario is about: published in place, or copied */
+  gst_structure_get_uint64 (stats, "device-copies", &dcopies);
+  CHECK (dcopies == (g_str_equal (via, "copy") ? n : 0), "the sink made %"
+      G_GUINT64_FORMAT " device copies of %u frames (%s)", dcopies, n, via);
   ret = PASS;
 err:
   if (m)
@@ -916,7 +948,8 @@ err:
   return ret;
 }
 
-/* compare_run's producer: "CH N" → this program in late-producer mode */
+/* compare_run's producer: "CH N pool|copy" → this program in
+ * late-producer mode */
 static GPid
 spawn_late_producer (const gchar * prod, const gchar * log)
 {
@@ -930,20 +963,23 @@ spawn_late_producer (const gchar * prod, const gchar * log)
 }
 #endif
 
+/* `via`: pool (the slot pool's sync) or copy (the device copy's sync) */
 static int
-test_late (void)
+test_late (const gchar * via)
 {
 #ifdef EXPECT_CUDA_SLOT_POOL
   gchar *log = g_strdup_printf ("%s/ce-late-%d.log", g_get_tmp_dir (),
       (int) getpid ());
+  gchar *prod = g_strdup_printf ("@CH@ @N@ %s", via);
   gchar *text = NULL;
   int ret;
 
   if (!have_element ("cudaupload") || !have_element ("cudadownload")) {
     g_free (log);
+    g_free (prod);
     return SKIP;
   }
-  ret = compare_run_with (spawn_late_producer, "late", "@CH@ @N@",
+  ret = compare_run_with (spawn_late_producer, "late", prod,
       "doradmasrc name=src channel=@CH@ timeout=20000000000 "
       "on-writer-lost=eos ! video/x-raw(memory:CUDAMemory) ! cudadownload ! "
       "video/x-raw ! appsink name=out sync=false", "ipc", "memory:CUDAMemory",
@@ -953,6 +989,7 @@ test_late (void)
   g_free (text);
   g_unlink (log);
   g_free (log);
+  g_free (prod);
   return ret;
 #else
   printf ("SKIP: GStreamer < 1.24: a CUDA memory carries no stream, its "
@@ -1218,10 +1255,13 @@ main (int argc, char **argv)
   else if (g_str_equal (which, "cudapool"))
     r = test_cudapool ();
   else if (g_str_equal (which, "late"))
-    r = test_late ();
+    r = test_late ("pool");
+  else if (g_str_equal (which, "late-copy"))
+    r = test_late ("copy");
 #ifdef EXPECT_CUDA_SLOT_POOL
-  else if (g_str_equal (which, "late-producer") && argc == 4)
-    r = late_producer (argv[2], (guint) g_ascii_strtoull (argv[3], NULL, 10));
+  else if (g_str_equal (which, "late-producer") && argc == 5)
+    r = late_producer (argv[2], (guint) g_ascii_strtoull (argv[3], NULL, 10),
+        argv[4]);
 #endif
   else if (g_str_equal (which, "cudamem"))
     r = test_cudamem ();
@@ -1230,8 +1270,8 @@ main (int argc, char **argv)
   else if (g_str_equal (which, "copyto"))
     r = test_copyto ();
   else {
-    fprintf (stderr, "usage: %s unified|ipc|cudapool|late|cudamem|kill|"
-        "copyto\n", argv[0]);
+    fprintf (stderr, "usage: %s unified|ipc|cudapool|late|late-copy|cudamem|"
+        "kill|copyto\n", argv[0]);
     r = FAIL;
   }
   printf ("%s: %s\n", which, r == PASS ? "PASS" : r == SKIP ? "SKIP" : "FAIL");

@@ -17,7 +17,7 @@ export DORADMA_SHM_DIR=/dev/shm
   gst-inspect-1.0 cudaupload 2>&1 | head -3
 } > "$O/env.log" 2>&1
 rc=0
-for t in ${@:-unified ipc cudapool late cudamem copyto kill}; do
+for t in ${@:-unified ipc cudapool late late-copy cudamem copyto kill}; do
   timeout 150 $B/tests/cuda-elements/cuda-elements $t > "$O/$t.log" 2>&1
   r=$?; echo "$t: exit $r" | tee -a "$O/summary.log"
   [ $r -ne 0 ] && rc=1
