@@ -202,7 +202,8 @@ gst_doradma_monotonic_now (void)
   return (GstClockTime) ts.tv_sec * GST_SECOND + ts.tv_nsec;
 }
 
-GstClockTimeDiff
+/* Monotonic minus pipeline clock, sampled back to back (as unixfdsink). */
+static GstClockTimeDiff
 gst_doradma_clock_diff (GstClock * clock)
 {
   GstClockTime c = gst_clock_get_time (clock);

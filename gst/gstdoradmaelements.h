@@ -116,9 +116,6 @@ void gst_doradma_plane_needs (const GstVideoInfo * info, guint plane,
 /* Nanoseconds of CLOCK_MONOTONIC, the clock of publish_time and mono_pts. */
 GstClockTime gst_doradma_monotonic_now (void);
 
-/* Monotonic minus pipeline clock, sampled back to back (as unixfdsink). */
-GstClockTimeDiff gst_doradma_clock_diff (GstClock * clock);
-
 /* How an element maps its running times to CLOCK_MONOTONIC (the clock of
  * mono_pts): base time + (monotonic − pipeline clock), sampled per frame,
  * except on GStreamer's system clock on CLOCK_MONOTONIC (the default
