@@ -6,23 +6,16 @@
 #ifndef DORADMA_CUDA_ELEMENTS_H
 #define DORADMA_CUDA_ELEMENTS_H
 
-#include <stdio.h>
+/* the CUDA tests' exit codes and failure check (tests/cuda) */
+#include "../cuda/cuda-test.h"
 
-#define PASS 0
-#define FAIL 1
-#define SKIP 77
+#define PASS T_EXIT_PASS
+#define FAIL T_EXIT_FAIL
+#define SKIP T_EXIT_SKIP
+#define CHECK T_CHECK
 
 #define W 320
 #define H 240
 #define CAPS "video/x-raw,format=I420,width=320,height=240,framerate=30/1"
-
-#define CHECK(cond, ...) do { \
-    if (!(cond)) { \
-      fprintf (stderr, "FAIL %s:%d: ", __FILE__, __LINE__); \
-      fprintf (stderr, __VA_ARGS__); \
-      fputc ('\n', stderr); \
-      goto err; \
-    } \
-  } while (0)
 
 #endif /* DORADMA_CUDA_ELEMENTS_H */
