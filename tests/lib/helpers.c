@@ -1,5 +1,6 @@
 /* Description: implementation of the t_* test helpers (see helpers.h). */
 #include "helpers.h"
+#include "segment.h"
 
 #include <dirent.h>
 #include <errno.h>
@@ -390,30 +391,15 @@ t_fork_live_writer (const char *channel, const char *dir)
 void
 t_unlink_channel (const char *dir, const char *channel)
 {
-  char path[512];
+  struct segment_paths p;
 
-  snprintf (path, sizeof path, "%s/doradma.%s", dir, channel);
-  unlink (path);
-  snprintf (path, sizeof path, "%s/doradma.%s~ctl", dir, channel);
-  unlink (path);
-  /* a writer killed while creating leaves its temporaries
-   * (doradma.<ch>~new.<pid>.<rand>, doradma.<ch>~ctl~new.<pid>.<rand>) */
-  {
-    char data_prefix[256], ctl_prefix[256];
-    DIR *d = opendir (dir);
-    struct dirent *de;
-
-    if (d == NULL)
-      return;
-    snprintf (data_prefix, sizeof data_prefix, "doradma.%s~new.", channel);
-    snprintf (ctl_prefix, sizeof ctl_prefix, "doradma.%s~ctl~new.", channel);
-    while ((de = readdir (d)) != NULL) {
-      if (strncmp (de->d_name, data_prefix, strlen (data_prefix)) == 0 ||
-          strncmp (de->d_name, ctl_prefix, strlen (ctl_prefix)) == 0)
-        unlinkat (dirfd (d), de->d_name, 0);
-    }
-    closedir (d);
-  }
+  if (segment_paths_init (&p, dir, channel, NULL) < 0)
+    return;
+  unlink (p.data);
+  unlink (p.ctl);
+  /* a writer killed while creating leaves its temporaries: the writer's
+   * own sweep removes them */
+  segment_remove_leftovers (&p);
 }
 
 int
