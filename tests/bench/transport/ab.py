@@ -13,25 +13,26 @@ import json
 import statistics
 
 
-def medians(files, key):
+def measures(t):
+    """fps, end-to-end p50 (us), producer + consumer CPU (us/frame) of a trial"""
+    s, p = t["cons"]["sink"], t["prod"]["src"]
+    return (s["win_frames"] * 1e9 / s["win_wall_ns"], s["lat_p50"] / 1e3,
+            ((p["win_user_ns"] + p["win_sys_ns"]) / p["win_frames"]
+             + (s["win_user_ns"] + s["win_sys_ns"]) / s["win_frames"]) / 1e3)
+
+
+def medians(files):
+    """(transport, size, phase) -> (median fps, median p50, median CPU, trials)"""
     cells = {}
     for f in files:
         with open(f) as fh:
             for t in json.load(fh)["trials"]:
-                s = t["cons"]["sink"]
-                if not s.get("win_wall_ns"):
+                if not t["cons"]["sink"].get("win_wall_ns"):
                     continue
-                p = t["prod"]["src"]
-                if key == "fps":
-                    v = s["win_frames"] * 1e9 / s["win_wall_ns"]
-                elif key == "p50":
-                    v = s["lat_p50"] / 1e3
-                else:
-                    v = ((p["win_user_ns"] + p["win_sys_ns"]) / p["win_frames"]
-                         + (s["win_user_ns"] + s["win_sys_ns"]) / s["win_frames"]) / 1e3
                 k = (t["transport"], "%dx%d" % (t["w"], t["h"]), t["phase"])
-                cells.setdefault(k, []).append(v)
-    return {k: (statistics.median(v), len(v)) for k, v in cells.items()}
+                cells.setdefault(k, []).append(measures(t))
+    return {k: tuple(statistics.median(m[i] for m in v) for i in range(3))
+            + (len(v),) for k, v in cells.items()}
 
 
 def main():
@@ -41,19 +42,17 @@ def main():
     a = ap.parse_args()
     print("| transport | size | phase | old fps | new fps | new/old | old / shm | new / shm | trials | p50 µs old → new | CPU µs/frame old → new |")
     print("|---|---|---|---:|---:|---:|---:|---:|---:|---|---|")
-    of, nf = medians(a.old, "fps"), medians(a.new, "fps")
-    op, np_ = medians(a.old, "p50"), medians(a.new, "p50")
-    oc, nc = medians(a.old, "cpu"), medians(a.new, "cpu")
-    for k in sorted(of):
-        if k not in nf:
+    old, new = medians(a.old), medians(a.new)
+    nan = (float("nan"),)
+    for k in sorted(old):
+        if k not in new:
             continue
-        shm = ("shm", k[1], k[2])
-        o, n = of[k][0], nf[k][0]
-        so = of[shm][0] if shm in of else float("nan")
-        sn = nf[shm][0] if shm in nf else float("nan")
+        o, n = old[k], new[k]
+        so = old.get(("shm", k[1], k[2]), nan)[0]
+        sn = new.get(("shm", k[1], k[2]), nan)[0]
         print("| %s | %s | %s | %.0f | %.0f | %.2f | %.2f | %.2f | %d+%d | %.1f → %.1f | %.2f → %.2f |" % (
-            k[0], k[1], k[2], o, n, n / o, o / so, n / sn, of[k][1], nf[k][1],
-            op[k][0], np_[k][0], oc[k][0], nc[k][0]))
+            k[0], k[1], k[2], o[0], n[0], n[0] / o[0], o[0] / so, n[0] / sn,
+            o[3], n[3], o[1], n[1], o[2], n[2]))
 
 
 if __name__ == "__main__":
