@@ -321,7 +321,8 @@ void doradma_reader_close (struct doradma_reader *r);
  * -EINTR (doradma_reader_interrupt), -EPIPE (EOS: every frame up to final_seq
  * was delivered), -ESTALE (superseded and drained: reopen the channel),
  * -EOWNERDEAD (writer died), -EBADMSG (a frame record failed validation:
- * diag names the field; the frame was skipped). */
+ * diag names the field; the frame was skipped: counted in `skipped` and,
+ * with back-pressure, consumed). */
 int doradma_reader_next (struct doradma_reader *r, enum doradma_read_mode mode,
     int64_t timeout_ns, struct doradma_frame *frame, struct doradma_diag *diag);
 

@@ -1,11 +1,13 @@
 /* What doradmasink publishes, doradmasrc takes: real elements around the
  * pair (videocrop upstream, a syncing sink downstream, producers stopping),
- * each frame compared with the same chain run locally.
+ * each frame compared with the same chain run locally; and what the reader
+ * does with a record it refuses.
  *
  * Copyright (C) 2026 the doradma authors
  * SPDX-License-Identifier: LGPL-2.1-or-later
  */
 #include "frames.h"
+#include "libwriter.h"
 
 #define CROP_CHAIN "videotestsrc num-buffers=8 pattern=smpte ! " \
   "video/x-raw,format=%s,width=320,height=240,framerate=30/1 ! " \
@@ -103,16 +105,73 @@ GST_START_TEST (test_videocrop_upstream_delivers_the_cropped_picture)
 
 GST_END_TEST;
 
-static Suite *
-upstream_suite (void)
+/* NF2: a record the reader refuses is consumed and counted as skipped, so
+ * a lossless writer goes on. Before, it was neither: with 3 slots the
+ * writer's lossless acquisition of its slot waited for it forever. */
+GST_START_TEST (test_a_refused_record_is_skipped_and_consumed)
 {
-  Suite *s = suite_create ("upstream");
+  gchar *ch = t_channel ("bad");
+  struct doradma_writer *w = lib_writer (ch, T_CAPS, 3, 0);
+  gchar *desc = g_strdup_printf ("doradmasrc name=src channel=%s "
+      "read-mode=next", ch);
+  TApp *cons = t_app_new (desc);
+  struct doradma_frame_info fi;
+  GstElement *src;
+  gsize size;
+  guint8 v;
+  int r;
+
+  r = doradma_writer_wait_readers (w, 1, 5 * GST_SECOND, NULL);
+  fail_unless (r == 0, "no reader joined: %s", g_strerror (-r));
+  /* 4 records with a crop outside the frame (slot.crop refuses them) in 3
+   * slots: the 4th acquisition needs the 1st refused record consumed */
+  lib_frame_info (T_CAPS, t_monotonic_now (), &fi, &size);
+  fi.crop_x = 60;
+  fi.crop_width = 8;
+  fi.crop_height = 8;
+  for (v = 1; v <= 4; v++) {
+    r = lib_publish_info (w, DORADMA_POLICY_LOSSLESS, &fi, size, v);
+    fail_unless (r == 0, "lossless refused record %u: %s (the refused "
+        "records were never consumed)", v, g_strerror (-r));
+  }
+  lib_frame_info (T_CAPS, t_monotonic_now (), &fi, &size);
+  for (v = 5; v <= 9; v++) {
+    GstSample *s;
+    guint8 got = 0;
+
+    r = lib_publish_info (w, DORADMA_POLICY_LOSSLESS, &fi, size, v);
+    fail_unless (r == 0, "lossless frame %u: %s (the refused record was "
+        "never consumed)", v, g_strerror (-r));
+    s = gst_app_sink_try_pull_sample (cons->sink, 5 * GST_SECOND);
+    fail_unless (s != NULL, "frame %u not delivered", v);
+    gst_buffer_extract (gst_sample_get_buffer (s), 0, &got, 1);
+    fail_unless_equals_int (got, v);
+    gst_sample_unref (s);
+  }
+  src = gst_bin_get_by_name (GST_BIN (cons->pipe), "src");
+  fail_unless_equals_uint64 (t_stat (src, "skipped"), 4);
+  fail_unless_equals_uint64 (t_stat (src, "frames"), 5);
+  gst_object_unref (src);
+  t_app_free (cons);
+  doradma_writer_close (w);
+  fail_unless (t_shm_clean (ch), "leftovers of %s", ch);
+  g_free (desc);
+  g_free (ch);
+}
+
+GST_END_TEST;
+
+static Suite *
+agreement_suite (void)
+{
+  Suite *s = suite_create ("agreement");
   TCase *tc = tcase_create ("general");
 
   tcase_set_timeout (tc, 120);
   suite_add_tcase (s, tc);
   tcase_add_test (tc, test_videocrop_upstream_delivers_the_cropped_picture);
+  tcase_add_test (tc, test_a_refused_record_is_skipped_and_consumed);
   return s;
 }
 
-GST_CHECK_MAIN (upstream);
+GST_CHECK_MAIN (agreement);
