@@ -738,6 +738,13 @@ try_next (struct doradma_reader *r, enum doradma_read_mode mode, void *dst,
   return -EAGAIN;
 }
 
+DORADMA_API int
+doradma_reader_writer_stopped (struct doradma_reader *r)
+{
+  /* ACQUIRE: pairs with the writer's store before its lock went */
+  return dr_load_acquire (&r->rcb->stopped) == 1;
+}
+
 static int
 next_common (struct doradma_reader *r, enum doradma_read_mode mode,
     int64_t timeout_ns, void *dst, size_t cap, struct doradma_frame *frame,
@@ -769,6 +776,10 @@ next_common (struct doradma_reader *r, enum doradma_read_mode mode,
       return -ESTALE;
     if (g_atomic_int_get (&r->interrupted))
       return -EINTR;
+    if (r->writer_lost && doradma_reader_writer_stopped (r))
+      return diag_set (diag, -EOWNERDEAD, "writer.stopped",
+          "%s: the writer (pid %u) stopped", r->paths.label,
+          r->desc.writer_pid);
     if (r->writer_lost)
       return diag_set (diag, -EOWNERDEAD, "writer",
           "%s: the writer (pid %u) is gone", r->paths.label,

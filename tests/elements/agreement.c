@@ -161,6 +161,90 @@ GST_START_TEST (test_a_refused_record_is_skipped_and_consumed)
 
 GST_END_TEST;
 
+/* Pops the consumer's next bus message among ERROR, WARNING and element
+ * messages named `name` within `timeout`, or NULL. */
+static GstMessage *
+t_bus_pop (GstElement * pipe, const gchar * name, GstClockTime timeout)
+{
+  GstBus *bus = gst_element_get_bus (pipe);
+  GstClockTime end = t_monotonic_now () + timeout;
+  GstMessage *msg = NULL;
+
+  while (t_monotonic_now () < end) {
+    msg = gst_bus_timed_pop_filtered (bus, end - t_monotonic_now (),
+        GST_MESSAGE_ERROR | GST_MESSAGE_WARNING | GST_MESSAGE_ELEMENT);
+    if (msg == NULL || GST_MESSAGE_TYPE (msg) != GST_MESSAGE_ELEMENT
+        || gst_message_has_name (msg, name))
+      break;
+    gst_clear_message (&msg);
+  }
+  gst_object_unref (bus);
+  return msg;
+}
+
+#define LIVE_PRODUCER "videotestsrc is-live=true ! " \
+  "video/x-raw,format=I420,width=64,height=48,framerate=30/1 ! " \
+  "doradmasink channel=%s"
+
+/* NF4: a producer app that stops without EOS (set_state NULL, as
+ * gst-launch on Ctrl-C) is "the writer stopped", not a death: with
+ * on-writer-lost=error the consumer posts no error and no warning, tells
+ * the application with an element message, and takes the next producer.
+ * Before, it posted "The writer of channel ... died" as an ERROR. */
+GST_START_TEST (test_a_producer_stopped_cleanly_is_not_a_death)
+{
+  gchar *ch = t_channel ("stop");
+  gchar *desc = g_strdup_printf ("doradmasrc channel=%s timeout=5000000000 "
+      "on-writer-lost=error", ch);
+  gchar *prod_desc = g_strdup_printf (LIVE_PRODUCER, ch);
+  TApp *cons = t_app_new (desc);
+  GstElement *prod;
+  GstMessage *msg;
+  const GstStructure *st;
+  guint round;
+
+  for (round = 0; round < 2; round++) {
+    GstSample *s;
+
+    prod = gst_parse_launch (prod_desc, NULL);
+    fail_unless (prod != NULL);
+    fail_if (gst_element_set_state (prod, GST_STATE_PLAYING) ==
+        GST_STATE_CHANGE_FAILURE);
+    s = gst_app_sink_try_pull_sample (cons->sink, 5 * GST_SECOND);
+    fail_unless (s != NULL, "round %u: no frame", round);
+    gst_sample_unref (s);
+    /* a clean stop without EOS */
+    gst_element_set_state (prod, GST_STATE_NULL);
+    gst_object_unref (prod);
+    msg = t_bus_pop (cons->pipe, "doradmasrc-writer-stopped", 3 * GST_SECOND);
+    fail_unless (msg != NULL, "round %u: the consumer said nothing", round);
+    if (GST_MESSAGE_TYPE (msg) != GST_MESSAGE_ELEMENT) {
+      GError *err = NULL;
+
+      if (GST_MESSAGE_TYPE (msg) == GST_MESSAGE_ERROR)
+        gst_message_parse_error (msg, &err, NULL);
+      else
+        gst_message_parse_warning (msg, &err, NULL);
+      fail ("round %u: a clean stop reported as %s: %s", round,
+          GST_MESSAGE_TYPE_NAME (msg), err->message);
+    }
+    st = gst_message_get_structure (msg);
+    fail_unless_equals_string (gst_structure_get_string (st, "channel"), ch);
+    gst_message_unref (msg);
+    /* flush what was delivered before the stop */
+    while ((s = gst_app_sink_try_pull_sample (cons->sink, 0)))
+      gst_sample_unref (s);
+  }
+  fail_unless (t_bus_pop (cons->pipe, "none", 200 * GST_MSECOND) == NULL);
+  t_app_free (cons);
+  fail_unless (t_shm_clean (ch), "leftovers of %s", ch);
+  g_free (prod_desc);
+  g_free (desc);
+  g_free (ch);
+}
+
+GST_END_TEST;
+
 static Suite *
 agreement_suite (void)
 {
@@ -171,6 +255,7 @@ agreement_suite (void)
   suite_add_tcase (s, tc);
   tcase_add_test (tc, test_videocrop_upstream_delivers_the_cropped_picture);
   tcase_add_test (tc, test_a_refused_record_is_skipped_and_consumed);
+  tcase_add_test (tc, test_a_producer_stopped_cleanly_is_not_a_death);
   return s;
 }
 
