@@ -245,6 +245,61 @@ GST_START_TEST (test_a_producer_stopped_cleanly_is_not_a_death)
 
 GST_END_TEST;
 
+/* NF3: read-mode=latest answers LATENCY with room for a frame period, so a
+ * syncing sink downstream keeps its processing deadline and posts no "add
+ * queues" warning (the pipelines/latest-preview.sh recipe). Before, max
+ * was min and fakesink sync=true warned at once. */
+GST_START_TEST (test_latest_mode_latency_leaves_a_syncing_sink_its_deadline)
+{
+  gchar *ch = t_channel ("lat");
+  gchar *prod_desc = g_strdup_printf (LIVE_PRODUCER, ch);
+  gchar *desc = g_strdup_printf ("doradmasrc name=src channel=%s "
+      "timeout=5000000000 read-mode=latest ! videoconvert ! "
+      "fakesink name=out sync=true", ch);
+  GstElement *prod = gst_parse_launch (prod_desc, NULL);
+  GstElement *cons = gst_parse_launch (desc, NULL);
+  GstQuery *q = gst_query_new_latency ();
+  GstClockTime min, max;
+  GstElement *src;
+  GstMessage *msg;
+  gboolean live;
+
+  fail_unless (prod != NULL && cons != NULL);
+  fail_if (gst_element_set_state (prod, GST_STATE_PLAYING) ==
+      GST_STATE_CHANGE_FAILURE);
+  fail_if (gst_element_set_state (cons, GST_STATE_PLAYING) ==
+      GST_STATE_CHANGE_FAILURE);
+  /* the sinks query the latency when the pipeline goes to PLAYING */
+  fail_unless (gst_element_get_state (cons, NULL, NULL, 5 * GST_SECOND) ==
+      GST_STATE_CHANGE_SUCCESS);
+  if ((msg = t_bus_pop (cons, "none", GST_SECOND))) {
+    const GstStructure *st = gst_message_get_structure (msg);
+    gchar *text = st ? gst_structure_to_string (st) : NULL;
+
+    fail ("the consumer posted a %s: %s", GST_MESSAGE_TYPE_NAME (msg), text);
+  }
+  src = gst_bin_get_by_name (GST_BIN (cons), "src");
+  fail_unless (gst_element_query (src, q));
+  gst_query_parse_latency (q, &live, &min, &max);
+  fail_unless (live);
+  /* 30 fps: a frame period of room */
+  fail_unless (max >= min + GST_SECOND / 30, "max %" GST_TIME_FORMAT
+      " < min %" GST_TIME_FORMAT " + a frame", GST_TIME_ARGS (max),
+      GST_TIME_ARGS (min));
+  gst_object_unref (src);
+  gst_query_unref (q);
+  gst_element_set_state (cons, GST_STATE_NULL);
+  gst_element_set_state (prod, GST_STATE_NULL);
+  gst_object_unref (cons);
+  gst_object_unref (prod);
+  fail_unless (t_shm_clean (ch), "leftovers of %s", ch);
+  g_free (desc);
+  g_free (prod_desc);
+  g_free (ch);
+}
+
+GST_END_TEST;
+
 static Suite *
 agreement_suite (void)
 {
@@ -256,6 +311,8 @@ agreement_suite (void)
   tcase_add_test (tc, test_videocrop_upstream_delivers_the_cropped_picture);
   tcase_add_test (tc, test_a_refused_record_is_skipped_and_consumed);
   tcase_add_test (tc, test_a_producer_stopped_cleanly_is_not_a_death);
+  tcase_add_test (tc,
+      test_latest_mode_latency_leaves_a_syncing_sink_its_deadline);
   return s;
 }
 
