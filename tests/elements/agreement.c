@@ -6,6 +6,8 @@
  * Copyright (C) 2026 the doradma authors
  * SPDX-License-Identifier: LGPL-2.1-or-later
  */
+#include <gst/app/gstappsrc.h>
+
 #include "frames.h"
 #include "libwriter.h"
 
@@ -300,6 +302,67 @@ GST_START_TEST (test_latest_mode_latency_leaves_a_syncing_sink_its_deadline)
 
 GST_END_TEST;
 
+/* NF5: the producer's DISCONT reaches the consumer (an appsrc producer
+ * marking its 3rd buffer, as a producer restarting PLAYING→READY→PLAYING
+ * does); frames without it carry none past the first. Before, the reader
+ * cleared the carried flag unless it had a reason of its own. */
+GST_START_TEST (test_the_producers_discont_reaches_the_consumer)
+{
+  gchar *ch = t_channel ("disc");
+  gchar *desc = g_strdup_printf ("doradmasrc channel=%s timeout=5000000000",
+      ch);
+  gchar *prod_desc = g_strdup_printf ("appsrc name=in format=time caps=\""
+      T_CAPS "\" ! doradmasink channel=%s sync=false mode=lossless "
+      "wait-for-readers=1", ch);
+  TApp *cons = t_app_new (desc);
+  GstElement *prod = gst_parse_launch (prod_desc, NULL), *in;
+  GstMessage *msg;
+  guint i;
+
+  fail_unless (prod != NULL);
+  in = gst_bin_get_by_name (GST_BIN (prod), "in");
+  fail_if (gst_element_set_state (prod, GST_STATE_PLAYING) ==
+      GST_STATE_CHANGE_FAILURE);
+  for (i = 0; i < 4; i++) {
+    GstBuffer *b = t_sysmem_frame (T_CAPS, i);
+
+    GST_BUFFER_PTS (b) = i * 33 * GST_MSECOND;
+    if (i == 2)
+      GST_BUFFER_FLAG_SET (b, GST_BUFFER_FLAG_DISCONT);
+    fail_unless_equals_int (gst_app_src_push_buffer (GST_APP_SRC (in), b),
+        GST_FLOW_OK);
+  }
+  gst_app_src_end_of_stream (GST_APP_SRC (in));
+  msg = gst_bus_timed_pop_filtered (GST_ELEMENT_BUS (prod), 10 * GST_SECOND,
+      GST_MESSAGE_EOS | GST_MESSAGE_ERROR);
+  fail_unless (msg && GST_MESSAGE_TYPE (msg) == GST_MESSAGE_EOS);
+  gst_message_unref (msg);
+  for (i = 0; i < 4; i++) {
+    GstSample *s = gst_app_sink_try_pull_sample (cons->sink, 5 * GST_SECOND);
+    GstBuffer *b;
+    guint8 v = 0xff;
+
+    fail_unless (s != NULL, "frame %u not delivered", i);
+    b = gst_sample_get_buffer (s);
+    gst_buffer_extract (b, 0, &v, 1);
+    fail_unless_equals_int (v, i);
+    /* the first: the reader's own (a join) */
+    fail_unless_equals_int (GST_BUFFER_FLAG_IS_SET (b,
+            GST_BUFFER_FLAG_DISCONT), i == 0 || i == 2);
+    gst_sample_unref (s);
+  }
+  gst_element_set_state (prod, GST_STATE_NULL);
+  gst_object_unref (in);
+  gst_object_unref (prod);
+  t_app_free (cons);
+  fail_unless (t_shm_clean (ch), "leftovers of %s", ch);
+  g_free (prod_desc);
+  g_free (desc);
+  g_free (ch);
+}
+
+GST_END_TEST;
+
 static Suite *
 agreement_suite (void)
 {
@@ -313,6 +376,7 @@ agreement_suite (void)
   tcase_add_test (tc, test_a_producer_stopped_cleanly_is_not_a_death);
   tcase_add_test (tc,
       test_latest_mode_latency_leaves_a_syncing_sink_its_deadline);
+  tcase_add_test (tc, test_the_producers_discont_reaches_the_consumer);
   return s;
 }
 
