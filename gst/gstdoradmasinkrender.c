@@ -121,7 +121,7 @@ copy_crop (const GstVideoInfo * info, GstBuffer * buf, GstVideoFrame * dst,
   }
   src.info.width = GST_VIDEO_INFO_WIDTH (info);
   src.info.height = GST_VIDEO_INFO_HEIGHT (info);
-  gst_video_frame_copy (dst, &src);
+  gst_doradma_frame_copy (dst, &src, info);
   gst_video_frame_unmap (&src);
   return TRUE;
 }
@@ -339,7 +339,7 @@ render_copy (GstDoradmaSinkRender * r, GstBuffer * buf)
       goto map_failed;
     }
     /* honours both sides' strides and offsets; never a flat memcpy */
-    gst_video_frame_copy (&dst, &src);
+    gst_doradma_frame_copy (&dst, &src, info);
     gst_video_frame_unmap (&src);
   }
   COUNT (r, COPIES);
