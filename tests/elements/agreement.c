@@ -363,6 +363,34 @@ GST_START_TEST (test_the_producers_discont_reaches_the_consumer)
 
 GST_END_TEST;
 
+/* A crop meta outside the frame is never published (the reader would
+ * refuse the record): the sink posts STREAM/FORMAT naming the crop. */
+GST_START_TEST (test_a_crop_outside_the_frame_is_an_error_not_a_record)
+{
+  gchar *ch = t_channel ("cropbad");
+  GstHarness *h = t_sink_new (ch, T_CAPS, NULL);
+  GstBuffer *b = t_sysmem_frame (T_CAPS, 7);
+  GstVideoCropMeta *crop = gst_buffer_add_video_crop_meta (b);
+  GstMessage *msg;
+  GstBus *bus = gst_bus_new ();
+
+  gst_element_set_bus (h->element, bus);
+  crop->x = 60;
+  crop->width = 8;
+  crop->height = 8;
+  fail_unless_equals_int (gst_harness_push (h, b), GST_FLOW_ERROR);
+  msg = gst_bus_pop_filtered (bus, GST_MESSAGE_ERROR);
+  t_assert_error (msg, GST_STREAM_ERROR, GST_STREAM_ERROR_FORMAT,
+      "crop meta is not inside");
+  gst_message_unref (msg);
+  fail_unless_equals_uint64 (t_stat (h->element, "frames"), 0);
+  gst_element_set_bus (h->element, NULL);
+  gst_object_unref (bus);
+  t_teardown (h, NULL, ch);
+}
+
+GST_END_TEST;
+
 static Suite *
 agreement_suite (void)
 {
@@ -377,6 +405,7 @@ agreement_suite (void)
   tcase_add_test (tc,
       test_latest_mode_latency_leaves_a_syncing_sink_its_deadline);
   tcase_add_test (tc, test_the_producers_discont_reaches_the_consumer);
+  tcase_add_test (tc, test_a_crop_outside_the_frame_is_an_error_not_a_record);
   return s;
 }
 
