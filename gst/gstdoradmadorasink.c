@@ -85,8 +85,7 @@ gst_doradma_dora_sink_install_properties (GObjectClass * klass)
       g_param_spec_string ("dora-pool", "dora pool",
           "Name of a dora-rs memory pool to write instead of a channel "
           "(dora_pool_<dataflow>_<node>_<pool>)", NULL,
-          G_PARAM_READWRITE | G_PARAM_STATIC_STRINGS |
-          GST_PARAM_MUTABLE_READY));
+          G_PARAM_READWRITE | G_PARAM_STATIC_STRINGS));
 }
 
 /* The pool transport from the element's `transport` (by its nick, so this
@@ -315,6 +314,7 @@ gst_doradma_dora_sink_render (GstBaseSink * sink, GstBuffer * buf)
 /* The path's registration */
 
 static const GstDoradmaDoraPath path = {
+  .starts_after = GST_STATE_NULL,
   .state_size = sizeof (DoraSink),
   .state_clear = dora_sink_clear,
   .n_props = 1,                 /* dora-pool */

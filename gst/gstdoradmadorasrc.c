@@ -736,6 +736,7 @@ gst_doradma_dora_src_unlock (GstBaseSrc * src, gboolean unlocked)
 /* The path's registration */
 
 static const GstDoradmaDoraPath path = {
+  .starts_after = GST_STATE_READY,
   .state_size = sizeof (DoraSrc),
   .state_init = dora_src_init,
   .state_clear = dora_src_clear,

@@ -391,6 +391,40 @@ GST_START_TEST (test_a_crop_outside_the_frame_is_an_error_not_a_record)
 
 GST_END_TEST;
 
+/* NF6: doradmasink starts at NULL→READY: setting `dora-pool` in READY
+ * after that is refused (the ring runs, every frame is published), as the
+ * ring's own properties are. Before, the frames went to a dora path that
+ * never started and were silently discarded (frames=0, EOS, no error). */
+GST_START_TEST (test_dora_pool_is_refused_once_the_sink_started)
+{
+  gchar *ch = t_channel ("dorapool");
+  gchar *desc = g_strdup_printf ("videotestsrc num-buffers=10 ! " T_CAPS
+      " ! doradmasink name=sink channel=%s sync=false", ch);
+  GstElement *p = gst_parse_launch (desc, NULL), *sink;
+  GstMessage *msg;
+  gchar *pool = NULL;
+
+  fail_unless (p != NULL);
+  sink = gst_bin_get_by_name (GST_BIN (p), "sink");
+  fail_unless_equals_int (gst_element_set_state (p, GST_STATE_READY),
+      GST_STATE_CHANGE_SUCCESS);
+  g_object_set (sink, "dora-pool", "dora_pool_el_n_p", NULL);
+  g_object_get (sink, "dora-pool", &pool, NULL);
+  fail_unless (pool == NULL, "dora-pool changed to %s after start", pool);
+  msg = t_run (p, 10 * GST_SECOND);
+  fail_unless (msg && GST_MESSAGE_TYPE (msg) == GST_MESSAGE_EOS);
+  gst_message_unref (msg);
+  fail_unless_equals_uint64 (t_stat (sink, "frames"), 10);
+  gst_element_set_state (p, GST_STATE_NULL);
+  gst_object_unref (sink);
+  gst_object_unref (p);
+  fail_unless (t_shm_clean (ch), "leftovers of %s", ch);
+  g_free (desc);
+  g_free (ch);
+}
+
+GST_END_TEST;
+
 static Suite *
 agreement_suite (void)
 {
@@ -406,6 +440,7 @@ agreement_suite (void)
       test_latest_mode_latency_leaves_a_syncing_sink_its_deadline);
   tcase_add_test (tc, test_the_producers_discont_reaches_the_consumer);
   tcase_add_test (tc, test_a_crop_outside_the_frame_is_an_error_not_a_record);
+  tcase_add_test (tc, test_dora_pool_is_refused_once_the_sink_started);
   return s;
 }
 
