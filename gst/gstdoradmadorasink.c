@@ -79,7 +79,7 @@ gst_doradma_dora_sink_install_properties (GObjectClass * klass)
    * doradma channel: the header and JSON of dora's Rust writer, mode 0600,
    * the payload tightly packed. Mutually exclusive with `channel`.
    *
-   * Since: 0.2
+   * Since: 0.1
    */
   g_object_class_install_property (klass, GST_DORADMA_DORA_PROP_BASE,
       g_param_spec_string ("dora-pool", "dora pool",

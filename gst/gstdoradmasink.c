@@ -34,7 +34,7 @@
  *
  * ## Example launch lines
  * |[
- * gst-launch-1.0 videotestsrc is-live=true ! video/x-raw,width=1280,height=720 ! doradmasink channel=cam0
+ * gst-launch-1.0 videotestsrc is-live=true ! video/x-raw,format=I420,width=1280,height=720 ! doradmasink channel=cam0
  * gst-launch-1.0 doradmasrc channel=cam0 ! videoconvert ! autovideosink
  * ]|
  * Two processes: the first publishes a test pattern on channel "cam0", the
