@@ -61,6 +61,9 @@ struct _GstDoradmaProducer
 {
   gint refcount;
   gint unlocked;                /* atomic: the sink's waits are cancelled */
+  gint stall_posted;            /* atomic: the stall error was posted (one
+                                 * stall, one error, however many threads
+                                 * time out on it) */
   guint64 counters[GST_DORADMA_COUNT_N];        /* atomic */
 
   GMutex lock;                  /* everything below */
@@ -291,6 +294,7 @@ gst_doradma_producer_start (GstDoradmaProducer * p,
   p->started = TRUE;
   p->replace = p->eos = FALSE;
   g_atomic_int_set (&p->unlocked, FALSE);
+  g_atomic_int_set (&p->stall_posted, FALSE);
   p->latency = GST_CLOCK_TIME_NONE;
   for (i = 0; i < GST_DORADMA_COUNT_N; i++)
     __atomic_store_n (&p->counters[i], 0, __ATOMIC_RELAXED);
@@ -569,6 +573,9 @@ apply_stall_policy (GstDoradmaProducer * p, Segment * seg,
     default:
       break;
   }
+  /* a decoder's threads each time out on their own acquisition */
+  if (!g_atomic_int_compare_and_exchange (&p->stall_posted, FALSE, TRUE))
+    return FALSE;
   /* Only back-pressure readers and our own held slots keep a slot busy:
    * with no reader, upstream holds them all. */
   if (readers == 0)

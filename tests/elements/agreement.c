@@ -425,6 +425,56 @@ GST_START_TEST (test_dora_pool_is_refused_once_the_sink_started)
 
 GST_END_TEST;
 
+static gpointer
+acquire_thread (gpointer pool)
+{
+  GstBuffer *b = NULL;
+  GstFlowReturn ret = gst_buffer_pool_acquire_buffer (pool, &b, NULL);
+
+  gst_clear_buffer (&b);
+  return GINT_TO_POINTER (ret);
+}
+
+/* NF11: one stall, one error: two upstream threads (a decoder's) time out
+ * on the same full lossless ring; the sink posts its "No free frame slot"
+ * ERROR once. Before, once per thread. */
+GST_START_TEST (test_one_stall_posts_one_error)
+{
+  gchar *ch = t_channel ("stall");
+  GstHarness *h = t_sink_new (ch, T_CAPS, "slots=2 mode=lossless "
+      "timeout=300000000 on-reader-stall=error");
+  GstBufferPool *pool = t_sink_pool (h, T_CAPS, NULL);
+  GstBuffer *held[2] = { NULL, NULL };
+  GstBus *bus = gst_bus_new ();
+  GThread *t[2];
+  GstMessage *msg;
+  guint i, errors = 0;
+
+  gst_element_set_bus (h->element, bus);
+  /* upstream keeps both slots */
+  for (i = 0; i < 2; i++)
+    fail_unless_equals_int (gst_buffer_pool_acquire_buffer (pool, &held[i],
+            NULL), GST_FLOW_OK);
+  for (i = 0; i < 2; i++)
+    t[i] = g_thread_new ("acquire", acquire_thread, pool);
+  for (i = 0; i < 2; i++)
+    fail_if (GPOINTER_TO_INT (g_thread_join (t[i])) == GST_FLOW_OK);
+  while ((msg = gst_bus_pop_filtered (bus, GST_MESSAGE_ERROR))) {
+    t_assert_error (msg, GST_RESOURCE_ERROR, GST_RESOURCE_ERROR_BUSY,
+        "No free frame slot");
+    gst_message_unref (msg);
+    errors++;
+  }
+  fail_unless_equals_int (errors, 1);
+  for (i = 0; i < 2; i++)
+    gst_buffer_unref (held[i]);
+  gst_element_set_bus (h->element, NULL);
+  gst_object_unref (bus);
+  t_teardown (h, pool, ch);
+}
+
+GST_END_TEST;
+
 static Suite *
 agreement_suite (void)
 {
@@ -441,6 +491,7 @@ agreement_suite (void)
   tcase_add_test (tc, test_the_producers_discont_reaches_the_consumer);
   tcase_add_test (tc, test_a_crop_outside_the_frame_is_an_error_not_a_record);
   tcase_add_test (tc, test_dora_pool_is_refused_once_the_sink_started);
+  tcase_add_test (tc, test_one_stall_posts_one_error);
   return s;
 }
 
