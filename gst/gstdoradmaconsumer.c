@@ -16,12 +16,13 @@
 #include <unistd.h>
 
 #include "gstdoradmaconsumer.h"
-#include "gstdoradmaelements.h"
 #include "gstdoradmaclock.h"
 #include "gstdoradmasettings.h"
 #include "gstdoradmasrcframe.h"
 
-#define GST_CAT_DEFAULT gst_doradma_debug
+/* doradmasrc's: GST_DEBUG=doradmasrc:5 shows the whole consumer side */
+GST_DEBUG_CATEGORY_EXTERN (gst_doradma_src_debug);
+#define GST_CAT_DEFAULT gst_doradma_src_debug
 
 #define N_LATENCY_SAMPLES 512
 

@@ -60,7 +60,7 @@
 #include "gstdoradmasrcsettings.h"
 #include "gstdoradmadora.h"
 
-/* also gstdoradmasrccaps.c's and gstdoradmasrctime.c's */
+/* also the consumer side's (caps, time, consumer, output, CUDA output) */
 GST_DEBUG_CATEGORY (gst_doradma_src_debug);
 #define GST_CAT_DEFAULT gst_doradma_src_debug
 

@@ -475,6 +475,99 @@ GST_START_TEST (test_one_stall_posts_one_error)
 
 GST_END_TEST;
 
+typedef struct
+{
+  GMutex lock;
+  GObject *consumer, *producer;
+  guint consumer_lines, producer_lines, wrong;
+  gchar *first_wrong;
+} TLogCheck;
+
+static void
+log_check (GstDebugCategory * cat, GstDebugLevel level, const gchar * file,
+    const gchar * function, gint line, GObject * object,
+    GstDebugMessage * message, gpointer data)
+{
+  TLogCheck *lc = data;
+  const gchar *want_cat = NULL;
+  GObject *want_obj = NULL;
+  guint *count = NULL;
+
+  if (g_str_has_suffix (file, "gstdoradmaconsumer.c")) {
+    want_cat = "doradmasrc";
+    want_obj = lc->consumer;
+    count = &lc->consumer_lines;
+  } else if (g_str_has_suffix (file, "gstdoradmaproducer.c")) {
+    want_cat = "doradmaproducer";
+    want_obj = lc->producer;
+    count = &lc->producer_lines;
+  } else {
+    return;
+  }
+  g_mutex_lock (&lc->lock);
+  (*count)++;
+  if (strcmp (gst_debug_category_get_name (cat), want_cat) != 0
+      || object != want_obj) {
+    if (lc->wrong++ == 0)
+      lc->first_wrong = g_strdup_printf ("%s:%d (%s): category %s, object %p "
+          "(want %s, %p): %s", file, line, function,
+          gst_debug_category_get_name (cat), object, want_cat, want_obj,
+          gst_debug_message_get (message));
+  }
+  g_mutex_unlock (&lc->lock);
+}
+
+/* NF9: the consumer side logs in doradmasrc's category and the producer
+ * with its sink as the object, so GST_DEBUG=doradmasrc:5 shows the join,
+ * and two sinks in a process can be told apart. Before, the consumer used
+ * the generic "doradma" category and the producer logged no object. */
+GST_START_TEST (test_each_side_logs_in_its_category_with_its_element)
+{
+  gchar *ch = t_channel ("log");
+  gchar *prod_desc = g_strdup_printf (LIVE_PRODUCER " name=sink", ch);
+  gchar *desc = g_strdup_printf ("doradmasrc name=src channel=%s "
+      "timeout=5000000000", ch);
+  TLogCheck lc = { 0 };
+  GstElement *prod = gst_parse_launch (prod_desc, NULL);
+  TApp *cons;
+  GstSample *s;
+
+  g_mutex_init (&lc.lock);
+  gst_debug_set_threshold_for_name ("doradmasrc", GST_LEVEL_DEBUG);
+  gst_debug_set_threshold_for_name ("doradmaproducer", GST_LEVEL_DEBUG);
+  gst_debug_set_threshold_for_name ("doradma", GST_LEVEL_DEBUG);
+  gst_debug_add_log_function (log_check, &lc, NULL);
+  gst_debug_set_active (TRUE);
+  lc.producer = G_OBJECT (gst_bin_get_by_name (GST_BIN (prod), "sink"));
+  cons = t_app_new (desc);
+  lc.consumer = G_OBJECT (gst_bin_get_by_name (GST_BIN (cons->pipe), "src"));
+  fail_if (gst_element_set_state (prod, GST_STATE_PLAYING) ==
+      GST_STATE_CHANGE_FAILURE);
+  s = gst_app_sink_try_pull_sample (cons->sink, 5 * GST_SECOND);
+  fail_unless (s != NULL);
+  gst_sample_unref (s);
+  gst_element_set_state (prod, GST_STATE_NULL);
+  t_app_free (cons);
+  gst_debug_remove_log_function (log_check);
+  gst_debug_set_threshold_for_name ("doradmasrc", GST_LEVEL_NONE);
+  gst_debug_set_threshold_for_name ("doradmaproducer", GST_LEVEL_NONE);
+  gst_debug_set_threshold_for_name ("doradma", GST_LEVEL_NONE);
+  fail_unless (lc.consumer_lines > 0 && lc.producer_lines > 0,
+      "consumer %u lines, producer %u", lc.consumer_lines, lc.producer_lines);
+  fail_unless (lc.wrong == 0, "%u lines logged wrongly, first %s", lc.wrong,
+      lc.first_wrong);
+  gst_object_unref (lc.consumer);
+  gst_object_unref (lc.producer);
+  gst_object_unref (prod);
+  fail_unless (t_shm_clean (ch), "leftovers of %s", ch);
+  g_mutex_clear (&lc.lock);
+  g_free (desc);
+  g_free (prod_desc);
+  g_free (ch);
+}
+
+GST_END_TEST;
+
 static Suite *
 agreement_suite (void)
 {
@@ -492,6 +585,7 @@ agreement_suite (void)
   tcase_add_test (tc, test_a_crop_outside_the_frame_is_an_error_not_a_record);
   tcase_add_test (tc, test_dora_pool_is_refused_once_the_sink_started);
   tcase_add_test (tc, test_one_stall_posts_one_error);
+  tcase_add_test (tc, test_each_side_logs_in_its_category_with_its_element);
   return s;
 }
 
