@@ -144,6 +144,7 @@ copied_to_buffer (GstDoradmaSrcOutput * o, GstDoradmaConsumerFrame * fr)
 {
   GstBuffer *copied = g_steal_pointer (&fr->copy), *out;
 
+  g_atomic_int_inc (&o->copies);        /* the copy under the seqlock */
   gst_doradma_frame_add_metas (copied, &o->info, &fr->f.info);
   if (layout_readable (o, fr))
     return copied;

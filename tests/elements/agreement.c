@@ -568,6 +568,46 @@ GST_START_TEST (test_each_side_logs_in_its_category_with_its_element)
 
 GST_END_TEST;
 
+/* NF7: `copy` left unset on a channel whose control object others may
+ * write: the consumer copies every frame and says so (a WARNING on the
+ * bus), `copy` reads TRUE while it does, and the copies are counted.
+ * Before: copy read FALSE, no message, copies 0. */
+GST_START_TEST (test_copy_reads_what_the_consumer_does)
+{
+  gchar *ch = t_channel ("copyq");
+  GstHarness *w = t_sink_new (ch, T_CAPS, "permissions=0660");
+  gchar *desc = g_strdup_printf ("doradmasrc name=src channel=%s "
+      "timeout=5000000000", ch);
+  TApp *cons;
+  GstElement *src;
+  GstSample *s;
+  GstMessage *msg;
+  gboolean copy = FALSE;
+
+  fail_unless_equals_int (gst_harness_push (w, t_sysmem_frame (T_CAPS, 3)),
+      GST_FLOW_OK);
+  cons = t_app_new (desc);
+  s = gst_app_sink_try_pull_sample (cons->sink, 5 * GST_SECOND);
+  fail_unless (s != NULL);
+  fail_if (gst_is_doradma_memory (gst_buffer_peek_memory
+          (gst_sample_get_buffer (s), 0)));
+  gst_sample_unref (s);
+  src = gst_bin_get_by_name (GST_BIN (cons->pipe), "src");
+  g_object_get (src, "copy", &copy, NULL);
+  fail_unless (copy, "copy reads FALSE while every frame is copied");
+  fail_unless (t_stat (src, "copies") >= 1);
+  msg = gst_bus_pop_filtered (GST_ELEMENT_BUS (cons->pipe),
+      GST_MESSAGE_WARNING);
+  fail_unless (msg != NULL, "no warning that every frame is copied");
+  gst_message_unref (msg);
+  gst_object_unref (src);
+  t_app_free (cons);
+  t_teardown (w, NULL, ch);
+  g_free (desc);
+}
+
+GST_END_TEST;
+
 static Suite *
 agreement_suite (void)
 {
@@ -586,6 +626,7 @@ agreement_suite (void)
   tcase_add_test (tc, test_dora_pool_is_refused_once_the_sink_started);
   tcase_add_test (tc, test_one_stall_posts_one_error);
   tcase_add_test (tc, test_each_side_logs_in_its_category_with_its_element);
+  tcase_add_test (tc, test_copy_reads_what_the_consumer_does);
   return s;
 }
 
