@@ -490,7 +490,7 @@ open_pool (GstBaseSrc * src, DoraSrc * s, const gchar * name)
     g_object_get (src, "timeout", &timeout, NULL);
   deadline = g_get_monotonic_time () + (gint64) (timeout / 1000);
   for (;;) {
-    ret = doradma_pool_reader_open (NULL, name, &s->r, &diag);
+    ret = doradma_pool_reader_open (NULL, name, -1, &s->r, &diag);
     if (ret != -ENOENT)
       break;
     if (timeout != 0 && g_get_monotonic_time () >= deadline)
@@ -580,7 +580,7 @@ check_replaced (GstBaseSrc * src, DoraSrc * s, const gchar * name)
   if (!doradma_pool_reader_replaced (s->r))
     return GST_FLOW_OK;
   /* gone (freed): keep the old mapping and wait; a new one: switch */
-  if (doradma_pool_reader_open (NULL, name, &fresh, &diag) < 0) {
+  if (doradma_pool_reader_open (NULL, name, -1, &fresh, &diag) < 0) {
     GST_DEBUG_OBJECT (src, "dora pool %s not reopened: %s", name, diag.msg);
     return GST_FLOW_OK;
   }
