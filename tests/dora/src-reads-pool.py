@@ -4,7 +4,7 @@ that follows the spec (dorapool.py), in another process, byte-exact: the
 Rust crate's compact JSON (gen 0 after create: a frame of zeros, spec §4.1)
 and the Python binding's whitespace JSON without `transport` (gen 2 after
 registration, data copied in), RGB with padded GStreamer rows, channel-order
-BGR, GRAY8, RGBA, the `caps` property (payload as-is), each generation
+BGR, GRAY8, uint16 [H, W] as GRAY16_LE, RGBA, the `caps` property (payload as-is), each generation
 pushed once and in order; a pool re-created under its name (a writer
 restart) is followed.
 """
@@ -17,12 +17,12 @@ from dorapool import (Pool, check, gst_launch, padded, python_json,
 
 
 def run_case(d, tag, json_fn, shape, frames, initial_gen, expect,
-             src_props=(), caps_filter=None, initial=None):
+             src_props=(), caps_filter=None, initial=None, dtype="uint8"):
     """Writes `frames` one at a time, each only after the reader output the
     previous one (the handshake makes the expected sequence exact)."""
     name = "dora_pool_df-%d_cam_%s" % (os.getpid(), tag)
     size = len(frames[0])
-    pool = Pool(os.path.join(d, name), json_fn(size, "uint8", shape), size,
+    pool = Pool(os.path.join(d, name), json_fn(size, dtype, shape), size,
                 gen=initial_gen)
     if initial is not None:
         pool.fill(initial)
@@ -103,6 +103,11 @@ def main():
         run_case(d, "gray", python_json, [H, W], fr[1:], 2,
                  [padded(x, W, H) for x in fr], initial=fr[0],
                  caps_filter="video/x-raw,format=GRAY8")
+        # uint16 [H, W] (what doradmasink writes for GRAY16_LE), no `caps`
+        fr = frames(2, 2)
+        run_case(d, "gray16", rust_json, [H, W], fr[1:], 2,
+                 [padded(x, W * 2, H) for x in fr], initial=fr[0],
+                 caps_filter="video/x-raw,format=GRAY16_LE", dtype="uint16")
         fr = frames(2, 4)
         run_case(d, "rgba", rust_json, [H, W, 4], fr[1:], 2, fr,
                  initial=fr[0], caps_filter="video/x-raw,format=RGBA")
