@@ -216,6 +216,11 @@ open_ctl (struct doradma_reader *r, int64_t allowed_uid,
       nanosleep (&ms, NULL);
       continue;
     }
+    /* Readable data but no write access to ~ctl: the field is the object
+     * at fault (the message names its owner and mode). */
+    if (ret == -EACCES && diag != NULL && diag->field != NULL &&
+        strcmp (diag->field, "owner") == 0)
+      diag->field = "ctl";
     if (ret < 0)
       return ret;
     ret = door_map (fd, &st, sizeof (struct doradma_shm_ctl),
