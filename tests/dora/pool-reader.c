@@ -27,17 +27,10 @@
 
 #include <doradma/dora-pool.h>
 
+#include "pool-test.h"
+
 static int failed;
 static char dir[] = "/dev/shm/dora-poolrd-XXXXXX";
-
-#define EXPECT(cond, ...) do { \
-    if (!(cond)) { \
-      fprintf (stderr, "%s:%d: CHECK FAILED: %s: ", __FILE__, __LINE__, #cond); \
-      fprintf (stderr, __VA_ARGS__); \
-      fputc ('\n', stderr); \
-      failed++; \
-    } \
-  } while (0)
 
 static void
 put64 (uint8_t * p, uint64_t v)

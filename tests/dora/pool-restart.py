@@ -6,7 +6,8 @@ the new frames byte-exact (it used to copy the larger frame into a buffer
 sized for the old one: a heap overflow; and to push one buffer of the old
 size for the smaller). A pool freed and not created again is reported on
 the bus and `on-writer-lost` applies: wait (a warning, and a pool created
-later is still followed), eos (the pipeline ends) or error.
+later is still followed), eos (the pipeline ends) or error. A pool
+re-created at once with the same size is followed too.
 """
 import os
 import random
@@ -15,8 +16,8 @@ import signal
 import subprocess
 import time
 
-from dorapool import (Pool, check, check_frames, gst_launch, gst_run,
-                      padded, rust_json, shm_dir, wait_size)
+from dorapool import (Pool, check, gst_launch, padded, python_json,
+                      rust_json, shm_dir, wait_size)
 
 
 def resized(d, rng):
@@ -89,28 +90,33 @@ def freed(d, policy, rng):
               "freed, error: an error naming the pool (%s)" % out[-300:])
 
 
-def freed_then_back(d, rng):
-    """on-writer-lost=wait: after the warning, a pool created again is
-    followed."""
-    name = "dora_pool_df-%d_cam_back" % os.getpid()
+def restart(d, rng, gap):
+    """The writer frees its pool and registers a new one of the same size
+    under the same name (python JSON this time), `gap` seconds later: the
+    src re-opens and re-validates it and goes on with the new pool's frame.
+    A gap of 2 s is reported as freed first (on-writer-lost=wait)."""
+    W, H = 16, 8
+    name = "dora_pool_df-%d_cam_back%d" % (os.getpid(), gap)
     path = os.path.join(d, name)
-    x, y = (bytes(rng.randrange(256) for _ in range(8 * 8)) for _ in range(2))
-    pool = Pool(path, rust_json(len(x), "uint8", [8, 8]), len(x), gen=2)
+    x, y = (bytes(rng.randrange(256) for _ in range(W * H * 4))
+            for _ in range(2))
+    pool = Pool(path, rust_json(len(x), "uint8", [H, W, 4]), len(x), gen=2)
     pool.fill(x)
-    out = os.path.join(d, "out-back.raw")
+    out = os.path.join(d, "out-back%d.raw" % gap)
     p = gst_launch("doradmasrc", "dora-pool=" + name, "num-buffers=2", "!",
                    "filesink", "location=" + out, "buffer-mode=unbuffered",
                    "sync=false")
     wait_size(p, out, len(x), "back")
     os.unlink(path)
-    time.sleep(2)               # reported as freed meanwhile
-    pool = Pool(path, rust_json(len(y), "uint8", [8, 8]), len(y), gen=2)
+    time.sleep(gap)
+    pool = Pool(path, python_json(len(y), "uint8", [H, W, 4]), len(y), gen=2)
     pool.fill(y)
     wait_size(p, out, 2 * len(x), "back")
     res = p.communicate(timeout=20)
-    check(p.returncode == 0, "back: reader exit 0 (%s)" % res[1][-300:])
-    check(open(out, "rb").read() == x + y, "back: the pool created again "
-          "after the warning is followed, byte-exact")
+    check(p.returncode == 0, "back after %d s: reader exit 0 (%s)"
+          % (gap, res[1][-300:]))
+    check(open(out, "rb").read() == x + y, "back after %d s: the re-created "
+          "pool's frame follows the old one's, byte-exact" % gap)
     os.unlink(path)
 
 
@@ -121,7 +127,8 @@ def main():
         resized(d, rng)
         for policy in ["wait", "eos", "error"]:
             freed(d, policy, rng)
-        freed_then_back(d, rng)
+        restart(d, rng, 0)
+        restart(d, rng, 2)
     finally:
         shutil.rmtree(d, ignore_errors=True)
 
