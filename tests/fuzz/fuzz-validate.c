@@ -16,12 +16,15 @@
  *   'R'  the RCB of a valid segment, from its start (line 0, caps table,
  *        slot_seq, slot records)
  *   'C'  a control object checked against a valid segment's token
- *   'E'  one slot record;  'K'  a caps string;  'N'  a channel name
+ *   'E'  one slot record;  'K'  a caps string;  'N'  a channel name, a
+ *        dora pool name and dtype, a shm object name (doradma list)
  *   'P'  a dora pool: header, JSON and payload (doradma_pool_parse, and
  *        the reader's pre-map parse of a prefix, which must agree)
  *   'Q'  a dora pool's JSON text in a valid pool header
  *   'I'  a data object file, inspected as the CLI does (lib/inspect.c:
- *        the door, pread copies, meta_parse, segment_parse, the RCB)
+ *        the door, pread copies, meta_parse, segment_parse, the RCB, and
+ *        a valid control object of the token the input's RCB names)
+ *   'L'  a control object file beside a valid data object, inspected
  *   'O'  a dora pool file, opened by the pool reader (the door, the
  *        pre-map parse, the mapping) and copied from
  *   'S'  8 bytes of apparent size (little endian, modulo 256 MiB), then
@@ -219,6 +222,28 @@ check_pool_json (const uint8_t * json, size_t n)
   g_free (seg);
 }
 
+/* The other names a peer or a user chooses: dora pool names and their
+ * parts, dtypes, and names found in the shm directory. */
+static void
+check_names (const char *name)
+{
+  char ch[DORADMA_NAME_MAX + 1], pool[DORADMA_POOL_NAME_MAX + 8];
+  struct doradma_diag diag;
+  int ret;
+
+  memset (&diag, 0, sizeof (diag));
+  ret = doradma_pool_name_validate (name, &diag);
+  if (ret != 0 && (ret != -EINVAL || diag.field == NULL))
+    abort ();
+  ret = doradma_pool_name_build (pool, sizeof (pool), name, "node", name,
+      &diag);
+  if (ret == 0 && doradma_pool_name_validate (pool, NULL) != 0)
+    abort ();
+  doradma_pool_dtype_size (name);
+  doradma_pool_transport_name ((enum doradma_pool_transport) (name[0] % 4));
+  doradma_object_classify (name, ch);
+}
+
 /* The private directory of the file modes, removed at exit. */
 static char *fz_path;
 
@@ -228,6 +253,9 @@ fz_remove (void)
   gchar *f;
 
   f = g_build_filename (fz_path, "doradma.fz", NULL);
+  unlink (f);
+  g_free (f);
+  f = g_build_filename (fz_path, "doradma.fz~ctl", NULL);
   unlink (f);
   g_free (f);
   f = g_build_filename (fz_path, POOL_NAME, NULL);
@@ -378,6 +406,7 @@ run (void *arg)
       memcpy (name, p, k);
       name[k] = '\0';
       check_refusal (doradma_name_validate (name, &diag), &diag);
+      check_names (name);
       break;
     }
     case 'P':
@@ -386,8 +415,21 @@ run (void *arg)
     case 'Q':
       check_pool_json (p, n);
       break;
-    case 'I':
+    case 'I':{
+      uint64_t token = check_segment (p, n, &accepted);
+      uint8_t *ctl = image_build_ctl (token, 2, &len);
+
       put_file ("doradma.fz", p, n, n);
+      put_file ("doradma.fz~ctl", ctl, len, len);
+      g_free (ctl);
+      inspect_file ();
+      break;
+    }
+    case 'L':
+      image_build_default (&img);
+      put_file ("doradma.fz", img.data, img.len, img.len);
+      put_file ("doradma.fz~ctl", p, n, n);
+      image_free (&img);
       inspect_file ();
       break;
     case 'O':

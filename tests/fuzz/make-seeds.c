@@ -6,7 +6,8 @@
  * segment, plus the hostile JSON texts of review #2 (comments and quotes
  * hiding brackets, hex, deep nesting); dora pools (modes P, Q, O) of
  * dora's writers, nested past the JSON bound and with huge lengths, a valid
- * segment for the CLI's inspection (I) and sparse files (S). Run it after
+ * segment and control object for the CLI's inspection (I, L), names (N) and
+ * sparse files (S). Run it after
  * a format change:
  *   build/tests/fuzz/make-seeds tests/fuzz/corpus */
 #include <stdio.h>
@@ -163,10 +164,20 @@ put_pools_and_files (const char *dir)
   bad |= put_tagged (dir, "pool-Q-deep-3000", 'Q', deep->str, deep->len);
   g_string_free (deep, TRUE);
 
-  /* a valid segment as a file for the CLI */
+  /* a valid segment as a file for the CLI, and its control object */
   image_build_default (&img);
   bad |= put_tagged (dir, "inspect-I-seg", 'I', img.data, img.len);
+  {
+    size_t n;
+    uint8_t *ctl = image_build_ctl (img.ctl_token, 2, &n);
+
+    bad |= put_tagged (dir, "inspect-L-ctl", 'L', ctl, n);
+    g_free (ctl);
+  }
   image_free (&img);
+  bad |= put_tagged (dir, "name-N-pool", 'N', "dora_pool_df_node_cam", 21);
+  bad |= put_tagged (dir, "name-N-object", 'N', "doradma.cam0~ctl", 16);
+  bad |= put_tagged (dir, "name-N-dtype", 'N', "<u2", 3);
 
   /* sparse: a segment's header and JSON declaring 8 x 4 MiB slots, the
    * rest a hole; a pool of 200 MiB whose payload is a hole */
