@@ -24,7 +24,8 @@
  *   'I'  a data object file, inspected as the CLI does (lib/inspect.c:
  *        the door, pread copies, meta_parse, segment_parse, the RCB, and
  *        a valid control object of the token the input's RCB names)
- *   'L'  a control object file beside a valid data object, inspected
+ *   'L'  a control object file beside a valid data object with a
+ *        published frame, inspected
  *   'O'  a dora pool file, opened by the pool reader (the door, the
  *        pre-map parse, the mapping) and copied from
  *   'S'  8 bytes of apparent size (little endian, modulo 256 MiB), then
@@ -304,6 +305,7 @@ inspect_file (void)
   if (v != NULL && v->rc >= 0)
     abort ();
   doradma_inspect_status (in);
+  doradma_inspect_state_name (in->rcb.state);
   doradma_inspect_published (in);
   doradma_inspect_live_readers (in);
   for (uint32_t r = 0; r < DORADMA_MAX_READERS; r++)
@@ -426,7 +428,7 @@ run (void *arg)
       break;
     }
     case 'L':
-      image_build_default (&img);
+      image_build_published (&img);
       put_file ("doradma.fz", img.data, img.len, img.len);
       put_file ("doradma.fz~ctl", p, n, n);
       image_free (&img);

@@ -175,6 +175,28 @@ put_pools_and_files (const char *dir)
     g_free (ctl);
   }
   image_free (&img);
+  /* a live-looking segment: a published frame, a back-pressure reader
+   * behind it holding a lease */
+  image_build_published (&img);
+  bad |= put_tagged (dir, "inspect-I-published", 'I', img.data, img.len);
+  {
+    size_t n;
+    struct doradma_shm_ctl *ctl =
+        (struct doradma_shm_ctl *) image_build_ctl (img.ctl_token, 2, &n);
+
+    ctl->readers[0].state = DORADMA_READER_ACTIVE;
+    ctl->readers[0].flags = DORADMA_READER_BACKPRESSURE;
+    ctl->readers[0].token = 1;
+    ctl->active = 1;
+    ctl->lease[0].readers = 1;
+    bad |= put_tagged (dir, "inspect-L-reader", 'L', ctl, n);
+    g_free (ctl);
+  }
+  image_free (&img);
+  /* RCB line 0 alone: mutations hit its fields, not 21 KB of records */
+  image_build_default (&img);
+  bad |= put_tagged (dir, "mode-R-line0", 'R', image_rcb (&img), 64);
+  image_free (&img);
   bad |= put_tagged (dir, "name-N-pool", 'N', "dora_pool_df_node_cam", 21);
   bad |= put_tagged (dir, "name-N-object", 'N', "doradma.cam0~ctl", 16);
   bad |= put_tagged (dir, "name-N-dtype", 'N', "<u2", 3);
