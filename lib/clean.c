@@ -41,8 +41,8 @@ count_leftovers (const struct segment_paths *p, const char *channel)
 }
 
 static int
-owned_regular_file (int fd, const char *label, struct stat *st,
-    struct doradma_diag *diag)
+owned_regular_file (int fd, const char *label, unsigned flags,
+    struct stat *st, struct doradma_diag *diag)
 {
   if (fstat (fd, st) != 0)
     return diag_set (diag, -errno, NULL, "%s: fstat: %s", label,
@@ -50,7 +50,7 @@ owned_regular_file (int fd, const char *label, struct stat *st,
   if (!S_ISREG (st->st_mode))
     return diag_set (diag, -EBADMSG, "object.type",
         "%s is not a regular file: left alone", label);
-  if (st->st_uid != getuid ())
+  if (st->st_uid != getuid () && !(flags & DORADMA_CLEAN_ANY_OWNER))
     return diag_set (diag, -EPERM, "owner",
         "%s is owned by uid %u, not by us (uid %u): left alone", label,
         (unsigned) st->st_uid, (unsigned) getuid ());
@@ -63,19 +63,22 @@ owned_regular_file (int fd, const char *label, struct stat *st,
  * starting and the object goes back (RENAME_NOREPLACE: never over a newer
  * one), else it belonged to no live writer and is removed. */
 static int
-clean_orphan_ctl (const struct segment_paths *p,
+clean_orphan_ctl (const struct segment_paths *p, unsigned flags,
     struct doradma_clean_report *rep, struct doradma_diag *diag)
 {
-  char aside[PATH_MAX + 64];
+  char aside[PATH_MAX + 64], label[PATH_MAX + 8];
   struct stat st;
   int fd, ret;
 
+  /* Messages name the object itself, the control object. */
+  snprintf (label, sizeof label, "%s~ctl", p->label);
   fd = open (p->ctl, O_RDONLY | O_NONBLOCK | O_NOFOLLOW | O_CLOEXEC);
   if (fd < 0)
     return diag_set (diag, errno == ENOENT ? -ENOENT : -errno, "channel",
-        "%s: %s", p->label, errno == ENOENT ? "no such channel" :
+        "%s: %s", errno == ENOENT ? p->label : label, errno == ENOENT ?
+        "no such channel" : errno == ELOOP ? "a symbolic link: left alone" :
         strerror (errno));
-  ret = owned_regular_file (fd, p->label, &st, diag);
+  ret = owned_regular_file (fd, label, flags, &st, diag);
   close (fd);
   if (ret < 0)
     return ret;
@@ -92,12 +95,20 @@ clean_orphan_ctl (const struct segment_paths *p,
     unlink (aside);             /* a newer writer's control object is there */
   return diag_set (diag, -EBUSY, "writer",
       "%s: a writer is starting: its control object was left in place",
-      p->label);
+      label);
 }
 
 DORADMA_API int
 doradma_clean_channel (const char *shm_dir, const char *channel,
     struct doradma_clean_report *rep, struct doradma_diag *diag)
+{
+  return doradma_clean_channel_flags (shm_dir, channel, 0, rep, diag);
+}
+
+DORADMA_API int
+doradma_clean_channel_flags (const char *shm_dir, const char *channel,
+    unsigned flags, struct doradma_clean_report *rep,
+    struct doradma_diag *diag)
 {
   struct segment_paths p;
   struct stat st;
@@ -118,14 +129,14 @@ doradma_clean_channel (const char *shm_dir, const char *channel,
     /* O_RDWR: an OFD write lock needs a writable fd. */
     fd = open (p.data, O_RDWR | O_NONBLOCK | O_NOFOLLOW | O_CLOEXEC);
     if (fd < 0 && errno == ENOENT)
-      return clean_orphan_ctl (&p, rep, diag);
+      return clean_orphan_ctl (&p, flags, rep, diag);
     if (fd < 0 && (errno == EACCES || errno == EPERM))
       return diag_set (diag, -EPERM, "owner", "%s: %s: left alone", p.label,
           strerror (errno));
     if (fd < 0)
       return diag_set (diag, -errno, NULL, "%s: open: %s", p.label,
-          errno == ELOOP ? "a symbolic link" : strerror (errno));
-    ret = owned_regular_file (fd, p.label, &st, diag);
+          errno == ELOOP ? "a symbolic link: left alone" : strerror (errno));
+    ret = owned_regular_file (fd, p.label, flags, &st, diag);
     if (ret < 0) {
       close (fd);
       return ret;
