@@ -94,8 +94,7 @@ clean_orphan_ctl (const struct segment_paths *p, unsigned flags,
   if (renameat2 (AT_FDCWD, aside, AT_FDCWD, p->ctl, RENAME_NOREPLACE) != 0)
     unlink (aside);             /* a newer writer's control object is there */
   return diag_set (diag, -EBUSY, "writer",
-      "%s: a writer is starting: its control object was left in place",
-      label);
+      "%s: a writer is starting: its control object was left in place", label);
 }
 
 DORADMA_API int
@@ -107,8 +106,7 @@ doradma_clean_channel (const char *shm_dir, const char *channel,
 
 DORADMA_API int
 doradma_clean_channel_flags (const char *shm_dir, const char *channel,
-    unsigned flags, struct doradma_clean_report *rep,
-    struct doradma_diag *diag)
+    unsigned flags, struct doradma_clean_report *rep, struct doradma_diag *diag)
 {
   struct segment_paths p;
   struct stat st;

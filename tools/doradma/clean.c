@@ -99,7 +99,7 @@ tool_clean (int argc, char **argv)
     {"all", 'a', 0, G_OPTION_ARG_NONE, &opt_all,
         "Every channel of the shm directory whose writer is dead", NULL},
     {"force", 'f', 0, G_OPTION_ARG_NONE, &opt_force,
-          "Also remove data objects that are not doradma segments and "
+        "Also remove data objects that are not doradma segments and "
           "objects of other users (never a live writer's)", NULL},
     {NULL}
   };

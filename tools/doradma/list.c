@@ -89,8 +89,7 @@ print_text (GPtrArray * rows, GPtrArray * entries, gboolean rates)
   guint i;
 
   printf ("%-24s %-10s %-14s %-16s %-7s %-9s %s%s\n", "CHANNEL", "STATUS",
-      "WRITER", "SLOTS", "READERS", "FRAMES", rates ? "RATE     " : "",
-      "CAPS");
+      "WRITER", "SLOTS", "READERS", "FRAMES", rates ? "RATE     " : "", "CAPS");
   for (i = 0; i < rows->len; i++) {
     struct row *r = g_ptr_array_index (rows, i);
     struct doradma_inspect *in = &r->in;

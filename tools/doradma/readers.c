@@ -69,22 +69,22 @@ tool_look_same (const struct tool_look *prev, const struct doradma_inspect *in)
       && prev->ino == in->ino;
 }
 
-/* When the oldest frame reader `rd` has not got was published: the
- * earliest publish time among slot frames after its last one (a later
- * bound when older ones were overwritten), else 0. */
+/* Since when a reader has had a frame to take and took none: the publish
+ * time of the frame after its last one when a slot still holds it (not
+ * before its last delivery), else (overwritten: it was too slow for it)
+ * its last delivery. */
 static guint64
-waiting_since (const struct doradma_inspect *in, guint64 last_seq)
+waiting_since (const struct doradma_inspect *in, guint64 last_seq,
+    guint64 last_time)
 {
-  guint64 since = 0;
   guint32 s;
 
   for (s = 0; s < in->slot_count; s++) {
     const struct doradma_inspect_slot *sl = &in->slots[s];
-    if (sl->state == DORADMA_INSPECT_SLOT_FRAME && sl->rec.seq > last_seq
-        && (since == 0 || sl->rec.publish_time < since))
-      since = sl->rec.publish_time;
+    if (sl->state == DORADMA_INSPECT_SLOT_FRAME && sl->rec.seq == last_seq + 1)
+      return MAX (sl->rec.publish_time, last_time);
   }
-  return since;
+  return last_time;
 }
 
 void
@@ -122,8 +122,8 @@ tool_reader_view (const struct doradma_inspect *in, guint32 r,
   } else if (!v->counted) {
     v->health = TOOL_UNKNOWN;
     v->why = "a reader without delivery counters (an older libdoradma)";
-  } else if (v->lag > 0 && (since = waiting_since (in, e->last_seq),
-          now - MAX (since, e->last_time) >= STALL_NS)) {
+  } else if (v->lag > 0 && (since = waiting_since (in, e->last_seq,
+              e->last_time), now > since && now - since >= STALL_NS)) {
     v->health = TOOL_STALLED;
     v->why = "frames wait for it and it took none for over 1 s";
   } else if (two_looks) {
@@ -242,5 +242,6 @@ tool_json_tally (JsonBuilder * b, const struct tool_tally *t)
   for (h = 0; h < TOOL_N_HEALTH; h++)
     m_count (b, tool_health_name (h), t->count[h]);
   json_builder_end_object (b);
-  m_count (b, "slots_pinned_by_dead_readers", tool_popcount (t->pinned_by_dead));
+  m_count (b, "slots_pinned_by_dead_readers",
+      tool_popcount (t->pinned_by_dead));
 }

@@ -63,7 +63,8 @@ render_channel (GString * out, const struct doradma_inspect *in,
   /* No rate before a second look at the same object. */
   fps = tool_rate_text (same && newest >= pv->newest ?
       (newest - pv->newest) * 1e9 / (now - pv->when) : -1);
-  g_string_append_printf (out, "  frames/s %-8s newest seq %-10" G_GUINT64_FORMAT
+  g_string_append_printf (out,
+      "  frames/s %-8s newest seq %-10" G_GUINT64_FORMAT
       " age %-10s capture->publish %-10s producer latency %s\n", fps, newest,
       age ? age : "-", capture ? capture : "-", lat);
   g_free (fps);
