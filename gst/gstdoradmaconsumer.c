@@ -16,6 +16,9 @@
 #include <unistd.h>
 
 #include "gstdoradmaconsumer.h"
+#include "gstdoradmaelements.h"
+#include "gstdoradmaclock.h"
+#include "gstdoradmasettings.h"
 #include "gstdoradmasrcframe.h"
 
 #define GST_CAT_DEFAULT gst_doradma_debug
@@ -193,25 +196,17 @@ post_open_error (GstDoradmaConsumer * c, int r, const struct doradma_diag *diag)
 static gboolean
 resolve_transport (GstDoradmaConsumer * c, GstDoradmaSrcTransport * out)
 {
-  const gchar *env = g_getenv ("DORADMA_TRANSPORT");
+  GstDoradmaTransport from_env;
 
   *out = c->s.transport;
-  if (*out != GST_DORADMA_SRC_TRANSPORT_AUTO || env == NULL)
+  if (*out != GST_DORADMA_SRC_TRANSPORT_AUTO)
     return TRUE;
-  if (g_str_equal (env, "") || g_str_equal (env, "auto")
-      || g_str_equal (env, "ipc"))
-    return TRUE;
-  if (g_str_equal (env, "shmem"))
-    *out = GST_DORADMA_SRC_TRANSPORT_SHMEM;
-  else if (g_str_equal (env, "unified"))
-    *out = GST_DORADMA_SRC_TRANSPORT_UNIFIED;
-  else {
-    GST_ELEMENT_ERROR (c->owner, RESOURCE, SETTINGS,
-        ("Invalid value \"%s\" in the DORADMA_TRANSPORT environment variable",
-            env), ("DORADMA_TRANSPORT must be empty, auto, shmem, unified "
-            "or ipc"));
+  if (!gst_doradma_transport_from_env_or_error (c->owner, &from_env))
     return FALSE;
-  }
+  if (from_env == GST_DORADMA_TRANSPORT_SHMEM)
+    *out = GST_DORADMA_SRC_TRANSPORT_SHMEM;
+  else if (from_env == GST_DORADMA_TRANSPORT_UNIFIED)
+    *out = GST_DORADMA_SRC_TRANSPORT_UNIFIED;
   return TRUE;
 }
 

@@ -25,7 +25,7 @@
 #include <gst/gst.h>
 #include <doradma/doradma.h>
 
-#include "gstdoradmaelements.h"
+#include "gstdoradmaenums.h"
 #include "gstdoradmacuda.h"
 #include "gstdoradmalease.h"
 

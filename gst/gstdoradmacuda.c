@@ -13,6 +13,7 @@
 
 #include "gstdoradmacuda.h"
 #include "gstdoradmaelements.h"
+#include "gstdoradmawire.h"
 #ifdef HAVE_GST_CUDA
 /* gst_cuda_load_library: 1.22's gstcudamemory.h includes it, 1.24+ not */
 #include <gst/cuda/gstcudaloader.h>

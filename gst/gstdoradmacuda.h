@@ -39,7 +39,11 @@
 #include <gst/cuda/gstcudautils.h>
 #endif
 
-G_BEGIN_DECLS struct doradma_cuda_device;
+G_BEGIN_DECLS
+
+/* The caps feature of GStreamer's CUDA memory. */
+#define GST_DORADMA_CUDA_FEATURE "memory:CUDAMemory"
+struct doradma_cuda_device;
 
 typedef enum
 {

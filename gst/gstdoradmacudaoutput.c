@@ -11,7 +11,9 @@
 #include <string.h>
 
 #include "gstdoradmacudaoutput.h"
-#include "gstdoradmaallocator.h"
+#include "gstdoradmaelements.h"
+#include "gstdoradmawire.h"
+#include <gst/doradma/gstdoradmaallocator.h>
 #include "gstdoradmasrcframe.h"
 
 #define GST_CAT_DEFAULT gst_doradma_debug

@@ -1,7 +1,6 @@
 /* doradma GStreamer plugin — what doradmasrc's and doradmasink's dora paths
- * share: their state on the element, the GObject side of the hook
- * (construction, `dora-pool` and the path's properties), and the settings
- * check before a pool is touched.
+ * share: their state on the element, `dora-pool` and the path's
+ * properties, and the settings check before a pool is touched.
  *
  * Copyright (C) 2026 the doradma authors
  * SPDX-License-Identifier: LGPL-2.1-or-later
@@ -92,7 +91,7 @@ gst_doradma_dora_pool_name (gpointer element)
 }
 
 /* ---------------------------------------------------------------------- */
-/* The GObject side of the hook */
+/* The dora properties, on the element's behalf */
 
 static gboolean
 is_dora_property (const GstDoradmaDoraPath * path, guint prop_id)
@@ -101,31 +100,19 @@ is_dora_property (const GstDoradmaDoraPath * path, guint prop_id)
       && prop_id < GST_DORADMA_DORA_PROP_BASE + path->n_props;
 }
 
-static void
-hook_constructed (GObject * object)
-{
-  const GstDoradmaDoraPath *path = path_of (object);
-
-  gst_doradma_dora_state (object);
-  if (path->own_constructed)
-    path->own_constructed (object);
-}
-
-static void
-hook_set_property (GObject * object, guint prop_id, const GValue * value,
-    GParamSpec * pspec)
+gboolean
+gst_doradma_dora_set_property (GObject * object, guint prop_id,
+    const GValue * value, GParamSpec * pspec)
 {
   const GstDoradmaDoraPath *path = path_of (object);
   GstDoradmaDoraState *s;
 
-  if (!is_dora_property (path, prop_id)) {
-    path->own_set_property (object, prop_id, value, pspec);
-    return;
-  }
+  if (!is_dora_property (path, prop_id))
+    return FALSE;
   s = gst_doradma_dora_state (object);
   if (GST_STATE (object) > GST_STATE_READY) {
     GST_WARNING_OBJECT (object, "%s changes only in NULL/READY", pspec->name);
-    return;
+    return TRUE;
   }
   g_mutex_lock (&s->lock);
   if (prop_id == GST_DORADMA_DORA_PROP_BASE) {
@@ -135,19 +122,18 @@ hook_set_property (GObject * object, guint prop_id, const GValue * value,
     path->set_property (s, prop_id - GST_DORADMA_DORA_PROP_BASE, value);
   }
   g_mutex_unlock (&s->lock);
+  return TRUE;
 }
 
-static void
-hook_get_property (GObject * object, guint prop_id, GValue * value,
-    GParamSpec * pspec)
+gboolean
+gst_doradma_dora_get_property (GObject * object, guint prop_id,
+    GValue * value, GParamSpec * pspec)
 {
   const GstDoradmaDoraPath *path = path_of (object);
   GstDoradmaDoraState *s;
 
-  if (!is_dora_property (path, prop_id)) {
-    path->own_get_property (object, prop_id, value, pspec);
-    return;
-  }
+  if (!is_dora_property (path, prop_id))
+    return FALSE;
   s = gst_doradma_dora_state (object);
   g_mutex_lock (&s->lock);
   if (prop_id == GST_DORADMA_DORA_PROP_BASE)
@@ -155,22 +141,16 @@ hook_get_property (GObject * object, guint prop_id, GValue * value,
   else
     path->get_property (s, prop_id - GST_DORADMA_DORA_PROP_BASE, value);
   g_mutex_unlock (&s->lock);
+  return TRUE;
 }
 
 void
-gst_doradma_dora_hook_object_class (GObjectClass * klass,
-    GstDoradmaDoraPath * path)
+gst_doradma_dora_register_path (GObjectClass * klass,
+    const GstDoradmaDoraPath * path)
 {
   path_quark = g_quark_from_static_string ("gst-doradma-dora-path");
   state_quark = g_quark_from_static_string ("gst-doradma-dora-state");
-  g_type_set_qdata (G_OBJECT_CLASS_TYPE (klass), path_quark, path);
-
-  path->own_set_property = klass->set_property;
-  path->own_get_property = klass->get_property;
-  path->own_constructed = klass->constructed;
-  klass->set_property = hook_set_property;
-  klass->get_property = hook_get_property;
-  klass->constructed = hook_constructed;
+  g_type_set_qdata (G_OBJECT_CLASS_TYPE (klass), path_quark, (gpointer) path);
 }
 
 /* ---------------------------------------------------------------------- */

@@ -1,9 +1,10 @@
 /* doradma GStreamer plugin — dora-rs memory pools (`dora-pool=`), the
  * second format beside the ring: doradmasrc reads a dora pool, doradmasink
- * writes one. The elements keep their ring code; one call at the end of
- * their class_init wraps their vfuncs so that each goes to the dora path
- * first when `dora-pool` is set. The state lives on the element as qdata,
- * so the elements' instance structs and functions do not change.
+ * writes one. Each of the elements' vfuncs that a path has runs the dora
+ * path's function below first when `dora-pool` is set (and its own ring
+ * code otherwise); their set/get_property hand the dora properties here.
+ * The state lives on the element as qdata, so the elements' instance
+ * structs do not change.
  *
  * Copyright (C) 2026 the doradma authors
  * SPDX-License-Identifier: LGPL-2.1-or-later
@@ -12,6 +13,8 @@
 #define __GST_DORADMA_DORA_H__
 
 #include <gst/gst.h>
+#include <gst/base/gstbasesink.h>
+#include <gst/base/gstpushsrc.h>
 
 G_BEGIN_DECLS typedef enum
 {
@@ -22,17 +25,38 @@ G_BEGIN_DECLS typedef enum
 GType gst_doradma_channel_order_get_type (void);
 #define GST_TYPE_DORADMA_CHANNEL_ORDER (gst_doradma_channel_order_get_type ())
 
-/* Hooks the dora path into doradmasrc's class: installs the properties
+/* From the END of doradmasrc's class_init: installs the properties
  * dora-pool, poll-interval, channel-order and caps (ids from
- * GST_DORADMA_DORA_PROP_BASE up), and wraps set/get_property and the base
- * class vfuncs (start, stop, get_caps, negotiate, unlock, unlock_stop,
- * create) so that they run the dora path when `dora-pool` is set and the
- * element's own otherwise. Call at the END of class_init. */
-void gst_doradma_dora_src_class_hook (GObjectClass * klass);
+ * GST_DORADMA_DORA_PROP_BASE up) and registers the path. */
+void gst_doradma_dora_src_class_init (GObjectClass * klass);
+/* doradmasrc's vfuncs when `dora-pool` is set */
+gboolean gst_doradma_dora_src_start (GstBaseSrc * src);
+gboolean gst_doradma_dora_src_stop (GstBaseSrc * src);
+GstCaps *gst_doradma_dora_src_get_caps (GstBaseSrc * src, GstCaps * filter);
+gboolean gst_doradma_dora_src_negotiate (GstBaseSrc * src);
+GstFlowReturn gst_doradma_dora_src_create (GstPushSrc * psrc,
+    GstBuffer ** outbuf);
+/* unlock (TRUE) and unlock_stop (FALSE): called whichever path runs (the
+ * one not running has nothing to unlock) */
+gboolean gst_doradma_dora_src_unlock (GstBaseSrc * src, gboolean unlocked);
 
-/* The same for doradmasink: the property dora-pool; set/get_property,
- * start, stop, set_caps, propose_allocation and render. */
-void gst_doradma_dora_sink_class_hook (GObjectClass * klass);
+/* The same for doradmasink: the property dora-pool. */
+void gst_doradma_dora_sink_class_init (GObjectClass * klass);
+/* doradmasink's vfuncs when `dora-pool` is set */
+gboolean gst_doradma_dora_sink_start (GstBaseSink * sink);
+gboolean gst_doradma_dora_sink_stop (GstBaseSink * sink);
+gboolean gst_doradma_dora_sink_set_caps (GstBaseSink * sink, GstCaps * caps);
+gboolean gst_doradma_dora_sink_propose_allocation (GstBaseSink * sink,
+    GstQuery * query);
+GstFlowReturn gst_doradma_dora_sink_render (GstBaseSink * sink,
+    GstBuffer * buf);
+
+/* The element's set/get_property call these first: TRUE when `prop_id` is
+ * a dora property, which they handled (changed only in NULL/READY). */
+gboolean gst_doradma_dora_set_property (GObject * object, guint prop_id,
+    const GValue * value, GParamSpec * pspec);
+gboolean gst_doradma_dora_get_property (GObject * object, guint prop_id,
+    GValue * value, GParamSpec * pspec);
 
 /* ---------------------------------------------------------------------- */
 /* What the two paths share (gstdoradmadora.c) */
@@ -64,20 +88,15 @@ struct _GstDoradmaDoraPath
   void (*set_property) (GstDoradmaDoraState * s, guint id,
       const GValue * value);
   void (*get_property) (GstDoradmaDoraState * s, guint id, GValue * value);
-
-  /* the element's own GObject vfuncs, saved by the hook */
-  void (*own_set_property) (GObject *, guint, const GValue *, GParamSpec *);
-  void (*own_get_property) (GObject *, guint, GValue *, GParamSpec *);
-  void (*own_constructed) (GObject *);
 };
 
-/* Wraps klass's constructed (creates the state) and set/get_property
- * (dora-pool and the path's properties, changed only in NULL/READY; the
- * element's own otherwise). The path installs its properties itself. */
-void gst_doradma_dora_hook_object_class (GObjectClass * klass,
-    GstDoradmaDoraPath * path);
+/* Makes `path` klass's (and its subclasses') dora path. The path installs
+ * its properties itself. */
+void gst_doradma_dora_register_path (GObjectClass * klass,
+    const GstDoradmaDoraPath * path);
 
-/* The element's state (its path's struct). */
+/* The element's state (its path's struct), created on the first call:
+ * first from the element's instance init. */
 gpointer gst_doradma_dora_state (gpointer element);
 /* `dora-pool` is set: the dora path runs. */
 gboolean gst_doradma_dora_enabled (gpointer element);

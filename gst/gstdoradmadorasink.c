@@ -130,7 +130,7 @@ resolve_transport (GstBaseSink * sink, enum doradma_pool_transport *out,
   return TRUE;
 }
 
-static gboolean
+gboolean
 gst_doradma_dora_sink_start (GstBaseSink * sink)
 {
   DoraSink *s = dora_sink_get (sink);
@@ -150,7 +150,7 @@ gst_doradma_dora_sink_start (GstBaseSink * sink)
   return ok;
 }
 
-static gboolean
+gboolean
 gst_doradma_dora_sink_stop (GstBaseSink * sink)
 {
   DoraSink *s = dora_sink_get (sink);
@@ -189,7 +189,7 @@ tensor_form (GstVideoFormat fmt, guint * channels, const gchar ** dtype)
   }
 }
 
-static gboolean
+gboolean
 gst_doradma_dora_sink_set_caps (GstBaseSink * sink, GstCaps * caps)
 {
   DoraSink *s = dora_sink_get (sink);
@@ -262,7 +262,7 @@ gst_doradma_dora_sink_set_caps (GstBaseSink * sink, GstCaps * caps)
   return TRUE;
 }
 
-static gboolean
+gboolean
 gst_doradma_dora_sink_propose_allocation (GstBaseSink * sink, GstQuery * query)
 {
   /* frames are copied into the pool: any memory upstream, any stride */
@@ -270,7 +270,7 @@ gst_doradma_dora_sink_propose_allocation (GstBaseSink * sink, GstQuery * query)
   return TRUE;
 }
 
-static GstFlowReturn
+GstFlowReturn
 gst_doradma_dora_sink_render (GstBaseSink * sink, GstBuffer * buf)
 {
   DoraSink *s = dora_sink_get (sink);
@@ -312,85 +312,17 @@ gst_doradma_dora_sink_render (GstBaseSink * sink, GstBuffer * buf)
 }
 
 /* ---------------------------------------------------------------------- */
-/* The hook: the element's own vfuncs, called when `dora-pool` is unset */
+/* The path's registration */
 
-static GstDoradmaDoraPath path = {
+static const GstDoradmaDoraPath path = {
   .state_size = sizeof (DoraSink),
   .state_clear = dora_sink_clear,
   .n_props = 1,                 /* dora-pool */
 };
 
-/* The base class vfuncs that run either path */
-typedef struct
-{
-  gboolean (*start) (GstBaseSink *);
-  gboolean (*stop) (GstBaseSink *);
-  gboolean (*set_caps) (GstBaseSink *, GstCaps *);
-  gboolean (*propose_allocation) (GstBaseSink *, GstQuery *);
-  GstFlowReturn (*render) (GstBaseSink *, GstBuffer *);
-} PathVfuncs;
-
-static const PathVfuncs dora = {
-  gst_doradma_dora_sink_start, gst_doradma_dora_sink_stop,
-  gst_doradma_dora_sink_set_caps, gst_doradma_dora_sink_propose_allocation,
-  gst_doradma_dora_sink_render,
-};
-
-/* the element's own, saved by the hook */
-static PathVfuncs ring;
-
-/* The path that runs: dora's when `dora-pool` is set. */
-static const PathVfuncs *
-running (gpointer sink)
-{
-  return gst_doradma_dora_enabled (sink) ? &dora : &ring;
-}
-
-static gboolean
-hook_start (GstBaseSink * sink)
-{
-  return running (sink)->start (sink);
-}
-
-static gboolean
-hook_stop (GstBaseSink * sink)
-{
-  return running (sink)->stop (sink);
-}
-
-static gboolean
-hook_set_caps (GstBaseSink * sink, GstCaps * caps)
-{
-  return running (sink)->set_caps (sink, caps);
-}
-
-static gboolean
-hook_propose_allocation (GstBaseSink * sink, GstQuery * query)
-{
-  return running (sink)->propose_allocation (sink, query);
-}
-
-static GstFlowReturn
-hook_render (GstBaseSink * sink, GstBuffer * buf)
-{
-  return running (sink)->render (sink, buf);
-}
-
 void
-gst_doradma_dora_sink_class_hook (GObjectClass * klass)
+gst_doradma_dora_sink_class_init (GObjectClass * klass)
 {
-  GstBaseSinkClass *b = GST_BASE_SINK_CLASS (klass);
-
-  ring.start = b->start;
-  ring.stop = b->stop;
-  ring.set_caps = b->set_caps;
-  ring.propose_allocation = b->propose_allocation;
-  ring.render = b->render;
-  b->start = GST_DEBUG_FUNCPTR (hook_start);
-  b->stop = GST_DEBUG_FUNCPTR (hook_stop);
-  b->set_caps = GST_DEBUG_FUNCPTR (hook_set_caps);
-  b->propose_allocation = GST_DEBUG_FUNCPTR (hook_propose_allocation);
-  b->render = GST_DEBUG_FUNCPTR (hook_render);
-  gst_doradma_dora_hook_object_class (klass, &path);
+  gst_doradma_dora_register_path (klass, &path);
   gst_doradma_dora_sink_install_properties (klass);
 }

@@ -31,7 +31,7 @@
 #include <doradma-cuda.h>
 
 #include "gstdoradmadora.h"
-#include "gstdoradmaelements.h"
+#include "gstdoradmaenums.h"
 #include "gstdoradmasrccaps.h"
 
 GST_DEBUG_CATEGORY_STATIC (dora_src_debug);
@@ -350,7 +350,7 @@ fail:
   return FALSE;
 }
 
-static GstCaps *
+GstCaps *
 gst_doradma_dora_src_get_caps (GstBaseSrc * src, GstCaps * filter)
 {
   DoraSrc *s = dora_src_get (src);
@@ -367,7 +367,7 @@ gst_doradma_dora_src_get_caps (GstBaseSrc * src, GstCaps * filter)
   return gst_doradma_src_caps_filter (caps, filter);
 }
 
-static gboolean
+gboolean
 gst_doradma_dora_src_negotiate (GstBaseSrc * src)
 {
   DoraSrc *s = dora_src_get (src);
@@ -591,7 +591,7 @@ check_replaced (GstBaseSrc * src, DoraSrc * s, const gchar * name)
   return open_pool (src, s, name);
 }
 
-static GstFlowReturn
+GstFlowReturn
 gst_doradma_dora_src_create (GstPushSrc * psrc, GstBuffer ** outbuf)
 {
   GstBaseSrc *src = GST_BASE_SRC (psrc);
@@ -695,7 +695,7 @@ out:
 /* ---------------------------------------------------------------------- */
 /* States */
 
-static gboolean
+gboolean
 gst_doradma_dora_src_start (GstBaseSrc * src)
 {
   DoraSrc *s = dora_src_get (src);
@@ -706,7 +706,7 @@ gst_doradma_dora_src_start (GstBaseSrc * src)
   return ok;
 }
 
-static gboolean
+gboolean
 gst_doradma_dora_src_stop (GstBaseSrc * src)
 {
   DoraSrc *s = dora_src_get (src);
@@ -720,7 +720,7 @@ gst_doradma_dora_src_stop (GstBaseSrc * src)
   return TRUE;
 }
 
-static gboolean
+gboolean
 gst_doradma_dora_src_unlock (GstBaseSrc * src, gboolean unlocked)
 {
   DoraSrc *s = dora_src_get (src);
@@ -733,9 +733,9 @@ gst_doradma_dora_src_unlock (GstBaseSrc * src, gboolean unlocked)
 }
 
 /* ---------------------------------------------------------------------- */
-/* The hook: the element's own vfuncs, called when `dora-pool` is unset */
+/* The path's registration */
 
-static GstDoradmaDoraPath path = {
+static const GstDoradmaDoraPath path = {
   .state_size = sizeof (DoraSrc),
   .state_init = dora_src_init,
   .state_clear = dora_src_clear,
@@ -744,99 +744,9 @@ static GstDoradmaDoraPath path = {
   .get_property = gst_doradma_dora_src_get_property,
 };
 
-/* The base class vfuncs that run either path */
-typedef struct
-{
-  gboolean (*start) (GstBaseSrc *);
-  gboolean (*stop) (GstBaseSrc *);
-  GstCaps *(*get_caps) (GstBaseSrc *, GstCaps *);
-    gboolean (*negotiate) (GstBaseSrc *);
-    GstFlowReturn (*create) (GstPushSrc *, GstBuffer **);
-} PathVfuncs;
-
-static const PathVfuncs dora = {
-  gst_doradma_dora_src_start, gst_doradma_dora_src_stop,
-  gst_doradma_dora_src_get_caps, gst_doradma_dora_src_negotiate,
-  gst_doradma_dora_src_create,
-};
-
-/* the element's own, saved by the hook */
-static PathVfuncs ring;
-static gboolean (*ring_unlock) (GstBaseSrc *);
-static gboolean (*ring_unlock_stop) (GstBaseSrc *);
-
-/* The path that runs: dora's when `dora-pool` is set. */
-static const PathVfuncs *
-running (gpointer src)
-{
-  return gst_doradma_dora_enabled (src) ? &dora : &ring;
-}
-
-static gboolean
-hook_start (GstBaseSrc * src)
-{
-  return running (src)->start (src);
-}
-
-static gboolean
-hook_stop (GstBaseSrc * src)
-{
-  return running (src)->stop (src);
-}
-
-static GstCaps *
-hook_get_caps (GstBaseSrc * src, GstCaps * filter)
-{
-  return running (src)->get_caps (src, filter);
-}
-
-static gboolean
-hook_negotiate (GstBaseSrc * src)
-{
-  return running (src)->negotiate (src);
-}
-
-static GstFlowReturn
-hook_create (GstPushSrc * psrc, GstBuffer ** outbuf)
-{
-  return running (psrc)->create (psrc, outbuf);
-}
-
-/* both paths: the one not running has nothing to unlock */
-static gboolean
-hook_unlock (GstBaseSrc * src)
-{
-  gst_doradma_dora_src_unlock (src, TRUE);
-  return ring_unlock (src);
-}
-
-static gboolean
-hook_unlock_stop (GstBaseSrc * src)
-{
-  gst_doradma_dora_src_unlock (src, FALSE);
-  return ring_unlock_stop (src);
-}
-
 void
-gst_doradma_dora_src_class_hook (GObjectClass * klass)
+gst_doradma_dora_src_class_init (GObjectClass * klass)
 {
-  GstBaseSrcClass *b = GST_BASE_SRC_CLASS (klass);
-  GstPushSrcClass *p = GST_PUSH_SRC_CLASS (klass);
-
-  ring.start = b->start;
-  ring.stop = b->stop;
-  ring.get_caps = b->get_caps;
-  ring.negotiate = b->negotiate;
-  ring_unlock = b->unlock;
-  ring_unlock_stop = b->unlock_stop;
-  ring.create = p->create;
-  b->start = GST_DEBUG_FUNCPTR (hook_start);
-  b->stop = GST_DEBUG_FUNCPTR (hook_stop);
-  b->get_caps = GST_DEBUG_FUNCPTR (hook_get_caps);
-  b->negotiate = GST_DEBUG_FUNCPTR (hook_negotiate);
-  b->unlock = GST_DEBUG_FUNCPTR (hook_unlock);
-  b->unlock_stop = GST_DEBUG_FUNCPTR (hook_unlock_stop);
-  p->create = GST_DEBUG_FUNCPTR (hook_create);
-  gst_doradma_dora_hook_object_class (klass, &path);
+  gst_doradma_dora_register_path (klass, &path);
   gst_doradma_dora_src_install_properties (klass);
 }

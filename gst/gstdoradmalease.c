@@ -9,7 +9,7 @@
 
 #include "gstdoradmalease.h"
 #include "gstdoradmacuda.h"
-#include "gstdoradmamemoryprivate.h"
+#include <gst/doradma/gstdoradmamemoryprivate.h>
 
 /* ---------------------------------------------------------------------- */
 /* Lease shells: leased memories whose last reference went (their lease

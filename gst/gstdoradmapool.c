@@ -26,7 +26,7 @@
 #include <string.h>
 
 #include "gstdoradmapool.h"
-#include "gstdoradmamemory.h"
+#include <gst/doradma/gstdoradmamemory.h>
 
 GST_DEBUG_CATEGORY_STATIC (gst_doradma_pool_debug);
 #define GST_CAT_DEFAULT gst_doradma_pool_debug

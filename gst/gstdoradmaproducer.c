@@ -25,7 +25,9 @@
 #include <unistd.h>
 
 #include "gstdoradmaproducer.h"
-#include "gstdoradmamemoryprivate.h"
+#include "gstdoradmaclock.h"
+#include "gstdoradmasettings.h"
+#include <gst/doradma/gstdoradmamemoryprivate.h>
 #include "gstdoradmacuda.h"
 
 GST_DEBUG_CATEGORY_STATIC (gst_doradma_producer_debug);

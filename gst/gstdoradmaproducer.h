@@ -20,7 +20,7 @@
 #include <gst/gst.h>
 #include <doradma/doradma.h>
 
-#include "gstdoradmaelements.h"
+#include "gstdoradmaenums.h"
 
 G_BEGIN_DECLS
 

@@ -58,6 +58,9 @@
 #include <gst/base/gstbasesink.h>
 #include <gst/video/video.h>
 
+#include "gstdoradmaelements.h"
+#include "gstdoradmaclock.h"
+#include "gstdoradmasettings.h"
 #include "gstdoradmadora.h"
 #include "gstdoradmapool.h"
 #include "gstdoradmacuda.h"
@@ -166,6 +169,8 @@ gst_doradma_sink_render (GstBaseSink * bsink, GstBuffer * buf)
   GstFlowReturn ret;
   guint n_readers;
 
+  if (gst_doradma_dora_enabled (bsink))
+    return gst_doradma_dora_sink_render (bsink, buf);
   ret = gst_doradma_producer_prepare (self->producer, self->render.info.size);
   if (ret != GST_FLOW_OK)
     return ret;
@@ -215,6 +220,8 @@ gst_doradma_sink_set_caps (GstBaseSink * bsink, GstCaps * caps)
   GstVideoInfo info;
   gchar *str;
 
+  if (gst_doradma_dora_enabled (bsink))
+    return gst_doradma_dora_sink_set_caps (bsink, caps);
   if (!gst_video_info_from_caps (&info, caps))
     goto invalid_caps;
   {
@@ -296,6 +303,8 @@ gst_doradma_sink_propose_allocation (GstBaseSink * bsink, GstQuery * query)
   GstCaps *caps;
   gboolean need_pool;
 
+  if (gst_doradma_dora_enabled (bsink))
+    return gst_doradma_dora_sink_propose_allocation (bsink, query);
   gst_query_parse_allocation (query, &caps, &need_pool);
   if (caps == NULL || !gst_video_info_from_caps (&info, caps)) {
     GST_DEBUG_OBJECT (self, "no video caps in the allocation query");
@@ -439,6 +448,8 @@ gst_doradma_sink_start (GstBaseSink * bsink)
   GstDoradmaTransport transport;
   gchar *channel, *reason = NULL;
 
+  if (gst_doradma_dora_enabled (bsink))
+    return gst_doradma_dora_sink_start (bsink);
   /* every setting is read here, once: later changes are refused */
   GST_OBJECT_LOCK (self);
   channel = g_strdup (self->channel);
@@ -513,6 +524,8 @@ gst_doradma_sink_stop (GstBaseSink * bsink)
 {
   GstDoradmaSink *self = GST_DORADMA_SINK (bsink);
 
+  if (gst_doradma_dora_enabled (bsink))
+    return gst_doradma_dora_sink_stop (bsink);
   gst_doradma_producer_stop (self->producer);
   gst_doradma_sink_render_reset (&self->render);
   GST_OBJECT_LOCK (self);
@@ -544,6 +557,8 @@ gst_doradma_sink_set_property (GObject * object, guint prop_id,
 {
   GstDoradmaSink *self = GST_DORADMA_SINK (object);
 
+  if (gst_doradma_dora_set_property (object, prop_id, value, pspec))
+    return;
   GST_OBJECT_LOCK (self);
   /* start() (NULL to READY) took the snapshot the channel is made from:
    * a later change would apply to part of the element only */
@@ -595,6 +610,8 @@ gst_doradma_sink_get_property (GObject * object, guint prop_id,
 {
   GstDoradmaSink *self = GST_DORADMA_SINK (object);
 
+  if (gst_doradma_dora_get_property (object, prop_id, value, pspec))
+    return;
   if (prop_id == PROP_STATS) {
     g_value_take_boxed (value, gst_doradma_producer_get_stats (self->producer));
     return;
@@ -841,13 +858,15 @@ gst_doradma_sink_class_init (GstDoradmaSinkClass * klass)
       GST_TYPE_STRUCTURE, G_PARAM_READABLE | G_PARAM_STATIC_STRINGS);
 
   g_object_class_install_properties (gobject_class, NUM_PROPERTIES, properties);
-  /* dora-rs memory pools (dora-pool=...): gstdoradmadora.h */
-  gst_doradma_dora_sink_class_hook (gobject_class);
+  /* dora-rs memory pools (dora-pool=...): gstdoradmadora.h; each vfunc
+   * above runs the dora path first when `dora-pool` is set */
+  gst_doradma_dora_sink_class_init (gobject_class);
 }
 
 static void
 gst_doradma_sink_init (GstDoradmaSink * self)
 {
+  gst_doradma_dora_state (self);        /* created here, in one thread */
   self->producer = gst_doradma_producer_new (GST_ELEMENT (self));
   self->render.sink = GST_BASE_SINK (self);
   self->render.producer = self->producer;

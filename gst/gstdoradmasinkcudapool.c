@@ -16,7 +16,7 @@
 #endif
 
 #include "gstdoradmasinkcudapool.h"
-#include "gstdoradmamemory.h"
+#include <gst/doradma/gstdoradmamemory.h>
 
 #ifdef HAVE_GST_CUDA_ALLOC_WRAPPED
 

@@ -10,7 +10,8 @@
 #include <string.h>
 
 #include "gstdoradmasinkrender.h"
-#include "gstdoradmamemory.h"
+#include "gstdoradmawire.h"
+#include <gst/doradma/gstdoradmamemory.h>
 #include "gstdoradmasinkcudapool.h"
 
 #define GST_CAT_DEFAULT gst_doradma_sink_debug

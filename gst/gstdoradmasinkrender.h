@@ -20,6 +20,7 @@
 #include <gst/video/video.h>
 
 #include "gstdoradmaproducer.h"
+#include "gstdoradmaclock.h"
 #include "gstdoradmacuda.h"
 
 G_BEGIN_DECLS GST_DEBUG_CATEGORY_EXTERN (gst_doradma_sink_debug);

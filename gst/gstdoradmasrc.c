@@ -50,6 +50,8 @@
 #include <gst/video/video.h>
 
 #include "gstdoradmaelements.h"
+#include "gstdoradmaclock.h"
+#include "gstdoradmasettings.h"
 #include "gstdoradmaconsumer.h"
 #include "gstdoradmasrcoutput.h"
 #include "gstdoradmasrcframe.h"
@@ -193,6 +195,8 @@ gst_doradma_src_create (GstPushSrc * psrc, GstBuffer ** outbuf)
 {
   GstDoradmaSrc *self = GST_DORADMA_SRC (psrc);
 
+  if (gst_doradma_dora_enabled (psrc))
+    return gst_doradma_dora_src_create (psrc, outbuf);
   for (;;) {
     GstDoradmaConsumerFrame fr;
     GstClockTime pts;
@@ -254,12 +258,16 @@ gst_doradma_src_create (GstPushSrc * psrc, GstBuffer ** outbuf)
 static GstCaps *
 gst_doradma_src_get_caps (GstBaseSrc * bsrc, GstCaps * filter)
 {
+  if (gst_doradma_dora_enabled (bsrc))
+    return gst_doradma_dora_src_get_caps (bsrc, filter);
   return gst_doradma_src_caps_query (&GST_DORADMA_SRC (bsrc)->caps, filter);
 }
 
 static gboolean
 gst_doradma_src_negotiate (GstBaseSrc * bsrc)
 {
+  if (gst_doradma_dora_enabled (bsrc))
+    return gst_doradma_dora_src_negotiate (bsrc);
   return gst_doradma_src_caps_negotiate (&GST_DORADMA_SRC (bsrc)->caps);
 }
 
@@ -369,6 +377,8 @@ gst_doradma_src_start (GstBaseSrc * bsrc)
   GstDoradmaConsumer *consumer;
   gchar *channel;
 
+  if (gst_doradma_dora_enabled (bsrc))
+    return gst_doradma_dora_src_start (bsrc);
   GST_OBJECT_LOCK (self);
   channel = g_strdup (set->channel);
   GST_OBJECT_UNLOCK (self);
@@ -414,6 +424,8 @@ gst_doradma_src_stop (GstBaseSrc * bsrc)
   GstDoradmaSrc *self = GST_DORADMA_SRC (bsrc);
   GstDoradmaConsumer *consumer;
 
+  if (gst_doradma_dora_enabled (bsrc))
+    return gst_doradma_dora_src_stop (bsrc);
   gst_doradma_src_output_reset (&self->out);
   GST_OBJECT_LOCK (self);
   consumer = self->consumer;
@@ -432,6 +444,8 @@ gst_doradma_src_unlock (GstBaseSrc * bsrc)
 {
   GstDoradmaSrc *self = GST_DORADMA_SRC (bsrc);
 
+  /* both paths: the one not running has nothing to unlock */
+  gst_doradma_dora_src_unlock (bsrc, TRUE);
   GST_OBJECT_LOCK (self);
   if (self->consumer)
     gst_doradma_consumer_interrupt (self->consumer, TRUE);
@@ -444,6 +458,7 @@ gst_doradma_src_unlock_stop (GstBaseSrc * bsrc)
 {
   GstDoradmaSrc *self = GST_DORADMA_SRC (bsrc);
 
+  gst_doradma_dora_src_unlock (bsrc, FALSE);
   GST_OBJECT_LOCK (self);
   if (self->consumer)
     gst_doradma_consumer_interrupt (self->consumer, FALSE);
@@ -458,6 +473,8 @@ static void
 gst_doradma_src_set_property (GObject * object, guint prop_id,
     const GValue * value, GParamSpec * pspec)
 {
+  if (gst_doradma_dora_set_property (object, prop_id, value, pspec))
+    return;
   gst_doradma_src_settings_set_property (&GST_DORADMA_SRC (object)->settings,
       object, prop_id, value, pspec);
 }
@@ -468,6 +485,8 @@ gst_doradma_src_get_property (GObject * object, guint prop_id,
 {
   GstDoradmaSrc *self = GST_DORADMA_SRC (object);
 
+  if (gst_doradma_dora_get_property (object, prop_id, value, pspec))
+    return;
   if (prop_id == PROP_STATS)
     g_value_take_boxed (value, gst_doradma_src_get_stats (self));
   else
@@ -562,13 +581,15 @@ gst_doradma_src_class_init (GstDoradmaSrcClass * klass)
           "latency-p99 (ns), spins, sleeps, transport, cuda-path, cuda-registrations, memory, "
           "device-copies, copied-to-slab", GST_TYPE_STRUCTURE,
           G_PARAM_READABLE | G_PARAM_STATIC_STRINGS));
-  /* dora-rs memory pools (dora-pool=...): gstdoradmadora.h */
-  gst_doradma_dora_src_class_hook (gobject_class);
+  /* dora-rs memory pools (dora-pool=...): gstdoradmadora.h; each vfunc
+   * above runs the dora path first when `dora-pool` is set */
+  gst_doradma_dora_src_class_init (gobject_class);
 }
 
 static void
 gst_doradma_src_init (GstDoradmaSrc * self)
 {
+  gst_doradma_dora_state (self);        /* created here, in one thread */
   gst_doradma_src_settings_init (&self->settings);
   gst_doradma_src_output_init (&self->out, GST_ELEMENT (self));
   gst_doradma_src_caps_init (&self->caps, GST_BASE_SRC (self), &self->out);

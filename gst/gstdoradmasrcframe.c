@@ -8,7 +8,7 @@
 #endif
 
 #include "gstdoradmasrcframe.h"
-#include "gstdoradmaelements.h"
+#include "gstdoradmawire.h"
 #include <string.h>
 
 #define VIDEO_FLAGS (GST_VIDEO_BUFFER_FLAG_INTERLACED | \

@@ -8,10 +8,12 @@
 #endif
 
 #include "gstdoradmasrcoutput.h"
+#include "gstdoradmaelements.h"
+#include "gstdoradmaclock.h"
 #include <string.h>
 #include "gstdoradmasrcframe.h"
 #include "gstdoradmashellpool.h"
-#include "gstdoradmaframemeta.h"
+#include <gst/doradma/gstdoradmaframemeta.h>
 
 #define GST_CAT_DEFAULT gst_doradma_debug
 

@@ -13,7 +13,7 @@
 
 #include <gst/gst.h>
 
-#include "gstdoradmaelements.h"
+#include "gstdoradmaenums.h"
 #include "gstdoradmaconsumer.h"
 #include "gstdoradmacudaoutput.h"
 

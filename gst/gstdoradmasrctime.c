@@ -11,7 +11,7 @@
 
 #include "gstdoradmasrctime.h"
 #include "gstdoradmasrcframe.h"
-#include "gstdoradmaframemeta.h"
+#include <gst/doradma/gstdoradmaframemeta.h>
 
 /* the element's own category (gstdoradmasrc.c) */
 GST_DEBUG_CATEGORY_EXTERN (gst_doradma_src_debug);

@@ -14,7 +14,8 @@
 
 #include <gst/gst.h>
 
-#include "gstdoradmaelements.h"
+#include "gstdoradmaenums.h"
+#include "gstdoradmaclock.h"
 #include "gstdoradmaconsumer.h"
 
 G_BEGIN_DECLS typedef struct

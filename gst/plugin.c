@@ -7,7 +7,7 @@
 #include "config.h"
 #endif
 
-#include "gstdoradmaallocator.h"
+#include <gst/doradma/gstdoradmaallocator.h>
 #include "gstdoradmaelements.h"
 
 static gboolean

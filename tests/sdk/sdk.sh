@@ -97,7 +97,7 @@ bin/doradma"
   # constructors and recyclers the plugin uses (gstdoradmamemoryprivate.h, not installed).
   api_decls() { awk '/^GST_DORADMA_API/ {getline; if (match($0, /[a-z_0-9]+ \(/)) print substr($0, RSTART, RLENGTH - 2)}' "$@"; }
   api_decls "$P"/include/gstreamer-1.0/gst/doradma/*.h > "$T/public.txt"
-  api_decls "$SDK_SOURCE_ROOT/gst/gstdoradmamemoryprivate.h" > "$T/private.txt"
+  api_decls "$SDK_SOURCE_ROOT/gst/doradma/gstdoradmamemoryprivate.h" > "$T/private.txt"
   [ "$(cat "$T/private.txt")" = "gst_doradma_memory_new
 gst_doradma_memory_get_owner
 gst_doradma_memory_disown

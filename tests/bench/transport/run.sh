@@ -37,7 +37,7 @@ mkdir -p "$tools"
 CFLAGS="-O2 -g -Wall -Wextra -Wno-unused-parameter"
 need() { [ ! -f "$1" ] || [ "$2" -nt "$1" ] || [ "$0" -nt "$1" ]; }
 if need "$tools/libgstdoradmabench.so" "$here/benchplugin.c"; then
-  cc $CFLAGS -shared -fPIC -I"$top/gst" -o "$tools/libgstdoradmabench.so" "$here/benchplugin.c" \
+  cc $CFLAGS -shared -fPIC -I"$top/gst/doradma" -o "$tools/libgstdoradmabench.so" "$here/benchplugin.c" \
     $(pkg-config --cflags --libs gstreamer-base-1.0 gstreamer-video-1.0)
 fi
 if need "$tools/bench-run" "$here/bench-run.c"; then

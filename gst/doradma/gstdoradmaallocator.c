@@ -32,7 +32,6 @@
 #include <unistd.h>
 
 #include "gstdoradmaallocatorprivate.h"
-#include "gstdoradmaelements.h"
 
 /* also gstdoradmaallocatorrdma.c's */
 GST_DEBUG_CATEGORY (gst_doradma_allocator_debug);
@@ -55,9 +54,20 @@ static const GEnumValue slab_kind_values[] = {
   {GST_DORADMA_SLAB_KIND_DEVICE, "Device memory (cuMemCreate)", "device"},
   {0, NULL, NULL}
 };
-GST_DORADMA_DEFINE_ENUM (gst_doradma_slab_kind_get_type, "GstDoradmaSlabKind",
-    slab_kind_values)
 /* *INDENT-ON* */
+
+GType
+gst_doradma_slab_kind_get_type (void)
+{
+  static gsize id = 0;
+
+  if (g_once_init_enter (&id)) {
+    GType t = g_enum_register_static ("GstDoradmaSlabKind", slab_kind_values);
+
+    g_once_init_leave (&id, t);
+  }
+  return (GType) id;
+}
 
 void
 gst_doradma_slab_debug_init (void)

@@ -1,0 +1,51 @@
+/* doradma GStreamer plugin — what writer and reader agree on for every frame.
+ *
+ * Copyright (C) 2025 the doradma authors
+ * SPDX-License-Identifier: LGPL-2.1-or-later
+ */
+#ifdef HAVE_CONFIG_H
+#include "config.h"
+#endif
+
+#include "gstdoradmawire.h"
+
+void
+gst_doradma_plane_needs (const GstVideoInfo * info, guint plane,
+    guint32 * rows, guint32 * row_bytes)
+{
+  const GstVideoFormatInfo *finfo = info->finfo;
+  gint comps[GST_VIDEO_MAX_COMPONENTS];
+  guint32 r = 0, rb = 0;
+  gboolean exact = !GST_VIDEO_FORMAT_INFO_IS_TILED (finfo);
+  guint i;
+
+  gst_video_format_info_component (finfo, plane, comps);
+  for (i = 0; i < GST_VIDEO_MAX_COMPONENTS && comps[i] >= 0; i++) {
+    gint c = comps[i];
+    guint32 h = GST_VIDEO_FORMAT_INFO_SCALE_HEIGHT (finfo, c,
+        GST_VIDEO_INFO_FIELD_HEIGHT (info));
+    guint32 w = GST_VIDEO_FORMAT_INFO_SCALE_WIDTH (finfo, c,
+        GST_VIDEO_INFO_WIDTH (info));
+    gint ps = GST_VIDEO_FORMAT_INFO_PSTRIDE (finfo, c);
+
+    r = MAX (r, h);
+    if (ps <= 0)
+      exact = FALSE;
+    else
+      rb = MAX (rb, w * (guint32) ps);
+  }
+
+  if (!exact) {
+    /* Sub-byte, tiled or otherwise packed formats (v210, ...): the default
+     * stride of an unpadded layout is what one row needs. */
+    GstVideoInfo tight;
+
+    gst_video_info_set_format (&tight, GST_VIDEO_INFO_FORMAT (info),
+        GST_VIDEO_INFO_WIDTH (info), GST_VIDEO_INFO_HEIGHT (info));
+    rb = GST_VIDEO_INFO_PLANE_STRIDE (&tight, plane);
+    if (r == 0)
+      r = GST_VIDEO_INFO_FIELD_HEIGHT (info);
+  }
+  *rows = r;
+  *row_bytes = rb;
+}

@@ -1,0 +1,29 @@
+/* doradma GStreamer plugin — what writer and reader agree on for every frame:
+ * the plane geometry and the buffer flags carried.
+ *
+ * Copyright (C) 2025 the doradma authors
+ * SPDX-License-Identifier: LGPL-2.1-or-later
+ */
+#ifndef __GST_DORADMA_WIRE_H__
+#define __GST_DORADMA_WIRE_H__
+
+#include <gst/gst.h>
+#include <gst/video/video.h>
+
+G_BEGIN_DECLS
+
+/* Buffer flags that travel with a frame (the wire contract: the writer
+ * stores exactly these, the reader restores exactly these). */
+#define GST_DORADMA_CARRIED_FLAGS (GST_BUFFER_FLAG_DISCONT | \
+    GST_BUFFER_FLAG_RESYNC | GST_BUFFER_FLAG_CORRUPTED | \
+    GST_BUFFER_FLAG_MARKER | GST_BUFFER_FLAG_HEADER | GST_BUFFER_FLAG_GAP | \
+    GST_BUFFER_FLAG_DROPPABLE | GST_BUFFER_FLAG_DELTA_UNIT | \
+    GST_BUFFER_FLAG_NON_DROPPABLE)
+/* The rows and bytes per row that a plane of `info`'s format needs at its
+ * width/height. The writer publishes exactly these, the reader requires at
+ * least these. */
+void gst_doradma_plane_needs (const GstVideoInfo * info, guint plane,
+    guint32 * rows, guint32 * row_bytes);
+
+G_END_DECLS
+#endif /* __GST_DORADMA_WIRE_H__ */
