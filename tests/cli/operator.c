@@ -43,8 +43,7 @@ become_nobody (gpointer unused)
 
 /* cli_run as uid 65534. */
 static int
-run_as_nobody (char **out, const char *command, const char *a1,
-    const char *a2)
+run_as_nobody (char **out, const char *command, const char *a1, const char *a2)
 {
   const char *argv[] = { getenv ("DORADMA_TOOL"), command, "--shm-dir",
     cli_dir, a1, a2, NULL

@@ -9,6 +9,13 @@
 #                   against a live producer: frames zero-copy, bytes equal
 #   python-example  examples/sdk/python-numpy.py: NumPy views at the slot's
 #                   address, bytes equal (needs -Dintrospection)
+#   python-frames   the installed doradma module (tests/sdk/python-frames.py):
+#                   zero-copy, the lease held exactly as long as a view,
+#                   DLPack sharing the slot, views outliving the pipeline
+#   python-frames-torch  the same through torch.from_dlpack (skips without
+#                   python3-torch)
+#   python-doc-example  docs/sdk.md's Python example, extracted and run as
+#                   written
 # Exit 77 = skipped, with the reason.
 set -u
 mode=$1
@@ -80,6 +87,9 @@ $(rel "$SDK_LIBDIR")/girepository-1.0/GstDoradma-1.0.typelib
 share/gir-1.0/GstDoradma-1.0.gir"
   [ -f "$SDK_SOURCE_ROOT/tools/meson.build" ] && want="$want
 bin/doradma"
+  [ -n "$SDK_PYTHON" ] && want="$want
+$(rel "${SDK_PYTHON_DIR%/}")/doradma/__init__.py
+$(rel "${SDK_PYTHON_DIR%/}")/doradma/_frames$("$SDK_PYTHON" -c 'import sysconfig; print(sysconfig.get_config_var("EXT_SUFFIX"))')"
   (cd "$P" && find . \( -type f -o -type l \) | sed 's|^\./||' \
      | grep -v '^'"$(rel "$SDK_LIBDIR")"'/libgstdoradma-1.0\.so\.0\.[0-9.]*$' | sort) > "$T/got.txt"
   echo "$want" | sort > "$T/want.txt"
@@ -178,6 +188,29 @@ $(readlink -f "$L/libgstdoradma-1.0.so.0")" ] || fail "Python's GstDoradma (want
   [ "$n" -eq $N ] || { cat "$T/out.txt"; fail "$n of $N frames viewed at the slot's address"; }
   compare "$T/out.txt"
   echo "PASS: $N frames as NumPy views at the slot address, bytes equal"; head -2 "$T/out.txt"
+  ;;
+python-frames|python-frames-torch|python-doc-example)
+  [ -n "$SDK_PYTHON" ] || skip "the doradma Python module was not built (-Dpython, or no python3 with PyGObject, NumPy and headers)"
+  [ "$SDK_INTROSPECTION" = yes ] || skip "built without GObject introspection: no GstDoradma-1.0 typelib"
+  export GI_TYPELIB_PATH=$L/girepository-1.0
+  export PYTHONPATH=$D${SDK_PYTHON_DIR%/}
+  # the module imported is the installed one
+  got=$("$SDK_PYTHON" -c 'import doradma; print(doradma._frames.__file__)' 2>&1)
+  case "$got" in "$PYTHONPATH"/doradma/_frames*) ;; *) fail "import doradma: $got";; esac
+  if [ $mode = python-doc-example ]; then
+    # the block after the marker, as written in the docs
+    awk '/<!-- tests\/sdk: python-doc-example -->/ {f = 1; next} f && /^```python/ {p = 1; next} p && /^```/ {exit} p' \
+      "$SDK_SOURCE_ROOT/docs/sdk.md" > "$T/example.py"
+    [ -s "$T/example.py" ] || fail "no Python example after the marker in docs/sdk.md"
+    (cd "$T" && "$SDK_PYTHON" example.py) > "$T/out.txt" 2>&1 || { r=$?; cat "$T/out.txt"; fail "docs/sdk.md's Python example exited $r"; }
+    cat "$T/out.txt"; echo "PASS: docs/sdk.md's Python example ran as written"
+    exit 0
+  fi
+  "$SDK_PYTHON" "$SDK_SOURCE_ROOT/tests/sdk/python-frames.py" "$P/bin/doradma" \
+    $([ $mode = python-frames-torch ] && echo torch) > "$T/out.txt" 2>&1
+  r=$?; cat "$T/out.txt"
+  [ $r -eq 77 ] && exit 77
+  [ $r -eq 0 ] || fail "python-frames.py exited $r"
   ;;
 *) fail "unknown mode $mode" ;;
 esac
