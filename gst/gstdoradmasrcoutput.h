@@ -19,9 +19,7 @@
 #include "gstdoradmaconsumer.h"
 #include "gstdoradmacudaoutput.h"
 
-G_BEGIN_DECLS
-
-typedef struct
+G_BEGIN_DECLS typedef struct
 {
   GstElement *element;          /* errors go there; not a ref */
 
@@ -42,6 +40,7 @@ typedef struct
   GstBufferPool *copy_pool;     /* default layout, for local copies */
   GstBufferPool *shell_pool;    /* recycled buffers for leases */
   GstDoradmaCudaOutput cuda;
+  gboolean over_leases_warned;  /* the one warning of a copy over quota */
 
   gint copies;                  /* frames copied locally (atomic) */
 } GstDoradmaSrcOutput;
@@ -71,5 +70,4 @@ GstBuffer *gst_doradma_src_output_frame (GstDoradmaSrcOutput * o,
     GstDoradmaConsumer * c, GstDoradmaConsumerFrame * frame);
 
 G_END_DECLS
-
 #endif /* __GST_DORADMA_SRC_OUTPUT_H__ */

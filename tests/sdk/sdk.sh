@@ -16,6 +16,9 @@
 #                   python3-torch)
 #   python-doc-example  docs/sdk.md's Python example, extracted and run as
 #                   written
+#   python-api      the typelib's Python names: error domain, SlabAllocator
+#                   not hiding Gst.Allocator.alloc, the probe report, the
+#                   version; every GstDoradma.name docs/sdk.md shows exists
 # Exit 77 = skipped, with the reason.
 set -u
 mode=$1
@@ -78,6 +81,7 @@ include/gstreamer-1.0/gst/doradma/gstdoradma.h
 include/gstreamer-1.0/gst/doradma/gstdoradmaallocator.h
 include/gstreamer-1.0/gst/doradma/gstdoradmaframemeta.h
 include/gstreamer-1.0/gst/doradma/gstdoradmamemory.h
+include/gstreamer-1.0/gst/doradma/gstdoradmaversion.h
 $(rel "$SDK_LIBDIR")/libgstdoradma-1.0.so
 $(rel "$SDK_LIBDIR")/libgstdoradma-1.0.so.0
 $(rel "$SDK_LIBDIR")/pkgconfig/gstreamer-doradma-1.0.pc
@@ -188,6 +192,15 @@ $(readlink -f "$L/libgstdoradma-1.0.so.0")" ] || fail "Python's GstDoradma (want
   [ "$n" -eq $N ] || { cat "$T/out.txt"; fail "$n of $N frames viewed at the slot's address"; }
   compare "$T/out.txt"
   echo "PASS: $N frames as NumPy views at the slot address, bytes equal"; head -2 "$T/out.txt"
+  ;;
+python-api)
+  [ "$SDK_INTROSPECTION" = yes ] || skip "built without GObject introspection: no GstDoradma-1.0 typelib"
+  /usr/bin/python3 -c 'import gi' 2>/dev/null || skip "/usr/bin/python3 lacks PyGObject (python3-gi)"
+  gst-inspect-1.0 appsink > /dev/null 2>&1 || skip "no appsink (gst-plugins-base)"
+  export GI_TYPELIB_PATH=$L/girepository-1.0
+  /usr/bin/python3 "$SDK_SOURCE_ROOT/tests/sdk/python-api.py" "$SDK_SOURCE_ROOT/docs/sdk.md" "$SDK_VERSION" \
+    > "$T/out.txt" 2>&1 || { r=$?; cat "$T/out.txt"; fail "python-api.py exited $r"; }
+  cat "$T/out.txt"
   ;;
 python-frames|python-frames-torch|python-doc-example)
   [ -n "$SDK_PYTHON" ] || skip "the doradma Python module was not built (-Dpython, or no python3 with PyGObject, NumPy and headers)"
