@@ -19,7 +19,9 @@
 #include "gstdoradmaconsumer.h"
 #include "gstdoradmacudaoutput.h"
 
-G_BEGIN_DECLS typedef struct
+G_BEGIN_DECLS
+
+typedef struct
 {
   GstElement *element;          /* errors go there; not a ref */
 
@@ -70,4 +72,5 @@ GstBuffer *gst_doradma_src_output_frame (GstDoradmaSrcOutput * o,
     GstDoradmaConsumer * c, GstDoradmaConsumerFrame * frame);
 
 G_END_DECLS
+
 #endif /* __GST_DORADMA_SRC_OUTPUT_H__ */

@@ -33,28 +33,33 @@
 #include "doradma-prelude.h"
 
 G_BEGIN_DECLS
+
 /**
  * GST_DORADMA_SLAB_MEMORY_TYPE:
  *
  * The mem_type of slab memory ("DoradmaSlab").
  */
 #define GST_DORADMA_SLAB_MEMORY_TYPE "DoradmaSlab"
+
 /* Names under which the plugin registers its three lazily created
  * allocators (gst_allocator_find). */
 #define GST_DORADMA_SLAB_ALLOCATOR_MANAGED "DoradmaSlabManaged"
 #define GST_DORADMA_SLAB_ALLOCATOR_PINNED "DoradmaSlabPinned"
 #define GST_DORADMA_SLAB_ALLOCATOR_DEVICE "DoradmaSlabDevice"
+
 /* Environment variable holding the default byte budget: a decimal count with
  * an optional K/M/G/T suffix (powers of 1024), e.g. 512M or 2GiB. */
 #define GST_DORADMA_SLAB_BUDGET_ENV "DORADMA_SLAB_POOL_BYTES"
-    typedef enum
+
+typedef enum
 {
   GST_DORADMA_SLAB_KIND_MANAGED = 0,
   GST_DORADMA_SLAB_KIND_PINNED = 1,
   GST_DORADMA_SLAB_KIND_DEVICE = 2,
 } GstDoradmaSlabKind;
 
-GST_DORADMA_API GType gst_doradma_slab_kind_get_type (void);
+GST_DORADMA_API
+GType gst_doradma_slab_kind_get_type (void);
 #define GST_TYPE_DORADMA_SLAB_KIND (gst_doradma_slab_kind_get_type ())
 
 /**
@@ -80,13 +85,15 @@ typedef enum
   GST_DORADMA_SLAB_ERROR_FAILED,
 } GstDoradmaSlabError;
 
-GST_DORADMA_API GQuark gst_doradma_slab_error_quark (void);
+GST_DORADMA_API
+GQuark gst_doradma_slab_error_quark (void);
 #define GST_DORADMA_SLAB_ERROR (gst_doradma_slab_error_quark ())
 
 typedef struct _GstDoradmaSlabAllocator GstDoradmaSlabAllocator;
 typedef struct _GstDoradmaSlabAllocatorClass GstDoradmaSlabAllocatorClass;
 
-GST_DORADMA_API GType gst_doradma_slab_allocator_get_type (void);
+GST_DORADMA_API
+GType gst_doradma_slab_allocator_get_type (void);
 #define GST_TYPE_DORADMA_SLAB_ALLOCATOR (gst_doradma_slab_allocator_get_type ())
 #define GST_IS_DORADMA_SLAB_ALLOCATOR(obj) \
   (G_TYPE_CHECK_INSTANCE_TYPE ((obj), GST_TYPE_DORADMA_SLAB_ALLOCATOR))
@@ -105,7 +112,7 @@ GST_DORADMA_API GType gst_doradma_slab_allocator_get_type (void);
  * UNSUPPORTED (e.g. no managed memory on this device), FAILED.
  */
 GST_DORADMA_API
-    GstAllocator * gst_doradma_slab_allocator_new (GstDoradmaSlabKind kind,
+GstAllocator *gst_doradma_slab_allocator_new (GstDoradmaSlabKind kind,
     guint64 budget, GError ** error);
 
 /**
@@ -127,7 +134,7 @@ GST_DORADMA_API
  * dmabuf-mr, cuda-dma-buf, nvidia-peermem, cuda).
  */
 GST_DORADMA_API
-    GstAllocator * gst_doradma_slab_allocator_new_rdma (gpointer pd,
+GstAllocator *gst_doradma_slab_allocator_new_rdma (gpointer pd,
     guint64 budget, gboolean allow_fallback, GError ** error);
 
 /**
@@ -142,7 +149,7 @@ GST_DORADMA_API
  * Returns: (transfer full) (nullable): slab memory of @size bytes.
  */
 GST_DORADMA_API
-    GstMemory * gst_doradma_slab_allocator_alloc (GstAllocator * allocator,
+GstMemory *gst_doradma_slab_allocator_alloc (GstAllocator * allocator,
     gsize size, GError ** error);
 
 /**
@@ -162,8 +169,7 @@ GST_DORADMA_API
  * (guint64).
  */
 GST_DORADMA_API
-    GstStructure * gst_doradma_slab_allocator_get_stats (GstAllocator *
-    allocator);
+GstStructure *gst_doradma_slab_allocator_get_stats (GstAllocator * allocator);
 
 /**
  * gst_doradma_slab_alloc:
@@ -178,7 +184,7 @@ GST_DORADMA_API
  * Returns: (transfer full) (nullable): slab memory of @size bytes.
  */
 GST_DORADMA_API
-    GstMemory * gst_doradma_slab_alloc (GstAllocator * allocator, gsize size,
+GstMemory *gst_doradma_slab_alloc (GstAllocator * allocator, gsize size,
     GError ** error);
 
 /**
@@ -191,7 +197,7 @@ GST_DORADMA_API
  * Returns: (transfer full): the "doradma-slab-stats" structure.
  */
 GST_DORADMA_API
-    GstStructure * gst_doradma_slab_get_stats (GstAllocator * allocator);
+GstStructure *gst_doradma_slab_get_stats (GstAllocator * allocator);
 
 /**
  * gst_doradma_slab_allocator_register_all: (skip)
@@ -201,7 +207,8 @@ GST_DORADMA_API
  * from plugin_init; applications find the allocators with
  * gst_allocator_find() (not introspected: plugin plumbing).
  */
-GST_DORADMA_API void gst_doradma_slab_allocator_register_all (void);
+GST_DORADMA_API
+void gst_doradma_slab_allocator_register_all (void);
 
 /**
  * gst_doradma_gpudirect_probe:
@@ -215,8 +222,8 @@ GST_DORADMA_API void gst_doradma_slab_allocator_register_all (void);
  * active-port) and either (dmabuf-mr, cuda-dma-buf) or nvidia-peermem.
  */
 GST_DORADMA_API
-    gboolean gst_doradma_gpudirect_probe (gint cuda_device,
-    GstStructure ** report, GError ** error);
+gboolean gst_doradma_gpudirect_probe (gint cuda_device, GstStructure ** report,
+    GError ** error);
 
 /**
  * gst_doradma_gpudirect_probe_report:
@@ -224,21 +231,22 @@ GST_DORADMA_API
  *
  * The report of gst_doradma_gpudirect_probe() without an error: bindings
  * that turn a #GError into an exception (Python) lose the out parameter
- * exactly when it says what is missing.
+ * exactly when it says what is missing. Since: 0.1
  *
  * Returns: (transfer full): the "doradma-gpudirect-probe" structure: one
  * boolean field per prerequisite, a "<name>-detail" string for each, and
  * "usable" (boolean).
  */
 GST_DORADMA_API
-    GstStructure * gst_doradma_gpudirect_probe_report (gint cuda_device);
+GstStructure *gst_doradma_gpudirect_probe_report (gint cuda_device);
 
 /* ---- memory accessors (gstfdmemory model) ---- */
 
-GST_DORADMA_API gboolean gst_is_doradma_slab_memory (GstMemory * mem);
+GST_DORADMA_API
+gboolean gst_is_doradma_slab_memory (GstMemory * mem);
 
 GST_DORADMA_API
-    GstDoradmaSlabKind gst_doradma_slab_memory_get_kind (GstMemory * mem);
+GstDoradmaSlabKind gst_doradma_slab_memory_get_kind (GstMemory * mem);
 
 /**
  * gst_doradma_slab_memory_get_host_pointer:
@@ -248,7 +256,7 @@ GST_DORADMA_API
  * (offset applied), or %NULL (0) for kind device.
  */
 GST_DORADMA_API
-    gpointer gst_doradma_slab_memory_get_host_pointer (GstMemory * mem);
+gpointer gst_doradma_slab_memory_get_host_pointer (GstMemory * mem);
 
 /**
  * gst_doradma_slab_memory_get_device_pointer:
@@ -258,7 +266,7 @@ GST_DORADMA_API
  * byte. Never assume it equals the host pointer.
  */
 GST_DORADMA_API
-    guint64 gst_doradma_slab_memory_get_device_pointer (GstMemory * mem);
+guint64 gst_doradma_slab_memory_get_device_pointer (GstMemory * mem);
 
 /**
  * gst_doradma_slab_memory_get_rdma_keys:
@@ -271,7 +279,7 @@ GST_DORADMA_API
  * Returns: %FALSE when the slab is not registered with a NIC.
  */
 GST_DORADMA_API
-    gboolean gst_doradma_slab_memory_get_rdma_keys (GstMemory * mem,
+gboolean gst_doradma_slab_memory_get_rdma_keys (GstMemory * mem,
     guint32 * lkey, guint32 * rkey, guint64 * addr);
 
 /**
@@ -283,7 +291,7 @@ GST_DORADMA_API
  * pinned slabs on devices without HOST_ALLOC_DMA_BUF_SUPPORTED.
  */
 GST_DORADMA_API
-    gint gst_doradma_slab_memory_export_dmabuf (GstMemory * mem, guint64 * size,
+gint gst_doradma_slab_memory_export_dmabuf (GstMemory * mem, guint64 * size,
     GError ** error);
 
 /**
@@ -294,7 +302,7 @@ GST_DORADMA_API
  * doradmasrc's copy-to uses it. Returns %FALSE with @error set.
  */
 GST_DORADMA_API
-    gboolean gst_doradma_slab_memory_upload (GstMemory * mem, gsize offset,
+gboolean gst_doradma_slab_memory_upload (GstMemory * mem, gsize offset,
     gconstpointer src, gsize size, GError ** error);
 
 /**
@@ -309,8 +317,9 @@ GST_DORADMA_API
  * stream first synchronises that stream.
  */
 GST_DORADMA_API
-    gboolean gst_doradma_slab_memory_attach_stream (GstMemory * mem,
+gboolean gst_doradma_slab_memory_attach_stream (GstMemory * mem,
     gpointer stream, GError ** error);
 
 G_END_DECLS
+
 #endif /* __GST_DORADMA_ALLOCATOR_H__ */

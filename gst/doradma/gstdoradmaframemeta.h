@@ -16,6 +16,7 @@
 #include "doradma-prelude.h"
 
 G_BEGIN_DECLS
+
 /**
  * GstDoradmaFrameMeta:
  * @meta: the parent #GstMeta
@@ -36,7 +37,7 @@ G_BEGIN_DECLS
  *
  * Copied with the buffer; it describes the frame, not the memory.
  */
-    typedef struct
+typedef struct
 {
   GstMeta meta;
   guint64 seq;
@@ -47,10 +48,12 @@ G_BEGIN_DECLS
   guint64 delivery_time;
 } GstDoradmaFrameMeta;
 
-GST_DORADMA_API GType gst_doradma_frame_meta_api_get_type (void);
+GST_DORADMA_API
+GType gst_doradma_frame_meta_api_get_type (void);
 #define GST_DORADMA_FRAME_META_API_TYPE (gst_doradma_frame_meta_api_get_type ())
 
-GST_DORADMA_API const GstMetaInfo *gst_doradma_frame_meta_get_info (void);
+GST_DORADMA_API
+const GstMetaInfo *gst_doradma_frame_meta_get_info (void);
 #define GST_DORADMA_FRAME_META_INFO (gst_doradma_frame_meta_get_info ())
 
 /**
@@ -68,7 +71,7 @@ GST_DORADMA_API const GstMetaInfo *gst_doradma_frame_meta_get_info (void);
  * Returns: (transfer none): the frame meta of @buffer.
  */
 GST_DORADMA_API
-    GstDoradmaFrameMeta * gst_buffer_add_doradma_frame_meta (GstBuffer * buffer,
+GstDoradmaFrameMeta *gst_buffer_add_doradma_frame_meta (GstBuffer * buffer,
     guint64 seq, guint64 skipped, guint64 publish_time, guint32 caps_epoch);
 
 /**
@@ -79,8 +82,8 @@ GST_DORADMA_API
  * when it did not come from doradmasrc.
  */
 GST_DORADMA_API
-    GstDoradmaFrameMeta * gst_buffer_get_doradma_frame_meta (GstBuffer *
-    buffer);
+GstDoradmaFrameMeta *gst_buffer_get_doradma_frame_meta (GstBuffer * buffer);
 
 G_END_DECLS
+
 #endif /* __GST_DORADMA_FRAME_META_H__ */

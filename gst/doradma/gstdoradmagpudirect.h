@@ -15,8 +15,9 @@
 #include <glib.h>
 
 G_BEGIN_DECLS
+
 /* One prerequisite of GPUDirect RDMA (or of the pinned-MR fallback). */
-    typedef enum
+typedef enum
 {
   GST_DORADMA_PROBE_LIBIBVERBS,
   GST_DORADMA_PROBE_DEVICE,
@@ -90,4 +91,5 @@ guint64 gst_doradma_mr_iova (const GstDoradmaMr * mr);
 #endif /* HAVE_IBVERBS */
 
 G_END_DECLS
+
 #endif /* __GST_DORADMA_GPUDIRECT_H__ */

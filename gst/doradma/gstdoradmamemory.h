@@ -16,12 +16,14 @@
 #include "doradma-prelude.h"
 
 G_BEGIN_DECLS
+
 /**
  * GST_DORADMA_MEMORY_TYPE:
  *
  * The mem_type of doradma slot memory ("DoradmaSlot").
  */
 #define GST_DORADMA_MEMORY_TYPE "DoradmaSlot"
+
 /**
  * gst_is_doradma_memory:
  * @mem: a #GstMemory
@@ -29,7 +31,8 @@ G_BEGIN_DECLS
  * Returns: %TRUE when @mem is a slot of a doradma ring (either a slot a
  * writer fills or a leased, read-only slot a reader received).
  */
-    GST_DORADMA_API gboolean gst_is_doradma_memory (GstMemory * mem);
+GST_DORADMA_API
+gboolean gst_is_doradma_memory (GstMemory * mem);
 
 /**
  * gst_doradma_memory_get_host_pointer:
@@ -41,7 +44,8 @@ G_BEGIN_DECLS
  * read-only: never write through this pointer. It is valid while @mem is
  * alive (introspected as an integer, for ctypes/NumPy).
  */
-GST_DORADMA_API gpointer gst_doradma_memory_get_host_pointer (GstMemory * mem);
+GST_DORADMA_API
+gpointer gst_doradma_memory_get_host_pointer (GstMemory * mem);
 
 /**
  * gst_doradma_memory_get_device_pointer:
@@ -59,7 +63,8 @@ GST_DORADMA_API gpointer gst_doradma_memory_get_host_pointer (GstMemory * mem);
  * slot's lease); finish the GPU work that reads it (synchronise the
  * stream) before unreffing the buffer.
  */
-GST_DORADMA_API guint64 gst_doradma_memory_get_device_pointer (GstMemory * mem);
+GST_DORADMA_API
+guint64 gst_doradma_memory_get_device_pointer (GstMemory * mem);
 
 /**
  * gst_doradma_memory_get_slot:
@@ -70,7 +75,9 @@ GST_DORADMA_API guint64 gst_doradma_memory_get_device_pointer (GstMemory * mem);
  * held: a writer cannot reuse it (a reader's lease), so release buffers
  * promptly.
  */
-GST_DORADMA_API guint32 gst_doradma_memory_get_slot (GstMemory * mem);
+GST_DORADMA_API
+guint32 gst_doradma_memory_get_slot (GstMemory * mem);
 
 G_END_DECLS
+
 #endif /* __GST_DORADMA_MEMORY_H__ */

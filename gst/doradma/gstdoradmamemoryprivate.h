@@ -17,6 +17,7 @@
 #include "gstdoradmamemory.h"
 
 G_BEGIN_DECLS
+
 /* What a slot's owner does when the memory comes back or goes away. Every
  * member may be NULL.
  *
@@ -28,11 +29,11 @@ G_BEGIN_DECLS
  *  ref/unref: the memory holds a reference on `owner` from construction
  *            until after `release` (so a lease keeps the mapping alive);
  *            NULL when the owner outlives its memories by itself. */
-    typedef struct
+typedef struct
 {
   gboolean (*returned) (gpointer owner, guint32 slot, GstMemory * mem);
   void (*release) (gpointer owner, guint32 slot, GstMemory * mem);
-    gpointer (*ref) (gpointer owner);
+  gpointer (*ref) (gpointer owner);
   void (*unref) (gpointer owner);
 } GstDoradmaMemoryOwner;
 
@@ -41,14 +42,14 @@ G_BEGIN_DECLS
  * not 0, `devptr` on the device. `flags` as for gst_memory_init (READONLY
  * for a reader's lease). `vtable` must outlive the memory (a static). */
 GST_DORADMA_API                 /* exported for the plugin; not installed */
-    GstMemory * gst_doradma_memory_new (GstMemoryFlags flags, gpointer data,
+GstMemory *gst_doradma_memory_new (GstMemoryFlags flags, gpointer data,
     gsize size, guint32 slot, guint64 devptr,
     const GstDoradmaMemoryOwner * vtable, gpointer owner);
 
 /* The owner of `mem` when it is a root doradma memory made with `vtable`,
  * else NULL (a share, another owner kind, another allocator). */
 GST_DORADMA_API                 /* exported for the plugin; not installed */
-    gpointer gst_doradma_memory_get_owner (GstMemory * mem,
+gpointer gst_doradma_memory_get_owner (GstMemory * mem,
     const GstDoradmaMemoryOwner * vtable);
 
 /* Recycling a root memory (the consumer's lease shells). In `returned`,
@@ -62,9 +63,9 @@ GST_DORADMA_API                 /* exported for the plugin; not installed */
  * through `returned`, so it is never re-pointed; _reuse of one that is
  * not a free shell is refused (FALSE, with a critical). */
 GST_DORADMA_API                 /* exported for the plugin; not installed */
-    gboolean gst_doradma_memory_disown (GstMemory * mem);
+gboolean gst_doradma_memory_disown (GstMemory * mem);
 GST_DORADMA_API                 /* exported for the plugin; not installed */
-    gboolean gst_doradma_memory_reuse (GstMemory * mem, GstMemoryFlags flags,
+gboolean gst_doradma_memory_reuse (GstMemory * mem, GstMemoryFlags flags,
     gpointer data, gsize size, guint32 slot, guint64 devptr,
     const GstDoradmaMemoryOwner * vtable, gpointer owner);
 
@@ -88,4 +89,5 @@ GST_DORADMA_API                 /* exported for the plugin; not installed */
  */
 
 G_END_DECLS
+
 #endif /* __GST_DORADMA_MEMORY_PRIVATE_H__ */

@@ -106,6 +106,9 @@ $(rel "${SDK_PYTHON_DIR%/}")/doradma/_frames$("$SDK_PYTHON" -c 'import sysconfig
   [ "$soname" = libgstdoradma-1.0.so.0 ] || fail "soname '$soname', want libgstdoradma-1.0.so.0"
   objdump -p "$PLUG/libgstdoradma.so" | grep -q 'NEEDED *libgstdoradma-1.0.so.0' \
     || fail "the plugin does not link libgstdoradma-1.0.so.0"
+  # libibverbs is dlopened by the GPUDirect code only: no SDK user needs rdma-core
+  ! objdump -p "$L/libgstdoradma-1.0.so" | grep -q 'NEEDED *libibverbs' \
+    || fail "libgstdoradma-1.0.so links libibverbs (it must dlopen it)"
 
   # Exported = declared GST_DORADMA_API in the installed headers, plus the
   # constructors and recyclers the plugin uses (gstdoradmamemoryprivate.h, not installed).
