@@ -259,34 +259,6 @@ err:
 
 static char **envp;
 
-static GPid
-launch (const char *pipeline)
-{
-  GError *err = NULL;
-  char **argv = NULL;
-  char *cmd = g_strdup_printf ("gst-launch-1.0 -q %s", pipeline);
-  GPid pid = 0;
-
-  g_shell_parse_argv (cmd, NULL, &argv, NULL);
-  if (!g_spawn_async (NULL, argv, envp, G_SPAWN_SEARCH_PATH |
-          G_SPAWN_DO_NOT_REAP_CHILD | G_SPAWN_STDOUT_TO_DEV_NULL, NULL, NULL,
-          &pid, &err)) {
-    t_log ("%s: %s", cmd, err->message);
-    g_error_free (err);
-  }
-  g_strfreev (argv);
-  g_free (cmd);
-  return pid;
-}
-
-static void
-stop (GPid pid)
-{
-  if (pid > 0) {
-    kill (pid, SIGKILL);
-    waitpid (pid, NULL, 0);
-  }
-}
 
 /* The slow reader's row of a watch refresh: "  <entry> <pid> ...". */
 static const char *
@@ -319,15 +291,15 @@ test_elements (void)
   pipe_text = g_strdup_printf ("videotestsrc is-live=true ! video/x-raw,"
       "format=NV12,width=320,height=240,framerate=30/1 ! doradmasink "
       "channel=%s slots=8", ch);
-  prod = launch (pipe_text);
+  prod = cli_launch (envp, pipe_text);
   g_free (pipe_text);
   pipe_text = g_strdup_printf ("doradmasrc channel=%s read-mode=next ! "
       "identity sleep-time=50000 ! fakesink sync=false", ch);
-  slow = launch (pipe_text);
+  slow = cli_launch (envp, pipe_text);
   g_free (pipe_text);
   pipe_text = g_strdup_printf ("doradmasrc channel=%s read-mode=next ! "
       "fakesink sync=false", ch);
-  fast = launch (pipe_text);
+  fast = cli_launch (envp, pipe_text);
   g_free (pipe_text);
   T_CHECK (prod > 0 && slow > 0 && fast > 0, "gst-launch-1.0 started");
 
@@ -381,16 +353,16 @@ test_elements (void)
       "slow reader in watch:\n%s", out);
   g_free (out);
 
-  stop (slow);
-  stop (fast);
-  stop (prod);
+  cli_stop (slow);
+  cli_stop (fast);
+  cli_stop (prod);
   /* The producer died with its objects: remove them through the tool. */
   cli_run (NULL, "clean", "--all", NULL);
   return fails ? T_EXIT_FAIL : T_EXIT_PASS;
 err:
-  stop (slow);
-  stop (fast);
-  stop (prod);
+  cli_stop (slow);
+  cli_stop (fast);
+  cli_stop (prod);
   cli_run (NULL, "clean", "--all", NULL);
   return T_EXIT_FAIL;
 }

@@ -94,8 +94,8 @@ tool_json_verdict (JsonBuilder * b, const char *member,
   json_builder_end_object (b);
 }
 
-static void
-member_uint (JsonBuilder * b, const char *name, guint64 v)
+void
+tool_json_uint (JsonBuilder * b, const char *name, guint64 v)
 {
   json_builder_set_member_name (b, name);
   json_builder_add_int_value (b, (gint64) v);
@@ -122,7 +122,7 @@ void
 tool_json_begin (JsonBuilder * b)
 {
   json_builder_begin_object (b);
-  member_uint (b, "schema", TOOL_JSON_SCHEMA);
+  tool_json_uint (b, "schema", TOOL_JSON_SCHEMA);
   json_builder_set_member_name (b, "tool_version");
   json_builder_add_string_value (b, DORADMA_TOOL_VERSION);
 }
@@ -179,18 +179,18 @@ tool_json_summary (JsonBuilder * b, const struct doradma_inspect *in,
   json_builder_add_string_value (b, in->transport);
   json_builder_set_member_name (b, "caps");
   json_builder_add_string_value (b, tool_caps_now (in));
-  member_uint (b, "caps_epoch", in->rcb.caps_epoch);
+  tool_json_uint (b, "caps_epoch", in->rcb.caps_epoch);
   json_builder_set_member_name (b, "slots");
   json_builder_begin_object (b);
-  member_uint (b, "count", in->slot_count);
-  member_uint (b, "stride", in->slot_stride);
+  tool_json_uint (b, "count", in->slot_count);
+  tool_json_uint (b, "stride", in->slot_stride);
   json_builder_end_object (b);
-  member_uint (b, "readers", doradma_inspect_live_readers (in));
+  tool_json_uint (b, "readers", doradma_inspect_live_readers (in));
   tool_reader_tally (in, prev, now, &tally);
   tool_json_tally (b, &tally);
-  member_uint (b, "first_seq", in->rcb.first_seq);
-  member_uint (b, "newest_seq", doradma_inspect_newest_seq (in));
-  member_uint (b, "frames_published", doradma_inspect_published (in));
+  tool_json_uint (b, "first_seq", in->rcb.first_seq);
+  tool_json_uint (b, "newest_seq", doradma_inspect_newest_seq (in));
+  tool_json_uint (b, "frames_published", doradma_inspect_published (in));
   json_builder_set_member_name (b, "rate");
   if (tool_look_same (prev, in) && now > prev->when
       && doradma_inspect_newest_seq (in) >= prev->newest)

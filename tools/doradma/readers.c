@@ -195,13 +195,6 @@ tool_rate_text (double rate)
 }
 
 static void
-m_count (JsonBuilder * b, const char *name, guint64 v)
-{
-  json_builder_set_member_name (b, name);
-  json_builder_add_int_value (b, (gint64) v);
-}
-
-static void
 m_rate (JsonBuilder * b, const char *name, double rate)
 {
   json_builder_set_member_name (b, name);
@@ -221,10 +214,10 @@ tool_json_reader_view (JsonBuilder * b, const struct tool_reader_view *v)
   json_builder_set_member_name (b, "frames");
   json_builder_begin_object (b);
   if (v->counted) {
-    m_count (b, "delivered", v->delivered);
-    m_count (b, "skipped", v->skipped);
-    m_count (b, "published", v->published);
-    m_count (b, "behind", v->lag);
+    tool_json_uint (b, "delivered", v->delivered);
+    tool_json_uint (b, "skipped", v->skipped);
+    tool_json_uint (b, "published", v->published);
+    tool_json_uint (b, "behind", v->lag);
   }
   m_rate (b, "delivered_per_s", v->delivered_rate);
   m_rate (b, "skipped_per_s", v->skipped_rate);
@@ -240,8 +233,8 @@ tool_json_tally (JsonBuilder * b, const struct tool_tally *t)
   json_builder_set_member_name (b, "reader_states");
   json_builder_begin_object (b);
   for (h = 0; h < TOOL_N_HEALTH; h++)
-    m_count (b, tool_health_name (h), t->count[h]);
+    tool_json_uint (b, tool_health_name (h), t->count[h]);
   json_builder_end_object (b);
-  m_count (b, "slots_pinned_by_dead_readers",
+  tool_json_uint (b, "slots_pinned_by_dead_readers",
       tool_popcount (t->pinned_by_dead));
 }

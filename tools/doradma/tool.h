@@ -73,6 +73,8 @@ void tool_json_summary (JsonBuilder * b, const struct doradma_inspect *in,
 const char *tool_status (const struct doradma_inspect *in);
 /* The writer's liveness: 1, 0, or -1 when it cannot be known. */
 int tool_writer_alive (const struct doradma_inspect *in);
+/* Member `name`: the integer v. */
+void tool_json_uint (JsonBuilder * b, const char *name, guint64 v);
 /* Opens the root object with "schema" and "tool_version". */
 void tool_json_begin (JsonBuilder * b);
 /* Prints a JSON root to stdout, pretty. */
