@@ -296,6 +296,12 @@ gint gst_doradma_slab_memory_export_dmabuf (GstMemory * mem, guint64 * size,
 
 /**
  * gst_doradma_slab_memory_upload:
+ * @mem: slab memory
+ * @offset: where in @mem
+ * @src: (array length=size) (element-type guint8): the bytes (Python:
+ *   bytes or a NumPy array's buffer)
+ * @size: how many
+ * @error: return location for a #GST_DORADMA_SLAB_ERROR
  *
  * Copies @size bytes from host memory @src into @mem at @offset: memcpy for
  * managed and pinned slabs, cuMemcpyHtoD (synchronous) for device slabs.

@@ -50,6 +50,13 @@ if not report.get_value("usable"):
         check(e.domain == "gst-doradma-slab-error-quark",
               "gpudirect_probe raises GLib.Error in its domain")
 
+# 13: slab_memory_upload takes bytes (an array), not a bare pointer
+src = [a for a in GstDoradma.slab_memory_upload.get_arguments()
+       if a.get_name() == "src"]
+check(src and src[0].get_type().get_tag_as_string() == "array",
+      "slab_memory_upload(mem, offset, src): src is %s"
+      % (src[0].get_type().get_tag_as_string() if src else None))
+
 # 15: versions
 v = GstDoradma.version()
 check("%d.%d.%d" % (v.major, v.minor, v.micro) == version
