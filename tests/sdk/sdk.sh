@@ -214,6 +214,8 @@ python-frames|python-frames-torch|python-doc-example)
   got=$("$SDK_PYTHON" -c 'import doradma; print(doradma._frames.__file__)' 2>&1)
   case "$got" in "$PYTHONPATH"/doradma/_frames*) ;; *) fail "import doradma: $got";; esac
   if [ $mode = python-doc-example ]; then
+    "$SDK_PYTHON" -c 'import numpy; numpy.from_dlpack' 2>/dev/null \
+      || skip "the example uses numpy.from_dlpack (NumPy >= 1.22); $("$SDK_PYTHON" -c 'import numpy; print("NumPy", numpy.__version__)')"
     # the block after the marker, as written in the docs
     awk '/<!-- tests\/sdk: python-doc-example -->/ {f = 1; next} f && /^```python/ {p = 1; next} p && /^```/ {exit} p' \
       "$SDK_SOURCE_ROOT/docs/sdk.md" > "$T/example.py"
