@@ -197,6 +197,14 @@ test_lib (void)
   T_EXPECT (fails, root && cli_int (root, "schema", -1) == 1 && e
       && cli_int (e, "slots_pinned_by_dead_readers", -1) == 2
       && cli_int (e, "reader_states.dead", -1) == 1, "list JSON");
+  {
+    JsonNode *k = e ? cli_find (e, "reader_entries", "index", NULL,
+        st_keep.entry) : NULL;
+    T_EXPECT (fails, k && g_strcmp0 (cli_str (k, "state"), "keeping-up") == 0
+        && cli_int (k, "frames.delivered", -1) > 0
+        && g_strcmp0 (cli_str (k, "mode"), "next") == 0,
+        "list JSON: the keeping reader's entry");
+  }
   if (root)
     json_node_unref (root);
   root = NULL;

@@ -166,6 +166,8 @@ print_json (GPtrArray * rows, GPtrArray * entries)
 
     json_builder_begin_object (b);
     tool_json_summary (b, &r->in, &r->prev, r->when);
+    if (r->in.object.rc == 0 && r->in.segment.rc == 0)
+      tool_json_readers_brief (b, &r->in, &r->prev, r->when);
     json_builder_end_object (b);
   }
   json_builder_end_array (b);

@@ -31,6 +31,14 @@ tool_reader_in_use (const struct doradma_inspect_reader *rd)
       || rd->leases != 0 || rd->alive == 1;
 }
 
+/* The read mode: `next` asks for every frame (a lossless writer waits
+ * for it; a latest writer does not, and the reader skips when lapped). */
+const char *
+tool_reader_mode (const struct doradma_inspect_reader *rd)
+{
+  return rd->entry.flags & DORADMA_READER_BACKPRESSURE ? "next" : "latest";
+}
+
 gboolean
 tool_has_live_reader (const struct doradma_inspect *in)
 {
@@ -223,6 +231,33 @@ tool_json_reader_view (JsonBuilder * b, const struct tool_reader_view *v)
   m_rate (b, "skipped_per_s", v->skipped_rate);
   m_rate (b, "published_per_s", v->published_rate);
   json_builder_end_object (b);
+}
+
+void
+tool_json_readers_brief (JsonBuilder * b, const struct doradma_inspect *in,
+    const struct tool_look *prev, guint64 now)
+{
+  guint32 r;
+
+  json_builder_set_member_name (b, "reader_entries");
+  json_builder_begin_array (b);
+  for (r = 0; in->ctl_object.rc == 0 && r < DORADMA_MAX_READERS; r++) {
+    const struct doradma_inspect_reader *rd = &in->readers[r];
+    struct tool_reader_view v;
+
+    if (!tool_reader_in_use (rd))
+      continue;
+    tool_reader_view (in, r, prev, now, &v);
+    json_builder_begin_object (b);
+    tool_json_uint (b, "index", r);
+    tool_json_uint (b, "pid", rd->entry.pid);
+    json_builder_set_member_name (b, "mode");
+    json_builder_add_string_value (b, tool_reader_mode (rd));
+    tool_json_reader_view (b, &v);
+    tool_json_uint (b, "leases", rd->leases);
+    json_builder_end_object (b);
+  }
+  json_builder_end_array (b);
 }
 
 void

@@ -53,14 +53,6 @@ reader_lag (const struct doradma_inspect *in,
       (gint64) (newest - rd->entry.consumed_seq);
 }
 
-/* The read mode: `next` asks for every frame (a lossless writer waits
- * for it; a latest writer does not, and the reader skips when lapped). */
-static const char *
-reader_mode (const struct doradma_inspect_reader *rd)
-{
-  return rd->entry.flags & DORADMA_READER_BACKPRESSURE ? "next" : "latest";
-}
-
 /* Exit code: 3 when any part, record or caps entry in use failed. */
 static int
 show_exit (const struct doradma_inspect *in)
@@ -207,7 +199,7 @@ text_ctl (const struct doradma_inspect *in)
           doradma_inspect_lost (in, r));
     printf ("  [%u] pid %u  %s  %s  %s  %s (%s)\n", r, rd->entry.pid,
         rd->alive == 1 ? "alive" : rd->alive == 0 ? "dead" : "alive?",
-        tool_reader_state (rd->entry.state), reader_mode (rd),
+        tool_reader_state (rd->entry.state), tool_reader_mode (rd),
         tool_health_name (v.health), v.why);
     dr = tool_rate_text (v.delivered_rate);
     pr = tool_rate_text (v.published_rate);
@@ -504,7 +496,7 @@ json_ctl (JsonBuilder * b, const struct doradma_inspect *in)
     json_builder_set_member_name (b, "entry_state");
     json_builder_add_string_value (b, tool_reader_state (rd->entry.state));
     json_builder_set_member_name (b, "mode");
-    json_builder_add_string_value (b, reader_mode (rd));
+    json_builder_add_string_value (b, tool_reader_mode (rd));
     json_builder_set_member_name (b, "backpressure");
     json_builder_add_boolean_value (b,
         (rd->entry.flags & DORADMA_READER_BACKPRESSURE) != 0);

@@ -131,6 +131,13 @@ char *tool_tally_text (const struct tool_tally *t);    /* "1 skipping, ..." */
 char *tool_rate_text (double rate);    /* "19.7", "-" */
 void tool_json_reader_view (JsonBuilder * b, const struct tool_reader_view *v);
 void tool_json_tally (JsonBuilder * b, const struct tool_tally *t);
+/* "next" or "latest". */
+const char *tool_reader_mode (const struct doradma_inspect_reader *rd);
+/* "reader_entries": index, pid, mode, state, frames, leases per reader in
+ * use (list's; show has every field of the entry). */
+void tool_json_readers_brief (JsonBuilder * b,
+    const struct doradma_inspect *in, const struct tool_look *prev,
+    guint64 now);
 
 /* Some reader entry's lock is held: its state needs a second look. */
 gboolean tool_has_live_reader (const struct doradma_inspect *in);
