@@ -92,6 +92,7 @@ gst_doradma_src_output_reset (GstDoradmaSrcOutput * o)
   gst_doradma_pool_clear (&o->shell_pool);
   gst_doradma_cuda_output_reset (&o->cuda);
   g_atomic_int_set (&o->copies, 0);
+  o->over_leases_warned = FALSE;
 }
 
 void
@@ -216,7 +217,18 @@ lease_to_buffer (GstDoradmaSrcOutput * o, GstDoradmaConsumer * c,
   if (gst_doradma_consumer_outstanding (c) <= o->max_leases
       && layout_readable (o, fr))
     return leased;
-  /* a downstream queue holding many buffers must not pin the ring */
+  /* a downstream queue holding many buffers must not pin the ring; the
+   * developer is told once, not left with silent copies */
+  if (gst_doradma_consumer_outstanding (c) > o->max_leases
+      && !o->over_leases_warned) {
+    o->over_leases_warned = TRUE;
+    GST_ELEMENT_WARNING (o->element, RESOURCE, BUSY,
+        ("max-leases (%u) reached: copying frames instead of lending ring "
+            "slots; downstream holds too many buffers (appsink: keep "
+            "max-buffers at max-leases - 2 or less, drop=true)",
+            o->max_leases), ("%u buffers outstanding; counted in stats "
+            "\"copies\"", gst_doradma_consumer_outstanding (c)));
+  }
   out = copy_to_default_layout (o, leased);
   gst_buffer_unref (leased);
   return out;

@@ -42,6 +42,7 @@ typedef struct
   GstBufferPool *copy_pool;     /* default layout, for local copies */
   GstBufferPool *shell_pool;    /* recycled buffers for leases */
   GstDoradmaCudaOutput cuda;
+  gboolean over_leases_warned;  /* the one warning of a copy over quota */
 
   gint copies;                  /* frames copied locally (atomic) */
 } GstDoradmaSrcOutput;

@@ -42,8 +42,15 @@ count_leftovers (const struct segment_paths *p, const char *channel)
   return n;
 }
 
-/* Our own regular file, whatever its mode: clean removes it (door.h). */
-static const struct door_rule clean_rule = { -1, false, true, 0 };
+/* Our own regular file, whatever its mode, clean removes it; --force
+ * (DORADMA_CLEAN_ANY_OWNER) also another user's (door.h). */
+static void
+clean_rule (unsigned flags, struct door_rule *rule)
+{
+  *rule = (struct door_rule) { -1, (flags & DORADMA_CLEAN_ANY_OWNER) != 0,
+    true, 0
+  };
+}
 
 /* A control object whose data object is gone (a writer killed between the
  * two unlinks of its close). No lock guards this name, so it is moved aside
@@ -51,14 +58,18 @@ static const struct door_rule clean_rule = { -1, false, true, 0 };
  * starting and the object goes back (RENAME_NOREPLACE: never over a newer
  * one), else it belonged to no live writer and is removed. */
 static int
-clean_orphan_ctl (const struct segment_paths *p,
+clean_orphan_ctl (const struct segment_paths *p, unsigned flags,
     struct doradma_clean_report *rep, struct doradma_diag *diag)
 {
-  char aside[PATH_MAX + 64];
+  char aside[PATH_MAX + 64], label[PATH_MAX + 8];
+  struct door_rule rule;
   struct stat st;
   int fd, ret;
 
-  ret = door_open (p->ctl, p->label, O_RDONLY, &clean_rule, &fd, &st, diag);
+  /* Messages name the object itself, the control object. */
+  snprintf (label, sizeof label, "%s~ctl", p->label);
+  clean_rule (flags, &rule);
+  ret = door_open (p->ctl, label, O_RDONLY, &rule, &fd, &st, diag);
   if (ret == -ENOENT)
     return diag_set (diag, -ENOENT, "channel", "%s: no such channel", p->label);
   if (ret < 0)
@@ -76,15 +87,22 @@ clean_orphan_ctl (const struct segment_paths *p,
   if (renameat2 (AT_FDCWD, aside, AT_FDCWD, p->ctl, RENAME_NOREPLACE) != 0)
     unlink (aside);             /* a newer writer's control object is there */
   return diag_set (diag, -EBUSY, "writer",
-      "%s: a writer is starting: its control object was left in place",
-      p->label);
+      "%s: a writer is starting: its control object was left in place", label);
 }
 
 DORADMA_API int
 doradma_clean_channel (const char *shm_dir, const char *channel,
     struct doradma_clean_report *rep, struct doradma_diag *diag)
 {
+  return doradma_clean_channel_flags (shm_dir, channel, 0, rep, diag);
+}
+
+DORADMA_API int
+doradma_clean_channel_flags (const char *shm_dir, const char *channel,
+    unsigned flags, struct doradma_clean_report *rep, struct doradma_diag *diag)
+{
   KEEP_ERRNO;
+  struct door_rule rule;
   struct segment_paths p;
   struct stat st;
   int attempt, fd, ret;
@@ -102,9 +120,10 @@ doradma_clean_channel (const char *shm_dir, const char *channel,
      * holder of the lock makes such names, so none appear meanwhile. */
     before = count_leftovers (&p, channel);
     /* O_RDWR: an OFD write lock needs a writable fd. */
-    ret = door_open (p.data, p.label, O_RDWR, &clean_rule, &fd, &st, diag);
+    clean_rule (flags, &rule);
+    ret = door_open (p.data, p.label, O_RDWR, &rule, &fd, &st, diag);
     if (ret == -ENOENT)
-      return clean_orphan_ctl (&p, rep, diag);
+      return clean_orphan_ctl (&p, flags, rep, diag);
     if (ret == -EACCES)
       ret = -EPERM;             /* someone else's: left alone */
     if (ret < 0)

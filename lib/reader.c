@@ -249,6 +249,17 @@ open_ctl (struct doradma_reader *r, int64_t allowed_uid,
       r->paths.label) : ret;
 }
 
+/* The entry's counters for tools (doradma watch): zero at a fresh join; an
+ * adopted entry (carried over a supersede) keeps counting. */
+static void
+tool_counters_reset (struct doradma_shm_reader *ent, uint64_t last_seq)
+{
+  dr_store_relaxed (&ent->delivered, 0);
+  dr_store_relaxed (&ent->skipped, 0);
+  dr_store_relaxed (&ent->last_seq, last_seq);
+  dr_store_relaxed (&ent->last_time, monotonic_ns ());
+}
+
 static void
 clear_our_bit_everywhere (struct doradma_reader *r)
 {
@@ -361,6 +372,8 @@ join (struct doradma_reader *r, const struct doradma_reader_config *cfg,
     r->last_seq = newest_seq ? newest_seq - 1 : 0;
     if (adopted)
       r->last_seq = dr_load_relaxed (&ent->consumed_seq);
+    else
+      tool_counters_reset (ent, r->last_seq);
   }
   r->stats.entry = r->entry;
   return 0;
@@ -627,6 +640,18 @@ check_evicted (struct doradma_reader *r)
   dr_store_release (&ent->state, DORADMA_READER_ACTIVE);
 }
 
+/* Only R[r] writes these words; tools read them relaxed. */
+static void
+tool_counters_add (struct doradma_shm_reader *ent, uint64_t seq,
+    uint64_t skipped)
+{
+  dr_store_relaxed (&ent->delivered, dr_load_relaxed (&ent->delivered) + 1);
+  if (skipped)
+    dr_store_relaxed (&ent->skipped, dr_load_relaxed (&ent->skipped) + skipped);
+  dr_store_relaxed (&ent->last_seq, seq);
+  dr_store_relaxed (&ent->last_time, monotonic_ns ());
+}
+
 static void
 deliver (struct doradma_reader *r, uint32_t slot, uint64_t seq,
     struct doradma_frame *frame)
@@ -639,6 +664,7 @@ deliver (struct doradma_reader *r, uint32_t slot, uint64_t seq,
   STAT_ADD (r->stats.skipped, frame->skipped);
   STAT_ADD (r->stats.frames, 1);
   r->last_seq = seq;
+  tool_counters_add (&r->ctl->readers[r->entry], seq, frame->skipped);
 }
 
 /* A record that failed validation: skipped like a lapped frame (counted,

@@ -16,5 +16,7 @@
 #include "gstdoradmamemory.h"
 #include "gstdoradmaframemeta.h"
 #include "gstdoradmaallocator.h"
+/* generated (meson): in the build tree, installed next to this one */
+#include <gst/doradma/gstdoradmaversion.h>
 
 #endif /* __GST_DORADMA_H__ */

@@ -45,7 +45,18 @@ struct _GstDoradmaSlabAllocatorClass
 G_DEFINE_TYPE (GstDoradmaSlabAllocator, gst_doradma_slab_allocator,
     GST_TYPE_ALLOCATOR);
 
-G_DEFINE_QUARK (gst - doradma - slab - error - quark, gst_doradma_slab_error);
+/* Spelt out, not G_DEFINE_QUARK: the indenter puts spaces around its '-'
+ * and the stringised domain (ABI: bindings match errors by it) had them. */
+GQuark
+gst_doradma_slab_error_quark (void)
+{
+  static gsize q;
+
+  if (g_once_init_enter (&q))
+    g_once_init_leave (&q,
+        g_quark_from_static_string ("gst-doradma-slab-error-quark"));
+  return (GQuark) q;
+}
 
 /* *INDENT-OFF* */
 static const GEnumValue slab_kind_values[] = {
@@ -658,6 +669,18 @@ gst_doradma_slab_allocator_get_stats (GstAllocator * allocator)
       "mr-hits", G_TYPE_UINT64, __atomic_load_n (&self->mr_hits,
           __ATOMIC_RELAXED), "mr-deregistrations", G_TYPE_UINT64,
       __atomic_load_n (&self->mr_deregs, __ATOMIC_RELAXED), NULL);
+}
+
+GstMemory *
+gst_doradma_slab_alloc (GstAllocator * allocator, gsize size, GError ** error)
+{
+  return gst_doradma_slab_allocator_alloc (allocator, size, error);
+}
+
+GstStructure *
+gst_doradma_slab_get_stats (GstAllocator * allocator)
+{
+  return gst_doradma_slab_allocator_get_stats (allocator);
 }
 
 /* ------------------------------------------------------------------------ */

@@ -138,7 +138,7 @@ GstAllocator *gst_doradma_slab_allocator_new_rdma (gpointer pd,
     guint64 budget, gboolean allow_fallback, GError ** error);
 
 /**
- * gst_doradma_slab_allocator_alloc:
+ * gst_doradma_slab_allocator_alloc: (skip)
  * @allocator: a slab allocator
  * @size: bytes (> 0)
  * @error: return location for a #GST_DORADMA_SLAB_ERROR
@@ -153,7 +153,13 @@ GstMemory *gst_doradma_slab_allocator_alloc (GstAllocator * allocator,
     gsize size, GError ** error);
 
 /**
- * gst_doradma_slab_allocator_get_stats:
+ * gst_doradma_slab_allocator_get_stats: (skip)
+ * @allocator: a slab allocator
+ *
+ * Bindings call gst_doradma_slab_get_stats() instead (as
+ * gst_doradma_slab_alloc() for gst_doradma_slab_allocator_alloc()): taking
+ * a #GstAllocator, these two became static methods of SlabAllocator in
+ * GObject introspection, and `alloc` hid Gst.Allocator.alloc in Python.
  *
  * Returns: (transfer full): a "doradma-slab-stats" structure: kind (string),
  * budget, bytes-in-use, bytes-cached, allocs, hits, misses, unpooled,
@@ -166,10 +172,40 @@ GST_DORADMA_API
 GstStructure *gst_doradma_slab_allocator_get_stats (GstAllocator * allocator);
 
 /**
- * gst_doradma_slab_allocator_register_all:
+ * gst_doradma_slab_alloc:
+ * @allocator: a slab allocator
+ * @size: bytes (> 0)
+ * @error: return location for a #GST_DORADMA_SLAB_ERROR
+ *
+ * gst_doradma_slab_allocator_alloc() under the name bindings use
+ * (Python: GstDoradma.slab_alloc(allocator, size); allocator.alloc(size,
+ * params) stays Gst.Allocator.alloc). Since: 0.1
+ *
+ * Returns: (transfer full) (nullable): slab memory of @size bytes.
+ */
+GST_DORADMA_API
+GstMemory *gst_doradma_slab_alloc (GstAllocator * allocator, gsize size,
+    GError ** error);
+
+/**
+ * gst_doradma_slab_get_stats:
+ * @allocator: a slab allocator
+ *
+ * gst_doradma_slab_allocator_get_stats() under the name bindings use
+ * (Python: GstDoradma.slab_get_stats(allocator)). Since: 0.1
+ *
+ * Returns: (transfer full): the "doradma-slab-stats" structure.
+ */
+GST_DORADMA_API
+GstStructure *gst_doradma_slab_get_stats (GstAllocator * allocator);
+
+/**
+ * gst_doradma_slab_allocator_register_all: (skip)
  *
  * Registers the three lazily initialised allocators under
- * GST_DORADMA_SLAB_ALLOCATOR_MANAGED/PINNED/DEVICE (call from plugin_init).
+ * GST_DORADMA_SLAB_ALLOCATOR_MANAGED/PINNED/DEVICE. The plugin calls it
+ * from plugin_init; applications find the allocators with
+ * gst_allocator_find() (not introspected: plugin plumbing).
  */
 GST_DORADMA_API
 void gst_doradma_slab_allocator_register_all (void);
@@ -188,6 +224,21 @@ void gst_doradma_slab_allocator_register_all (void);
 GST_DORADMA_API
 gboolean gst_doradma_gpudirect_probe (gint cuda_device, GstStructure ** report,
     GError ** error);
+
+/**
+ * gst_doradma_gpudirect_probe_report:
+ * @cuda_device: CUDA ordinal to check (0)
+ *
+ * The report of gst_doradma_gpudirect_probe() without an error: bindings
+ * that turn a #GError into an exception (Python) lose the out parameter
+ * exactly when it says what is missing. Since: 0.1
+ *
+ * Returns: (transfer full): the "doradma-gpudirect-probe" structure: one
+ * boolean field per prerequisite, a "<name>-detail" string for each, and
+ * "usable" (boolean).
+ */
+GST_DORADMA_API
+GstStructure *gst_doradma_gpudirect_probe_report (gint cuda_device);
 
 /* ---- memory accessors (gstfdmemory model) ---- */
 
@@ -245,6 +296,12 @@ gint gst_doradma_slab_memory_export_dmabuf (GstMemory * mem, guint64 * size,
 
 /**
  * gst_doradma_slab_memory_upload:
+ * @mem: slab memory
+ * @offset: where in @mem
+ * @src: (array length=size) (element-type guint8): the bytes (Python:
+ *   bytes or a NumPy array's buffer)
+ * @size: how many
+ * @error: return location for a #GST_DORADMA_SLAB_ERROR
  *
  * Copies @size bytes from host memory @src into @mem at @offset: memcpy for
  * managed and pinned slabs, cuMemcpyHtoD (synchronous) for device slabs.

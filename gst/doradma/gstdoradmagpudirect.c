@@ -25,7 +25,22 @@
 #define PROBE_POOL_BYTES (64ull << 20)
 
 #ifdef HAVE_IBVERBS
-#include <infiniband/verbs.h>
+#include "gstdoradmaibverbs.h"
+
+/* Set once gst_doradma_ibv() loaded libibverbs.so.1: every entry point
+ * below that reaches a verb checks it first (verbs_loaded). */
+static const GstDoradmaIbv *ibv;
+
+static gboolean
+verbs_loaded (GString * why)
+{
+  const gchar *err = NULL;
+
+  ibv = gst_doradma_ibv (&err);
+  if (ibv == NULL && why)
+    g_string_append (why, err);
+  return ibv != NULL;
+}
 
 struct _GstDoradmaMr
 {
@@ -45,33 +60,33 @@ find_active (struct ibv_device **list, int n, GstDoradmaVerbsProbe * p)
   int i, found = -1;
 
   for (i = 0; i < n && found < 0; i++) {
-    struct ibv_context *ctx = ibv_open_device (list[i]);
+    struct ibv_context *ctx = ibv->open_device (list[i]);
     struct ibv_device_attr da;
     guint8 port;
 
     if (ctx == NULL) {
       g_string_append_printf (seen, "%s%s: ibv_open_device: %s",
-          seen->len ? "; " : "", ibv_get_device_name (list[i]),
+          seen->len ? "; " : "", ibv->get_device_name (list[i]),
           g_strerror (errno));
       continue;
     }
-    if (ibv_query_device (ctx, &da) != 0)
+    if (ibv->query_device (ctx, &da) != 0)
       da.phys_port_cnt = 0;
     for (port = 1; port <= da.phys_port_cnt && found < 0; port++) {
       struct ibv_port_attr pa;
 
-      if (ibv_query_port (ctx, port, &pa) != 0)
+      if (ibv->query_port (ctx, port, &pa) != 0)
         continue;
       g_string_append_printf (seen, "%s%s port %u: %s", seen->len ? "; " : "",
-          ibv_get_device_name (list[i]), port, ibv_port_state_str (pa.state));
+          ibv->get_device_name (list[i]), port, ibv->port_state_str (pa.state));
       if (pa.state == IBV_PORT_ACTIVE) {
         found = i;
         p->port = port;
-        g_strlcpy (p->device_name, ibv_get_device_name (list[i]),
+        g_strlcpy (p->device_name, ibv->get_device_name (list[i]),
             sizeof p->device_name);
       }
     }
-    ibv_close_device (ctx);
+    ibv->close_device (ctx);
   }
   if (found >= 0)
     g_snprintf (p->port_detail, sizeof p->port_detail, "%s port %u is active",
@@ -92,7 +107,7 @@ gst_doradma_verbs_probe (GstDoradmaVerbsProbe * p)
 
   memset (p, 0, sizeof *p);
   errno = 0;
-  list = ibv_get_device_list (&n);
+  list = ibv->get_device_list (&n);
   if (list == NULL || n <= 0) {
     g_snprintf (p->device_detail, sizeof p->device_detail,
         "ibv_get_device_list found no RDMA device (%s); "
@@ -101,19 +116,19 @@ gst_doradma_verbs_probe (GstDoradmaVerbsProbe * p)
     g_snprintf (p->port_detail, sizeof p->port_detail,
         "no RDMA device, so no port");
     if (list)
-      ibv_free_device_list (list);
+      ibv->free_device_list (list);
     return;
   }
   p->device = TRUE;
   names = g_string_new (NULL);
   for (i = 0; i < n; i++)
     g_string_append_printf (names, "%s%s", i ? ", " : "",
-        ibv_get_device_name (list[i]));
+        ibv->get_device_name (list[i]));
   g_snprintf (p->device_detail, sizeof p->device_detail, "%d device(s): %s",
       n, names->str);
   g_string_free (names, TRUE);
   p->active_port = find_active (list, n, p) >= 0;
-  ibv_free_device_list (list);
+  ibv->free_device_list (list);
 }
 
 gpointer
@@ -126,32 +141,34 @@ gst_doradma_verbs_open_pd (gpointer * ctx_out, GString * why)
   int n = 0, i;
 
   *ctx_out = NULL;
-  list = ibv_get_device_list (&n);
+  if (!verbs_loaded (why))
+    return NULL;
+  list = ibv->get_device_list (&n);
   if (list == NULL || n <= 0) {
     g_string_append (why, "ibverbs-device (no RDMA device)");
     if (list)
-      ibv_free_device_list (list);
+      ibv->free_device_list (list);
     return NULL;
   }
   memset (&p, 0, sizeof p);
   i = find_active (list, n, &p);
   if (i < 0) {
     g_string_append_printf (why, "active-port (%s)", p.port_detail);
-    ibv_free_device_list (list);
+    ibv->free_device_list (list);
     return NULL;
   }
-  ctx = ibv_open_device (list[i]);
-  ibv_free_device_list (list);
+  ctx = ibv->open_device (list[i]);
+  ibv->free_device_list (list);
   if (ctx == NULL) {
     g_string_append_printf (why, "ibv_open_device (%s): %s", p.device_name,
         g_strerror (errno));
     return NULL;
   }
-  pd = ibv_alloc_pd (ctx);
+  pd = ibv->alloc_pd (ctx);
   if (pd == NULL) {
     g_string_append_printf (why, "ibv_alloc_pd (%s): %s", p.device_name,
         g_strerror (errno));
-    ibv_close_device (ctx);
+    ibv->close_device (ctx);
     return NULL;
   }
   *ctx_out = ctx;
@@ -162,9 +179,9 @@ void
 gst_doradma_verbs_close_pd (gpointer pd, gpointer ctx)
 {
   if (pd)
-    ibv_dealloc_pd (pd);
+    ibv->dealloc_pd (pd);
   if (ctx)
-    ibv_close_device (ctx);
+    ibv->close_device (ctx);
 }
 
 GstDoradmaMr *
@@ -174,8 +191,10 @@ gst_doradma_mr_reg_dmabuf (gpointer pd, gint fd, guint64 len, guint64 iova,
   struct ibv_mr *mr;
   GstDoradmaMr *r;
 
+  if (!verbs_loaded (why))
+    return NULL;
   errno = 0;
-  mr = ibv_reg_dmabuf_mr (pd, 0, len, iova, fd, MR_ACCESS);
+  mr = ibv->reg_dmabuf_mr (pd, 0, len, iova, fd, MR_ACCESS);
   if (mr == NULL) {
     g_string_append_printf (why, "ibv_reg_dmabuf_mr (%" G_GUINT64_FORMAT
         " bytes, iova 0x%" G_GINT64_MODIFIER "x): %s", len, iova,
@@ -194,8 +213,10 @@ gst_doradma_mr_reg (gpointer pd, gpointer addr, guint64 len, GString * why)
   struct ibv_mr *mr;
   GstDoradmaMr *r;
 
+  if (!verbs_loaded (why))
+    return NULL;
   errno = 0;
-  mr = ibv_reg_mr (pd, addr, len, MR_ACCESS);
+  mr = ibv->reg_mr (pd, addr, len, MR_ACCESS);
   if (mr == NULL) {
     g_string_append_printf (why, "ibv_reg_mr (%p, %" G_GUINT64_FORMAT
         " bytes): %s", addr, len, g_strerror (errno ? errno : EIO));
@@ -212,7 +233,7 @@ gst_doradma_mr_dereg (GstDoradmaMr * r)
 {
   if (r == NULL)
     return;
-  ibv_dereg_mr (r->mr);
+  ibv->dereg_mr (r->mr);
   g_free (r);
 }
 
@@ -322,17 +343,27 @@ gst_doradma_gpudirect_run_probe (gint ordinal, GstDoradmaGpudirectProbe * p)
 #ifdef HAVE_IBVERBS
   {
     GstDoradmaVerbsProbe v;
+    GString *why = g_string_new (NULL);
 
-    p->ok[GST_DORADMA_PROBE_LIBIBVERBS] = TRUE;
+    p->ok[GST_DORADMA_PROBE_LIBIBVERBS] = verbs_loaded (why);
     g_snprintf (p->detail[GST_DORADMA_PROBE_LIBIBVERBS], sizeof p->detail[0],
-        "built with libibverbs");
-    gst_doradma_verbs_probe (&v);
-    p->ok[GST_DORADMA_PROBE_DEVICE] = v.device;
-    g_strlcpy (p->detail[GST_DORADMA_PROBE_DEVICE], v.device_detail,
-        sizeof p->detail[0]);
-    p->ok[GST_DORADMA_PROBE_PORT] = v.active_port;
-    g_strlcpy (p->detail[GST_DORADMA_PROBE_PORT], v.port_detail,
-        sizeof p->detail[0]);
+        "%s", p->ok[GST_DORADMA_PROBE_LIBIBVERBS] ?
+        "libibverbs.so.1 loaded at run time" : why->str);
+    g_string_free (why, TRUE);
+    if (p->ok[GST_DORADMA_PROBE_LIBIBVERBS]) {
+      gst_doradma_verbs_probe (&v);
+      p->ok[GST_DORADMA_PROBE_DEVICE] = v.device;
+      g_strlcpy (p->detail[GST_DORADMA_PROBE_DEVICE], v.device_detail,
+          sizeof p->detail[0]);
+      p->ok[GST_DORADMA_PROBE_PORT] = v.active_port;
+      g_strlcpy (p->detail[GST_DORADMA_PROBE_PORT], v.port_detail,
+          sizeof p->detail[0]);
+    } else {
+      g_snprintf (p->detail[GST_DORADMA_PROBE_DEVICE], sizeof p->detail[0],
+          "not checked: no libibverbs.so.1");
+      g_snprintf (p->detail[GST_DORADMA_PROBE_PORT], sizeof p->detail[0],
+          "not checked: no libibverbs.so.1");
+    }
   }
 #else
   g_snprintf (p->detail[GST_DORADMA_PROBE_LIBIBVERBS], sizeof p->detail[0],
@@ -429,27 +460,43 @@ gst_doradma_gpudirect_missing (const GstDoradmaGpudirectProbe * p,
       : missing_of (p, gpudirect_prereqs, G_N_ELEMENTS (gpudirect_prereqs));
 }
 
+static GstStructure *
+probe_structure (const GstDoradmaGpudirectProbe * p, gboolean ok)
+{
+  GstStructure *s = gst_structure_new_empty ("doradma-gpudirect-probe");
+  int i;
+
+  for (i = 0; i < GST_DORADMA_PROBE_N; i++) {
+    gchar *k = g_strconcat (probe_names[i], "-detail", NULL);
+
+    gst_structure_set (s, probe_names[i], G_TYPE_BOOLEAN, p->ok[i],
+        k, G_TYPE_STRING, p->detail[i], NULL);
+    g_free (k);
+  }
+  gst_structure_set (s, "usable", G_TYPE_BOOLEAN, ok, NULL);
+  return s;
+}
+
+GstStructure *
+gst_doradma_gpudirect_probe_report (gint cuda_device)
+{
+  GstDoradmaGpudirectProbe p;
+
+  gst_doradma_gpudirect_run_probe (cuda_device, &p);
+  return probe_structure (&p, gst_doradma_gpudirect_usable (&p));
+}
+
 gboolean
 gst_doradma_gpudirect_probe (gint cuda_device, GstStructure ** report,
     GError ** error)
 {
   GstDoradmaGpudirectProbe p;
   gboolean ok;
-  int i;
 
   gst_doradma_gpudirect_run_probe (cuda_device, &p);
   ok = gst_doradma_gpudirect_usable (&p);
-  if (report) {
-    *report = gst_structure_new_empty ("doradma-gpudirect-probe");
-    for (i = 0; i < GST_DORADMA_PROBE_N; i++) {
-      gchar *k = g_strconcat (probe_names[i], "-detail", NULL);
-
-      gst_structure_set (*report, probe_names[i], G_TYPE_BOOLEAN, p.ok[i],
-          k, G_TYPE_STRING, p.detail[i], NULL);
-      g_free (k);
-    }
-    gst_structure_set (*report, "usable", G_TYPE_BOOLEAN, ok, NULL);
-  }
+  if (report)
+    *report = probe_structure (&p, ok);
   if (!ok) {
     gchar *m = gst_doradma_gpudirect_missing (&p, FALSE);
 

@@ -4,7 +4,7 @@
  * doradmasink's pool carry GstMemory of type "DoradmaSlot": a frame slot of
  * a doradma ring in shared memory. Applications that want the raw pointer,
  * or the CUDA device alias of a slot, use these accessors (the gstfdmemory
- * model). The plugin exports them; declare them through this header.
+ * model). libgstdoradma-1.0 exports them; declare them through this header.
  *
  * Copyright (C) 2025 the doradma authors
  * SPDX-License-Identifier: LGPL-2.1-or-later

@@ -166,6 +166,13 @@ struct doradma_clean_report {
  * diag names its pid), -ENOENT (nothing there), -EPERM (not ours), -errno. */
 int doradma_clean_channel (const char *shm_dir, const char *channel,
     struct doradma_clean_report *rep, struct doradma_diag *diag);
+/* The same; DORADMA_CLEAN_ANY_OWNER also removes objects of other users
+ * (root's `doradma clean --force`). A live writer's channel is never
+ * removed. */
+#define DORADMA_CLEAN_ANY_OWNER (1u << 0)
+int doradma_clean_channel_flags (const char *shm_dir, const char *channel,
+    unsigned flags, struct doradma_clean_report *rep,
+    struct doradma_diag *diag);
 
 #ifdef __cplusplus
 }

@@ -217,7 +217,12 @@ struct doradma_shm_reader {
   uint64_t consumed_seq;    /* +0x10 R[r] monotonic, RELEASE after the frame is done with */
   uint32_t pid;             /* +0x18 R[r] for messages only */
   uint32_t reserved0;       /* +0x1c zero */
-  uint64_t reserved[4];     /* +0x20 zero */
+  /* For tools only (doradma watch), relaxed stores by R[r] at join and at
+   * each delivery; zero in entries of readers built before they existed. */
+  uint64_t delivered;       /* +0x20 R[r] frames delivered since it joined */
+  uint64_t skipped;         /* +0x28 R[r] frames it never got (lapped, latest mode) */
+  uint64_t last_seq;        /* +0x30 R[r] seq of the last frame delivered (join: newest - 1) */
+  uint64_t last_time;       /* +0x38 R[r] CLOCK_MONOTONIC ns of that delivery (join time) */
 };
 
 struct doradma_shm_ctl {
@@ -328,7 +333,10 @@ DORADMA_ASSERT_OFFSET (doradma_shm_reader, token, 0x08);
 DORADMA_ASSERT_OFFSET (doradma_shm_reader, consumed_seq, 0x10);
 DORADMA_ASSERT_OFFSET (doradma_shm_reader, pid, 0x18);
 DORADMA_ASSERT_OFFSET (doradma_shm_reader, reserved0, 0x1c);
-DORADMA_ASSERT_OFFSET (doradma_shm_reader, reserved, 0x20);
+DORADMA_ASSERT_OFFSET (doradma_shm_reader, delivered, 0x20);
+DORADMA_ASSERT_OFFSET (doradma_shm_reader, skipped, 0x28);
+DORADMA_ASSERT_OFFSET (doradma_shm_reader, last_seq, 0x30);
+DORADMA_ASSERT_OFFSET (doradma_shm_reader, last_time, 0x38);
 DORADMA_ASSERT_SIZE (doradma_shm_reader, 64);
 
 DORADMA_ASSERT_OFFSET (doradma_shm_ctl, magic, 0x000);

@@ -3,6 +3,7 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <signal.h>
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
@@ -53,6 +54,35 @@ cli_run (char **out, const char *command, ...)
   else
     g_free (sout);
   return code;
+}
+
+GPid
+cli_launch (char **envp, const char *pipeline)
+{
+  GError *err = NULL;
+  char **argv = NULL;
+  char *cmd = g_strdup_printf ("gst-launch-1.0 -q %s", pipeline);
+  GPid pid = 0;
+
+  g_shell_parse_argv (cmd, NULL, &argv, NULL);
+  if (!g_spawn_async (NULL, argv, envp, G_SPAWN_SEARCH_PATH |
+          G_SPAWN_DO_NOT_REAP_CHILD | G_SPAWN_STDOUT_TO_DEV_NULL, NULL, NULL,
+          &pid, &err)) {
+    t_log ("%s: %s", cmd, err->message);
+    g_error_free (err);
+  }
+  g_strfreev (argv);
+  g_free (cmd);
+  return pid;
+}
+
+void
+cli_stop (GPid pid)
+{
+  if (pid > 0) {
+    kill (pid, SIGKILL);
+    waitpid (pid, NULL, 0);
+  }
 }
 
 JsonNode *

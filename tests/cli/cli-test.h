@@ -18,6 +18,12 @@ extern char *cli_dir;
  * run); *out (if not NULL) gets stdout (g_free). stderr goes to the log. */
 int cli_run (char **out, const char *command, ...) G_GNUC_NULL_TERMINATED;
 
+/* gst-launch-1.0 -q PIPELINE in the background with environment envp
+ * (stdout to /dev/null); its pid, 0 (logged) when it could not start.
+ * cli_stop kills it (SIGKILL) and reaps it; 0 is ignored. */
+GPid cli_launch (char **envp, const char *pipeline);
+void cli_stop (GPid pid);
+
 /* Parses JSON text; NULL (logged) when it is not one JSON object. */
 JsonNode *cli_parse (const char *text);
 /* Member at a dotted path ("writer.pid"), NULL if absent. */

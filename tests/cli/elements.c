@@ -13,34 +13,6 @@
 
 static char **envp;
 
-static GPid
-launch (const char *pipeline)
-{
-  GError *err = NULL;
-  char **argv = NULL;
-  char *cmd = g_strdup_printf ("gst-launch-1.0 -q %s", pipeline);
-  GPid pid = 0;
-
-  g_shell_parse_argv (cmd, NULL, &argv, NULL);
-  if (!g_spawn_async (NULL, argv, envp, G_SPAWN_SEARCH_PATH |
-          G_SPAWN_DO_NOT_REAP_CHILD | G_SPAWN_STDOUT_TO_DEV_NULL, NULL, NULL,
-          &pid, &err)) {
-    t_log ("%s: %s", cmd, err->message);
-    g_error_free (err);
-  }
-  g_strfreev (argv);
-  g_free (cmd);
-  return pid;
-}
-
-static void
-stop (GPid pid)
-{
-  if (pid > 0) {
-    kill (pid, SIGKILL);
-    waitpid (pid, NULL, 0);
-  }
-}
 
 /* show --json until `readers` readers are there (up to 20 s). */
 static JsonNode *
@@ -84,24 +56,24 @@ main (void)
   pipe_text = g_strdup_printf ("videotestsrc is-live=true ! video/x-raw,"
       "format=NV12,width=320,height=240,framerate=30/1 ! doradmasink "
       "channel=%s slots=6 mode=lossless", lossless);
-  prod1 = launch (pipe_text);
+  prod1 = cli_launch (envp, pipe_text);
   g_free (pipe_text);
   pipe_text = g_strdup_printf ("videotestsrc is-live=true ! video/x-raw,"
       "format=GRAY8,width=64,height=48,framerate=30/1 ! doradmasink "
       "channel=%s slots=3 mode=latest", latest);
-  prod2 = launch (pipe_text);
+  prod2 = cli_launch (envp, pipe_text);
   g_free (pipe_text);
   pipe_text = g_strdup_printf ("doradmasrc channel=%s read-mode=next ! "
       "fakesink", lossless);
-  next_c = launch (pipe_text);
+  next_c = cli_launch (envp, pipe_text);
   g_free (pipe_text);
   pipe_text = g_strdup_printf ("doradmasrc channel=%s read-mode=latest ! "
       "fakesink", lossless);
-  latest_c = launch (pipe_text);
+  latest_c = cli_launch (envp, pipe_text);
   g_free (pipe_text);
   pipe_text = g_strdup_printf ("doradmasrc channel=%s read-mode=latest ! "
       "fakesink", latest);
-  c3 = launch (pipe_text);
+  c3 = cli_launch (envp, pipe_text);
   g_free (pipe_text);
   T_CHECK (prod1 > 0 && prod2 > 0 && next_c > 0 && latest_c > 0 && c3 > 0,
       "gst-launch-1.0 started");
@@ -139,7 +111,7 @@ main (void)
     json_node_unref (root);
 
   /* kill -9 the lossless producer: stale, and clean --all takes only it. */
-  stop (prod1);
+  cli_stop (prod1);
   prod1 = 0;
   cli_run (&out, "show", "--json", lossless, NULL);
   root = cli_parse (out);
@@ -162,20 +134,20 @@ main (void)
   T_EXPECT (fails, cli_run (NULL, "show", latest, NULL) == 0,
       "latest channel untouched");
 
-  stop (next_c);
-  stop (latest_c);
-  stop (c3);
-  stop (prod2);
+  cli_stop (next_c);
+  cli_stop (latest_c);
+  cli_stop (c3);
+  cli_stop (prod2);
   cli_run (NULL, "clean", "--all", NULL);
   g_strfreev (envp);
   t_shm_dir_remove (cli_dir);
   return fails ? T_EXIT_FAIL : T_EXIT_PASS;
 err:
-  stop (prod1);
-  stop (prod2);
-  stop (next_c);
-  stop (latest_c);
-  stop (c3);
+  cli_stop (prod1);
+  cli_stop (prod2);
+  cli_stop (next_c);
+  cli_stop (latest_c);
+  cli_stop (c3);
   t_shm_dir_remove (cli_dir);
   return T_EXIT_FAIL;
 }

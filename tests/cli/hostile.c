@@ -299,11 +299,24 @@ not_files (void)
     T_EXPECT (fails, root && !cli_bool (root, "object.validation.valid")
         && g_strcmp0 (cli_str (root, "object.validation.field"),
             "object.type") == 0, "%s: object.type\n%s", what[i], out);
+    /* Nothing behind the name was read: no part is reported, valid or not
+     * (review R3 CLI finding 2); what lstat says is. */
+    T_EXPECT (fails, root && cli_get (root, "segment") == NULL
+        && cli_get (root, "ctl") == NULL && cli_get (root, "caps_table") ==
+        NULL && cli_get (root, "reader_entries") == NULL
+        && g_strcmp0 (cli_str (root, "object.type"), i == 0 ? "fifo" : i == 1
+            ? "symbolic link" : "directory") == 0
+        && cli_get (root, "writer.alive")
+        && JSON_NODE_HOLDS_NULL (cli_get (root, "writer.alive")),
+        "%s: only the object reported\n%s", what[i], out);
     if (root)
       json_node_unref (root);
     g_free (out);
-    T_EXPECT (fails, cli_run (NULL, "clean", ch, NULL) == 0, "%s: clean",
+    /* Not a doradma object: left alone (exit 5), even with --force. */
+    T_EXPECT (fails, cli_run (NULL, "clean", ch, NULL) == 5, "%s: clean",
         what[i]);
+    T_EXPECT (fails, cli_run (NULL, "clean", "--force", ch, NULL) == 5,
+        "%s: clean --force", what[i]);
     if (i == 2)
       rmdir (path);
     else
@@ -433,9 +446,19 @@ main (void)
     g_free (out);
     T_EXPECT (fails, cli_run (NULL, "list", NULL) == 0, "list text");
   }
-  /* No writer holds any of them: clean --all removes every one. */
-  T_EXPECT (fails, cli_run (NULL, "clean", "--all", NULL) == 0
-      && t_leftovers (cli_dir, NULL) == 0, "clean --all of hostile objects");
+  /* No writer holds any of them, but they are not doradma segments:
+   * clean --all leaves them (exit 5, each named), --force removes them. */
+  code = cli_run (&out, "clean", "--all", NULL);
+  T_EXPECT (fails, code == 5 && out && strstr (out, "not a doradma segment")
+      && t_leftovers (cli_dir, NULL) > 0,
+      "clean --all of hostile objects: exit %d\n%s", code, out);
+  g_free (out);
+  out = NULL;
+  code = cli_run (&out, "clean", "--all", "--force", NULL);
+  T_EXPECT (fails, code == 0 && out && strstr (out, "not a doradma segment, "
+          "--force") && t_leftovers (cli_dir, NULL) == 0,
+      "clean --all --force of hostile objects: exit %d\n%s", code, out);
+  g_free (out);
   cli_image_free (&tmpl);
   t_shm_dir_remove (cli_dir);
   return fails ? T_EXIT_FAIL : T_EXIT_PASS;

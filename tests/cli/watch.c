@@ -118,7 +118,7 @@ main (void)
   code = watch_and_quit (ch, 'q', screen);
   T_EXPECT (fails, code == 0, "q: exit %d", code);
   T_EXPECT (fails, strstr (screen->str, ch) && strstr (screen->str,
-          "frames/s") && strstr (screen->str, "backpressure")
+          "frames/s") && strstr (screen->str, "next")
       && strstr (screen->str, "\033[H"), "screen:\n%s", screen->str);
   /* Refreshes after the first show a rate: frames flow at up to 100/s. */
   {

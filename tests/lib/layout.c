@@ -77,7 +77,8 @@ static struct field fields[] = {
   F (doradma_shm_reader, state), F (doradma_shm_reader, flags),
   F (doradma_shm_reader, token), F (doradma_shm_reader, consumed_seq),
   F (doradma_shm_reader, pid), F (doradma_shm_reader, reserved0),
-  F (doradma_shm_reader, reserved),
+  F (doradma_shm_reader, delivered), F (doradma_shm_reader, skipped),
+  F (doradma_shm_reader, last_seq), F (doradma_shm_reader, last_time),
 };
 /* *INDENT-ON* */
 

@@ -16,6 +16,9 @@ meson introspect "$B" --buildoptions | /usr/bin/python3 -c '
 import json, sys
 o = {x["name"]: x["value"] for x in json.load(sys.stdin)}
 print("SDK_PREFIX=%s\nSDK_LIBDIR=%s/%s" % (o["prefix"], o["prefix"], o["libdir"]))' > "$K/paths.sh"
+# the doradma Python module's site directory under the prefix (python/)
+pydir=$(find "$K/destdir" -path '*/doradma/__init__.py' | head -1)
+[ -n "$pydir" ] && echo "SDK_PYDIR=$(dirname "$(dirname "${pydir#"$K/destdir"}")")" >> "$K/paths.sh"
 # libpython3.11: python3-gst-1.0's overrides module (_gi_gst) links
 # libpython3.11.so.1.0, which python3.11-minimal does not ship and the GPU
 # machine (Ubuntu 24.04, Python 3.12) lacks: without it "from gi.repository

@@ -9,6 +9,16 @@
 #                   against a live producer: frames zero-copy, bytes equal
 #   python-example  examples/sdk/python-numpy.py: NumPy views at the slot's
 #                   address, bytes equal (needs -Dintrospection)
+#   python-frames   the installed doradma module (tests/sdk/python-frames.py):
+#                   zero-copy, the lease held exactly as long as a view,
+#                   DLPack sharing the slot, views outliving the pipeline
+#   python-frames-torch  the same through torch.from_dlpack (skips without
+#                   python3-torch)
+#   python-doc-example  docs/sdk.md's Python example, extracted and run as
+#                   written
+#   python-api      the typelib's Python names: error domain, SlabAllocator
+#                   not hiding Gst.Allocator.alloc, the probe report, the
+#                   version; every GstDoradma.name docs/sdk.md shows exists
 # Exit 77 = skipped, with the reason.
 set -u
 mode=$1
@@ -71,6 +81,7 @@ include/gstreamer-1.0/gst/doradma/gstdoradma.h
 include/gstreamer-1.0/gst/doradma/gstdoradmaallocator.h
 include/gstreamer-1.0/gst/doradma/gstdoradmaframemeta.h
 include/gstreamer-1.0/gst/doradma/gstdoradmamemory.h
+include/gstreamer-1.0/gst/doradma/gstdoradmaversion.h
 $(rel "$SDK_LIBDIR")/libgstdoradma-1.0.so
 $(rel "$SDK_LIBDIR")/libgstdoradma-1.0.so.0
 $(rel "$SDK_LIBDIR")/pkgconfig/gstreamer-doradma-1.0.pc
@@ -80,6 +91,9 @@ $(rel "$SDK_LIBDIR")/girepository-1.0/GstDoradma-1.0.typelib
 share/gir-1.0/GstDoradma-1.0.gir"
   [ -f "$SDK_SOURCE_ROOT/tools/meson.build" ] && want="$want
 bin/doradma"
+  [ -n "$SDK_PYTHON" ] && want="$want
+$(rel "${SDK_PYTHON_DIR%/}")/doradma/__init__.py
+$(rel "${SDK_PYTHON_DIR%/}")/doradma/_frames$("$SDK_PYTHON" -c 'import sysconfig; print(sysconfig.get_config_var("EXT_SUFFIX"))')"
   (cd "$P" && find . \( -type f -o -type l \) | sed 's|^\./||' \
      | grep -v '^'"$(rel "$SDK_LIBDIR")"'/libgstdoradma-1.0\.so\.0\.[0-9.]*$' | sort) > "$T/got.txt"
   echo "$want" | sort > "$T/want.txt"
@@ -92,6 +106,9 @@ bin/doradma"
   [ "$soname" = libgstdoradma-1.0.so.0 ] || fail "soname '$soname', want libgstdoradma-1.0.so.0"
   objdump -p "$PLUG/libgstdoradma.so" | grep -q 'NEEDED *libgstdoradma-1.0.so.0' \
     || fail "the plugin does not link libgstdoradma-1.0.so.0"
+  # libibverbs is dlopened by the GPUDirect code only: no SDK user needs rdma-core
+  ! objdump -p "$L/libgstdoradma-1.0.so" | grep -q 'NEEDED *libibverbs' \
+    || fail "libgstdoradma-1.0.so links libibverbs (it must dlopen it)"
 
   # Exported = declared GST_DORADMA_API in the installed headers, plus the
   # constructors and recyclers the plugin uses (gstdoradmamemoryprivate.h, not installed).
@@ -178,6 +195,40 @@ $(readlink -f "$L/libgstdoradma-1.0.so.0")" ] || fail "Python's GstDoradma (want
   [ "$n" -eq $N ] || { cat "$T/out.txt"; fail "$n of $N frames viewed at the slot's address"; }
   compare "$T/out.txt"
   echo "PASS: $N frames as NumPy views at the slot address, bytes equal"; head -2 "$T/out.txt"
+  ;;
+python-api)
+  [ "$SDK_INTROSPECTION" = yes ] || skip "built without GObject introspection: no GstDoradma-1.0 typelib"
+  /usr/bin/python3 -c 'import gi' 2>/dev/null || skip "/usr/bin/python3 lacks PyGObject (python3-gi)"
+  gst-inspect-1.0 appsink > /dev/null 2>&1 || skip "no appsink (gst-plugins-base)"
+  export GI_TYPELIB_PATH=$L/girepository-1.0
+  /usr/bin/python3 "$SDK_SOURCE_ROOT/tests/sdk/python-api.py" "$SDK_SOURCE_ROOT/docs/sdk.md" "$SDK_VERSION" \
+    > "$T/out.txt" 2>&1 || { r=$?; cat "$T/out.txt"; fail "python-api.py exited $r"; }
+  cat "$T/out.txt"
+  ;;
+python-frames|python-frames-torch|python-doc-example)
+  [ -n "$SDK_PYTHON" ] || skip "the doradma Python module was not built (-Dpython, or no python3 with PyGObject, NumPy and headers)"
+  [ "$SDK_INTROSPECTION" = yes ] || skip "built without GObject introspection: no GstDoradma-1.0 typelib"
+  export GI_TYPELIB_PATH=$L/girepository-1.0
+  export PYTHONPATH=$D${SDK_PYTHON_DIR%/}
+  # the module imported is the installed one
+  got=$("$SDK_PYTHON" -c 'import doradma; print(doradma._frames.__file__)' 2>&1)
+  case "$got" in "$PYTHONPATH"/doradma/_frames*) ;; *) fail "import doradma: $got";; esac
+  if [ $mode = python-doc-example ]; then
+    "$SDK_PYTHON" -c 'import numpy; numpy.from_dlpack' 2>/dev/null \
+      || skip "the example uses numpy.from_dlpack (NumPy >= 1.22); $("$SDK_PYTHON" -c 'import numpy; print("NumPy", numpy.__version__)')"
+    # the block after the marker, as written in the docs
+    awk '/<!-- tests\/sdk: python-doc-example -->/ {f = 1; next} f && /^```python/ {p = 1; next} p && /^```/ {exit} p' \
+      "$SDK_SOURCE_ROOT/docs/sdk.md" > "$T/example.py"
+    [ -s "$T/example.py" ] || fail "no Python example after the marker in docs/sdk.md"
+    (cd "$T" && "$SDK_PYTHON" example.py) > "$T/out.txt" 2>&1 || { r=$?; cat "$T/out.txt"; fail "docs/sdk.md's Python example exited $r"; }
+    cat "$T/out.txt"; echo "PASS: docs/sdk.md's Python example ran as written"
+    exit 0
+  fi
+  "$SDK_PYTHON" "$SDK_SOURCE_ROOT/tests/sdk/python-frames.py" "$P/bin/doradma" \
+    $([ $mode = python-frames-torch ] && echo torch) > "$T/out.txt" 2>&1
+  r=$?; cat "$T/out.txt"
+  [ $r -eq 77 ] && exit 77
+  [ $r -eq 0 ] || fail "python-frames.py exited $r"
   ;;
 *) fail "unknown mode $mode" ;;
 esac

@@ -50,8 +50,10 @@ tool_scan (GError ** error)
     if (e.kind == DORADMA_OBJECT_OTHER)
       continue;
     /* lstat: sizes only, never follows a planted link. */
-    if (fstatat (dirfd (dir), de->d_name, &st, AT_SYMLINK_NOFOLLOW) == 0)
+    if (fstatat (dirfd (dir), de->d_name, &st, AT_SYMLINK_NOFOLLOW) == 0) {
       e.size = st.st_size;
+      e.regular = S_ISREG (st.st_mode);
+    }
     e.name = g_strdup (de->d_name);
     copy = g_new (struct tool_entry, 1);
     *copy = e;

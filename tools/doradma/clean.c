@@ -1,47 +1,95 @@
 /* doradma clean <channel> | --all: removes the objects of channels whose
- * writer is dead, under the writer's own OFD-lock rule
- * (doradma_clean_channel); a live channel is never touched. Prints what it
- * removed and what it left alone. */
+ * writer is provably dead (its OFD lock is free) and whose data object
+ * validates as a doradma segment, under the writer's own rule
+ * (doradma_clean_channel); a live channel is never touched. --force also
+ * removes what does not validate and objects of other users. Prints what
+ * it removed and what it left alone; the exit code says which. */
 #include "tool.h"
 
 #include <errno.h>
 #include <stdio.h>
 #include <string.h>
 
-static gboolean opt_all;
+static gboolean opt_all, opt_force;
 
-/* Cleans one channel and says so. Returns 1 if something was removed, 0 if
- * not, -ENOENT if there was nothing by that name. */
-static int
+enum outcome
+{
+  CLEAN_REMOVED,                /* a dead doradma channel's objects */
+  CLEAN_REMOVED_FORCED,         /* something that did not validate (--force) */
+  CLEAN_NOTHING,                /* the name went away meanwhile */
+  CLEAN_LIVE,                   /* left alone: a live writer */
+  CLEAN_LEFT,                   /* left alone: not provably ours and dead */
+  CLEAN_NOT_FOUND,
+};
+
+/* Why the data object is not a dead doradma channel we may remove, or
+ * NULL when it is one; *forcible says whether --force may remove it. */
+static const char *
+refusal (const struct doradma_inspect *in, gboolean * forcible)
+{
+  *forcible = FALSE;
+  if (in->object.rc != 0)
+    return in->object.diag.msg; /* unreadable, FIFO, link, directory */
+  if (in->writer_alive == 1)
+    return NULL;                /* the lib names the live writer */
+  if (in->writer_alive < 0)
+    return "its writer's liveness cannot be queried";
+  if (in->segment.rc != 0) {
+    *forcible = TRUE;
+    return in->segment.diag.msg;
+  }
+  return NULL;
+}
+
+static enum outcome
 clean_one (const char *channel)
 {
   struct doradma_clean_report rep;
   struct doradma_diag diag = { 0 };
   struct doradma_inspect in;
+  gboolean forcible, forced = FALSE;
+  const char *why;
   guint32 pid = 0;
   int ret;
 
-  /* The pid of the dead writer, for the message only. */
-  if (tool_inspect (channel, &in) == 0 && in.segment.rc == 0)
-    pid = in.writer_pid;
+  ret = tool_inspect (channel, &in);
+  if (ret == 0 || ret == -EACCES || ret == -EPERM) {
+    why = refusal (&in, &forcible);
+    if (why && !(forcible && opt_force)) {
+      printf ("left   doradma.%s: not removed: %s%s\n", channel, why,
+          forcible ? " (not a doradma segment: --force removes it)" : "");
+      doradma_inspect_clear (&in);
+      return CLEAN_LEFT;
+    }
+    forced = why != NULL;
+    if (in.segment.rc == 0)
+      pid = in.writer_pid;
+  }
   doradma_inspect_clear (&in);
 
-  ret = doradma_clean_channel (tool_shm_dir (), channel, &rep, &diag);
+  ret = doradma_clean_channel_flags (tool_shm_dir (), channel,
+      opt_force ? DORADMA_CLEAN_ANY_OWNER : 0, &rep, &diag);
   tool_printable (diag.msg);
   if (ret == -ENOENT)
-    return -ENOENT;
+    return CLEAN_NOT_FOUND;
   if (ret < 0) {
-    printf ("left   doradma.%s: %s\n", channel, diag.msg);
-    return 0;
+    printf ("left   %s%s\n", diag.msg, ret == -EPERM && !opt_force ?
+        " (--force removes objects of other users)" : "");
+    return ret == -EBUSY ? CLEAN_LIVE : CLEAN_LEFT;
   }
-  if (rep.removed_data)
+  if (rep.removed_data && forced)
+    printf ("removed doradma.%s (not a doradma segment, --force)\n", channel);
+  else if (rep.removed_data)
     printf ("removed doradma.%s (writer pid %u dead)\n", channel, pid);
   if (rep.removed_ctl)
-    printf ("removed doradma.%s~ctl\n", channel);
+    printf ("removed doradma.%s~ctl%s\n", channel, rep.removed_data ? "" :
+        " (control object without a data object)");
   if (rep.removed_leftovers)
     printf ("removed %d leftover name%s of doradma.%s\n",
         rep.removed_leftovers, rep.removed_leftovers > 1 ? "s" : "", channel);
-  return rep.removed_data || rep.removed_ctl || rep.removed_leftovers;
+  if (!(rep.removed_data || rep.removed_ctl || rep.removed_leftovers))
+    return CLEAN_NOTHING;
+  return forced ? CLEAN_REMOVED_FORCED : CLEAN_REMOVED;
 }
 
 int
@@ -50,17 +98,23 @@ tool_clean (int argc, char **argv)
   GOptionEntry entries[] = {
     {"all", 'a', 0, G_OPTION_ARG_NONE, &opt_all,
         "Every channel of the shm directory whose writer is dead", NULL},
+    {"force", 'f', 0, G_OPTION_ARG_NONE, &opt_force,
+        "Also remove data objects that are not doradma segments and "
+          "objects of other users (never a live writer's)", NULL},
     {NULL}
   };
   GPtrArray *objects;
   GError *err = NULL;
-  guint i, removed = 0;
-  int ret;
+  guint i, removed = 0, forced = 0, left = 0;
+  enum outcome o;
 
-  if (!tool_parse ("clean", "[CHANNEL]", "Removes the objects of channels "
-          "whose writer is dead (its OFD lock is free, checked under the "
-          "writer's own rule); a live channel is never touched.", entries,
-          &argc, &argv))
+  if (!tool_parse ("clean", "CHANNEL | --all", "Removes the objects of "
+          "channels whose writer is dead (its OFD lock is free, checked "
+          "under the writer's own rule) and whose data object is a doradma "
+          "segment; a live channel is never touched. Exit 0: removed, 1: no "
+          "such channel, 4: left alone, its writer lives, 5: left alone, "
+          "not provably a dead doradma channel of ours (see --force).",
+          entries, &argc, &argv))
     return TOOL_EXIT_USAGE;
   if ((argc == 2) == opt_all || argc > 2) {
     fprintf (stderr, "doradma clean: give one channel or --all\n");
@@ -72,13 +126,13 @@ tool_clean (int argc, char **argv)
           argv[1]);
       return TOOL_EXIT_USAGE;
     }
-    ret = clean_one (argv[1]);
-    if (ret == -ENOENT) {
-      fprintf (stderr, "doradma clean: no channel \"%s\" in %s\n", argv[1],
-          tool_shm_dir ());
+    o = clean_one (argv[1]);
+    if (o == CLEAN_NOT_FOUND) {
+      tool_not_found ("clean", argv[1]);
       return TOOL_EXIT_NOT_FOUND;
     }
-    return TOOL_EXIT_OK;
+    return o == CLEAN_LIVE ? TOOL_EXIT_LIVE : o == CLEAN_LEFT ?
+        TOOL_EXIT_LEFT : TOOL_EXIT_OK;
   }
 
   objects = tool_scan (&err);
@@ -91,13 +145,21 @@ tool_clean (int argc, char **argv)
     const struct tool_entry *e = g_ptr_array_index (objects, i);
 
     /* Each channel once: by its data object, or by a lone control object. */
-    if (e->kind == DORADMA_OBJECT_DATA || (e->kind == DORADMA_OBJECT_CTL
-            && !tool_has_data (objects, e->channel)))
-      if (clean_one (e->channel) > 0)
-        removed++;
+    if (!(e->kind == DORADMA_OBJECT_DATA || (e->kind == DORADMA_OBJECT_CTL
+                && !tool_has_data (objects, e->channel))))
+      continue;
+    o = clean_one (e->channel);
+    removed += o == CLEAN_REMOVED;
+    forced += o == CLEAN_REMOVED_FORCED;
+    left += o == CLEAN_LEFT;
   }
-  printf ("%u channel%s cleaned in %s\n", removed, removed == 1 ? "" : "s",
-      tool_shm_dir ());
+  printf ("%u channel%s cleaned", removed, removed == 1 ? "" : "s");
+  if (forced)
+    printf (", %u object%s that were not doradma segments removed", forced,
+        forced == 1 ? "" : "s");
+  if (left)
+    printf (", %u left alone (see above)", left);
+  printf (" in %s\n", tool_shm_dir ());
   g_ptr_array_unref (objects);
-  return TOOL_EXIT_OK;
+  return left ? TOOL_EXIT_LEFT : TOOL_EXIT_OK;
 }

@@ -94,25 +94,54 @@ tool_json_verdict (JsonBuilder * b, const char *member,
   json_builder_end_object (b);
 }
 
-static void
-member_uint (JsonBuilder * b, const char *name, guint64 v)
+void
+tool_json_uint (JsonBuilder * b, const char *name, guint64 v)
 {
   json_builder_set_member_name (b, name);
   json_builder_add_int_value (b, (gint64) v);
 }
 
+const char *
+tool_status (const struct doradma_inspect *in)
+{
+  if (in->object.rc == -EACCES || in->object.rc == -EPERM)
+    return "unreadable";
+  return doradma_inspect_status (in);
+}
+
+int
+tool_writer_alive (const struct doradma_inspect *in)
+{
+  /* Asked through the data object's fd: none, no answer. */
+  if (in->object.rc != 0 || in->writer_alive < 0)
+    return -1;
+  return in->writer_alive == 1;
+}
+
 void
-tool_json_summary (JsonBuilder * b, const struct doradma_inspect *in)
+tool_json_begin (JsonBuilder * b)
+{
+  json_builder_begin_object (b);
+  tool_json_uint (b, "schema", TOOL_JSON_SCHEMA);
+  json_builder_set_member_name (b, "tool_version");
+  json_builder_add_string_value (b, DORADMA_TOOL_VERSION);
+}
+
+void
+tool_json_summary (JsonBuilder * b, const struct doradma_inspect *in,
+    const struct tool_look *prev, guint64 now)
 {
   const struct doradma_inspect_verdict *err = doradma_inspect_first_error (in);
   int valid = in->segment.rc == 0 && in->object.rc == 0;
+  int alive = tool_writer_alive (in);
+  struct tool_tally tally;
 
   json_builder_set_member_name (b, "name");
   json_builder_add_string_value (b, in->channel);
   json_builder_set_member_name (b, "path");
   json_builder_add_string_value (b, in->data_path);
   json_builder_set_member_name (b, "status");
-  json_builder_add_string_value (b, doradma_inspect_status (in));
+  json_builder_add_string_value (b, tool_status (in));
   json_builder_set_member_name (b, "valid");
   json_builder_add_boolean_value (b, err == NULL);
   json_builder_set_member_name (b, "error");
@@ -137,7 +166,10 @@ tool_json_summary (JsonBuilder * b, const struct doradma_inspect *in)
   else
     json_builder_add_null_value (b);
   json_builder_set_member_name (b, "alive");
-  json_builder_add_boolean_value (b, in->writer_alive == 1);
+  if (alive < 0)
+    json_builder_add_null_value (b);
+  else
+    json_builder_add_boolean_value (b, alive == 1);
   json_builder_end_object (b);
   if (!valid)
     return;
@@ -147,16 +179,25 @@ tool_json_summary (JsonBuilder * b, const struct doradma_inspect *in)
   json_builder_add_string_value (b, in->transport);
   json_builder_set_member_name (b, "caps");
   json_builder_add_string_value (b, tool_caps_now (in));
-  member_uint (b, "caps_epoch", in->rcb.caps_epoch);
+  tool_json_uint (b, "caps_epoch", in->rcb.caps_epoch);
   json_builder_set_member_name (b, "slots");
   json_builder_begin_object (b);
-  member_uint (b, "count", in->slot_count);
-  member_uint (b, "stride", in->slot_stride);
+  tool_json_uint (b, "count", in->slot_count);
+  tool_json_uint (b, "stride", in->slot_stride);
   json_builder_end_object (b);
-  member_uint (b, "readers", doradma_inspect_live_readers (in));
-  member_uint (b, "first_seq", in->rcb.first_seq);
-  member_uint (b, "newest_seq", doradma_inspect_newest_seq (in));
-  member_uint (b, "frames_published", doradma_inspect_published (in));
+  tool_json_uint (b, "readers", doradma_inspect_live_readers (in));
+  tool_reader_tally (in, prev, now, &tally);
+  tool_json_tally (b, &tally);
+  tool_json_uint (b, "first_seq", in->rcb.first_seq);
+  tool_json_uint (b, "newest_seq", doradma_inspect_newest_seq (in));
+  tool_json_uint (b, "frames_published", doradma_inspect_published (in));
+  json_builder_set_member_name (b, "rate");
+  if (tool_look_same (prev, in) && now > prev->when
+      && doradma_inspect_newest_seq (in) >= prev->newest)
+    json_builder_add_double_value (b, (doradma_inspect_newest_seq (in) -
+            prev->newest) * 1e9 / (now - prev->when));
+  else
+    json_builder_add_null_value (b);
 }
 
 void

@@ -56,6 +56,23 @@ tool_shm_dir (void)
   return doradma_shm_dir (opt_shm_dir);
 }
 
+gboolean
+tool_interval_ok (double seconds, double lo, double hi)
+{
+  return seconds >= lo && seconds <= hi;        /* false for NaN */
+}
+
+void
+tool_not_found (const char *command, const char *channel)
+{
+  fprintf (stderr, "doradma %s: no channel \"%s\" in %s", command, channel,
+      tool_shm_dir ());
+  if (g_str_has_prefix (channel, "doradma.") && channel[8] != '\0')
+    fprintf (stderr, " (did you mean \"%s\"? channel names come without "
+        "the \"doradma.\" prefix)", channel + 8);
+  fprintf (stderr, "\n");
+}
+
 static void
 usage (FILE * out)
 {
@@ -66,7 +83,10 @@ usage (FILE * out)
   for (i = 0; i < G_N_ELEMENTS (commands); i++)
     fprintf (out, "  %-6s %s\n", commands[i].name, commands[i].what);
   fprintf (out, "\n'doradma COMMAND --help' describes a command's options.\n"
-      "Exit codes: 0 ok, 1 channel not found, 2 bad usage, 3 invalid segment.\n");
+      "Exit codes: 0 ok, 1 channel not found or not readable, 2 bad usage,\n"
+      "3 invalid segment, 4 clean left a live channel alone, 5 clean left\n"
+      "something alone that is not provably a dead doradma channel of ours.\n"
+      "Reference: docs/cli.md; 'doradma --version'.\n");
 }
 
 int
@@ -80,6 +100,11 @@ main (int argc, char **argv)
     usage (stderr);
     return TOOL_EXIT_USAGE;
   }
+  if (strcmp (argv[1], "--version") == 0 || strcmp (argv[1], "-V") == 0) {
+    printf ("doradma %s (JSON schema %d)\n", DORADMA_TOOL_VERSION,
+        TOOL_JSON_SCHEMA);
+    return TOOL_EXIT_OK;
+  }
   if (strcmp (argv[1], "--help") == 0 || strcmp (argv[1], "-h") == 0
       || strcmp (argv[1], "help") == 0) {
     usage (stdout);
@@ -88,7 +113,11 @@ main (int argc, char **argv)
   for (i = 0; i < G_N_ELEMENTS (commands); i++)
     if (strcmp (argv[1], commands[i].name) == 0)
       return commands[i].run (argc - 1, argv + 1);
-  fprintf (stderr, "doradma: unknown command \"%s\"\n\n", argv[1]);
+  if (argv[1][0] == '-')
+    fprintf (stderr, "doradma: options go after the command: doradma "
+        "COMMAND %s ...\n\n", argv[1]);
+  else
+    fprintf (stderr, "doradma: unknown command \"%s\"\n\n", argv[1]);
   usage (stderr);
   return TOOL_EXIT_USAGE;
 }

@@ -7,8 +7,15 @@
 #include <inttypes.h>
 #include <stdio.h>
 #include <string.h>
+#include <sys/stat.h>
 
 static gboolean opt_json;
+static double opt_interval = 0.5;
+
+/* The look before the one shown (when.. == 0: none) and when this one was
+ * taken. */
+static struct tool_look prev_look;
+static guint64 look_time;
 
 static const char *
 verdict_text (const struct doradma_inspect_verdict *v)
@@ -44,13 +51,6 @@ reader_lag (const struct doradma_inspect *in,
     return -1;
   return rd->entry.consumed_seq >= newest ? 0 :
       (gint64) (newest - rd->entry.consumed_seq);
-}
-
-static gboolean
-reader_shown (const struct doradma_inspect_reader *rd)
-{
-  return rd->entry.state != DORADMA_READER_FREE || rd->active_bit
-      || rd->leases != 0 || rd->alive == 1;
 }
 
 /* Exit code: 3 when any part, record or caps entry in use failed. */
@@ -186,35 +186,85 @@ text_ctl (const struct doradma_inspect *in)
   for (r = 0; r < DORADMA_MAX_READERS; r++) {
     const struct doradma_inspect_reader *rd = &in->readers[r];
     gint64 lag = reader_lag (in, rd);
-    char lagtext[48] = "n/a (no back-pressure)";
+    struct tool_reader_view v;
+    char lagtext[48] = "";
+    char *dr, *pr, *sr;
 
-    if (!reader_shown (rd))
+    if (!tool_reader_in_use (rd))
       continue;
+    tool_reader_view (in, r, &prev_look, look_time, &v);
     if (lag >= 0)
-      snprintf (lagtext, sizeof lagtext, "%" G_GINT64_FORMAT "  lost %"
-          PRIu64, lag, doradma_inspect_lost (in, r));
-    printf ("  [%u] pid %u  %s  %s  %s  consumed %" PRIu64 "  lag %s  leases "
-        "%u  token 0x%016" PRIx64 "\n", r, rd->entry.pid,
-        rd->alive == 1 ? "alive" : "dead", tool_reader_state (rd->entry.state),
-        rd->entry.flags & DORADMA_READER_BACKPRESSURE ? "backpressure" :
-        "no-backpressure", rd->entry.consumed_seq, lagtext, rd->leases,
-        rd->entry.token);
+      snprintf (lagtext, sizeof lagtext, "  consumed %" PRIu64 "  lag %"
+          G_GINT64_FORMAT "  lost %" PRIu64, rd->entry.consumed_seq, lag,
+          doradma_inspect_lost (in, r));
+    printf ("  [%u] pid %u  %s  %s  %s  %s (%s)\n", r, rd->entry.pid,
+        rd->alive == 1 ? "alive" : rd->alive == 0 ? "dead" : "alive?",
+        tool_reader_state (rd->entry.state), tool_reader_mode (rd),
+        tool_health_name (v.health), v.why);
+    dr = tool_rate_text (v.delivered_rate);
+    pr = tool_rate_text (v.published_rate);
+    sr = tool_rate_text (v.skipped_rate);
+    if (v.counted)
+      printf ("      delivered %" PRIu64 " (%s/s) of %" PRIu64 " published "
+          "(%s/s) since it joined  skipped %" PRIu64 " (%s/s)  behind %"
+          PRIu64 "%s  leases %u  token 0x%016" PRIx64 "\n", v.delivered, dr,
+          v.published, pr, v.skipped, sr, v.lag, lagtext, rd->leases,
+          rd->entry.token);
+    else
+      printf ("      no delivery counters%s  leases %u  token 0x%016" PRIx64
+          "\n", lagtext, rd->leases, rd->entry.token);
+    g_free (dr);
+    g_free (pr);
+    g_free (sr);
   }
+}
+
+/* What the name is when the object could not be used: lstat (never
+ * follows a link), so a user refused access still learns the owner. */
+static const char *
+file_type (mode_t mode)
+{
+  if (S_ISREG (mode))
+    return "regular file";
+  if (S_ISDIR (mode))
+    return "directory";
+  if (S_ISLNK (mode))
+    return "symbolic link";
+  if (S_ISFIFO (mode))
+    return "fifo";
+  if (S_ISSOCK (mode))
+    return "socket";
+  if (S_ISCHR (mode) || S_ISBLK (mode))
+    return "device";
+  return "other";
 }
 
 static void
 print_text (const struct doradma_inspect *in)
 {
+  int alive = tool_writer_alive (in);
+  struct stat st;
+
   printf ("channel %s  (%s)\n", in->channel, in->data_path);
+  if (in->object.rc != 0) {
+    if (lstat (in->data_path, &st) == 0)
+      printf ("object  %s  %" PRIu64 " bytes  uid %u  mode %04o  inode %"
+          PRIu64 ": %s\n", file_type (st.st_mode), (guint64) st.st_size,
+          (unsigned) st.st_uid, (unsigned) st.st_mode & 07777,
+          (guint64) st.st_ino, verdict_text (&in->object));
+    else
+      printf ("object  %s\n", verdict_text (&in->object));
+    printf ("status  %s  writer %s (nothing else was read)\n",
+        tool_status (in), alive < 0 ? "liveness unknown" : "dead");
+    return;
+  }
   printf ("object  %" PRIu64 " bytes  uid %u  mode %04o  inode %" PRIu64
       ": %s\n", in->size, in->uid, in->mode, in->ino,
       verdict_text (&in->object));
-  if (in->object.rc != 0)
-    return;
   printf ("writer  pid %u  %s  status %s\n", in->segment.rc == 0 ?
-      in->writer_pid : in->rcb.writer_pid, in->writer_alive == 1 ?
-      "alive (holds the writer lock)" : "dead (writer lock free)",
-      doradma_inspect_status (in));
+      in->writer_pid : in->rcb.writer_pid, alive == 1 ?
+      "alive (holds the writer lock)" : alive == 0 ?
+      "dead (writer lock free)" : "liveness unknown", tool_status (in));
   printf ("segment (header, JSON, RCB line 0, default caps): %s\n",
       verdict_text (&in->segment));
   if (in->header_read)
@@ -223,7 +273,7 @@ print_text (const struct doradma_inspect *in)
     text_rcb (in);
   if (in->segment.rc == 0) {
     text_caps (in);
-    text_slots (in, tool_now_mono ());
+    text_slots (in, look_time);
   }
   text_ctl (in);
 }
@@ -429,16 +479,24 @@ json_ctl (JsonBuilder * b, const struct doradma_inspect *in)
   for (r = 0; in->ctl_object.rc == 0 && r < DORADMA_MAX_READERS; r++) {
     const struct doradma_inspect_reader *rd = &in->readers[r];
     gint64 lag = reader_lag (in, rd);
+    struct tool_reader_view v;
 
-    if (!reader_shown (rd))
+    if (!tool_reader_in_use (rd))
       continue;
     json_builder_begin_object (b);
     m_uint (b, "index", r);
     m_uint (b, "pid", rd->entry.pid);
     json_builder_set_member_name (b, "alive");
-    json_builder_add_boolean_value (b, rd->alive == 1);
-    json_builder_set_member_name (b, "state");
+    if (rd->alive < 0)
+      json_builder_add_null_value (b);
+    else
+      json_builder_add_boolean_value (b, rd->alive == 1);
+    tool_reader_view (in, r, &prev_look, look_time, &v);
+    tool_json_reader_view (b, &v);
+    json_builder_set_member_name (b, "entry_state");
     json_builder_add_string_value (b, tool_reader_state (rd->entry.state));
+    json_builder_set_member_name (b, "mode");
+    json_builder_add_string_value (b, tool_reader_mode (rd));
     json_builder_set_member_name (b, "backpressure");
     json_builder_add_boolean_value (b,
         (rd->entry.flags & DORADMA_READER_BACKPRESSURE) != 0);
@@ -462,34 +520,75 @@ json_ctl (JsonBuilder * b, const struct doradma_inspect *in)
   json_builder_end_array (b);
 }
 
+/* Only what was read: an object that could not be opened as a regular
+ * file yields its lstat and the verdict, nothing more. */
+static void
+json_object (JsonBuilder * b, const struct doradma_inspect *in)
+{
+  struct stat st;
+
+  json_builder_set_member_name (b, "object");
+  json_builder_begin_object (b);
+  if (in->object.rc == 0) {
+    json_builder_set_member_name (b, "type");
+    json_builder_add_string_value (b, "regular file");
+    m_uint (b, "size", in->size);
+    m_uint (b, "uid", in->uid);
+    m_uint (b, "mode", in->mode);
+    m_uint (b, "inode", in->ino);
+  } else if (lstat (in->data_path, &st) == 0) {
+    json_builder_set_member_name (b, "type");
+    json_builder_add_string_value (b, file_type (st.st_mode));
+    m_uint (b, "size", st.st_size);
+    m_uint (b, "uid", st.st_uid);
+    m_uint (b, "mode", st.st_mode & 07777);
+    m_uint (b, "inode", st.st_ino);
+  }
+  tool_json_verdict (b, "validation", &in->object);
+  json_builder_end_object (b);
+}
+
 static void
 print_json (const struct doradma_inspect *in)
 {
   JsonBuilder *b = json_builder_new ();
 
-  json_builder_begin_object (b);
-  tool_json_summary (b, in);
-  json_builder_set_member_name (b, "object");
-  json_builder_begin_object (b);
-  m_uint (b, "size", in->size);
-  m_uint (b, "uid", in->uid);
-  m_uint (b, "mode", in->mode);
-  m_uint (b, "inode", in->ino);
-  tool_json_verdict (b, "validation", &in->object);
-  json_builder_end_object (b);
-  tool_json_verdict (b, "segment", &in->segment);
-  if (in->header_read)
-    json_header (b, in);
-  if (in->rcb_read)
-    json_rcb (b, in);
-  if (in->segment.rc == 0) {
-    json_caps (b, in);
-    json_slots (b, in, tool_now_mono ());
+  tool_json_begin (b);
+  tool_json_summary (b, in, &prev_look, look_time);
+  json_object (b, in);
+  if (in->object.rc == 0) {
+    tool_json_verdict (b, "segment", &in->segment);
+    if (in->header_read)
+      json_header (b, in);
+    if (in->rcb_read)
+      json_rcb (b, in);
+    if (in->segment.rc == 0) {
+      json_caps (b, in);
+      json_slots (b, in, look_time);
+    }
+    json_ctl (b, in);
   }
-  json_ctl (b, in);
   json_builder_end_object (b);
   tool_json_print (b);
   g_object_unref (b);
+}
+
+/* Takes the look shown: a second one `opt_interval` after the first when
+ * a reader lives (its state needs two), the first kept as prev_look. */
+static int
+look (const char *channel, struct doradma_inspect *in)
+{
+  int ret = tool_inspect (channel, in);
+
+  look_time = tool_now_mono ();
+  if (ret != 0 || opt_interval <= 0 || !tool_has_live_reader (in))
+    return ret;
+  tool_look_take (&prev_look, in, look_time);
+  doradma_inspect_clear (in);
+  g_usleep ((gulong) (opt_interval * G_USEC_PER_SEC));
+  ret = tool_inspect (channel, in);
+  look_time = tool_now_mono ();
+  return ret;
 }
 
 int
@@ -498,6 +597,9 @@ tool_show (int argc, char **argv)
   GOptionEntry entries[] = {
     {"json", 'j', 0, G_OPTION_ARG_NONE, &opt_json,
         "One JSON document (schema in docs/cli.md)", NULL},
+    {"interval", 'i', 0, G_OPTION_ARG_DOUBLE, &opt_interval,
+        "With live readers, look twice SECONDS apart for their rates and "
+          "states (default 0.5; 0: one look)", "SECONDS"},
     {NULL}
   };
   struct doradma_inspect in;
@@ -513,21 +615,27 @@ tool_show (int argc, char **argv)
         "doradma list)\n");
     return TOOL_EXIT_USAGE;
   }
-  ret = tool_inspect (argv[1], &in);
+  if (!tool_interval_ok (opt_interval, 0, 60)) {
+    fprintf (stderr, "doradma show: --interval must be 0..60 seconds\n");
+    return TOOL_EXIT_USAGE;
+  }
+  ret = look (argv[1], &in);
   if (ret == -EINVAL) {
     fprintf (stderr, "doradma show: %s\n", in.object.diag.msg);
     return TOOL_EXIT_USAGE;
   }
   if (ret == -ENOENT) {
-    fprintf (stderr, "doradma show: no channel \"%s\" in %s\n", argv[1],
-        tool_shm_dir ());
+    tool_not_found ("show", argv[1]);
     return TOOL_EXIT_NOT_FOUND;
   }
   if (opt_json)
     print_json (&in);
   else
     print_text (&in);
-  code = ret < 0 ? TOOL_EXIT_INVALID : show_exit (&in);
+  if (g_strcmp0 (tool_status (&in), "unreadable") == 0)
+    code = TOOL_EXIT_NOT_FOUND;
+  else
+    code = ret < 0 ? TOOL_EXIT_INVALID : show_exit (&in);
   doradma_inspect_clear (&in);
   return code;
 }

@@ -1,4 +1,5 @@
-/* doradma watch [<channel>]: a refreshing view like top(1), plain ANSI.
+/* doradma watch [<channel>]: a refreshing view like top(1), plain ANSI on
+ * a terminal, plain text otherwise.
  * Every refresh inspects the channels again (read-only) and compares with
  * the previous look for rates. q or Ctrl-C quits and restores the
  * terminal. */
@@ -19,12 +20,8 @@ static int opt_iterations;
 
 static volatile sig_atomic_t stop_signal;
 
-/* The previous look at one channel, for rates. */
-struct prev
-{
-  guint64 dev, ino, when, newest;
-  guint64 consumed[DORADMA_MAX_READERS];
-};
+/* Terminal escapes only when stdout is a terminal: set in tool_watch. */
+static const char *bold = "", *plain = "", *home_clear = "";
 
 static void
 on_signal (int sig)
@@ -32,34 +29,26 @@ on_signal (int sig)
   stop_signal = sig;
 }
 
-static double
-per_second (guint64 now_v, guint64 then_v, guint64 dt_ns)
-{
-  if (dt_ns == 0 || now_v < then_v)
-    return 0;
-  return (now_v - then_v) * 1e9 / dt_ns;
-}
-
 static void
 render_channel (GString * out, const struct doradma_inspect *in,
-    struct prev *pv, guint64 now)
+    struct tool_look *pv, guint64 now)
 {
-  guint64 newest = doradma_inspect_newest_seq (in), dt;
-  int same = pv->ino == in->ino && pv->dev == in->dev && pv->when != 0;
+  guint64 newest = doradma_inspect_newest_seq (in);
+  gboolean same = tool_look_same (pv, in) && now > pv->when;
   guint32 r, slot = DORADMA_NEWEST_SLOT (in->rcb.newest);
-  char *stride, *age = NULL, *capture = NULL, *lat;
+  char *stride, *age = NULL, *capture = NULL, *lat, *fps;
+  int alive = tool_writer_alive (in);
 
-  dt = same ? now - pv->when : 0;
   if (in->object.rc != 0 || in->segment.rc != 0) {
-    g_string_append_printf (out, "\033[1m%s\033[0m  invalid: %s\n\n",
-        in->channel, tool_error_text (in));
+    g_string_append_printf (out, "%s%s%s  %s: %s\n\n", bold, in->channel,
+        plain, tool_status (in), tool_error_text (in));
     return;
   }
   stride = tool_bytes (in->slot_stride);
-  g_string_append_printf (out, "\033[1m%s\033[0m  %s  writer %u %s  %u x %s"
-      "  %s\n", in->channel, doradma_inspect_status (in), in->writer_pid,
-      in->writer_alive == 1 ? "alive" : "DEAD", in->slot_count, stride,
-      tool_caps_now (in));
+  g_string_append_printf (out, "%s%s%s  %s  writer %u %s  %u x %s  %s\n",
+      bold, in->channel, plain, tool_status (in), in->writer_pid,
+      alive == 1 ? "alive" : alive == 0 ? "DEAD" : "unknown",
+      in->slot_count, stride, tool_caps_now (in));
   g_free (stride);
   if (newest != 0 && slot < in->slot_count
       && in->slots[slot].state == DORADMA_INSPECT_SLOT_FRAME
@@ -71,47 +60,50 @@ render_channel (GString * out, const struct doradma_inspect *in,
       capture = tool_duration (rec->publish_time - rec->mono_pts);
   }
   lat = tool_duration (in->rcb.latency);
-  g_string_append_printf (out, "  frames/s %-8.1f newest seq %-10" PRIu64
-      " age %-10s capture->publish %-10s producer latency %s\n",
-      same ? per_second (newest, pv->newest, dt) : 0.0, newest,
+  /* No rate before a second look at the same object. */
+  fps = tool_rate_text (same && newest >= pv->newest ?
+      (newest - pv->newest) * 1e9 / (now - pv->when) : -1);
+  g_string_append_printf (out,
+      "  frames/s %-8s newest seq %-10" G_GUINT64_FORMAT
+      " age %-10s capture->publish %-10s producer latency %s\n", fps, newest,
       age ? age : "-", capture ? capture : "-", lat);
+  g_free (fps);
   g_free (age);
   g_free (capture);
   g_free (lat);
-  g_string_append_printf (out, "  %-6s %-8s %-6s %-16s %-9s %-6s %-11s %-9s "
-      "%s\n", "READER", "PID", "ALIVE", "MODE", "STATE", "LAG", "CONSUMED/S",
-      "LOST", "LEASES");
+  g_string_append_printf (out, "  %-6s %-8s %-6s %-10s %-12s %-12s %-10s "
+      "%-10s %-9s %-6s %s\n", "READER", "PID", "MODE", "STATE", "DELIVERED/S",
+      "PUBLISHED/S", "SKIPPED/S", "DELIVERED", "SKIPPED", "BEHIND", "LEASES");
   for (r = 0; r < DORADMA_MAX_READERS; r++) {
     const struct doradma_inspect_reader *rd = &in->readers[r];
-    int bp = (rd->entry.flags & DORADMA_READER_BACKPRESSURE) != 0;
-    char lag[24] = "n/a", rate[24] = "n/a", lost[24] = "n/a";
+    struct tool_reader_view v;
+    char *dr, *pr, *sr, dn[24] = "-", sn[24] = "-", bn[24] = "-";
 
-    if (rd->entry.state == DORADMA_READER_FREE && rd->leases == 0)
+    if (!tool_reader_in_use (rd))
       continue;
-    if (bp) {
-      snprintf (lag, sizeof lag, "%" PRIu64, rd->entry.consumed_seq >= newest ?
-          0 : newest - rd->entry.consumed_seq);
-      if (same)
-        snprintf (rate, sizeof rate, "%.1f",
-            per_second (rd->entry.consumed_seq, pv->consumed[r], dt));
-      snprintf (lost, sizeof lost, "%" PRIu64, doradma_inspect_lost (in, r));
+    tool_reader_view (in, r, pv, now, &v);
+    dr = tool_rate_text (v.delivered_rate);
+    pr = tool_rate_text (v.published_rate);
+    sr = tool_rate_text (v.skipped_rate);
+    if (v.counted) {
+      snprintf (dn, sizeof dn, "%" G_GUINT64_FORMAT, v.delivered);
+      snprintf (sn, sizeof sn, "%" G_GUINT64_FORMAT, v.skipped);
+      snprintf (bn, sizeof bn, "%" G_GUINT64_FORMAT, v.lag);
     }
-    g_string_append_printf (out, "  %-6u %-8u %-6s %-16s %-9s %-6s %-11s %-9s "
-        "%u\n", r, rd->entry.pid, rd->alive == 1 ? "yes" : "NO",
-        bp ? "backpressure" : "no-backpressure",
-        tool_reader_state (rd->entry.state), lag, rate, lost, rd->leases);
+    g_string_append_printf (out, "  %-6u %-8u %-6s %-10s %-12s %-12s %-10s "
+        "%-10s %-9s %-6s %u\n", r, rd->entry.pid,
+        rd->entry.flags & DORADMA_READER_BACKPRESSURE ? "next" : "latest",
+        tool_health_name (v.health), dr, pr, sr, dn, sn, bn, rd->leases);
+    g_free (dr);
+    g_free (pr);
+    g_free (sr);
   }
   g_string_append (out, "\n");
-  pv->dev = in->dev;
-  pv->ino = in->ino;
-  pv->when = now;
-  pv->newest = newest;
-  for (r = 0; r < DORADMA_MAX_READERS; r++)
-    pv->consumed[r] = in->readers[r].entry.consumed_seq;
+  tool_look_take (pv, in, now);
 }
 
 /* One refresh of every channel (or the one asked for). Returns FALSE when
- * the one channel asked for is gone. */
+ * the one channel asked for is not there (or not readable). */
 static gboolean
 render (GString * out, const char *only, GHashTable * prevs)
 {
@@ -122,8 +114,9 @@ render (GString * out, const char *only, GHashTable * prevs)
   guint i, shown = 0;
 
   strftime (clock, sizeof clock, "%H:%M:%S", localtime (&t));
-  g_string_append_printf (out, "\033[H\033[2Jdoradma watch  %s  every %.1f s"
-      "  (q or Ctrl-C quits)  %s\n\n", tool_shm_dir (), opt_interval, clock);
+  g_string_append_printf (out, "%sdoradma watch  %s  every %.1f s"
+      "  (q or Ctrl-C quits)  %s\n\n", home_clear, tool_shm_dir (),
+      opt_interval, clock);
   if (only == NULL && (entries = tool_scan (&err)) == NULL) {
     g_string_append_printf (out, "%s\n", err->message);
     g_error_free (err);
@@ -132,7 +125,8 @@ render (GString * out, const char *only, GHashTable * prevs)
   for (i = 0; only != NULL ? i < 1 : i < entries->len; i++) {
     const char *ch = only;
     struct doradma_inspect in;
-    struct prev *pv;
+    struct tool_look *pv;
+    int ret;
 
     if (only == NULL) {
       const struct tool_entry *e = g_ptr_array_index (entries, i);
@@ -140,14 +134,17 @@ render (GString * out, const char *only, GHashTable * prevs)
         continue;
       ch = e->channel;
     }
-    if (tool_inspect (ch, &in) != 0) {
-      if (only != NULL)
-        g_string_append_printf (out, "%s: %s\n", ch, in.object.diag.msg);
-      continue;
+    ret = tool_inspect (ch, &in);
+    if (ret != 0 && only != NULL) {
+      g_string_append_printf (out, "%s: %s\n", ch, in.object.diag.msg);
+      doradma_inspect_clear (&in);
+      return FALSE;
     }
+    if (ret != 0)
+      continue;
     pv = g_hash_table_lookup (prevs, ch);
     if (pv == NULL) {
-      pv = g_new0 (struct prev, 1);
+      pv = g_new0 (struct tool_look, 1);
       g_hash_table_insert (prevs, g_strdup (ch), pv);
     }
     render_channel (out, &in, pv, tool_now_mono ());
@@ -204,7 +201,7 @@ tool_watch (int argc, char **argv)
   struct termios saved, raw;
   struct sigaction sa;
   sigset_t mask;
-  gboolean tty, stdin_open = TRUE;
+  gboolean tty, stdin_open = TRUE, found = TRUE;
   GHashTable *prevs;
   int i;
 
@@ -212,7 +209,7 @@ tool_watch (int argc, char **argv)
           "one): frames/s, lag and consumed rate per reader, age of the "
           "newest frame. q or Ctrl-C quits. Read-only.", entries, &argc, &argv))
     return TOOL_EXIT_USAGE;
-  if (argc > 2 || opt_interval < 0.05 || opt_interval > 3600
+  if (argc > 2 || !tool_interval_ok (opt_interval, 0.05, 3600)
       || opt_iterations < 0) {
     fprintf (stderr, "doradma watch: %s\n", argc > 2 ? "at most one channel" :
         "--interval must be 0.05..3600 s, --iterations >= 0");
@@ -241,19 +238,24 @@ tool_watch (int argc, char **argv)
     raw.c_cc[VTIME] = 0;
     tcsetattr (STDIN_FILENO, TCSANOW, &raw);
   }
+  if (isatty (STDOUT_FILENO)) {
+    bold = "\033[1m";
+    plain = "\033[0m";
+    home_clear = "\033[H\033[2J";
+  }
   prevs = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, g_free);
   for (i = 0; opt_iterations == 0 || i < opt_iterations; i++) {
     GString *out = g_string_new (NULL);
 
-    render (out, argc == 2 ? argv[1] : NULL, prevs);
-    fwrite (out->str, 1, out->len, stdout);
+    found = render (out, argc == 2 ? argv[1] : NULL, prevs);
+    fwrite (out->str, 1, out->len, found ? stdout : stderr);
     fflush (stdout);
     g_string_free (out, TRUE);
-    if (wait_for_quit ((int) (opt_interval * 1000), &stdin_open))
+    if (!found || wait_for_quit ((int) (opt_interval * 1000), &stdin_open))
       break;
   }
   g_hash_table_destroy (prevs);
   if (tty)
     tcsetattr (STDIN_FILENO, TCSANOW, &saved);
-  return TOOL_EXIT_OK;
+  return found ? TOOL_EXIT_OK : TOOL_EXIT_NOT_FOUND;
 }
