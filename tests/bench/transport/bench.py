@@ -93,19 +93,58 @@ class Runner:
                            str(period_us)], timeout=120)
         return json.loads(r.stdout)
 
-    def ping(self, iters, period_us, pace):
-        """The ring alone (spin-ping): a spinning reader, pinned like
-        dm-spin; None when the tool was not built."""
+    def ping(self, iters, period_us, pace, size, spin_ns=SPIN_NS):
+        """The ring alone (spin-ping) with frames of SIZE bytes: a spinning
+        reader (spin_ns 0: asleep on the futex), pinned like dm-spin; None
+        when the tool was not built."""
         tool = os.path.join(self.tools, "spin-ping")
         if not os.path.exists(tool):
             return None
         wc, rc = self.pin if self.pin else (-1, -1)
-        r = self.run_tool([tool, str(iters), str(period_us), str(SPIN_NS),
-                           pace, str(wc), str(rc)], timeout=120)
+        r = self.run_tool([tool, str(iters), str(period_us), str(spin_ns),
+                           pace, str(wc), str(rc), str(size)], timeout=120)
         try:
             return json.loads(r.stdout)
         except ValueError:
             return {"error": r.stderr[-500:]}
+
+    def iox_config(self, sizes):
+        """RouDi's config: one mempool per frame size, chunks enough for
+        one loaned, four queued and one held by the subscriber."""
+        path = os.path.join(self.tools, "roudi-bench.toml")
+        pools = sorted(set(frame_size(w, h) for w, h in sizes))
+        with open(path, "w") as f:
+            f.write("[general]\nversion = 1\n\n[[segment]]\n")
+            for fs in [256] + pools:
+                f.write("\n[[segment.mempool]]\nsize = %d\ncount = %d\n"
+                        % ((fs + 4096 + 7) // 8 * 8, 8))
+        return path
+
+    def iox_pings(self, config, specs):
+        """iceoryx (iox-ping) under a RouDi of its own (iox-run.sh), one
+        run per spec (iters, period, size, spin|wait, pace). -> list of
+        results, or a string saying why there are none."""
+        if not os.path.exists(os.path.join(self.tools, "iox-ping")):
+            return ("iceoryx: not installed where the benchmark was built "
+                    "(scripts/install-deps.sh installs it where the "
+                    "distribution has it)")
+        wc, rc = self.pin if self.pin else (-1, -1)
+        lines = "".join("%d %d %d %s %s %d %d\n" % (it, per, size, wait, pace,
+                                                     wc, rc)
+                        for it, per, size, wait, pace in specs)
+        here = os.path.dirname(os.path.abspath(__file__))
+        r = subprocess.run(["bash", os.path.join(here, "iox-run.sh"),
+                            self.tools, config], input=lines, env=self.env,
+                           capture_output=True, text=True, timeout=600)
+        out = []
+        for line in r.stdout.splitlines():
+            try:
+                out.append(json.loads(line))
+            except ValueError:
+                out.append({"error": line[-300:]})
+        if not out:
+            return "iceoryx: " + (r.stderr.strip()[-300:] or "no output")
+        return out
 
     def trial(self, transport, w, h, phase):
         self.seq += 1
@@ -309,25 +348,54 @@ def main():
     out["machine"]["loadavg_start"] = [round(x, 2) for x in os.getloadavg()]
     t_start = time.monotonic()
     periods = sorted(set(PERIOD_US[s] for s in sizes))
+
+    def ping_iters(per):
+        return max(100, min(400, int(2e6 / per)))
+
+    def add_ping(pg, rnd, who):
+        if pg is None or "e2e_p50" not in pg:
+            if pg:
+                print("round %d %s: %s" % (rnd, who, pg.get("error")),
+                      file=sys.stderr)
+            return
+        pg["round"] = rnd
+        pg.setdefault("kind", "ring")
+        out["ping"].append(pg)
+        print("round %d %s %s period %dus %dB %s %s: e2e p50 %.2f us"
+              " publish->delivery p50 %.2f us" % (
+                  rnd, who, pg["kind"], pg["period_us"], pg.get("size", 4096),
+                  pg.get("wait", "spin"), pg["pace"], pg["e2e_p50"] / 1e3,
+                  pg["pub_p50"] / 1e3), file=sys.stderr)
+
+    iox_config = r.iox_config(sizes) if "dm-spin" in transports else None
     for rnd in range(a.rounds):
         for per in periods:
-            iters = max(100, min(400, int(2e6 / per)))
-            f = r.futex(iters, per)
+            f = r.futex(ping_iters(per), per)
             f["round"] = rnd
             out["futex"].append(f)
             print("round %d futex period %dus: p50 %.1f us p99 %.1f us" %
                   (rnd, per, f["p50"] / 1e3, f["p99"] / 1e3), file=sys.stderr)
-            if "dm-spin" in transports:
+        if "dm-spin" in transports:
+            # the ring alone and iceoryx, same sizes, periods and pinning:
+            # spinning readers with the writer's core idle or kept busy,
+            # and sleeping readers (futex; waitset) with it idle
+            specs = []
+            for (w, h) in sizes:
+                per, fs = PERIOD_US[(w, h)], frame_size(w, h)
+                it = ping_iters(per)
                 for pace in ("sleep", "busy"):
-                    pg = r.ping(iters, per, pace)
-                    if pg is None or "e2e_p50" not in pg:
-                        continue
-                    pg["round"] = rnd
-                    out["ping"].append(pg)
-                    print("round %d spin-ping period %dus %s: e2e p50 %.2f us"
-                          " publish->delivery p50 %.2f us" % (
-                              rnd, per, pace, pg["e2e_p50"] / 1e3,
-                              pg["pub_p50"] / 1e3), file=sys.stderr)
+                    add_ping(r.ping(it, per, pace, fs), rnd, "spin-ping")
+                    specs.append((it, per, fs, "spin", pace))
+                add_ping(r.ping(it, per, "sleep", fs, 0), rnd, "spin-ping")
+                specs.append((it, per, fs, "wait", "sleep"))
+            res = r.iox_pings(iox_config, specs)
+            if isinstance(res, str):
+                if res not in skipped:
+                    print("bench: " + res, file=sys.stderr)
+                    skipped.append(res)
+            else:
+                for pg in res:
+                    add_ping(pg, rnd, "iox-ping")
         rot = transports[rnd % len(transports):] + transports[:rnd % len(transports)]
         for (w, h) in sizes:
             for phase in phases:

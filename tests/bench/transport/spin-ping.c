@@ -1,5 +1,6 @@
 /* spin-ping: the lib alone, across two processes pinned to two CPUs: a
- * writer publishes one 4 KiB frame per period, a reader waits for it with
+ * writer publishes one frame of SIZE bytes (default 4 KiB) per period, a
+ * reader waits for it with
  * doradma_reader_next and a spin of SPIN_NS (0: sleeps on the futex).
  * The writer stamps CLOCK_MONOTONIC into the frame just before acquire;
  * the reader reads the clock as soon as next returns. Prints one JSON line:
@@ -9,6 +10,10 @@
  * does), "busy" by polling the clock (its core stays hot).
  *
  * Usage: spin-ping ITERS PERIOD_US SPIN_NS sleep|busy WRITER_CPU READER_CPU
+ *        [SIZE]
+ * SIZE is the slot's size: the frame size of the benchmark's trial, so that
+ * iox-ping (iceoryx, the same measurement) loans chunks of the same size.
+ * Only the stamp is written either way: neither copies pixels.
  * Decomposes benchmark dm-spin: what the ring costs without GStreamer. */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -62,6 +67,8 @@ main (int argc, char **argv)
   struct doradma_writer *w;
   char ch[64];
   int iters, period_us, busy, wcpu, rcpu, i, st;
+  uint32_t size = 4096;
+  char caps[160];
   uint64_t spin, *res;
   pid_t pid;
 
@@ -76,15 +83,20 @@ main (int argc, char **argv)
   busy = strcmp (argv[4], "busy") == 0;
   wcpu = atoi (argv[5]);
   rcpu = atoi (argv[6]);
+  if (argc > 7)
+    size = (uint32_t) strtoul (argv[7], NULL, 10);
+  if (size < sizeof (uint64_t))
+    size = sizeof (uint64_t);
   /* results: e2e[iters], pub[iters], spins, sleeps, samples */
   res = mmap (NULL, (2 * iters + 3) * sizeof *res, PROT_READ | PROT_WRITE,
       MAP_SHARED | MAP_ANONYMOUS, -1, 0);
   snprintf (ch, sizeof ch, "spin-ping-%d", (int) getpid ());
   wc.channel = ch;
   wc.slots = 4;
-  wc.slot_size = 4096;
-  wc.caps = "video/x-raw, format=(string)GRAY8, width=(int)4096, "
-      "height=(int)1, framerate=(fraction)30/1";
+  wc.slot_size = size;
+  snprintf (caps, sizeof caps, "video/x-raw, format=(string)GRAY8, "
+      "width=(int)%u, height=(int)1, framerate=(fraction)30/1", size);
+  wc.caps = caps;
   wc.transport = "shmem";
   if (doradma_writer_create (&wc, &w, NULL) < 0) {
     fprintf (stderr, "spin-ping: cannot create the channel\n");
@@ -160,12 +172,12 @@ main (int argc, char **argv)
       }
       memcpy (doradma_writer_slot_data (w, slot), &t, sizeof t);
       info.n_planes = 1;
-      info.width = 4096;
+      info.width = size;
       info.height = 1;
-      info.planes[0].stride = 4096;
+      info.planes[0].stride = size;
       info.planes[0].rows = 1;
-      info.planes[0].row_bytes = 4096;
-      info.payload_bytes = 4096;
+      info.planes[0].row_bytes = size;
+      info.payload_bytes = size;
       info.pts = info.dts = info.duration = DORADMA_TIME_NONE;
       info.offset = info.offset_end = DORADMA_TIME_NONE;
       info.mono_pts = DORADMA_TIME_NONE;
@@ -187,10 +199,12 @@ main (int argc, char **argv)
 
     qsort (res, n, sizeof *res, cmp);
     qsort (res + iters, n, sizeof *res, cmp);
-    printf ("{\"iters\": %d, \"samples\": %d, \"period_us\": %d, "
+    printf ("{\"kind\": \"ring\", \"iters\": %d, \"samples\": %d, "
+        "\"period_us\": %d, \"size\": %u, \"wait\": \"%s\", "
         "\"spin_ns\": %llu, \"pace\": \"%s\", \"e2e_p50\": %llu, "
         "\"e2e_p99\": %llu, \"pub_p50\": %llu, \"pub_p99\": %llu, "
-        "\"spins\": %llu, \"sleeps\": %llu}\n", iters, n, period_us,
+        "\"spins\": %llu, \"sleeps\": %llu}\n", iters, n, period_us, size,
+        spin ? "spin" : "wait",
         (unsigned long long) spin, busy ? "busy" : "sleep",
         (unsigned long long) res[(n - 1) / 2],
         (unsigned long long) res[(n - 1) * 99 / 100],
