@@ -460,8 +460,11 @@ reopen_superseded (GstDoradmaConsumer * c)
   return GST_FLOW_OK;
 }
 
-/* The writer died: TRUE to wait for a new one (the reader is let go),
- * FALSE with *ret to stop. */
+/* The writer is gone: TRUE to wait for a new one (the reader is let go),
+ * FALSE with *ret to stop. A writer that stopped cleanly (set to NULL
+ * without EOS, Ctrl-C) is waited for without a warning, whatever
+ * on-writer-lost says (that is for deaths): an element message tells the
+ * application. */
 static gboolean
 writer_lost (GstDoradmaConsumer * c, GstFlowReturn * ret)
 {
@@ -469,6 +472,19 @@ writer_lost (GstDoradmaConsumer * c, GstFlowReturn * ret)
   const gchar *channel = c->s.channel;
 
   doradma_reader_segment_info (c->rh->r, &si);
+  if (doradma_reader_writer_stopped (c->rh->r)) {
+    GST_INFO_OBJECT (c->owner, "the writer (pid %u) of channel \"%s\" "
+        "stopped: waiting for a new one", si.writer_pid, channel);
+    gst_element_post_message (c->owner,
+        gst_message_new_element (GST_OBJECT (c->owner),
+            gst_structure_new ("doradmasrc-writer-stopped", "channel",
+                G_TYPE_STRING, channel, "writer-pid", G_TYPE_UINT,
+                si.writer_pid, NULL)));
+    c->lost_ino = si.ino;
+    c->lost_dev = si.dev;
+    drop_reader (c);
+    return TRUE;
+  }
   switch (c->s.on_writer_lost) {
     case GST_DORADMA_WRITER_LOST_EOS:
       GST_INFO_OBJECT (c->owner, "writer pid %u died: EOS", si.writer_pid);

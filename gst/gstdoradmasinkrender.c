@@ -47,6 +47,137 @@ to_monotonic (GstDoradmaSinkRender * r, GstClockTime ts)
   return mono < 0 ? DORADMA_TIME_NONE : (GstClockTime) mono;
 }
 
+/* ---------------------------------------------------------------------- */
+/* Crop by meta upstream (videocrop before the sink) */
+
+/* TRUE when `buf` is a larger frame (its video meta) whose crop meta is
+ * what the caps describe: videocrop crops that way when the sink announces
+ * the crop meta. The slots are sized for the caps, so the sink applies
+ * such a crop as it copies the frame: the ring carries the cropped frame,
+ * which is what the caps say. */
+static gboolean
+crop_defines_caps (const GstVideoInfo * info, GstBuffer * buf)
+{
+  GstVideoMeta *vm = gst_buffer_get_video_meta (buf);
+  GstVideoCropMeta *crop = gst_buffer_get_video_crop_meta (buf);
+
+  return vm && crop && (vm->width != (guint) GST_VIDEO_INFO_WIDTH (info)
+      || vm->height != (guint) GST_VIDEO_INFO_HEIGHT (info));
+}
+
+/* Copies the crop of `buf` (crop_defines_caps) into `dst`, a frame of
+ * `info`: `buf` is mapped at its video meta's size and each plane starts
+ * at the crop's origin. FALSE with *why when that cannot be done. */
+static gboolean
+copy_crop (const GstVideoInfo * info, GstBuffer * buf, GstVideoFrame * dst,
+    const gchar ** why)
+{
+  GstVideoMeta *vm = gst_buffer_get_video_meta (buf);
+  GstVideoCropMeta *crop = gst_buffer_get_video_crop_meta (buf);
+  const GstVideoFormatInfo *finfo = info->finfo;
+  GstVideoInfo full = *info;
+  GstVideoFrame src;
+  guint p;
+
+  if (crop->width != (guint) GST_VIDEO_INFO_WIDTH (info)
+      || crop->height != (guint) GST_VIDEO_INFO_HEIGHT (info)
+      || (guint64) crop->x + crop->width > vm->width
+      || (guint64) crop->y + crop->height > vm->height) {
+    *why = "the crop meta is not the caps' size inside the video meta's frame";
+    return FALSE;
+  }
+  if (GST_VIDEO_FORMAT_INFO_IS_TILED (finfo)) {
+    *why = "a tiled format cannot start at the crop's origin";
+    return FALSE;
+  }
+  full.width = vm->width;
+  full.height = vm->height;
+  if (!gst_video_frame_map (&src, &full, buf, GST_MAP_READ)) {
+    *why = "the buffer does not match its video meta";
+    return FALSE;
+  }
+  for (p = 0; p < GST_VIDEO_INFO_N_PLANES (info); p++) {
+    gint comps[GST_VIDEO_MAX_COMPONENTS];
+    guint i;
+    gint ps;
+
+    /* the origin must be a whole (subsampled, macro) pixel of the plane */
+    gst_video_format_info_component (finfo, p, comps);
+    ps = GST_VIDEO_FORMAT_INFO_PSTRIDE (finfo, comps[0]);
+    for (i = 0; i < GST_VIDEO_MAX_COMPONENTS && comps[i] >= 0; i++)
+      if (crop->x % (1u << GST_VIDEO_FORMAT_INFO_W_SUB (finfo, comps[i]))
+          || crop->y % (1u << GST_VIDEO_FORMAT_INFO_H_SUB (finfo, comps[i])))
+        ps = 0;
+    if (ps <= 0) {
+      gst_video_frame_unmap (&src);
+      *why = "the crop's origin is not a whole pixel of every plane";
+      return FALSE;
+    }
+    src.data[p] = (guint8 *) src.data[p]
+        + (gsize) GST_VIDEO_FORMAT_INFO_SCALE_HEIGHT (finfo, comps[0],
+        crop->y) * src.info.stride[p]
+        + (gsize) GST_VIDEO_FORMAT_INFO_SCALE_WIDTH (finfo, comps[0],
+        crop->x) * ps;
+  }
+  src.info.width = GST_VIDEO_INFO_WIDTH (info);
+  src.info.height = GST_VIDEO_INFO_HEIGHT (info);
+  gst_doradma_frame_copy (dst, &src, info);
+  gst_video_frame_unmap (&src);
+  return TRUE;
+}
+
+/* A crop meta on a frame of the caps' size must lie inside it (the reader
+ * refuses a record whose crop does not): NULL when it does or there is
+ * none, else what is wrong. */
+static const gchar *
+crop_fault (const GstVideoInfo * info, GstBuffer * buf)
+{
+  GstVideoCropMeta *crop = gst_buffer_get_video_crop_meta (buf);
+
+  if (crop == NULL || crop_defines_caps (info, buf)
+      || crop->width == 0 || crop->height == 0)
+    return NULL;
+  if ((guint64) crop->x + crop->width > (guint) GST_VIDEO_INFO_WIDTH (info)
+      || (guint64) crop->y + crop->height >
+      (guint) GST_VIDEO_INFO_HEIGHT (info))
+    return "the crop meta is not inside the frame of the caps";
+  return NULL;
+}
+
+/* transport=ipc: the crop applied into a system-memory frame of the caps,
+ * which the device path then uploads. NULL with *why. */
+static GstBuffer *
+cropped_copy (const GstVideoInfo * info, GstBuffer * buf, const gchar ** why)
+{
+  GstBuffer *out = gst_buffer_new_allocate (NULL, info->size, NULL);
+  GstVideoFrame dst;
+  gboolean ok;
+
+  if (!gst_video_frame_map (&dst, info, out, GST_MAP_WRITE)) {
+    gst_buffer_unref (out);
+    *why = "could not map a local frame";
+    return NULL;
+  }
+  ok = copy_crop (info, buf, &dst, why);
+  gst_video_frame_unmap (&dst);
+  if (!ok) {
+    gst_buffer_unref (out);
+    return NULL;
+  }
+  gst_buffer_copy_into (out, buf, GST_BUFFER_COPY_FLAGS |
+      GST_BUFFER_COPY_TIMESTAMPS, 0, -1);
+  return out;
+}
+
+static GstFlowReturn
+crop_error (GstDoradmaSinkRender * r, GstBuffer * buf, const gchar * why)
+{
+  GST_ELEMENT_ERROR (r->sink, STREAM, FORMAT,
+      ("Could not apply the crop of a video frame"),
+      ("%s: buffer %" GST_PTR_FORMAT, why, buf));
+  return GST_FLOW_ERROR;
+}
+
 /* The frame record of a slot (`slot_size` bytes) whose planes start at
  * `offset` with `pstride` (bytes from the slot's first byte). FALSE when
  * the planes do not fit in the slot. */
@@ -77,7 +208,9 @@ fill_frame_info_planes (GstDoradmaSinkRender * r, const GstVideoInfo * info,
     return FALSE;
   fi->payload_bytes = MIN (MAX (end, buf_size), slot_size);
 
-  crop = gst_buffer_get_video_crop_meta (src);
+  /* render_copy applied a crop that defines the caps */
+  crop = crop_defines_caps (info, src) ? NULL :
+      gst_buffer_get_video_crop_meta (src);
   if (crop && crop->width > 0 && crop->height > 0) {
     fi->crop_x = crop->x;
     fi->crop_y = crop->y;
@@ -188,15 +321,27 @@ render_copy (GstDoradmaSinkRender * r, GstBuffer * buf)
   tmp = gst_buffer_new ();
   gst_buffer_append_memory (tmp, mem);
 
-  if (!gst_video_frame_map (&src, info, buf, GST_MAP_READ))
-    goto map_failed;
-  if (!gst_video_frame_map (&dst, info, tmp, GST_MAP_WRITE)) {
+  if (crop_defines_caps (info, buf)) {
+    const gchar *why = NULL;
+
+    if (!gst_video_frame_map (&dst, info, tmp, GST_MAP_WRITE))
+      goto map_failed;
+    if (!copy_crop (info, buf, &dst, &why)) {
+      gst_video_frame_unmap (&dst);
+      gst_buffer_unref (tmp);
+      return crop_error (r, buf, why);
+    }
+  } else {
+    if (!gst_video_frame_map (&src, info, buf, GST_MAP_READ))
+      goto map_failed;
+    if (!gst_video_frame_map (&dst, info, tmp, GST_MAP_WRITE)) {
+      gst_video_frame_unmap (&src);
+      goto map_failed;
+    }
+    /* honours both sides' strides and offsets; never a flat memcpy */
+    gst_doradma_frame_copy (&dst, &src, info);
     gst_video_frame_unmap (&src);
-    goto map_failed;
   }
-  /* honours both sides' strides and offsets; never a flat memcpy */
-  gst_video_frame_copy (&dst, &src);
-  gst_video_frame_unmap (&src);
   COUNT (r, COPIES);
 
   /* the slot holds the frame in the default layout of the caps */
@@ -311,9 +456,11 @@ render_host (GstDoradmaSinkRender * r, GstBuffer * buf)
 
   if (gst_buffer_n_memory (buf) == 1)
     mem = gst_buffer_peek_memory (buf, 0);
-  if (mem == NULL || !gst_doradma_producer_is_writing (r->producer, mem))
+  if (mem == NULL || !gst_doradma_producer_is_writing (r->producer, mem)
+      || crop_defines_caps (&r->info, buf))
     /* system memory, a fallback buffer, a slot published before (videorate,
-     * tee) or of a replaced segment: copy into a fresh slot */
+     * tee) or of a replaced segment, or a crop to apply: copy into a fresh
+     * slot */
     return render_copy (r, buf);
 
   /* upstream wrote into the slot: publish it in place */
@@ -325,14 +472,24 @@ gst_doradma_sink_render_frame (GstDoradmaSinkRender * r, GstBuffer * buf)
 {
   gboolean device = gst_doradma_producer_settings (r->producer)->transport ==
       GST_DORADMA_TRANSPORT_IPC;
+  const gchar *why = crop_fault (&r->info, buf);
+  GstBuffer *cropped = NULL;
   GstFlowReturn ret;
   guint tries;
 
+  if (why)
+    return crop_error (r, buf, why);
+  if (device && crop_defines_caps (&r->info, buf)) {
+    if ((cropped = cropped_copy (&r->info, buf, &why)) == NULL)
+      return crop_error (r, buf, why);
+    buf = cropped;
+  }
   ret = device ? render_device (r, buf) : render_host (r, buf);
   /* the segment was replaced between acquire and publish (another thread
    * renegotiated): copy into the new one */
   for (tries = 0; ret == GST_FLOW_CUSTOM_SUCCESS && tries < 3; tries++)
     ret = device ? render_device (r, buf) : render_copy (r, buf);
+  gst_clear_buffer (&cropped);
   return ret == GST_FLOW_CUSTOM_SUCCESS ? GST_FLOW_OK : ret;
 }
 

@@ -306,8 +306,11 @@ gst_doradma_src_query (GstBaseSrc * bsrc, GstQuery * query)
     rmode = self->settings.read_mode;
     GST_OBJECT_UNLOCK (self);
 
+    /* latest: the newest frame stays in the ring for at least a frame
+     * period (the writer fills the other slots first); downstream's
+     * processing deadline needs that room, or every syncing sink warns */
     if (rmode == GST_DORADMA_READ_MODE_LATEST)
-      max = min;
+      max = GST_CLOCK_TIME_IS_VALID (dur) ? min + dur : GST_CLOCK_TIME_NONE;
     else if (GST_CLOCK_TIME_IS_VALID (dur) && slots > 1)
       max = min + (slots - 1) * dur;
     else

@@ -199,7 +199,7 @@ gst_doradma_frame_copy_to_default_layout (GstBufferPool * pool,
     gst_buffer_unref (out);
     return NULL;
   }
-  gst_video_frame_copy (&dst, &src);
+  gst_doradma_frame_copy (&dst, &src, info);
   gst_video_frame_unmap (&dst);
   gst_video_frame_unmap (&src);
   if ((c = gst_buffer_get_video_crop_meta (in))) {

@@ -147,7 +147,10 @@ gst_doradma_src_settings_install (GObjectClass * gobject_class)
    * GstDoradmaSrc:on-writer-lost:
    *
    * What to do when the writer process dies: warn and wait for a new writer
-   * on the same channel (its caps may differ), end the stream, or error.
+   * on the same channel (its caps may differ), end the stream, or error. A
+   * writer that stopped cleanly (NULL without EOS) is not a death: the
+   * element waits for a new one without a warning and posts an element
+   * message `doradmasrc-writer-stopped` (channel, writer-pid).
    *
    * Since: 0.1
    */

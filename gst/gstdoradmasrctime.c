@@ -153,7 +153,9 @@ gst_doradma_src_time_stamp (GstDoradmaSrcTime * t, GstBuffer * buf,
   gst_doradma_frame_set_buffer_fields (buf, &fr->f.info, pts);
   gst_buffer_add_doradma_frame_meta (buf, fr->f.info.seq, fr->f.skipped,
       fr->f.info.publish_time, fr->f.info.caps_epoch);
-  if (t->discont || fr->discont)
+  /* the writer's DISCONT (restored with the carried flags) stays; ours
+   * (a skip, a join, a new writer) is added */
+  if (t->discont || fr->discont || (fr->f.info.flags & GST_BUFFER_FLAG_DISCONT))
     GST_BUFFER_FLAG_SET (buf, GST_BUFFER_FLAG_DISCONT);
   else
     GST_BUFFER_FLAG_UNSET (buf, GST_BUFFER_FLAG_DISCONT);

@@ -7,6 +7,8 @@
 #include "config.h"
 #endif
 
+#include <string.h>
+
 #include "gstdoradmawire.h"
 
 void
@@ -48,4 +50,28 @@ gst_doradma_plane_needs (const GstVideoInfo * info, guint plane,
   }
   *rows = r;
   *row_bytes = rb;
+}
+
+void
+gst_doradma_frame_copy (GstVideoFrame * dst, const GstVideoFrame * src,
+    const GstVideoInfo * info)
+{
+  guint p, r;
+
+  if (GST_VIDEO_FORMAT_INFO_IS_TILED (info->finfo)) {
+    gst_video_frame_copy (dst, src);
+    return;
+  }
+  for (p = 0; p < GST_VIDEO_INFO_N_PLANES (info); p++) {
+    gint ds = GST_VIDEO_FRAME_PLANE_STRIDE (dst, p);
+    gint ss = GST_VIDEO_FRAME_PLANE_STRIDE (src, p);
+    guint8 *d = GST_VIDEO_FRAME_PLANE_DATA (dst, p);
+    const guint8 *s = GST_VIDEO_FRAME_PLANE_DATA (src, p);
+    guint32 rows, row_bytes;
+
+    gst_doradma_plane_needs (info, p, &rows, &row_bytes);
+    row_bytes = MIN (row_bytes, (guint32) MIN (ABS (ds), ABS (ss)));
+    for (r = 0; r < rows; r++)
+      memcpy (d + (gssize) r * ds, s + (gssize) r * ss, row_bytes);
+  }
 }

@@ -25,5 +25,14 @@ G_BEGIN_DECLS
 void gst_doradma_plane_needs (const GstVideoInfo * info, guint plane,
     guint32 * rows, guint32 * row_bytes);
 
+/* Copies frame `src` into `dst`, both mapped with `info`'s width and
+ * height: per plane, the rows and bytes per row gst_doradma_plane_needs
+ * gives, so what a record says is there is there. (gst_video_frame_copy
+ * stops at the first component's bytes: the last pixel's V sample of an
+ * odd-width packed 4:2:2 row is lost.) Tiled formats go to
+ * gst_video_frame_copy. */
+void gst_doradma_frame_copy (GstVideoFrame * dst, const GstVideoFrame * src,
+    const GstVideoInfo * info);
+
 G_END_DECLS
 #endif /* __GST_DORADMA_WIRE_H__ */

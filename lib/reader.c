@@ -658,6 +658,19 @@ deliver (struct doradma_reader *r, uint32_t slot, uint64_t seq,
   r->last_seq = seq;
 }
 
+/* A record that failed validation: skipped like a lapped frame (counted,
+ * with the frames before it that were never delivered) and, for a
+ * back-pressure reader, consumed, so that a lossless writer never waits
+ * for a frame nobody will take. */
+static void
+skip_refused (struct doradma_reader *r, uint64_t seq)
+{
+  STAT_ADD (r->stats.skipped, seq > r->last_seq ? seq - r->last_seq : 0);
+  r->last_seq = seq;            /* never retried */
+  if (r->backpressure)
+    doradma_reader_consume (r, seq);
+}
+
 /* One attempt at a frame without waiting. Returns 0, -EAGAIN, -EBADMSG. */
 static int
 try_next (struct doradma_reader *r, enum doradma_read_mode mode, void *dst,
@@ -684,7 +697,7 @@ try_next (struct doradma_reader *r, enum doradma_read_mode mode, void *dst,
       ret = slot_record_validate (&rec, &r->desc, &frame->info, diag);
       if (ret < 0) {
         doradma_reader_release (r, slot);
-        r->last_seq = seq;      /* skip the bad frame, never retry it */
+        skip_refused (r, seq);
         return ret;
       }
       deliver (r, slot, seq, frame);
@@ -702,7 +715,7 @@ try_next (struct doradma_reader *r, enum doradma_read_mode mode, void *dst,
         continue;
       ret = slot_record_validate (&rec, &r->desc, &frame->info, diag);
       if (ret < 0) {
-        r->last_seq = seq;
+        skip_refused (r, seq);
         return ret;
       }
       if (frame->info.payload_bytes > cap)
@@ -723,6 +736,13 @@ try_next (struct doradma_reader *r, enum doradma_read_mode mode, void *dst,
     }
   }
   return -EAGAIN;
+}
+
+DORADMA_API int
+doradma_reader_writer_stopped (struct doradma_reader *r)
+{
+  /* ACQUIRE: pairs with the writer's store before its lock went */
+  return dr_load_acquire (&r->rcb->stopped) == 1;
 }
 
 static int
@@ -756,6 +776,10 @@ next_common (struct doradma_reader *r, enum doradma_read_mode mode,
       return -ESTALE;
     if (g_atomic_int_get (&r->interrupted))
       return -EINTR;
+    if (r->writer_lost && doradma_reader_writer_stopped (r))
+      return diag_set (diag, -EOWNERDEAD, "writer.stopped",
+          "%s: the writer (pid %u) stopped", r->paths.label,
+          r->desc.writer_pid);
     if (r->writer_lost)
       return diag_set (diag, -EOWNERDEAD, "writer",
           "%s: the writer (pid %u) is gone", r->paths.label,

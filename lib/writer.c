@@ -619,6 +619,10 @@ doradma_writer_close (struct doradma_writer *w)
 {
   if (w == NULL)
     return;
+  /* A clean stop, not a death: readers that find our lock gone read this
+   * (RELEASE: before the lock goes with writer_free). */
+  if (!w->superseded && getpid () == w->pid)
+    dr_store_release (&w->rcb->stopped, 1);
   /* Unlink only names that still resolve to our inodes, while our lock is
    * held. ~ctl first: while the data name is ours (and locked) no other
    * writer can create the channel and link a ctl we would then remove.

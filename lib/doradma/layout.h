@@ -170,7 +170,9 @@ struct doradma_shm_rcb {
   uint64_t latency;         /* 0x058 W producer latency, ns (RELAXED) */
   uint64_t writer_start;    /* 0x060 W writer's start time (clock ticks), messages only */
   uint64_t first_seq;       /* 0x068 W first sequence of this segment */
-  uint64_t reserved1[2];    /* 0x070 W zero */
+  uint64_t stopped;         /* 0x070 W 1: the writer closed cleanly (RELEASE, before
+                             * its lock goes); 0: live, or it died */
+  uint64_t reserved1;       /* 0x078 W zero */
   /* 0x080: the caps table, 4 x 1024 bytes. */
   struct doradma_shm_caps caps[4];
   /* 0x1080: compact slot_seq[], 8 per cache line, so a scan reads 8 lines.
@@ -312,7 +314,8 @@ DORADMA_ASSERT_OFFSET (doradma_shm_rcb, final_seq, 0x050);
 DORADMA_ASSERT_OFFSET (doradma_shm_rcb, latency, 0x058);
 DORADMA_ASSERT_OFFSET (doradma_shm_rcb, writer_start, 0x060);
 DORADMA_ASSERT_OFFSET (doradma_shm_rcb, first_seq, 0x068);
-DORADMA_ASSERT_OFFSET (doradma_shm_rcb, reserved1, 0x070);
+DORADMA_ASSERT_OFFSET (doradma_shm_rcb, stopped, 0x070);
+DORADMA_ASSERT_OFFSET (doradma_shm_rcb, reserved1, 0x078);
 DORADMA_ASSERT_OFFSET (doradma_shm_rcb, caps, 0x080);
 DORADMA_ASSERT_OFFSET (doradma_shm_rcb, slot_seq, 0x1080);
 DORADMA_ASSERT_OFFSET (doradma_shm_rcb, slots, 0x1280);

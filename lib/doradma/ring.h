@@ -320,8 +320,11 @@ void doradma_reader_close (struct doradma_reader *r);
  * Returns 0 and *frame, or -EAGAIN (none yet, timeout 0), -ETIMEDOUT,
  * -EINTR (doradma_reader_interrupt), -EPIPE (EOS: every frame up to final_seq
  * was delivered), -ESTALE (superseded and drained: reopen the channel),
- * -EOWNERDEAD (writer died), -EBADMSG (a frame record failed validation:
- * diag names the field; the frame was skipped). */
+ * -EOWNERDEAD (the writer is gone: died, or stopped cleanly, which
+ * doradma_reader_writer_stopped tells and diag.field "writer.stopped"
+ * names), -EBADMSG (a frame record failed validation:
+ * diag names the field; the frame was skipped: counted in `skipped` and,
+ * with back-pressure, consumed). */
 int doradma_reader_next (struct doradma_reader *r, enum doradma_read_mode mode,
     int64_t timeout_ns, struct doradma_frame *frame, struct doradma_diag *diag);
 
@@ -365,6 +368,11 @@ void doradma_reader_set_spin (struct doradma_reader *r, uint64_t spin_ns);
 /* Interrupts a blocking doradma_reader_next (on = 1) until on = 0. Any
  * thread; it moves the notify word, so it is never slept through. */
 void doradma_reader_interrupt (struct doradma_reader *r, int on);
+
+/* After -EOWNERDEAD: 1 when the writer stopped cleanly (it closed the
+ * channel without EOS: a producer set to NULL, Ctrl-C), 0 when it died.
+ * Any thread. */
+int doradma_reader_writer_stopped (struct doradma_reader *r);
 
 struct doradma_reader_stats {
   uint64_t frames;          /* frames delivered */

@@ -12,6 +12,7 @@
 #include <gst/base/gstbasesrc.h>
 
 #include "common.h"
+#include "libwriter.h"
 #include "gstdoradmaallocator.h"
 #include "gstdoradmaframemeta.h"
 #include "gstdoradmamemoryprivate.h"
@@ -38,67 +39,6 @@ src_new (const gchar * channel, const gchar * props)
 
 /* ---------------------------------------------------------------------- */
 /* Producers and consumers the tests drive by hand */
-
-/* A lib writer of `caps` (default layout), `slots` slots. */
-static struct doradma_writer *
-lib_writer (const gchar * channel, const gchar * caps, guint slots, guint mode)
-{
-  struct doradma_writer_config cfg = { 0 };
-  struct doradma_writer *w = NULL;
-  struct doradma_diag diag = { 0 };
-  GstVideoInfo info;
-  GstCaps *c = gst_caps_from_string (caps);
-  int r;
-
-  fail_unless (gst_video_info_from_caps (&info, c));
-  gst_caps_unref (c);
-  cfg.channel = channel;
-  cfg.slots = slots;
-  cfg.slot_size = info.size;
-  cfg.caps = caps;
-  cfg.mode = mode;
-  r = doradma_writer_create (&cfg, &w, &diag);
-  fail_unless (r == 0, "writer: %s (%s)", diag.msg, g_strerror (-r));
-  return w;
-}
-
-/* Publishes a frame of `caps` (default layout) whose bytes are all `v`,
- * captured at CLOCK_MONOTONIC `mono_pts`. */
-static void
-lib_publish (struct doradma_writer *w, const gchar * caps, guint8 v,
-    GstClockTime mono_pts)
-{
-  struct doradma_frame_info fi = { 0 };
-  GstVideoInfo info;
-  GstCaps *c = gst_caps_from_string (caps);
-  guint32 slot;
-  guint p;
-  int r;
-
-  fail_unless (gst_video_info_from_caps (&info, c));
-  gst_caps_unref (c);
-  r = doradma_writer_acquire (w, DORADMA_POLICY_LATEST, GST_SECOND, &slot);
-  fail_unless (r == 0, "acquire: %s", g_strerror (-r));
-  memset (doradma_writer_slot_data (w, slot), v, info.size);
-  fi.width = GST_VIDEO_INFO_WIDTH (&info);
-  fi.height = GST_VIDEO_INFO_HEIGHT (&info);
-  fi.n_planes = GST_VIDEO_INFO_N_PLANES (&info);
-  for (p = 0; p < fi.n_planes; p++) {
-    GstVideoInfo *i = &info;
-
-    fi.planes[p].offset = GST_VIDEO_INFO_PLANE_OFFSET (i, p);
-    fi.planes[p].stride = GST_VIDEO_INFO_PLANE_STRIDE (i, p);
-    fi.planes[p].rows = GST_VIDEO_INFO_COMP_HEIGHT (i, p);
-    fi.planes[p].row_bytes = GST_VIDEO_INFO_COMP_WIDTH (i, p) *
-        GST_VIDEO_INFO_COMP_PSTRIDE (i, p);
-  }
-  fi.pts = fi.dts = fi.offset = fi.offset_end = DORADMA_TIME_NONE;
-  fi.duration = 33 * GST_MSECOND;
-  fi.payload_bytes = info.size;
-  fi.mono_pts = mono_pts;
-  r = doradma_writer_publish (w, slot, &fi);
-  fail_unless (r == 0, "publish: %s", g_strerror (-r));
-}
 
 /* A pipeline "doradmasrc name=src <props> ! <down>" whose pushed buffers
  * (src pad probe) land in a queue, with the time each was pushed. */

@@ -39,7 +39,8 @@ static struct field fields[] = {
   F (doradma_shm_rcb, state), F (doradma_shm_rcb, caps_epoch),
   F (doradma_shm_rcb, newest), F (doradma_shm_rcb, final_seq),
   F (doradma_shm_rcb, latency), F (doradma_shm_rcb, writer_start),
-  F (doradma_shm_rcb, first_seq), F (doradma_shm_rcb, reserved1),
+  F (doradma_shm_rcb, first_seq), F (doradma_shm_rcb, stopped),
+  F (doradma_shm_rcb, reserved1),
   F (doradma_shm_rcb, caps), F (doradma_shm_rcb, slot_seq),
   F (doradma_shm_rcb, slots),
 

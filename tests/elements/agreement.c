@@ -1,0 +1,412 @@
+/* What doradmasink publishes, doradmasrc takes: real elements around the
+ * pair (videocrop upstream, a syncing sink downstream, producers stopping),
+ * each frame compared with the same chain run locally; and what the reader
+ * does with a record it refuses.
+ *
+ * Copyright (C) 2026 the doradma authors
+ * SPDX-License-Identifier: LGPL-2.1-or-later
+ */
+#include <gst/app/gstappsrc.h>
+
+#include "frames.h"
+#include "libwriter.h"
+
+#define CROP_CHAIN "videotestsrc num-buffers=8 pattern=smpte ! " \
+  "video/x-raw,format=%s,width=320,height=240,framerate=30/1 ! " \
+  "videocrop left=10 top=20 right=30 bottom=40"
+
+/* Runs "<up> ! doradmasink channel=<channel> <props>" to EOS (an error
+ * fails the test). */
+static void
+t_produce (const gchar * up, const gchar * channel, const gchar * props)
+{
+  gchar *desc = g_strdup_printf ("%s ! doradmasink channel=%s sync=false %s",
+      up, channel, props ? props : "");
+  GstElement *p = gst_parse_launch (desc, NULL);
+  GstMessage *msg;
+
+  fail_unless (p != NULL, "%s", desc);
+  msg = t_run (p, 20 * GST_SECOND);
+  fail_unless (msg != NULL, "producer: no EOS within 20 s");
+  if (GST_MESSAGE_TYPE (msg) == GST_MESSAGE_ERROR) {
+    GError *err = NULL;
+    gchar *dbg = NULL;
+
+    gst_message_parse_error (msg, &err, &dbg);
+    fail ("producer: %s (%s)", err->message, dbg);
+  }
+  gst_message_unref (msg);
+  gst_element_set_state (p, GST_STATE_NULL);
+  gst_object_unref (p);
+  g_free (desc);
+}
+
+/* The consumer "doradmasrc channel=<channel> <props> ! appsink" gets every
+ * frame of `up` as the local reference has it, with caps `want_caps`. */
+static void
+check_delivered_like_local (const gchar * up, const gchar * props,
+    const gchar * want_caps)
+{
+  gchar *channel = t_channel ("up");
+  gchar *src =
+      g_strdup_printf ("doradmasrc name=src channel=%s timeout=5000000000 %s",
+      channel, props ? props : "");
+  GPtrArray *ref = t_reference (up);
+  TApp *cons = t_app_new (src);
+  GstCaps *caps = NULL, *want = gst_caps_from_string (want_caps);
+  GstElement *e;
+  guint i;
+
+  fail_unless (ref->len > 0);
+  t_produce (up, channel, "mode=lossless wait-for-readers=1 "
+      "timeout=3000000000");
+  for (i = 0; i < ref->len; i++) {
+    GBytes *got = t_app_pull (cons, i == 0 ? &caps : NULL);
+
+    fail_unless (got != NULL, "frame %u of %u not delivered", i, ref->len);
+    if (i == 0)
+      fail_unless (gst_caps_is_subset (caps, want), "caps %" GST_PTR_FORMAT
+          ", want %" GST_PTR_FORMAT, caps, want);
+    fail_unless (g_bytes_equal (got, g_ptr_array_index (ref, i)),
+        "frame %u differs from the local reference", i);
+    g_bytes_unref (got);
+  }
+  fail_unless (t_app_pull (cons, NULL) == NULL, "more frames than sent");
+  fail_unless (gst_app_sink_is_eos (cons->sink));
+  e = gst_bin_get_by_name (GST_BIN (cons->pipe), "src");
+  fail_unless_equals_uint64 (t_stat (e, "skipped"), 0);
+  gst_object_unref (e);
+  t_app_free (cons);
+  gst_caps_unref (caps);
+  gst_caps_unref (want);
+  g_ptr_array_unref (ref);
+  fail_unless (t_shm_clean (channel), "leftovers of %s", channel);
+  g_free (src);
+  g_free (channel);
+}
+
+/* NF1: videocrop crops by meta before doradmasink (which announces the
+ * crop meta): the consumer gets the cropped picture, 280x180. Before, the
+ * record said a 280x180 frame with a crop at (10,20) and the reader
+ * refused every frame. */
+GST_START_TEST (test_videocrop_upstream_delivers_the_cropped_picture)
+{
+  const gchar *formats[] = { "I420", "NV12", "YUY2", "RGBA", "GRAY8" };
+  guint i;
+
+  for (i = 0; i < G_N_ELEMENTS (formats); i++) {
+    gchar *up = g_strdup_printf (CROP_CHAIN, formats[i]);
+    gchar *want = g_strdup_printf ("video/x-raw,format=%s,width=280,"
+        "height=180", formats[i]);
+
+    check_delivered_like_local (up, NULL, want);
+    g_free (want);
+    g_free (up);
+  }
+}
+
+GST_END_TEST;
+
+/* NF2: a record the reader refuses is consumed and counted as skipped, so
+ * a lossless writer goes on. Before, it was neither: with 3 slots the
+ * writer's lossless acquisition of its slot waited for it forever. */
+GST_START_TEST (test_a_refused_record_is_skipped_and_consumed)
+{
+  gchar *ch = t_channel ("bad");
+  struct doradma_writer *w = lib_writer (ch, T_CAPS, 3, 0);
+  gchar *desc = g_strdup_printf ("doradmasrc name=src channel=%s "
+      "read-mode=next", ch);
+  TApp *cons = t_app_new (desc);
+  struct doradma_frame_info fi;
+  GstElement *src;
+  gsize size;
+  guint8 v;
+  int r;
+
+  r = doradma_writer_wait_readers (w, 1, 5 * GST_SECOND, NULL);
+  fail_unless (r == 0, "no reader joined: %s", g_strerror (-r));
+  /* 4 records with a crop outside the frame (slot.crop refuses them) in 3
+   * slots: the 4th acquisition needs the 1st refused record consumed */
+  lib_frame_info (T_CAPS, t_monotonic_now (), &fi, &size);
+  fi.crop_x = 60;
+  fi.crop_width = 8;
+  fi.crop_height = 8;
+  for (v = 1; v <= 4; v++) {
+    r = lib_publish_info (w, DORADMA_POLICY_LOSSLESS, &fi, size, v);
+    fail_unless (r == 0, "lossless refused record %u: %s (the refused "
+        "records were never consumed)", v, g_strerror (-r));
+  }
+  lib_frame_info (T_CAPS, t_monotonic_now (), &fi, &size);
+  for (v = 5; v <= 9; v++) {
+    GstSample *s;
+    guint8 got = 0;
+
+    r = lib_publish_info (w, DORADMA_POLICY_LOSSLESS, &fi, size, v);
+    fail_unless (r == 0, "lossless frame %u: %s (the refused record was "
+        "never consumed)", v, g_strerror (-r));
+    s = gst_app_sink_try_pull_sample (cons->sink, 5 * GST_SECOND);
+    fail_unless (s != NULL, "frame %u not delivered", v);
+    gst_buffer_extract (gst_sample_get_buffer (s), 0, &got, 1);
+    fail_unless_equals_int (got, v);
+    gst_sample_unref (s);
+  }
+  src = gst_bin_get_by_name (GST_BIN (cons->pipe), "src");
+  fail_unless_equals_uint64 (t_stat (src, "skipped"), 4);
+  fail_unless_equals_uint64 (t_stat (src, "frames"), 5);
+  gst_object_unref (src);
+  t_app_free (cons);
+  doradma_writer_close (w);
+  fail_unless (t_shm_clean (ch), "leftovers of %s", ch);
+  g_free (desc);
+  g_free (ch);
+}
+
+GST_END_TEST;
+
+/* Pops the consumer's next bus message among ERROR, WARNING and element
+ * messages named `name` within `timeout`, or NULL. */
+static GstMessage *
+t_bus_pop (GstElement * pipe, const gchar * name, GstClockTime timeout)
+{
+  GstBus *bus = gst_element_get_bus (pipe);
+  GstClockTime end = t_monotonic_now () + timeout;
+  GstMessage *msg = NULL;
+
+  while (t_monotonic_now () < end) {
+    msg = gst_bus_timed_pop_filtered (bus, end - t_monotonic_now (),
+        GST_MESSAGE_ERROR | GST_MESSAGE_WARNING | GST_MESSAGE_ELEMENT);
+    if (msg == NULL || GST_MESSAGE_TYPE (msg) != GST_MESSAGE_ELEMENT
+        || gst_message_has_name (msg, name))
+      break;
+    gst_clear_message (&msg);
+  }
+  gst_object_unref (bus);
+  return msg;
+}
+
+#define LIVE_PRODUCER "videotestsrc is-live=true ! " \
+  "video/x-raw,format=I420,width=64,height=48,framerate=30/1 ! " \
+  "doradmasink channel=%s"
+
+/* NF4: a producer app that stops without EOS (set_state NULL, as
+ * gst-launch on Ctrl-C) is "the writer stopped", not a death: with
+ * on-writer-lost=error the consumer posts no error and no warning, tells
+ * the application with an element message, and takes the next producer.
+ * Before, it posted "The writer of channel ... died" as an ERROR. */
+GST_START_TEST (test_a_producer_stopped_cleanly_is_not_a_death)
+{
+  gchar *ch = t_channel ("stop");
+  gchar *desc = g_strdup_printf ("doradmasrc channel=%s timeout=5000000000 "
+      "on-writer-lost=error", ch);
+  gchar *prod_desc = g_strdup_printf (LIVE_PRODUCER, ch);
+  TApp *cons = t_app_new (desc);
+  GstElement *prod;
+  GstMessage *msg;
+  const GstStructure *st;
+  guint round;
+
+  for (round = 0; round < 2; round++) {
+    GstSample *s;
+
+    prod = gst_parse_launch (prod_desc, NULL);
+    fail_unless (prod != NULL);
+    fail_if (gst_element_set_state (prod, GST_STATE_PLAYING) ==
+        GST_STATE_CHANGE_FAILURE);
+    s = gst_app_sink_try_pull_sample (cons->sink, 5 * GST_SECOND);
+    fail_unless (s != NULL, "round %u: no frame", round);
+    gst_sample_unref (s);
+    /* a clean stop without EOS */
+    gst_element_set_state (prod, GST_STATE_NULL);
+    gst_object_unref (prod);
+    msg = t_bus_pop (cons->pipe, "doradmasrc-writer-stopped", 3 * GST_SECOND);
+    fail_unless (msg != NULL, "round %u: the consumer said nothing", round);
+    if (GST_MESSAGE_TYPE (msg) != GST_MESSAGE_ELEMENT) {
+      GError *err = NULL;
+
+      if (GST_MESSAGE_TYPE (msg) == GST_MESSAGE_ERROR)
+        gst_message_parse_error (msg, &err, NULL);
+      else
+        gst_message_parse_warning (msg, &err, NULL);
+      fail ("round %u: a clean stop reported as %s: %s", round,
+          GST_MESSAGE_TYPE_NAME (msg), err->message);
+    }
+    st = gst_message_get_structure (msg);
+    fail_unless_equals_string (gst_structure_get_string (st, "channel"), ch);
+    gst_message_unref (msg);
+    /* flush what was delivered before the stop */
+    while ((s = gst_app_sink_try_pull_sample (cons->sink, 0)))
+      gst_sample_unref (s);
+  }
+  fail_unless (t_bus_pop (cons->pipe, "none", 200 * GST_MSECOND) == NULL);
+  t_app_free (cons);
+  fail_unless (t_shm_clean (ch), "leftovers of %s", ch);
+  g_free (prod_desc);
+  g_free (desc);
+  g_free (ch);
+}
+
+GST_END_TEST;
+
+/* NF3: read-mode=latest answers LATENCY with room for a frame period, so a
+ * syncing sink downstream keeps its processing deadline and posts no "add
+ * queues" warning (the pipelines/latest-preview.sh recipe). Before, max
+ * was min and fakesink sync=true warned at once. */
+GST_START_TEST (test_latest_mode_latency_leaves_a_syncing_sink_its_deadline)
+{
+  gchar *ch = t_channel ("lat");
+  gchar *prod_desc = g_strdup_printf (LIVE_PRODUCER, ch);
+  gchar *desc = g_strdup_printf ("doradmasrc name=src channel=%s "
+      "timeout=5000000000 read-mode=latest ! videoconvert ! "
+      "fakesink name=out sync=true", ch);
+  GstElement *prod = gst_parse_launch (prod_desc, NULL);
+  GstElement *cons = gst_parse_launch (desc, NULL);
+  GstQuery *q = gst_query_new_latency ();
+  GstClockTime min, max;
+  GstElement *src;
+  GstMessage *msg;
+  gboolean live;
+
+  fail_unless (prod != NULL && cons != NULL);
+  fail_if (gst_element_set_state (prod, GST_STATE_PLAYING) ==
+      GST_STATE_CHANGE_FAILURE);
+  fail_if (gst_element_set_state (cons, GST_STATE_PLAYING) ==
+      GST_STATE_CHANGE_FAILURE);
+  /* the sinks query the latency when the pipeline goes to PLAYING */
+  fail_unless (gst_element_get_state (cons, NULL, NULL, 5 * GST_SECOND) ==
+      GST_STATE_CHANGE_SUCCESS);
+  if ((msg = t_bus_pop (cons, "none", GST_SECOND))) {
+    const GstStructure *st = gst_message_get_structure (msg);
+    gchar *text = st ? gst_structure_to_string (st) : NULL;
+
+    fail ("the consumer posted a %s: %s", GST_MESSAGE_TYPE_NAME (msg), text);
+  }
+  src = gst_bin_get_by_name (GST_BIN (cons), "src");
+  fail_unless (gst_element_query (src, q));
+  gst_query_parse_latency (q, &live, &min, &max);
+  fail_unless (live);
+  /* 30 fps: a frame period of room */
+  fail_unless (max >= min + GST_SECOND / 30, "max %" GST_TIME_FORMAT
+      " < min %" GST_TIME_FORMAT " + a frame", GST_TIME_ARGS (max),
+      GST_TIME_ARGS (min));
+  gst_object_unref (src);
+  gst_query_unref (q);
+  gst_element_set_state (cons, GST_STATE_NULL);
+  gst_element_set_state (prod, GST_STATE_NULL);
+  gst_object_unref (cons);
+  gst_object_unref (prod);
+  fail_unless (t_shm_clean (ch), "leftovers of %s", ch);
+  g_free (desc);
+  g_free (prod_desc);
+  g_free (ch);
+}
+
+GST_END_TEST;
+
+/* NF5: the producer's DISCONT reaches the consumer (an appsrc producer
+ * marking its 3rd buffer, as a producer restarting PLAYING→READY→PLAYING
+ * does); frames without it carry none past the first. Before, the reader
+ * cleared the carried flag unless it had a reason of its own. */
+GST_START_TEST (test_the_producers_discont_reaches_the_consumer)
+{
+  gchar *ch = t_channel ("disc");
+  gchar *desc = g_strdup_printf ("doradmasrc channel=%s timeout=5000000000",
+      ch);
+  gchar *prod_desc = g_strdup_printf ("appsrc name=in format=time caps=\""
+      T_CAPS "\" ! doradmasink channel=%s sync=false mode=lossless "
+      "wait-for-readers=1", ch);
+  TApp *cons = t_app_new (desc);
+  GstElement *prod = gst_parse_launch (prod_desc, NULL), *in;
+  GstMessage *msg;
+  guint i;
+
+  fail_unless (prod != NULL);
+  in = gst_bin_get_by_name (GST_BIN (prod), "in");
+  fail_if (gst_element_set_state (prod, GST_STATE_PLAYING) ==
+      GST_STATE_CHANGE_FAILURE);
+  for (i = 0; i < 4; i++) {
+    GstBuffer *b = t_sysmem_frame (T_CAPS, i);
+
+    GST_BUFFER_PTS (b) = i * 33 * GST_MSECOND;
+    if (i == 2)
+      GST_BUFFER_FLAG_SET (b, GST_BUFFER_FLAG_DISCONT);
+    fail_unless_equals_int (gst_app_src_push_buffer (GST_APP_SRC (in), b),
+        GST_FLOW_OK);
+  }
+  gst_app_src_end_of_stream (GST_APP_SRC (in));
+  msg = gst_bus_timed_pop_filtered (GST_ELEMENT_BUS (prod), 10 * GST_SECOND,
+      GST_MESSAGE_EOS | GST_MESSAGE_ERROR);
+  fail_unless (msg && GST_MESSAGE_TYPE (msg) == GST_MESSAGE_EOS);
+  gst_message_unref (msg);
+  for (i = 0; i < 4; i++) {
+    GstSample *s = gst_app_sink_try_pull_sample (cons->sink, 5 * GST_SECOND);
+    GstBuffer *b;
+    guint8 v = 0xff;
+
+    fail_unless (s != NULL, "frame %u not delivered", i);
+    b = gst_sample_get_buffer (s);
+    gst_buffer_extract (b, 0, &v, 1);
+    fail_unless_equals_int (v, i);
+    /* the first: the reader's own (a join) */
+    fail_unless_equals_int (GST_BUFFER_FLAG_IS_SET (b,
+            GST_BUFFER_FLAG_DISCONT), i == 0 || i == 2);
+    gst_sample_unref (s);
+  }
+  gst_element_set_state (prod, GST_STATE_NULL);
+  gst_object_unref (in);
+  gst_object_unref (prod);
+  t_app_free (cons);
+  fail_unless (t_shm_clean (ch), "leftovers of %s", ch);
+  g_free (prod_desc);
+  g_free (desc);
+  g_free (ch);
+}
+
+GST_END_TEST;
+
+/* A crop meta outside the frame is never published (the reader would
+ * refuse the record): the sink posts STREAM/FORMAT naming the crop. */
+GST_START_TEST (test_a_crop_outside_the_frame_is_an_error_not_a_record)
+{
+  gchar *ch = t_channel ("cropbad");
+  GstHarness *h = t_sink_new (ch, T_CAPS, NULL);
+  GstBuffer *b = t_sysmem_frame (T_CAPS, 7);
+  GstVideoCropMeta *crop = gst_buffer_add_video_crop_meta (b);
+  GstMessage *msg;
+  GstBus *bus = gst_bus_new ();
+
+  gst_element_set_bus (h->element, bus);
+  crop->x = 60;
+  crop->width = 8;
+  crop->height = 8;
+  fail_unless_equals_int (gst_harness_push (h, b), GST_FLOW_ERROR);
+  msg = gst_bus_pop_filtered (bus, GST_MESSAGE_ERROR);
+  t_assert_error (msg, GST_STREAM_ERROR, GST_STREAM_ERROR_FORMAT,
+      "crop meta is not inside");
+  gst_message_unref (msg);
+  fail_unless_equals_uint64 (t_stat (h->element, "frames"), 0);
+  gst_element_set_bus (h->element, NULL);
+  gst_object_unref (bus);
+  t_teardown (h, NULL, ch);
+}
+
+GST_END_TEST;
+
+static Suite *
+agreement_suite (void)
+{
+  Suite *s = suite_create ("agreement");
+  TCase *tc = tcase_create ("general");
+
+  tcase_set_timeout (tc, 120);
+  suite_add_tcase (s, tc);
+  tcase_add_test (tc, test_videocrop_upstream_delivers_the_cropped_picture);
+  tcase_add_test (tc, test_a_refused_record_is_skipped_and_consumed);
+  tcase_add_test (tc, test_a_producer_stopped_cleanly_is_not_a_death);
+  tcase_add_test (tc,
+      test_latest_mode_latency_leaves_a_syncing_sink_its_deadline);
+  tcase_add_test (tc, test_the_producers_discont_reaches_the_consumer);
+  tcase_add_test (tc, test_a_crop_outside_the_frame_is_an_error_not_a_record);
+  return s;
+}
+
+GST_CHECK_MAIN (agreement);
