@@ -21,6 +21,7 @@ import shutil
 import subprocess
 import sys
 import time
+import zlib
 
 SIZES = [(640, 480), (1920, 1080), (3840, 2160), (7680, 4320)]
 # paced period per size (us): long enough that copy=true at 8K still keeps up
@@ -49,7 +50,11 @@ class Runner:
         self.pin = pin          # (producer cpu, consumer cpu) for dm-spin
         self.env = dict(os.environ)
         self.env["GST_PLUGIN_PATH"] = gstdir + ":" + tools
-        self.env["GST_REGISTRY_1_0"] = os.path.join(tools, "registry.bin")
+        # a registry per plugin folder: A/B runs of two builds alternate
+        # without one registry answering for the other's plugin
+        self.env["GST_REGISTRY_1_0"] = os.path.join(
+            tools, "registry-%08x.bin" % zlib.crc32(
+                os.path.abspath(gstdir).encode()))
         self.env.pop("GST_PLUGIN_PATH_1_0", None)
         self.env["DORADMA_SHM_DIR"] = "/dev/shm"
         self.verbose = verbose
@@ -120,31 +125,48 @@ class Runner:
                         % ((fs + 4096 + 7) // 8 * 8, 8))
         return path
 
-    def iox_pings(self, config, specs):
-        """iceoryx (iox-ping) under a RouDi of its own (iox-run.sh), one
-        run per spec (iters, period, size, spin|wait, pace). -> list of
-        results, or a string saying why there are none."""
+    def iox_start(self, config):
+        """iceoryx (iox-ping) under a RouDi of its own: iox-run.sh, kept
+        running for the round so that each iox-ping runs right after the
+        spin-ping it is compared with. -> the process, or a string saying
+        why there is none."""
         if not os.path.exists(os.path.join(self.tools, "iox-ping")):
             return ("iceoryx: not installed where the benchmark was built "
                     "(scripts/install-deps.sh installs it where the "
                     "distribution has it)")
-        wc, rc = self.pin if self.pin else (-1, -1)
-        lines = "".join("%d %d %d %s %s %d %d\n" % (it, per, size, wait, pace,
-                                                     wc, rc)
-                        for it, per, size, wait, pace in specs)
         here = os.path.dirname(os.path.abspath(__file__))
-        r = subprocess.run(["bash", os.path.join(here, "iox-run.sh"),
-                            self.tools, config], input=lines, env=self.env,
-                           capture_output=True, text=True, timeout=600)
-        out = []
-        for line in r.stdout.splitlines():
-            try:
-                out.append(json.loads(line))
-            except ValueError:
-                out.append({"error": line[-300:]})
-        if not out:
-            return "iceoryx: " + (r.stderr.strip()[-300:] or "no output")
-        return out
+        return subprocess.Popen(["bash", os.path.join(here, "iox-run.sh"),
+                                 self.tools, config], env=self.env,
+                                stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+                                stderr=subprocess.PIPE, text=True, bufsize=1)
+
+    def iox_ping(self, iox, iters, period_us, pace, size, wait):
+        """One iox-ping run in the round's RouDi: a result, or a string
+        saying why there is none (then iox is stopped)."""
+        wc, rc = self.pin if self.pin else (-1, -1)
+        try:
+            iox.stdin.write("%d %d %d %s %s %d %d\n" % (
+                iters, period_us, size, wait, pace, wc, rc))
+            iox.stdin.flush()
+            line = iox.stdout.readline()
+        except OSError:
+            line = ""
+        if not line:
+            return "iceoryx: " + (self.iox_stop(iox) or "iox-run.sh ended")
+        try:
+            return json.loads(line)
+        except ValueError:
+            return {"error": line[-300:]}
+
+    @staticmethod
+    def iox_stop(iox):
+        """Stops the round's RouDi; its stderr's tail."""
+        try:
+            _, err = iox.communicate(input="", timeout=30)
+        except (subprocess.TimeoutExpired, ValueError, OSError):
+            iox.kill()
+            _, err = iox.communicate()
+        return (err or "").strip()[-300:]
 
     def trial(self, transport, w, h, phase):
         self.seq += 1
@@ -298,6 +320,8 @@ def main():
     ap.add_argument("--pin", default="auto",
                     help="PRODUCER_CPU,CONSUMER_CPU for dm-spin (auto: the "
                     "last two CPUs we may run on; none: no pinning)")
+    ap.add_argument("--no-pings", action="store_true",
+                    help="skip spin-ping and iox-ping (A/B runs of plugins)")
     ap.add_argument("-v", "--verbose", action="store_true")
     a = ap.parse_args()
 
@@ -375,27 +399,31 @@ def main():
             out["futex"].append(f)
             print("round %d futex period %dus: p50 %.1f us p99 %.1f us" %
                   (rnd, per, f["p50"] / 1e3, f["p99"] / 1e3), file=sys.stderr)
-        if "dm-spin" in transports:
+        if "dm-spin" in transports and not a.no_pings:
             # the ring alone and iceoryx, same sizes, periods and pinning:
             # spinning readers with the writer's core idle or kept busy,
             # and sleeping readers (futex; waitset) with it idle
-            specs = []
+            iox = r.iox_start(iox_config)
             for (w, h) in sizes:
                 per, fs = PERIOD_US[(w, h)], frame_size(w, h)
                 it = ping_iters(per)
-                for pace in ("sleep", "busy"):
-                    add_ping(r.ping(it, per, pace, fs), rnd, "spin-ping")
-                    specs.append((it, per, fs, "spin", pace))
-                add_ping(r.ping(it, per, "sleep", fs, 0), rnd, "spin-ping")
-                specs.append((it, per, fs, "wait", "sleep"))
-            res = r.iox_pings(iox_config, specs)
-            if isinstance(res, str):
-                if res not in skipped:
-                    print("bench: " + res, file=sys.stderr)
-                    skipped.append(res)
+                for pace, spin in (("sleep", SPIN_NS), ("busy", SPIN_NS),
+                                   ("sleep", 0)):
+                    wait = "spin" if spin else "wait"
+                    add_ping(r.ping(it, per, pace, fs, spin), rnd, "spin-ping")
+                    if isinstance(iox, str):
+                        continue
+                    pg = r.iox_ping(iox, it, per, pace, fs, wait)
+                    if isinstance(pg, str):
+                        iox = pg
+                    else:
+                        add_ping(pg, rnd, "iox-ping")
+            if isinstance(iox, str):
+                if iox not in skipped:
+                    print("bench: " + iox, file=sys.stderr)
+                    skipped.append(iox)
             else:
-                for pg in res:
-                    add_ping(pg, rnd, "iox-ping")
+                r.iox_stop(iox)
         rot = transports[rnd % len(transports):] + transports[:rnd % len(transports)]
         for (w, h) in sizes:
             for phase in phases:
