@@ -175,14 +175,17 @@ gst_doradma_sink_render (GstBaseSink * bsink, GstBuffer * buf)
   if (ret != GST_FLOW_OK)
     return ret;
 
-  GST_OBJECT_LOCK (self);
-  n_readers = self->wait_for_readers;
-  GST_OBJECT_UNLOCK (self);
-  /* a latch: readers that leave later do not stop publishing */
-  if (n_readers > 0 && !self->readers_reached) {
-    if ((ret = wait_for_readers (self, n_readers)) != GST_FLOW_OK)
-      return ret;
-    self->readers_reached = TRUE;
+  /* a latch: readers that leave later do not stop publishing, and once it
+   * is set the property is not read again (no lock per frame) */
+  if (!self->readers_reached) {
+    GST_OBJECT_LOCK (self);
+    n_readers = self->wait_for_readers;
+    GST_OBJECT_UNLOCK (self);
+    if (n_readers > 0) {
+      if ((ret = wait_for_readers (self, n_readers)) != GST_FLOW_OK)
+        return ret;
+      self->readers_reached = TRUE;
+    }
   }
   return gst_doradma_sink_render_frame (&self->render, buf);
 }

@@ -34,6 +34,11 @@ typedef struct
   GstDoradmaCudaCopier *copier; /* transport ipc: made on the first copy */
   gboolean told_copies;         /* the first ipc copy was logged */
   GstDoradmaClockMap clock_map; /* running time → mono_pts */
+  /* the frame being rendered: its crop meta (NULL: none), and whether that
+   * crop is what the caps describe. Looked up once per frame, in
+   * gst_doradma_sink_render_frame, not by every step of the render path. */
+  GstVideoCropMeta *crop;
+  gboolean crop_defines_caps;
 } GstDoradmaSinkRender;
 
 /* Publishes `buf` (in place or copied). GST_FLOW_OK also when latest mode
