@@ -93,6 +93,10 @@ struct _GstDoradmaSink
   /* the channel: segment, slots, counters (its own lock); init to finalize */
   GstDoradmaProducer *producer;
 
+  /* the dora path (pool-name set): decided at start, where it is read once
+   * (it changes only in NULL/READY), not looked up again per frame */
+  gboolean dora;
+
   /* streaming thread only */
   GstDoradmaSinkRender render;  /* the caps, the ipc copier (freed at stop) */
   gboolean readers_reached;     /* wait-for-readers was satisfied once */
@@ -165,11 +169,12 @@ wait_for_readers (GstDoradmaSink * self, guint n)
 static GstFlowReturn
 gst_doradma_sink_render (GstBaseSink * bsink, GstBuffer * buf)
 {
-  GstDoradmaSink *self = GST_DORADMA_SINK (bsink);
+  /* the vfunc's own instance: no checked cast per frame */
+  GstDoradmaSink *self = (GstDoradmaSink *) bsink;
   GstFlowReturn ret;
   guint n_readers;
 
-  if (gst_doradma_dora_enabled (bsink))
+  if (self->dora)
     return gst_doradma_dora_sink_render (bsink, buf);
   ret = gst_doradma_producer_prepare (self->producer, self->render.info.size);
   if (ret != GST_FLOW_OK)
@@ -451,7 +456,7 @@ gst_doradma_sink_start (GstBaseSink * bsink)
   GstDoradmaTransport transport;
   gchar *channel, *reason = NULL;
 
-  if (gst_doradma_dora_enabled (bsink))
+  if ((self->dora = gst_doradma_dora_enabled (bsink)))
     return gst_doradma_dora_sink_start (bsink);
   /* every setting is read here, once: later changes are refused */
   GST_OBJECT_LOCK (self);

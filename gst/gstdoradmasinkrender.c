@@ -40,7 +40,7 @@ to_monotonic (GstDoradmaSinkRender * r, GstClockTime ts)
       ts, &rt);
   if (sign == 0)
     return DORADMA_TIME_NONE;
-  if (!gst_doradma_clock_map_offset (&r->clock_map, GST_ELEMENT (r->sink),
+  if (!gst_doradma_clock_map_offset (&r->clock_map, GST_ELEMENT_CAST (r->sink),
           &offset))
     return DORADMA_TIME_NONE;
   mono = offset + (sign > 0 ? (gint64) rt : -(gint64) rt);

@@ -84,6 +84,9 @@ struct _GstDoradmaSrc
   GstDoradmaSrcCaps caps;
   /* which frames go out after a join or a pause, PTS, DISCONT */
   GstDoradmaSrcTime time;
+  /* the dora path (pool-name set): decided at start, where it is read once
+   * (it changes only in NULL/READY), not looked up again per frame */
+  gboolean dora;
 };
 
 G_DEFINE_TYPE (GstDoradmaSrc, gst_doradma_src, GST_TYPE_PUSH_SRC);
@@ -193,9 +196,10 @@ wait_until_playing (GstDoradmaSrc * self)
 static GstFlowReturn
 gst_doradma_src_create (GstPushSrc * psrc, GstBuffer ** outbuf)
 {
-  GstDoradmaSrc *self = GST_DORADMA_SRC (psrc);
+  /* the vfunc's own instance: no checked cast per frame */
+  GstDoradmaSrc *self = (GstDoradmaSrc *) psrc;
 
-  if (gst_doradma_dora_enabled (psrc))
+  if (self->dora)
     return gst_doradma_dora_src_create (psrc, outbuf);
   for (;;) {
     GstDoradmaConsumerFrame fr;
@@ -380,7 +384,7 @@ gst_doradma_src_start (GstBaseSrc * bsrc)
   GstDoradmaConsumer *consumer;
   gchar *channel;
 
-  if (gst_doradma_dora_enabled (bsrc))
+  if ((self->dora = gst_doradma_dora_enabled (bsrc)))
     return gst_doradma_dora_src_start (bsrc);
   GST_OBJECT_LOCK (self);
   channel = g_strdup (set->channel);
