@@ -246,7 +246,7 @@ gst_doradma_sink_set_caps (GstBaseSink * bsink, GstCaps * caps)
     goto caps_too_long;
   }
 
-  self->render.info = info;
+  gst_doradma_sink_render_set_info (&self->render, &info);
   gst_doradma_producer_set_caps (self->producer, str, info.size);
   g_free (str);
   publish_upstream_latency (self);

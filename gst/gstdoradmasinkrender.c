@@ -183,8 +183,9 @@ crop_error (GstDoradmaSinkRender * r, GstBuffer * buf, const gchar * why)
 }
 
 /* The frame record of a slot (`slot_size` bytes) whose planes start at
- * `offset` with `pstride` (bytes from the slot's first byte). FALSE when
- * the planes do not fit in the slot. */
+ * `offset` with `pstride` (bytes from the slot's first byte); `info` is
+ * r->info, whose planes' needs r holds. FALSE when the planes do not fit
+ * in the slot. */
 static gboolean
 fill_frame_info_planes (GstDoradmaSinkRender * r, const GstVideoInfo * info,
     const gsize * offset, const gint * pstride, gsize buf_size,
@@ -203,7 +204,8 @@ fill_frame_info_planes (GstDoradmaSinkRender * r, const GstVideoInfo * info,
 
     pl->offset = offset[p];
     pl->stride = pstride[p];
-    gst_doradma_plane_needs (info, p, &pl->rows, &pl->row_bytes);
+    pl->rows = r->rows[p];
+    pl->row_bytes = r->row_bytes[p];
     if (pl->rows > 0)
       end = MAX (end, pl->offset + (guint64) pl->stride * (pl->rows - 1) +
           pl->row_bytes);
@@ -500,6 +502,20 @@ gst_doradma_sink_render_frame (GstDoradmaSinkRender * r, GstBuffer * buf)
   gst_clear_buffer (&cropped);
   r->crop = NULL;
   return ret == GST_FLOW_CUSTOM_SUCCESS ? GST_FLOW_OK : ret;
+}
+
+void
+gst_doradma_sink_render_set_info (GstDoradmaSinkRender * r,
+    const GstVideoInfo * info)
+{
+  guint p;
+
+  r->info = *info;
+  for (p = 0; p < GST_VIDEO_MAX_PLANES; p++) {
+    r->rows[p] = r->row_bytes[p] = 0;
+    if (p < GST_VIDEO_INFO_N_PLANES (info))
+      gst_doradma_plane_needs (info, p, &r->rows[p], &r->row_bytes[p]);
+  }
 }
 
 void

@@ -31,6 +31,10 @@ typedef struct
   GstBaseSink *sink;            /* errors, clock, segment; not a reference */
   GstDoradmaProducer *producer; /* the sink's */
   GstVideoInfo info;            /* of the caps (set_caps) */
+  /* what each plane of `info` needs (gst_doradma_plane_needs): the same for
+   * every frame of the caps, so worked out once, with `info` */
+  guint32 rows[GST_VIDEO_MAX_PLANES];
+  guint32 row_bytes[GST_VIDEO_MAX_PLANES];
   GstDoradmaCudaCopier *copier; /* transport ipc: made on the first copy */
   gboolean told_copies;         /* the first ipc copy was logged */
   GstDoradmaClockMap clock_map; /* running time → mono_pts */
@@ -47,6 +51,9 @@ GstFlowReturn gst_doradma_sink_render_frame (GstDoradmaSinkRender * r,
     GstBuffer * buf);
 
 /* At stop: frees the copier. */
+void gst_doradma_sink_render_set_info (GstDoradmaSinkRender * r,
+    const GstVideoInfo * info);
+
 void gst_doradma_sink_render_reset (GstDoradmaSinkRender * r);
 
 G_END_DECLS
