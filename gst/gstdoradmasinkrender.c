@@ -204,8 +204,8 @@ fill_frame_info_planes (GstDoradmaSinkRender * r, const GstVideoInfo * info,
 
     pl->offset = offset[p];
     pl->stride = pstride[p];
-    pl->rows = r->rows[p];
-    pl->row_bytes = r->row_bytes[p];
+    pl->rows = r->needs.rows[p];
+    pl->row_bytes = r->needs.row_bytes[p];
     if (pl->rows > 0)
       end = MAX (end, pl->offset + (guint64) pl->stride * (pl->rows - 1) +
           pl->row_bytes);
@@ -508,14 +508,8 @@ void
 gst_doradma_sink_render_set_info (GstDoradmaSinkRender * r,
     const GstVideoInfo * info)
 {
-  guint p;
-
   r->info = *info;
-  for (p = 0; p < GST_VIDEO_MAX_PLANES; p++) {
-    r->rows[p] = r->row_bytes[p] = 0;
-    if (p < GST_VIDEO_INFO_N_PLANES (info))
-      gst_doradma_plane_needs (info, p, &r->rows[p], &r->row_bytes[p]);
-  }
+  gst_doradma_plane_needs_all (info, &r->needs);
 }
 
 void

@@ -20,6 +20,7 @@
 #include <gst/video/video.h>
 
 #include "gstdoradmaproducer.h"
+#include "gstdoradmawire.h"
 #include "gstdoradmaclock.h"
 #include "gstdoradmacuda.h"
 
@@ -31,10 +32,7 @@ typedef struct
   GstBaseSink *sink;            /* errors, clock, segment; not a reference */
   GstDoradmaProducer *producer; /* the sink's */
   GstVideoInfo info;            /* of the caps (set_caps) */
-  /* what each plane of `info` needs (gst_doradma_plane_needs): the same for
-   * every frame of the caps, so worked out once, with `info` */
-  guint32 rows[GST_VIDEO_MAX_PLANES];
-  guint32 row_bytes[GST_VIDEO_MAX_PLANES];
+  GstDoradmaPlaneNeeds needs;   /* of `info`: worked out with it */
   GstDoradmaCudaCopier *copier; /* transport ipc: made on the first copy */
   gboolean told_copies;         /* the first ipc copy was logged */
   GstDoradmaClockMap clock_map; /* running time → mono_pts */
@@ -57,4 +55,5 @@ void gst_doradma_sink_render_set_info (GstDoradmaSinkRender * r,
 void gst_doradma_sink_render_reset (GstDoradmaSinkRender * r);
 
 G_END_DECLS
+
 #endif /* __GST_DORADMA_SINK_RENDER_H__ */

@@ -220,7 +220,7 @@ gst_doradma_src_create (GstPushSrc * psrc, GstBuffer ** outbuf)
 
     ret = ensure_caps (self, &fr);
     if (ret == GST_FLOW_OK && !gst_doradma_frame_fits (&self->out.info,
-            &fr.f.info)) {
+            &self->out.needs, &fr.f.info)) {
       GST_WARNING_OBJECT (self, "frame seq %" G_GUINT64_FORMAT " (%ux%u, %u "
           "planes) does not cover caps %" GST_PTR_FORMAT ": skipped",
           fr.f.info.seq, fr.f.info.width, fr.f.info.height,

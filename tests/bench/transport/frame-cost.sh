@@ -15,6 +15,11 @@
 # Prints "push->publish Ir/frame <n>" and the TOP (default 15) functions
 # by inclusive count per frame. TOOLS: the benchmark's tools (default
 # build-bench/bench-transport).
+#
+# SIDE=src counts the consumer instead: doradmasrc (read-mode=next,
+# spin-time=0) ! fakesink under callgrind, fed by a paced producer outside
+# it; "read->push Ir/frame" is create() minus the read (the benchmark's
+# "deliver" stage: caps, timing, lease memory, metas).
 set -euo pipefail
 here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 top=$(cd "$here/../../.." && pwd)
@@ -29,7 +34,21 @@ unset GST_PLUGIN_PATH_1_0
 export DORADMA_SHM_DIR=$work
 gst-inspect-1.0 doradmasink >/dev/null
 
+count_src() {
+  "$TOOLS/bench-run" --timeout 600 benchstampsrc name=src width="$W" \
+    height="$H" warmup=0 period-us=3000 num-frames="$1" ! doradmasink \
+    name=tx channel="frame-cost-$$-$1" mode=lossless wait-for-readers=1 \
+    sync=false >/dev/null 2>&1 &
+  valgrind --tool=callgrind --callgrind-out-file="$work/cg.$1" \
+    "$TOOLS/bench-run" --timeout 600 doradmasrc name=rx \
+    channel="frame-cost-$$-$1" read-mode=next spin-time=0 ! fakesink \
+    >/dev/null 2>"$work/vg.$1"
+  wait
+  callgrind_annotate --inclusive=yes --threshold=100 "$work/cg.$1" \
+    >"$work/an.$1"
+}
 count() {
+  if [ "${SIDE:-sink}" = src ]; then count_src "$1"; return; fi
   valgrind --tool=callgrind --callgrind-out-file="$work/cg.$1" \
     "$TOOLS/bench-run" --timeout 600 benchstampsrc name=src width="$W" \
     height="$H" warmup=0 num-frames="$1" ! doradmasink name=tx \
@@ -54,7 +73,13 @@ def load(p):
     return d
 a, b, n, topn = load(sys.argv[1]), load(sys.argv[2]), int(sys.argv[3]), int(sys.argv[4])
 per = {k: (b[k] - a.get(k, 0)) / n for k in b}
-print("push->publish Ir/frame %.0f" % per.get("gst_pad_push", float("nan")))
+nan = float("nan")
+if "gst_doradma_src_create" in per:
+    print("read->push Ir/frame %.0f (create %.0f, read %.0f)" % (
+        per["gst_doradma_src_create"] - per.get("gst_doradma_consumer_next", nan),
+        per["gst_doradma_src_create"], per.get("gst_doradma_consumer_next", nan)))
+else:
+    print("push->publish Ir/frame %.0f" % per.get("gst_pad_push", nan))
 for k, v in sorted(per.items(), key=lambda kv: -kv[1])[:topn]:
     print("%10.0f  %s" % (v, k))
 EOF
