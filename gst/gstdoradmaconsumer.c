@@ -16,12 +16,13 @@
 #include <unistd.h>
 
 #include "gstdoradmaconsumer.h"
-#include "gstdoradmaelements.h"
 #include "gstdoradmaclock.h"
 #include "gstdoradmasettings.h"
 #include "gstdoradmasrcframe.h"
 
-#define GST_CAT_DEFAULT gst_doradma_debug
+/* doradmasrc's: GST_DEBUG=doradmasrc:5 shows the whole consumer side */
+GST_DEBUG_CATEGORY_EXTERN (gst_doradma_src_debug);
+#define GST_CAT_DEFAULT gst_doradma_src_debug
 
 #define N_LATENCY_SAMPLES 512
 
@@ -36,6 +37,8 @@ struct _GstDoradmaConsumer
   gpointer want_cuda_data;
   int cancel_fd;
   gint unlocked;
+  gint copy_forced;             /* atomic: `copy` unset, and this segment's
+                                 * control object is writable by others */
 
   /* the reader pointer, the counters of closed readers, the announced
    * latency and the CUDA path change under `lock`; the streaming thread
@@ -361,12 +364,17 @@ open_reader (GstDoradmaConsumer * c, guint64 token,
   /* A peer that may write the control object (group-writable, or owned by
    * a third uid) can clear our lease bit and get a frame we read zero-copy
    * rewritten (docs/threat-model.md); copying detects that (seqlock). */
+  /* decided again for every segment: `copy` reads TRUE meanwhile */
   if (!c->s.copy && !c->s.copy_set
       && doradma_reader_ctl_writable_by_others (reader)) {
-    GST_WARNING_OBJECT (c->owner, "the control object of channel \"%s\" is "
-        "writable by other users: copying every frame (set copy=false to "
-        "read zero-copy anyway)", c->s.channel);
-    c->s.copy = TRUE;
+    if (!g_atomic_int_get (&c->copy_forced))
+      GST_ELEMENT_WARNING (c->owner, RESOURCE, OPEN_READ,
+          ("Copying every frame of channel \"%s\": its control object is "
+              "writable by other users", c->s.channel),
+          ("set copy=false to read zero-copy anyway, copy=true to say so"));
+    g_atomic_int_set (&c->copy_forced, TRUE);
+  } else {
+    g_atomic_int_set (&c->copy_forced, FALSE);
   }
 
   cr = setup_cuda (c, reader, &fatal);
@@ -458,6 +466,12 @@ reopen_superseded (GstDoradmaConsumer * c)
   }
   install_reader (c, rh);
   return GST_FLOW_OK;
+}
+
+gboolean
+gst_doradma_consumer_copying (GstDoradmaConsumer * c)
+{
+  return c->s.copy || g_atomic_int_get (&c->copy_forced);
 }
 
 /* The writer is gone: TRUE to wait for a new one (the reader is let go),
@@ -580,7 +594,7 @@ read_frame (GstDoradmaConsumer * c, enum doradma_read_mode mode,
   int r;
 
   memset (fr, 0, sizeof (*fr));
-  if (!c->s.copy) {
+  if (!gst_doradma_consumer_copying (c)) {
     fr->leased = TRUE;
     return doradma_reader_next (c->rh->r, mode, timeout_ns, &fr->f, diag);
   }

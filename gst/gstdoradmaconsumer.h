@@ -134,6 +134,10 @@ gboolean gst_doradma_consumer_caps (GstDoradmaConsumer * c, guint32 epoch,
 void gst_doradma_consumer_interrupt (GstDoradmaConsumer * c, gboolean on);
 guint64 gst_doradma_consumer_latency (GstDoradmaConsumer * c);
 guint32 gst_doradma_consumer_slot_count (GstDoradmaConsumer * c);
+/* Frames are copied under the seqlock: `copy`, or left unset on a channel
+ * whose control object others may write. Any thread. */
+gboolean gst_doradma_consumer_copying (GstDoradmaConsumer * c);
+
 void gst_doradma_consumer_get_stats (GstDoradmaConsumer * c,
     GstDoradmaConsumerStats * stats);
 

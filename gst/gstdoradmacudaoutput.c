@@ -11,12 +11,13 @@
 #include <string.h>
 
 #include "gstdoradmacudaoutput.h"
-#include "gstdoradmaelements.h"
 #include "gstdoradmawire.h"
 #include <gst/doradma/gstdoradmaallocator.h>
 #include "gstdoradmasrcframe.h"
 
-#define GST_CAT_DEFAULT gst_doradma_debug
+/* doradmasrc's: GST_DEBUG=doradmasrc:5 shows the whole consumer side */
+GST_DEBUG_CATEGORY_EXTERN (gst_doradma_src_debug);
+#define GST_CAT_DEFAULT gst_doradma_src_debug
 
 /* ---------------------------------------------------------------------- */
 /* State */

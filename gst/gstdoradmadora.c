@@ -110,8 +110,12 @@ gst_doradma_dora_set_property (GObject * object, guint prop_id,
   if (!is_dora_property (path, prop_id))
     return FALSE;
   s = gst_doradma_dora_state (object);
-  if (GST_STATE (object) > GST_STATE_READY) {
-    GST_WARNING_OBJECT (object, "%s changes only in NULL/READY", pspec->name);
+  /* the path that runs was chosen when the element started: a change
+   * after that would send frames to a path that never started */
+  if (GST_STATE (object) > path->starts_after) {
+    GST_WARNING_OBJECT (object, "cannot change %s after the element started "
+        "(set it in the %s state)", pspec->name,
+        gst_element_state_get_name (path->starts_after));
     return TRUE;
   }
   g_mutex_lock (&s->lock);

@@ -79,6 +79,10 @@ typedef struct
 /* One element class's dora path, static in its file. */
 struct _GstDoradmaDoraPath
 {
+  /* the element starts its path when it leaves this state (the sink at
+   * NULL→READY, the src at READY→PAUSED): the path's properties change
+   * only up to it */
+  GstState starts_after;
   gsize state_size;
   void (*state_init) (GstDoradmaDoraState * s); /* or NULL */
   void (*state_clear) (GstDoradmaDoraState * s);        /* or NULL */

@@ -79,14 +79,13 @@ gst_doradma_dora_sink_install_properties (GObjectClass * klass)
    * doradma channel: the header and JSON of dora's Rust writer, mode 0600,
    * the payload tightly packed. Mutually exclusive with `channel`.
    *
-   * Since: 0.2
+   * Since: 0.1
    */
   g_object_class_install_property (klass, GST_DORADMA_DORA_PROP_BASE,
       g_param_spec_string ("dora-pool", "dora pool",
           "Name of a dora-rs memory pool to write instead of a channel "
           "(dora_pool_<dataflow>_<node>_<pool>)", NULL,
-          G_PARAM_READWRITE | G_PARAM_STATIC_STRINGS |
-          GST_PARAM_MUTABLE_READY));
+          G_PARAM_READWRITE | G_PARAM_STATIC_STRINGS));
 }
 
 /* The pool transport from the element's `transport` (by its nick, so this
@@ -315,6 +314,7 @@ gst_doradma_dora_sink_render (GstBaseSink * sink, GstBuffer * buf)
 /* The path's registration */
 
 static const GstDoradmaDoraPath path = {
+  .starts_after = GST_STATE_NULL,
   .state_size = sizeof (DoraSink),
   .state_clear = dora_sink_clear,
   .n_props = 1,                 /* dora-pool */

@@ -139,7 +139,7 @@ gst_doradma_dora_src_install_properties (GObjectClass * klass)
    * (`dora_pool_<dataflow>_<node>_<pool>`, at most 253 bytes) instead of a
    * doradma channel. Mutually exclusive with `channel`. Frames are copied.
    *
-   * Since: 0.2
+   * Since: 0.1
    */
   g_object_class_install_property (klass, first_id + PROP_DORA_POOL,
       g_param_spec_string ("dora-pool", "dora pool",
@@ -154,7 +154,7 @@ gst_doradma_dora_src_install_properties (GObjectClass * klass)
    * generation word while no new frame is there (dora pools have no
    * wake-up). A new generation is pushed at most this late.
    *
-   * Since: 0.2
+   * Since: 0.1
    */
   g_object_class_install_property (klass, first_id + PROP_POLL_INTERVAL,
       g_param_spec_uint64 ("poll-interval", "Poll interval",
@@ -168,7 +168,7 @@ gst_doradma_dora_src_install_properties (GObjectClass * klass)
    * With `dora-pool` and no `caps`: whether a uint8 [H,W,3] / [H,W,4]
    * tensor is RGB/RGBA or BGR/BGRA (the JSON does not say).
    *
-   * Since: 0.2
+   * Since: 0.1
    */
   g_object_class_install_property (klass, first_id + PROP_CHANNEL_ORDER,
       g_param_spec_enum ("channel-order", "Channel order",
@@ -184,7 +184,7 @@ gst_doradma_dora_src_install_properties (GObjectClass * klass)
    * for these caps. Unset: derived from the pool's JSON (uint8 [H,W,3],
    * [H,W,4], [H,W], tightly packed).
    *
-   * Since: 0.2
+   * Since: 0.1
    */
   g_object_class_install_property (klass, first_id + PROP_CAPS,
       g_param_spec_boxed ("caps", "Caps",
@@ -736,6 +736,7 @@ gst_doradma_dora_src_unlock (GstBaseSrc * src, gboolean unlocked)
 /* The path's registration */
 
 static const GstDoradmaDoraPath path = {
+  .starts_after = GST_STATE_READY,
   .state_size = sizeof (DoraSrc),
   .state_init = dora_src_init,
   .state_clear = dora_src_clear,

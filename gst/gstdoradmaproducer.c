@@ -61,6 +61,9 @@ struct _GstDoradmaProducer
 {
   gint refcount;
   gint unlocked;                /* atomic: the sink's waits are cancelled */
+  gint stall_posted;            /* atomic: the stall error was posted (one
+                                 * stall, one error, however many threads
+                                 * time out on it) */
   guint64 counters[GST_DORADMA_COUNT_N];        /* atomic */
 
   GMutex lock;                  /* everything below */
@@ -222,6 +225,18 @@ post_create_error (GstDoradmaProducer * p, const gchar * channel, int r,
   gst_object_unref (e);
 }
 
+/* Logs with the sink as the object (two sinks in a process are told
+ * apart); the owner is looked up only when the level is enabled. Not with
+ * p->lock held. */
+#define PLOG(p, level, ...) G_STMT_START {                           \
+  if (gst_debug_category_get_threshold (GST_CAT_DEFAULT) >= (level)) { \
+    GstElement *_o = owner_ref (p);                                  \
+    GST_CAT_LEVEL_LOG (GST_CAT_DEFAULT, level, _o, __VA_ARGS__);     \
+    if (_o)                                                          \
+      gst_object_unref (_o);                                         \
+  }                                                                  \
+} G_STMT_END
+
 #define POST(p, kind, domain, code, text, debug) G_STMT_START {  \
   GstElement *_e = owner_ref (p);                                \
   if (_e) {                                                      \
@@ -291,6 +306,7 @@ gst_doradma_producer_start (GstDoradmaProducer * p,
   p->started = TRUE;
   p->replace = p->eos = FALSE;
   g_atomic_int_set (&p->unlocked, FALSE);
+  g_atomic_int_set (&p->stall_posted, FALSE);
   p->latency = GST_CLOCK_TIME_NONE;
   for (i = 0; i < GST_DORADMA_COUNT_N; i++)
     __atomic_store_n (&p->counters[i], 0, __ATOMIC_RELAXED);
@@ -335,7 +351,7 @@ gst_doradma_producer_set_caps (GstDoradmaProducer * p, const gchar * caps,
     /* the frames still fit the slots: a new caps epoch, in band */
     if (doradma_writer_set_caps (p->seg->w, caps, &epoch) < 0)
       p->replace = TRUE;
-    GST_INFO ("caps epoch %u: %s", epoch, caps);
+    GST_INFO_OBJECT (p->owner, "caps epoch %u: %s", epoch, caps);
   } else if (p->seg) {
     p->replace = TRUE;
   }
@@ -350,7 +366,8 @@ gst_doradma_producer_set_latency (GstDoradmaProducer * p, GstClockTime latency)
   if (p->seg && GST_CLOCK_TIME_IS_VALID (latency))
     doradma_writer_set_latency (p->seg->w, latency);
   g_mutex_unlock (&p->lock);
-  GST_DEBUG ("latency %" GST_TIME_FORMAT, GST_TIME_ARGS (latency));
+  PLOG (p, GST_LEVEL_DEBUG, "latency %" GST_TIME_FORMAT,
+      GST_TIME_ARGS (latency));
 }
 
 GstClockTime
@@ -452,7 +469,8 @@ producer_segment (GstDoradmaProducer * p, gsize size, Segment ** out)
   if (r < 0)
     goto create_failed;
 
-  GST_INFO ("%s channel \"%s\": %u slots of %" G_GUINT64_FORMAT " bytes, "
+  GST_INFO_OBJECT (p->owner, "%s channel \"%s\": %u slots of %"
+      G_GUINT64_FORMAT " bytes, "
       "transport %s, caps %s", old ? "replaced" : "created", channel,
       doradma_writer_slot_count (w), doradma_writer_slot_stride (w),
       cfg.transport, p->caps);
@@ -560,7 +578,8 @@ apply_stall_policy (GstDoradmaProducer * p, Segment * seg,
       return TRUE;
     case GST_DORADMA_STALL_WAIT:
       if (!*warned)
-        GST_WARNING ("no free slot for %" GST_TIME_FORMAT ", still waiting "
+        PLOG (p, GST_LEVEL_WARNING, "no free slot for %" GST_TIME_FORMAT
+            ", still waiting "
             "(on-reader-stall=wait, %u readers)", GST_TIME_ARGS (timeout),
             readers);
       *warned = TRUE;
@@ -569,6 +588,9 @@ apply_stall_policy (GstDoradmaProducer * p, Segment * seg,
     default:
       break;
   }
+  /* a decoder's threads each time out on their own acquisition */
+  if (!g_atomic_int_compare_and_exchange (&p->stall_posted, FALSE, TRUE))
+    return FALSE;
   /* Only back-pressure readers and our own held slots keep a slot busy:
    * with no reader, upstream holds them all. */
   if (readers == 0)
@@ -666,7 +688,7 @@ gst_doradma_producer_acquire (GstDoradmaProducer * p, gsize size,
   }
 
   *mem = segment_lend (seg, s, size);
-  GST_LOG ("lent slot %u", s);
+  PLOG (p, GST_LEVEL_LOG, "lent slot %u", s);
   segment_unref (seg);
   return GST_FLOW_OK;
 
@@ -733,7 +755,8 @@ gst_doradma_producer_publish (GstDoradmaProducer * p, GstMemory * mem,
   GST_MINI_OBJECT_FLAG_SET (mem, GST_MEMORY_FLAG_READONLY);
   g_mutex_unlock (&seg->lock);
   gst_doradma_producer_count (p, GST_DORADMA_COUNT_FRAMES);
-  GST_LOG ("published seq %" G_GUINT64_FORMAT " in slot %u", fi->seq, slot);
+  PLOG (p, GST_LEVEL_LOG, "published seq %" G_GUINT64_FORMAT " in slot %u",
+      fi->seq, slot);
   return GST_FLOW_OK;
 }
 

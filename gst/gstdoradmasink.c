@@ -34,7 +34,7 @@
  *
  * ## Example launch lines
  * |[
- * gst-launch-1.0 videotestsrc is-live=true ! video/x-raw,width=1280,height=720 ! doradmasink channel=cam0
+ * gst-launch-1.0 videotestsrc is-live=true ! video/x-raw,format=I420,width=1280,height=720 ! doradmasink channel=cam0
  * gst-launch-1.0 doradmasrc channel=cam0 ! videoconvert ! autovideosink
  * ]|
  * Two processes: the first publishes a test pattern on channel "cam0", the
@@ -564,13 +564,17 @@ gst_doradma_sink_set_property (GObject * object, guint prop_id,
     const GValue * value, GParamSpec * pspec)
 {
   GstDoradmaSink *self = GST_DORADMA_SINK (object);
+  gboolean dora_runs;
 
   if (gst_doradma_dora_set_property (object, prop_id, value, pspec))
     return;
+  dora_runs = gst_doradma_dora_enabled (object);
   GST_OBJECT_LOCK (self);
   /* start() (NULL to READY) took the snapshot the channel is made from:
-   * a later change would apply to part of the element only */
-  if (prop_id != PROP_WAIT_FOR_READERS && self->started) {
+   * a later change would apply to part of the element only; with the dora
+   * path started, to a path that does not run */
+  if (prop_id != PROP_WAIT_FOR_READERS && (self->started || (dora_runs
+              && GST_STATE (self) > GST_STATE_NULL))) {
     GST_WARNING_OBJECT (self, "cannot change %s after the element started "
         "(set it in the NULL state)", pspec->name);
     GST_OBJECT_UNLOCK (self);

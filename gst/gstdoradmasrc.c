@@ -60,7 +60,7 @@
 #include "gstdoradmasrcsettings.h"
 #include "gstdoradmadora.h"
 
-/* also gstdoradmasrccaps.c's and gstdoradmasrctime.c's */
+/* also the consumer side's (caps, time, consumer, output, CUDA output) */
 GST_DEBUG_CATEGORY (gst_doradma_src_debug);
 #define GST_CAT_DEFAULT gst_doradma_src_debug
 
@@ -494,11 +494,20 @@ gst_doradma_src_get_property (GObject * object, guint prop_id,
 
   if (gst_doradma_dora_get_property (object, prop_id, value, pspec))
     return;
-  if (prop_id == PROP_STATS)
+  if (prop_id == PROP_STATS) {
     g_value_take_boxed (value, gst_doradma_src_get_stats (self));
-  else
-    gst_doradma_src_settings_get_property (&self->settings, object, prop_id,
-        value, pspec);
+    return;
+  }
+  gst_doradma_src_settings_get_property (&self->settings, object, prop_id,
+      value, pspec);
+  /* what get returns is what it runs with: copying, also when `copy` was
+   * left unset on a channel others may write */
+  if (g_str_equal (pspec->name, "copy")) {
+    GST_OBJECT_LOCK (self);
+    if (self->consumer && gst_doradma_consumer_copying (self->consumer))
+      g_value_set_boolean (value, TRUE);
+    GST_OBJECT_UNLOCK (self);
+  }
 }
 
 static void
@@ -564,8 +573,9 @@ gst_doradma_src_class_init (GstDoradmaSrcClass * klass)
    * - skipped (guint64): frames never delivered (lapped, latest mode, a
    *   record that did not cover the caps, or captured before we started or
    *   while we were paused)
-   * - copies (guint64): frames copied locally (over max-leases, a layout
-   *   downstream cannot read without GstVideoMeta, ipc downloads)
+   * - copies (guint64): frames copied locally (copy mode's copy under the
+   *   seqlock, over max-leases, a layout downstream cannot read without
+   *   GstVideoMeta, ipc downloads)
    * - lease-waits (guint64): lease handshakes lost to the writer and retried
    * - latency-p50, latency-p99 (guint64): ns from publish to delivery, over
    *   the last 512 frames

@@ -8,14 +8,15 @@
 #endif
 
 #include "gstdoradmasrcoutput.h"
-#include "gstdoradmaelements.h"
 #include "gstdoradmaclock.h"
 #include <string.h>
 #include "gstdoradmasrcframe.h"
 #include "gstdoradmashellpool.h"
 #include <gst/doradma/gstdoradmaframemeta.h>
 
-#define GST_CAT_DEFAULT gst_doradma_debug
+/* doradmasrc's: GST_DEBUG=doradmasrc:5 shows the whole consumer side */
+GST_DEBUG_CATEGORY_EXTERN (gst_doradma_src_debug);
+#define GST_CAT_DEFAULT gst_doradma_src_debug
 
 /* ---------------------------------------------------------------------- */
 /* Caps */
@@ -143,6 +144,7 @@ copied_to_buffer (GstDoradmaSrcOutput * o, GstDoradmaConsumerFrame * fr)
 {
   GstBuffer *copied = g_steal_pointer (&fr->copy), *out;
 
+  g_atomic_int_inc (&o->copies);        /* the copy under the seqlock */
   gst_doradma_frame_add_metas (copied, &o->info, &fr->f.info);
   if (layout_readable (o, fr))
     return copied;

@@ -391,6 +391,223 @@ GST_START_TEST (test_a_crop_outside_the_frame_is_an_error_not_a_record)
 
 GST_END_TEST;
 
+/* NF6: doradmasink starts at NULL→READY: setting `dora-pool` in READY
+ * after that is refused (the ring runs, every frame is published), as the
+ * ring's own properties are. Before, the frames went to a dora path that
+ * never started and were silently discarded (frames=0, EOS, no error). */
+GST_START_TEST (test_dora_pool_is_refused_once_the_sink_started)
+{
+  gchar *ch = t_channel ("dorapool");
+  gchar *desc = g_strdup_printf ("videotestsrc num-buffers=10 ! " T_CAPS
+      " ! doradmasink name=sink channel=%s sync=false", ch);
+  GstElement *p = gst_parse_launch (desc, NULL), *sink;
+  GstMessage *msg;
+  gchar *pool = NULL;
+
+  fail_unless (p != NULL);
+  sink = gst_bin_get_by_name (GST_BIN (p), "sink");
+  fail_unless_equals_int (gst_element_set_state (p, GST_STATE_READY),
+      GST_STATE_CHANGE_SUCCESS);
+  g_object_set (sink, "dora-pool", "dora_pool_el_n_p", NULL);
+  g_object_get (sink, "dora-pool", &pool, NULL);
+  fail_unless (pool == NULL, "dora-pool changed to %s after start", pool);
+  msg = t_run (p, 10 * GST_SECOND);
+  fail_unless (msg && GST_MESSAGE_TYPE (msg) == GST_MESSAGE_EOS);
+  gst_message_unref (msg);
+  fail_unless_equals_uint64 (t_stat (sink, "frames"), 10);
+  gst_element_set_state (p, GST_STATE_NULL);
+  gst_object_unref (sink);
+  gst_object_unref (p);
+  fail_unless (t_shm_clean (ch), "leftovers of %s", ch);
+  g_free (desc);
+  g_free (ch);
+}
+
+GST_END_TEST;
+
+static gpointer
+acquire_thread (gpointer pool)
+{
+  GstBuffer *b = NULL;
+  GstFlowReturn ret = gst_buffer_pool_acquire_buffer (pool, &b, NULL);
+
+  gst_clear_buffer (&b);
+  return GINT_TO_POINTER (ret);
+}
+
+/* NF11: one stall, one error: two upstream threads (a decoder's) time out
+ * on the same full lossless ring; the sink posts its "No free frame slot"
+ * ERROR once. Before, once per thread. */
+GST_START_TEST (test_one_stall_posts_one_error)
+{
+  gchar *ch = t_channel ("stall");
+  GstHarness *h = t_sink_new (ch, T_CAPS, "slots=2 mode=lossless "
+      "timeout=300000000 on-reader-stall=error");
+  GstBufferPool *pool = t_sink_pool (h, T_CAPS, NULL);
+  GstBuffer *held[2] = { NULL, NULL };
+  GstBus *bus = gst_bus_new ();
+  GThread *t[2];
+  GstMessage *msg;
+  guint i, errors = 0;
+
+  gst_element_set_bus (h->element, bus);
+  /* upstream keeps both slots */
+  for (i = 0; i < 2; i++)
+    fail_unless_equals_int (gst_buffer_pool_acquire_buffer (pool, &held[i],
+            NULL), GST_FLOW_OK);
+  for (i = 0; i < 2; i++)
+    t[i] = g_thread_new ("acquire", acquire_thread, pool);
+  for (i = 0; i < 2; i++)
+    fail_if (GPOINTER_TO_INT (g_thread_join (t[i])) == GST_FLOW_OK);
+  while ((msg = gst_bus_pop_filtered (bus, GST_MESSAGE_ERROR))) {
+    t_assert_error (msg, GST_RESOURCE_ERROR, GST_RESOURCE_ERROR_BUSY,
+        "No free frame slot");
+    gst_message_unref (msg);
+    errors++;
+  }
+  fail_unless_equals_int (errors, 1);
+  for (i = 0; i < 2; i++)
+    gst_buffer_unref (held[i]);
+  gst_element_set_bus (h->element, NULL);
+  gst_object_unref (bus);
+  t_teardown (h, pool, ch);
+}
+
+GST_END_TEST;
+
+typedef struct
+{
+  GMutex lock;
+  GObject *consumer, *producer;
+  guint consumer_lines, producer_lines, wrong;
+  gchar *first_wrong;
+} TLogCheck;
+
+static void
+log_check (GstDebugCategory * cat, GstDebugLevel level, const gchar * file,
+    const gchar * function, gint line, GObject * object,
+    GstDebugMessage * message, gpointer data)
+{
+  TLogCheck *lc = data;
+  const gchar *want_cat = NULL;
+  GObject *want_obj = NULL;
+  guint *count = NULL;
+
+  if (g_str_has_suffix (file, "gstdoradmaconsumer.c")) {
+    want_cat = "doradmasrc";
+    want_obj = lc->consumer;
+    count = &lc->consumer_lines;
+  } else if (g_str_has_suffix (file, "gstdoradmaproducer.c")) {
+    want_cat = "doradmaproducer";
+    want_obj = lc->producer;
+    count = &lc->producer_lines;
+  } else {
+    return;
+  }
+  g_mutex_lock (&lc->lock);
+  (*count)++;
+  if (strcmp (gst_debug_category_get_name (cat), want_cat) != 0
+      || object != want_obj) {
+    if (lc->wrong++ == 0)
+      lc->first_wrong = g_strdup_printf ("%s:%d (%s): category %s, object %p "
+          "(want %s, %p): %s", file, line, function,
+          gst_debug_category_get_name (cat), object, want_cat, want_obj,
+          gst_debug_message_get (message));
+  }
+  g_mutex_unlock (&lc->lock);
+}
+
+/* NF9: the consumer side logs in doradmasrc's category and the producer
+ * with its sink as the object, so GST_DEBUG=doradmasrc:5 shows the join,
+ * and two sinks in a process can be told apart. Before, the consumer used
+ * the generic "doradma" category and the producer logged no object. */
+GST_START_TEST (test_each_side_logs_in_its_category_with_its_element)
+{
+  gchar *ch = t_channel ("log");
+  gchar *prod_desc = g_strdup_printf (LIVE_PRODUCER " name=sink", ch);
+  gchar *desc = g_strdup_printf ("doradmasrc name=src channel=%s "
+      "timeout=5000000000", ch);
+  TLogCheck lc = { 0 };
+  GstElement *prod = gst_parse_launch (prod_desc, NULL);
+  TApp *cons;
+  GstSample *s;
+
+  g_mutex_init (&lc.lock);
+  gst_debug_set_threshold_for_name ("doradmasrc", GST_LEVEL_DEBUG);
+  gst_debug_set_threshold_for_name ("doradmaproducer", GST_LEVEL_DEBUG);
+  gst_debug_set_threshold_for_name ("doradma", GST_LEVEL_DEBUG);
+  gst_debug_add_log_function (log_check, &lc, NULL);
+  gst_debug_set_active (TRUE);
+  lc.producer = G_OBJECT (gst_bin_get_by_name (GST_BIN (prod), "sink"));
+  cons = t_app_new (desc);
+  lc.consumer = G_OBJECT (gst_bin_get_by_name (GST_BIN (cons->pipe), "src"));
+  fail_if (gst_element_set_state (prod, GST_STATE_PLAYING) ==
+      GST_STATE_CHANGE_FAILURE);
+  s = gst_app_sink_try_pull_sample (cons->sink, 5 * GST_SECOND);
+  fail_unless (s != NULL);
+  gst_sample_unref (s);
+  gst_element_set_state (prod, GST_STATE_NULL);
+  t_app_free (cons);
+  gst_debug_remove_log_function (log_check);
+  gst_debug_set_threshold_for_name ("doradmasrc", GST_LEVEL_NONE);
+  gst_debug_set_threshold_for_name ("doradmaproducer", GST_LEVEL_NONE);
+  gst_debug_set_threshold_for_name ("doradma", GST_LEVEL_NONE);
+  fail_unless (lc.consumer_lines > 0 && lc.producer_lines > 0,
+      "consumer %u lines, producer %u", lc.consumer_lines, lc.producer_lines);
+  fail_unless (lc.wrong == 0, "%u lines logged wrongly, first %s", lc.wrong,
+      lc.first_wrong);
+  gst_object_unref (lc.consumer);
+  gst_object_unref (lc.producer);
+  gst_object_unref (prod);
+  fail_unless (t_shm_clean (ch), "leftovers of %s", ch);
+  g_mutex_clear (&lc.lock);
+  g_free (desc);
+  g_free (prod_desc);
+  g_free (ch);
+}
+
+GST_END_TEST;
+
+/* NF7: `copy` left unset on a channel whose control object others may
+ * write: the consumer copies every frame and says so (a WARNING on the
+ * bus), `copy` reads TRUE while it does, and the copies are counted.
+ * Before: copy read FALSE, no message, copies 0. */
+GST_START_TEST (test_copy_reads_what_the_consumer_does)
+{
+  gchar *ch = t_channel ("copyq");
+  GstHarness *w = t_sink_new (ch, T_CAPS, "permissions=0660");
+  gchar *desc = g_strdup_printf ("doradmasrc name=src channel=%s "
+      "timeout=5000000000", ch);
+  TApp *cons;
+  GstElement *src;
+  GstSample *s;
+  GstMessage *msg;
+  gboolean copy = FALSE;
+
+  fail_unless_equals_int (gst_harness_push (w, t_sysmem_frame (T_CAPS, 3)),
+      GST_FLOW_OK);
+  cons = t_app_new (desc);
+  s = gst_app_sink_try_pull_sample (cons->sink, 5 * GST_SECOND);
+  fail_unless (s != NULL);
+  fail_if (gst_is_doradma_memory (gst_buffer_peek_memory
+          (gst_sample_get_buffer (s), 0)));
+  gst_sample_unref (s);
+  src = gst_bin_get_by_name (GST_BIN (cons->pipe), "src");
+  g_object_get (src, "copy", &copy, NULL);
+  fail_unless (copy, "copy reads FALSE while every frame is copied");
+  fail_unless (t_stat (src, "copies") >= 1);
+  msg = gst_bus_pop_filtered (GST_ELEMENT_BUS (cons->pipe),
+      GST_MESSAGE_WARNING);
+  fail_unless (msg != NULL, "no warning that every frame is copied");
+  gst_message_unref (msg);
+  gst_object_unref (src);
+  t_app_free (cons);
+  t_teardown (w, NULL, ch);
+  g_free (desc);
+}
+
+GST_END_TEST;
+
 static Suite *
 agreement_suite (void)
 {
@@ -406,6 +623,10 @@ agreement_suite (void)
       test_latest_mode_latency_leaves_a_syncing_sink_its_deadline);
   tcase_add_test (tc, test_the_producers_discont_reaches_the_consumer);
   tcase_add_test (tc, test_a_crop_outside_the_frame_is_an_error_not_a_record);
+  tcase_add_test (tc, test_dora_pool_is_refused_once_the_sink_started);
+  tcase_add_test (tc, test_one_stall_posts_one_error);
+  tcase_add_test (tc, test_each_side_logs_in_its_category_with_its_element);
+  tcase_add_test (tc, test_copy_reads_what_the_consumer_does);
   return s;
 }
 
