@@ -115,14 +115,15 @@ class Runner:
 
     def iox_config(self, sizes):
         """RouDi's config: one mempool per frame size, chunks enough for
-        one loaned, four queued and one held by the subscriber."""
+        one loaned, four queued and one held by the subscriber (6; at 8K
+        that is 300 MB of /dev/shm)."""
         path = os.path.join(self.tools, "roudi-bench.toml")
         pools = sorted(set(frame_size(w, h) for w, h in sizes))
         with open(path, "w") as f:
             f.write("[general]\nversion = 1\n\n[[segment]]\n")
             for fs in [256] + pools:
                 f.write("\n[[segment.mempool]]\nsize = %d\ncount = %d\n"
-                        % ((fs + 4096 + 7) // 8 * 8, 8))
+                        % ((fs + 4096 + 7) // 8 * 8, 6))
         return path
 
     def iox_start(self, config):
