@@ -32,6 +32,8 @@
 #include <iceoryx_binding_c/subscriber.h>
 #include <iceoryx_binding_c/wait_set.h>
 
+#include "ping.h"
+
 #define SERVICE "doradma-bench", "iox-ping", "frame"
 #define TIMEOUT_NS 5000000000ull
 
@@ -41,35 +43,6 @@ struct stamp
   uint64_t published;           /* clock just before publish */
   uint64_t seq;                 /* 1..ITERS */
 };
-
-static uint64_t
-now_ns (void)
-{
-  struct timespec ts;
-
-  clock_gettime (CLOCK_MONOTONIC, &ts);
-  return (uint64_t) ts.tv_sec * 1000000000ull + (uint64_t) ts.tv_nsec;
-}
-
-static void
-pin (int cpu)
-{
-  cpu_set_t set;
-
-  if (cpu < 0)
-    return;
-  CPU_ZERO (&set);
-  CPU_SET (cpu, &set);
-  sched_setaffinity (0, sizeof set, &set);
-}
-
-static int
-cmp (const void *a, const void *b)
-{
-  uint64_t x = *(const uint64_t *) a, y = *(const uint64_t *) b;
-
-  return x < y ? -1 : x > y;
-}
 
 /* Takes one chunk: spinning on take, or asleep in the waitset until the
  * subscriber has data. NULL after TIMEOUT_NS without a frame. */
@@ -182,12 +155,7 @@ publisher (int iters, int period_us, uint32_t size, int busy)
     enum iox_AllocationResult ret;
 
     next += (uint64_t) period_us *1000;
-    if (busy) {
-      while (now_ns () < next);
-    } else {
-      struct timespec ts = { next / 1000000000ull, next % 1000000000ull };
-      while (clock_nanosleep (CLOCK_MONOTONIC, TIMER_ABSTIME, &ts, NULL));
-    }
+    pace_until (next, busy);
     t = now_ns ();
     ret = iox_pub_loan_chunk (pub, &payload, size);
     if (ret != AllocationResult_SUCCESS) {
@@ -249,20 +217,7 @@ main (int argc, char **argv)
     fprintf (stderr, "iox-ping: the subscriber failed\n");
     return 1;
   }
-  {
-    int n = (int) res[2 * iters + 2];
-
-    qsort (res, n, sizeof *res, cmp);
-    qsort (res + iters, n, sizeof *res, cmp);
-    printf ("{\"kind\": \"iox\", \"iters\": %d, \"samples\": %d, "
-        "\"period_us\": %d, \"size\": %u, \"wait\": \"%s\", \"pace\": \"%s\", "
-        "\"e2e_p50\": %llu, \"e2e_p99\": %llu, \"pub_p50\": %llu, "
-        "\"pub_p99\": %llu}\n", iters, n, period_us, size,
-        spin ? "spin" : "wait", busy ? "busy" : "sleep",
-        (unsigned long long) res[(n - 1) / 2],
-        (unsigned long long) res[(n - 1) * 99 / 100],
-        (unsigned long long) res[iters + (n - 1) / 2],
-        (unsigned long long) res[iters + (n - 1) * 99 / 100]);
-  }
+  print_samples ("iox", iters, (int) res[2 * iters + 2], period_us, size,
+      spin, busy, res, "");
   return 0;
 }

@@ -44,7 +44,8 @@ if need "$tools/bench-run" "$here/bench-run.c"; then
   cc $CFLAGS -o "$tools/bench-run" "$here/bench-run.c" \
     $(pkg-config --cflags --libs gstreamer-1.0)
 fi
-if need "$tools/spin-ping" "$here/spin-ping.c" && [ -f "$builddir/lib/libdoradma.a" ]; then
+if { need "$tools/spin-ping" "$here/spin-ping.c" || need "$tools/spin-ping" "$here/ping.h"; } &&
+   [ -f "$builddir/lib/libdoradma.a" ]; then
   cc $CFLAGS -I"$top/lib" -o "$tools/spin-ping" "$here/spin-ping.c" \
     "$builddir/lib/libdoradma.a" $(pkg-config --cflags --libs glib-2.0 json-glib-1.0) -lpthread
 fi
@@ -59,7 +60,7 @@ fi
 iox_inc=$(ls -d /usr/include/iceoryx/v*/ 2>/dev/null | sort -V | tail -n 1)
 if [ -n "$iox_inc" ] && [ -f "$iox_inc/iceoryx_binding_c/publisher.h" ] &&
    command -v iox-roudi >/dev/null; then
-  if need "$tools/iox-ping" "$here/iox-ping.c"; then
+  if need "$tools/iox-ping" "$here/iox-ping.c" || need "$tools/iox-ping" "$here/ping.h"; then
     cc $CFLAGS -I"$iox_inc" -o "$tools/iox-ping" "$here/iox-ping.c" \
       -Wl,-rpath,'$ORIGIN/iox' -liceoryx_binding_c
   fi

@@ -30,34 +30,7 @@
 
 #include <doradma/doradma.h>
 
-static uint64_t
-now_ns (void)
-{
-  struct timespec ts;
-
-  clock_gettime (CLOCK_MONOTONIC, &ts);
-  return (uint64_t) ts.tv_sec * 1000000000ull + (uint64_t) ts.tv_nsec;
-}
-
-static void
-pin (int cpu)
-{
-  cpu_set_t set;
-
-  if (cpu < 0)
-    return;
-  CPU_ZERO (&set);
-  CPU_SET (cpu, &set);
-  sched_setaffinity (0, sizeof set, &set);
-}
-
-static int
-cmp (const void *a, const void *b)
-{
-  uint64_t x = *(const uint64_t *) a, y = *(const uint64_t *) b;
-
-  return x < y ? -1 : x > y;
-}
+#include "ping.h"
 
 int
 main (int argc, char **argv)
@@ -156,12 +129,7 @@ main (int argc, char **argv)
       uint64_t t;
 
       next += (uint64_t) period_us *1000;
-      if (busy) {
-        while (now_ns () < next);
-      } else {
-        struct timespec ts = { next / 1000000000ull, next % 1000000000ull };
-        while (clock_nanosleep (CLOCK_MONOTONIC, TIMER_ABSTIME, &ts, NULL));
-      }
+      pace_until (next, busy);
       t = now_ns ();
       int ret = doradma_writer_acquire (w, DORADMA_POLICY_LATEST, 0, &slot);
 
@@ -195,23 +163,14 @@ main (int argc, char **argv)
     return 1;
   }
   {
-    int n = (int) res[2 * iters + 2];
+    char extra[96];
 
-    qsort (res, n, sizeof *res, cmp);
-    qsort (res + iters, n, sizeof *res, cmp);
-    printf ("{\"kind\": \"ring\", \"iters\": %d, \"samples\": %d, "
-        "\"period_us\": %d, \"size\": %u, \"wait\": \"%s\", "
-        "\"spin_ns\": %llu, \"pace\": \"%s\", \"e2e_p50\": %llu, "
-        "\"e2e_p99\": %llu, \"pub_p50\": %llu, \"pub_p99\": %llu, "
-        "\"spins\": %llu, \"sleeps\": %llu}\n", iters, n, period_us, size,
-        spin ? "spin" : "wait",
-        (unsigned long long) spin, busy ? "busy" : "sleep",
-        (unsigned long long) res[(n - 1) / 2],
-        (unsigned long long) res[(n - 1) * 99 / 100],
-        (unsigned long long) res[iters + (n - 1) / 2],
-        (unsigned long long) res[iters + (n - 1) * 99 / 100],
+    snprintf (extra, sizeof extra, ", \"spin_ns\": %llu, \"spins\": %llu, "
+        "\"sleeps\": %llu", (unsigned long long) spin,
         (unsigned long long) res[2 * iters],
         (unsigned long long) res[2 * iters + 1]);
+    print_samples ("ring", iters, (int) res[2 * iters + 2], period_us, size,
+        spin != 0, busy, res, extra);
   }
   return 0;
 }
