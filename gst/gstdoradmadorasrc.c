@@ -24,6 +24,7 @@
 #include <errno.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <sys/stat.h>
 
 #include <gst/video/video.h>
 #include <gst/base/gstpushsrc.h>
@@ -77,6 +78,9 @@ typedef struct
   guint64 last_gen;
   guint64 n_frames, n_torn;
   gint64 next_replaced_check;
+  gint64 freed_since;           /* the name led nowhere since; 0: it does */
+  gboolean freed_reported;
+  guint pool_epoch;             /* bumped per opened pool: sizes change */
   gboolean discont;
   /* CUDA (unified with a device, or ipc) */
   struct doradma_cuda_device *dev;
@@ -237,6 +241,16 @@ gst_doradma_dora_src_get_property (GstDoradmaDoraState * head, guint id,
 /* ---------------------------------------------------------------------- */
 /* Caps */
 
+/* uint16 in dora's, torch's and numpy's spellings (native order is little
+ * endian on every platform dora runs on). */
+static gboolean
+is_uint16 (const gchar * dtype)
+{
+  return strcmp (dtype, "uint16") == 0 || strcmp (dtype, "torch.uint16") == 0
+      || strcmp (dtype, "<u2") == 0 || strcmp (dtype, "=u2") == 0
+      || strcmp (dtype, ">u2") == 0;
+}
+
 /* The caps a pool's JSON implies, or NULL with *why set (g_free). */
 static GstCaps *
 caps_from_json (const struct doradma_pool_info *pi,
@@ -246,12 +260,21 @@ caps_from_json (const struct doradma_pool_info *pi,
   gboolean bgr = order == GST_DORADMA_CHANNEL_ORDER_BGR;
   GstVideoInfo info;
 
-  if (strcmp (pi->dtype, "uint8") != 0 && strcmp (pi->dtype, "|u1") != 0
+  if (is_uint16 (pi->dtype)) {
+    /* what doradmasink writes for GRAY16_LE: uint16 [H, W] */
+    if (pi->n_dims == 2)
+      fmt = strcmp (pi->dtype, ">u2") == 0 ? GST_VIDEO_FORMAT_GRAY16_BE :
+          GST_VIDEO_FORMAT_GRAY16_LE;
+    else {
+      *why = g_strdup ("a uint16 tensor is read as grey only: shape is not "
+          "[H, W]");
+      return NULL;
+    }
+  } else if (strcmp (pi->dtype, "uint8") != 0 && strcmp (pi->dtype, "|u1") != 0
       && strcmp (pi->dtype, "torch.uint8") != 0) {
-    *why = g_strdup_printf ("dtype \"%s\" is not uint8", pi->dtype);
+    *why = g_strdup_printf ("dtype \"%s\" is not uint8 or uint16", pi->dtype);
     return NULL;
-  }
-  if (pi->n_dims == 2)
+  } else if (pi->n_dims == 2)
     fmt = GST_VIDEO_FORMAT_GRAY8;
   else if (pi->n_dims == 3 && pi->shape[2] == 3)
     fmt = bgr ? GST_VIDEO_FORMAT_BGR : GST_VIDEO_FORMAT_RGB;
@@ -294,11 +317,15 @@ setup_caps (GstBaseSrc * src, DoraSrc * s,
           ("caps %" GST_PTR_FORMAT, caps));
       goto fail;
     }
-    if (info.size > pi->size) {
+    /* taken as-is: a frame of another size is not this pool's frame (a
+     * smaller one would read the head of the tensor as a whole picture) */
+    if (info.size != pi->size) {
       GST_ELEMENT_ERROR (src, CORE, NEGOTIATION,
-          ("dora pool %s is too small for the `caps` property", name),
-          ("frames of %" GST_PTR_FORMAT " need %" G_GSIZE_FORMAT
-              " bytes; the pool's JSON: %s", caps, info.size, pi->json));
+          ("dora pool %s holds %" G_GUINT64_FORMAT "-byte frames, but the "
+              "`caps` property describes frames of %" G_GSIZE_FORMAT
+              " bytes (GStreamer's default layout): they do not describe "
+              "this pool", name, pi->size, info.size),
+          ("caps %" GST_PTR_FORMAT "; the pool's JSON: %s", caps, pi->json));
       goto fail;
     }
     /* as-is, GStreamer's default layout, like appsrc */
@@ -346,7 +373,7 @@ setup_caps (GstBaseSrc * src, DoraSrc * s,
   return gst_base_src_negotiate (src);
 
 fail:
-  gst_caps_unref (caps);
+  gst_clear_caps (&caps);       /* NULL when the JSON gave none */
   return FALSE;
 }
 
@@ -475,6 +502,38 @@ wait_unless_unlocked (DoraSrc * s, gint64 us)
   return !unlocked;
 }
 
+/* An element property of the ring path that the dora path honours too
+ * (`timeout`, `allowed-uid`, `on-writer-lost`); FALSE when the element has
+ * none of that name. */
+static gboolean
+element_property (GstBaseSrc * src, const gchar * prop, gpointer value)
+{
+  if (!g_object_class_find_property (G_OBJECT_GET_CLASS (src), prop))
+    return FALSE;
+  g_object_get (src, prop, value, NULL);
+  return TRUE;
+}
+
+/* The owner uid the lib may accept besides ours (the pool owner rule,
+ * docs/dora.md "Trust"): `allowed-uid`, or for -1 (any) the current owner
+ * of the name; the lib checks the object it opened, so a name swapped in
+ * between is refused, not trusted. */
+static gint64
+pool_owner_to_allow (GstBaseSrc * src, const gchar * name)
+{
+  gint64 uid = -1;
+  gchar *path;
+  struct stat st;
+
+  if (!element_property (src, "allowed-uid", &uid) || uid >= 0)
+    return uid;
+  path = g_build_filename (doradma_shm_dir (NULL), name, NULL);
+  if (stat (path, &st) == 0)
+    uid = st.st_uid;
+  g_free (path);
+  return uid;
+}
+
 /* Opens and validates the pool, waiting up to the element's `timeout` for
  * it to appear. Returns GST_FLOW_OK, FLUSHING or ERROR (posted). */
 static GstFlowReturn
@@ -485,12 +544,12 @@ open_pool (GstBaseSrc * src, DoraSrc * s, const gchar * name)
   gint64 deadline;
   int ret;
 
-  /* the element's own `timeout` (ns to wait for the channel), if it has one */
-  if (g_object_class_find_property (G_OBJECT_GET_CLASS (src), "timeout"))
-    g_object_get (src, "timeout", &timeout, NULL);
+  /* the element's own `timeout` (ns to wait for the channel) */
+  element_property (src, "timeout", &timeout);
   deadline = g_get_monotonic_time () + (gint64) (timeout / 1000);
   for (;;) {
-    ret = doradma_pool_reader_open (NULL, name, &s->r, &diag);
+    ret = doradma_pool_reader_open (NULL, name, pool_owner_to_allow (src,
+            name), &s->r, &diag);
     if (ret != -ENOENT)
       break;
     if (timeout != 0 && g_get_monotonic_time () >= deadline)
@@ -514,6 +573,9 @@ open_pool (GstBaseSrc * src, DoraSrc * s, const gchar * name)
     return GST_FLOW_ERROR;
   }
   s->next_replaced_check = g_get_monotonic_time () + REPLACED_CHECK_US;
+  s->freed_since = 0;
+  s->freed_reported = FALSE;
+  s->pool_epoch++;
   s->discont = TRUE;
   return GST_FLOW_OK;
 }
@@ -567,21 +629,72 @@ copy_generation (DoraSrc * s, guint8 * dst, guint64 * gen,
   return 0;
 }
 
-/* When idle: has the writer freed the pool and made a new one? */
+/* The pool was freed and its name still leads nowhere a check later (or
+ * to an object we refuse: `refused` says why): the writer is gone (dora
+ * readers get a FreeMemoryPool event here). Posted once per pool, then the element's `on-writer-lost` applies: wait (a
+ * re-created pool is still followed), EOS, or error. Returns GST_FLOW_OK
+ * to go on waiting. */
+static GstFlowReturn
+pool_freed (GstBaseSrc * src, DoraSrc * s, const gchar * name,
+    const gchar * refused)
+{
+  GstDoradmaWriterLost policy = GST_DORADMA_WRITER_LOST_WAIT;
+
+  if (s->freed_reported)
+    return GST_FLOW_OK;
+  s->freed_reported = TRUE;
+  element_property (src, "on-writer-lost", &policy);
+  switch (policy) {
+    case GST_DORADMA_WRITER_LOST_EOS:
+      GST_ELEMENT_WARNING_WITH_DETAILS (src, RESOURCE, READ,
+          ("dora pool %s was freed by its writer: end of stream", name),
+          ("on-writer-lost=eos; %s", refused ? refused : "no such object"),
+          ("dora-pool", G_TYPE_STRING, name, NULL));
+      return GST_FLOW_EOS;
+    case GST_DORADMA_WRITER_LOST_ERROR:
+      GST_ELEMENT_ERROR_WITH_DETAILS (src, RESOURCE, READ,
+          ("dora pool %s was freed by its writer", name),
+          ("on-writer-lost=error; %s", refused ? refused : "no such object"),
+          ("dora-pool", G_TYPE_STRING, name, NULL));
+      return GST_FLOW_ERROR;
+    case GST_DORADMA_WRITER_LOST_WAIT:
+    default:
+      GST_ELEMENT_WARNING_WITH_DETAILS (src, RESOURCE, READ,
+          ("dora pool %s was freed by its writer; waiting for it to be "
+              "created again", name), ("on-writer-lost=wait; %s",
+              refused ? refused : "no such object"),
+          ("dora-pool", G_TYPE_STRING, name, NULL));
+      return GST_FLOW_OK;
+  }
+}
+
+/* When idle: has the writer freed the pool, and made a new one? A new one
+ * is switched to (new caps, new sizes: the caller drops a buffer sized for
+ * the old one, s->pool_epoch tells). */
 static GstFlowReturn
 check_replaced (GstBaseSrc * src, DoraSrc * s, const gchar * name)
 {
   struct doradma_diag diag = { 0 };
   struct doradma_pool_reader *fresh = NULL;
+  gint64 now = g_get_monotonic_time ();
+  int ret;
 
-  if (g_get_monotonic_time () < s->next_replaced_check)
+  if (now < s->next_replaced_check)
     return GST_FLOW_OK;
-  s->next_replaced_check = g_get_monotonic_time () + REPLACED_CHECK_US;
+  s->next_replaced_check = now + REPLACED_CHECK_US;
   if (!doradma_pool_reader_replaced (s->r))
     return GST_FLOW_OK;
-  /* gone (freed): keep the old mapping and wait; a new one: switch */
-  if (doradma_pool_reader_open (NULL, name, &fresh, &diag) < 0) {
+  ret = doradma_pool_reader_open (NULL, name, pool_owner_to_allow (src, name),
+      &fresh, &diag);
+  if (ret < 0) {
+    /* A writer restarting unlinks, then creates and fills its header: one
+     * check of grace before the old pool counts as freed (gone, or its
+     * name now leads to something we refuse). The old mapping stays. */
     GST_DEBUG_OBJECT (src, "dora pool %s not reopened: %s", name, diag.msg);
+    if (s->freed_since == 0)
+      s->freed_since = now;
+    else if (now - s->freed_since >= REPLACED_CHECK_US)
+      return pool_freed (src, s, name, ret == -ENOENT ? NULL : diag.msg);
     return GST_FLOW_OK;
   }
   GST_INFO_OBJECT (src, "dora pool %s was re-created: switching", name);
@@ -603,7 +716,7 @@ gst_doradma_dora_src_create (GstPushSrc * psrc, GstBuffer ** outbuf)
   GstClockTime interval;
   GstFlowReturn fret;
   gchar *name;
-  guint torn_in_row = 0;
+  guint torn_in_row = 0, buf_epoch = 0;
   guint64 gen = 0;
   int ret;
 
@@ -616,7 +729,12 @@ gst_doradma_dora_src_create (GstPushSrc * psrc, GstBuffer ** outbuf)
     goto out;
 
   for (;;) {
+    /* a re-created pool has other sizes: a buffer for the old ones would
+     * be overrun (larger) or pushed with a stale tail (smaller) */
+    if (buf != NULL && buf_epoch != s->pool_epoch)
+      gst_clear_buffer (&buf);
     if (buf == NULL) {
+      buf_epoch = s->pool_epoch;
       pool = gst_base_src_get_buffer_pool (src);
       if (pool == NULL || gst_buffer_pool_acquire_buffer (pool, &buf,
               NULL) != GST_FLOW_OK || gst_buffer_get_size (buf) <

@@ -10,6 +10,7 @@
 #include <unistd.h>
 
 #include "futex.h"
+#include "keep-errno.h"
 #include "segment.h"
 
 /* Does `path` exist, as another inode than (dev, ino) when ino != 0? */
@@ -27,6 +28,7 @@ DORADMA_API int
 doradma_channel_wait (const char *shm_dir, const char *channel,
     int64_t timeout_ns, int cancel_fd)
 {
+  KEEP_ERRNO;
   return doradma_channel_wait_new (shm_dir, channel, 0, 0, timeout_ns,
       cancel_fd);
 }
@@ -35,6 +37,7 @@ DORADMA_API int
 doradma_channel_wait_new (const char *shm_dir, const char *channel,
     uint64_t dev, uint64_t ino, int64_t timeout_ns, int cancel_fd)
 {
+  KEEP_ERRNO;
   struct segment_paths paths;
   uint64_t start = monotonic_ns ();
   int fd, ret = -ETIMEDOUT;

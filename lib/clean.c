@@ -17,7 +17,9 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "door.h"
 #include "liveness.h"
+#include "keep-errno.h"
 #include "segment.h"
 
 #define CLEAN_ATTEMPTS 16
@@ -40,22 +42,8 @@ count_leftovers (const struct segment_paths *p, const char *channel)
   return n;
 }
 
-static int
-owned_regular_file (int fd, const char *label, struct stat *st,
-    struct doradma_diag *diag)
-{
-  if (fstat (fd, st) != 0)
-    return diag_set (diag, -errno, NULL, "%s: fstat: %s", label,
-        strerror (errno));
-  if (!S_ISREG (st->st_mode))
-    return diag_set (diag, -EBADMSG, "object.type",
-        "%s is not a regular file: left alone", label);
-  if (st->st_uid != getuid ())
-    return diag_set (diag, -EPERM, "owner",
-        "%s is owned by uid %u, not by us (uid %u): left alone", label,
-        (unsigned) st->st_uid, (unsigned) getuid ());
-  return 0;
-}
+/* Our own regular file, whatever its mode: clean removes it (door.h). */
+static const struct door_rule clean_rule = { -1, false, true, 0 };
 
 /* A control object whose data object is gone (a writer killed between the
  * two unlinks of its close). No lock guards this name, so it is moved aside
@@ -70,15 +58,12 @@ clean_orphan_ctl (const struct segment_paths *p,
   struct stat st;
   int fd, ret;
 
-  fd = open (p->ctl, O_RDONLY | O_NONBLOCK | O_NOFOLLOW | O_CLOEXEC);
-  if (fd < 0)
-    return diag_set (diag, errno == ENOENT ? -ENOENT : -errno, "channel",
-        "%s: %s", p->label, errno == ENOENT ? "no such channel" :
-        strerror (errno));
-  ret = owned_regular_file (fd, p->label, &st, diag);
-  close (fd);
+  ret = door_open (p->ctl, p->label, O_RDONLY, &clean_rule, &fd, &st, diag);
+  if (ret == -ENOENT)
+    return diag_set (diag, -ENOENT, "channel", "%s: no such channel", p->label);
   if (ret < 0)
     return ret;
+  close (fd);
   snprintf (aside, sizeof aside, "%s~clean.%d", p->ctl, (int) getpid ());
   if (rename (p->ctl, aside) != 0)
     return diag_set (diag, -errno, "ctl", "%s~ctl: rename: %s", p->label,
@@ -99,6 +84,7 @@ DORADMA_API int
 doradma_clean_channel (const char *shm_dir, const char *channel,
     struct doradma_clean_report *rep, struct doradma_diag *diag)
 {
+  KEEP_ERRNO;
   struct segment_paths p;
   struct stat st;
   int attempt, fd, ret;
@@ -116,20 +102,13 @@ doradma_clean_channel (const char *shm_dir, const char *channel,
      * holder of the lock makes such names, so none appear meanwhile. */
     before = count_leftovers (&p, channel);
     /* O_RDWR: an OFD write lock needs a writable fd. */
-    fd = open (p.data, O_RDWR | O_NONBLOCK | O_NOFOLLOW | O_CLOEXEC);
-    if (fd < 0 && errno == ENOENT)
+    ret = door_open (p.data, p.label, O_RDWR, &clean_rule, &fd, &st, diag);
+    if (ret == -ENOENT)
       return clean_orphan_ctl (&p, rep, diag);
-    if (fd < 0 && (errno == EACCES || errno == EPERM))
-      return diag_set (diag, -EPERM, "owner", "%s: %s: left alone", p.label,
-          strerror (errno));
-    if (fd < 0)
-      return diag_set (diag, -errno, NULL, "%s: open: %s", p.label,
-          errno == ELOOP ? "a symbolic link" : strerror (errno));
-    ret = owned_regular_file (fd, p.label, &st, diag);
-    if (ret < 0) {
-      close (fd);
+    if (ret == -EACCES)
+      ret = -EPERM;             /* someone else's: left alone */
+    if (ret < 0)
       return ret;
-    }
     ret = ofd_trylock (fd, 0);
     if (ret == -EAGAIN) {
       close (fd);

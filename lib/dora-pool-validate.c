@@ -11,13 +11,11 @@
 
 #include <doradma/dora-pool.h>
 
+#include "peer-json.h"
 #include "segment-desc.h"       /* diag_set */
 
 #define DORADMA_API __attribute__ ((visibility ("default")))
 
-/* A hostile json_len could make us allocate most of a huge segment: dora
- * defines no limit, real pools have < 200 bytes. */
-#define POOL_JSON_MAX (1u << 20)
 
 static const uint8_t pool_magic[8] = { 'D', 'O', 'R', 'A', 'D', 'M', 'A', 0 };
 
@@ -206,8 +204,9 @@ static int
 parse_json (const char *json, size_t len, struct doradma_pool_info *info,
     struct doradma_diag *diag)
 {
-  JsonParser *parser = json_parser_new ();
-  GError *err = NULL;
+  static const struct peer_json_limits pool =
+      { DORADMA_POOL_JSON_MAX, "json_len" };
+  JsonNode *root;
   JsonObject *o = NULL;
   JsonNode *n;
   const char *transport = NULL;
@@ -215,19 +214,12 @@ parse_json (const char *json, size_t len, struct doradma_pool_info *info,
   gboolean overflow = FALSE;
   int ret = -EBADMSG;
 
-  if (memchr (json, '\0', len) != NULL || !g_utf8_validate (json, len, NULL)) {
-    diag_set (diag, -EBADMSG, "json", "metadata json is not valid utf-8");
-    goto out;
-  }
-  if (!json_parser_load_from_data (parser, json, (gssize) len, &err)) {
-    diag_set (diag, -EBADMSG, "json", "invalid metadata json: %s",
-        err->message);
-    g_error_free (err);
-    goto out;
-  }
-  n = json_parser_get_root (parser);
-  if (n != NULL && JSON_NODE_HOLDS_OBJECT (n))
-    o = json_node_get_object (n);
+  /* 10, 11 and the strict scan with its depth bound (peer-json.h) */
+  root = peer_json_parse (json, len, &pool, diag);
+  if (root == NULL)
+    return -EBADMSG;
+  if (JSON_NODE_HOLDS_OBJECT (root))
+    o = json_node_get_object (root);
 
   /* 12 */
   if (o == NULL || !node_u64 (json_object_get_member (o, "size"), &info->size)) {
@@ -353,12 +345,19 @@ parse_json (const char *json, size_t len, struct doradma_pool_info *info,
   }
   ret = 0;
 out:
-  g_object_unref (parser);
+  json_node_unref (root);
   return ret;
 }
 
 DORADMA_API int
 doradma_pool_parse (const uint8_t * seg, uint64_t len,
+    struct doradma_pool_info *info, struct doradma_diag *diag)
+{
+  return doradma_pool_parse_prefix (seg, len, len, info, diag);
+}
+
+DORADMA_API int
+doradma_pool_parse_prefix (const uint8_t * seg, uint64_t avail, uint64_t len,
     struct doradma_pool_info *info, struct doradma_diag *diag)
 {
   uint8_t hdr[DORADMA_POOL_HEADER_SIZE];
@@ -368,7 +367,7 @@ doradma_pool_parse (const uint8_t * seg, uint64_t len,
   memset (info, 0, sizeof *info);
   info->segment_len = len;
   /* 1 */
-  if (len < DORADMA_POOL_HEADER_SIZE)
+  if (len < DORADMA_POOL_HEADER_SIZE || avail < DORADMA_POOL_HEADER_SIZE)
     return diag_set (diag, -EBADMSG, "segment",
         "segment is too small: %" PRIu64 " bytes, the fixed header needs %u",
         len, DORADMA_POOL_HEADER_SIZE);
@@ -409,11 +408,16 @@ doradma_pool_parse (const uint8_t * seg, uint64_t len,
         " does not fit before data_offset %" PRIu64, info->json_len,
         info->data_offset);
   /* 9 cannot fire: 256 + json_len <= data_offset <= len was just checked */
-  if (info->json_len > POOL_JSON_MAX)
+  if (info->json_len > DORADMA_POOL_JSON_MAX)
     return diag_set (diag, -EBADMSG, "json_len",
         "metadata json of %" PRIu64 " bytes is longer than the %u we accept",
-        info->json_len, POOL_JSON_MAX);
+        info->json_len, DORADMA_POOL_JSON_MAX);
 
+  /* cannot fire when avail >= min (len, 256 + DORADMA_POOL_JSON_MAX) */
+  if (avail < DORADMA_POOL_HEADER_SIZE + info->json_len)
+    return diag_set (diag, -EBADMSG, "json_len",
+        "metadata json of %" PRIu64 " bytes is past the %" PRIu64
+        " bytes read", info->json_len, avail);
   json = g_malloc (info->json_len + 1);
   memcpy (json, seg + DORADMA_POOL_HEADER_SIZE, info->json_len);
   json[info->json_len] = '\0';

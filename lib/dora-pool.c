@@ -20,6 +20,8 @@
 #include <doradma/dora-pool.h>
 
 #include "atomic.h"
+#include "keep-errno.h"
+#include "door.h"
 #include "liveness.h"
 #include "segment-desc.h"       /* diag_set */
 
@@ -61,10 +63,16 @@ struct doradma_pool_reader
 
 DORADMA_API int
 doradma_pool_reader_open (const char *shm_dir, const char *name,
-    struct doradma_pool_reader **out, struct doradma_diag *diag)
+    int64_t allowed_uid, struct doradma_pool_reader **out,
+    struct doradma_diag *diag)
 {
+  KEEP_ERRNO;
+  struct door_rule rule = { allowed_uid, false, false, 0 };
   struct doradma_pool_reader *r;
   struct stat st;
+  uint8_t *head = NULL;
+  size_t avail;
+  void *map;
   int ret;
 
   *out = NULL;
@@ -74,43 +82,45 @@ doradma_pool_reader_open (const char *shm_dir, const char *name,
   r->fd = -1;
   if ((ret = pool_path (r->path, sizeof r->path, shm_dir, name, diag)) < 0)
     goto fail;
-  /* 23: a missing segment names the segment */
-  r->fd = open (r->path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW);
-  if (r->fd < 0) {
-    ret = -errno;
+  /* the door (door.h): no blocking on a FIFO, a regular file of our uid or
+   * the allowed one, nobody else may write it */
+  ret = door_open (r->path, r->path, O_RDONLY, &rule, &r->fd, &st, diag);
+  if (ret == -ENOENT)
+    /* 23: a missing segment names the segment */
     diag_set (diag, ret, "dora-pool", "cannot open dora pool %s: %s",
         r->path, g_strerror (-ret));
+  if (ret < 0)
     goto fail;
-  }
-  if (fstat (r->fd, &st) != 0 || !S_ISREG (st.st_mode)) {
-    ret = diag_set (diag, -EBADMSG, "dora-pool",
-        "dora pool %s is not a regular file", r->path);
-    goto fail;
-  }
   r->dev = st.st_dev;
   r->ino = st.st_ino;
-  if (st.st_size < (off_t) DORADMA_POOL_HEADER_SIZE) {
-    /* 1, before mmap (which refuses length 0) */
-    ret = doradma_pool_parse (NULL, (uint64_t) st.st_size, &r->info, diag);
+  /* The header and JSON from a pread copy, validated before anything is
+   * mapped (rule 1 first: mmap refuses length 0). */
+  avail = (uint64_t) st.st_size < DORADMA_POOL_HEADER_SIZE +
+      DORADMA_POOL_JSON_MAX ? (size_t) st.st_size : DORADMA_POOL_HEADER_SIZE +
+      DORADMA_POOL_JSON_MAX;
+  head = g_malloc (avail ? avail : 1);
+  if (pread (r->fd, head, avail, 0) != (ssize_t) avail) {
+    ret = diag_set (diag, -EBADMSG, "segment",
+        "dora pool %s shrank while its header was read", r->path);
     goto fail;
   }
-  r->map_len = (uint64_t) st.st_size;
+  if ((ret = doradma_pool_parse_prefix (head, avail, (uint64_t) st.st_size,
+              &r->info, diag)) < 0)
+    goto fail;
   /* read-only: we never write a pool we read, and our mapping then never
-   * counts as a writer in doradma_pool_writer_create's liveness scan */
-  r->base = mmap (NULL, r->map_len, PROT_READ, MAP_SHARED, r->fd, 0);
-  if (r->base == MAP_FAILED) {
-    r->base = NULL;
-    ret = -errno;
-    diag_set (diag, ret, "dora-pool", "mmap of dora pool %s (%" PRIu64
-        " bytes): %s", r->path, r->map_len, g_strerror (-ret));
+   * counts as a writer in doradma_pool_writer_create's liveness scan; not
+   * prefaulted: the payload pages are touched by the copies only */
+  r->map_len = (uint64_t) st.st_size;
+  if ((ret = door_map (r->fd, &st, r->map_len, PROT_READ, false, r->path,
+              &map, diag)) < 0)
     goto fail;
-  }
-  if ((ret = doradma_pool_parse (r->base, r->map_len, &r->info, diag)) < 0)
-    goto fail;
+  r->base = map;
+  g_free (head);
   *out = r;
   return 0;
 
 fail:
+  g_free (head);
   doradma_pool_reader_close (r);
   return ret;
 }
@@ -118,24 +128,28 @@ fail:
 DORADMA_API const struct doradma_pool_info *
 doradma_pool_reader_info (const struct doradma_pool_reader *r)
 {
+  KEEP_ERRNO;
   return &r->info;
 }
 
 DORADMA_API const uint8_t *
 doradma_pool_reader_base (const struct doradma_pool_reader *r)
 {
+  KEEP_ERRNO;
   return r->base;
 }
 
 DORADMA_API int
 doradma_pool_reader_fd (const struct doradma_pool_reader *r)
 {
+  KEEP_ERRNO;
   return r->fd;
 }
 
 DORADMA_API int
 doradma_pool_read_begin (const struct doradma_pool_reader *r, uint64_t * gen)
 {
+  KEEP_ERRNO;
   /* ACQUIRE pairs with the writer's release store of the even value: the
    * payload stores of that generation are visible to the copy that
    * follows. */
@@ -146,6 +160,7 @@ doradma_pool_read_begin (const struct doradma_pool_reader *r, uint64_t * gen)
 DORADMA_API bool
 doradma_pool_read_ok (const struct doradma_pool_reader *r, uint64_t gen)
 {
+  KEEP_ERRNO;
   /* The acquire FENCE keeps the payload loads above from moving after the
    * reload (an acquire load would not); pairs with the writer's release
    * fence after its odd store: if we copied any byte of the next write, we
@@ -159,6 +174,7 @@ doradma_pool_reader_copy_rows (struct doradma_pool_reader *r, void *dst,
     size_t dst_pitch, size_t src_pitch, size_t row_bytes, size_t rows,
     uint64_t last_gen, uint64_t * gen, struct doradma_diag *diag)
 {
+  KEEP_ERRNO;
   const struct doradma_pool_info *info = &r->info;
   const uint8_t *src = r->base + info->data_offset;
   struct stat st;
@@ -168,8 +184,11 @@ doradma_pool_reader_copy_rows (struct doradma_pool_reader *r, void *dst,
   if (info->transport == DORADMA_POOL_IPC)
     return diag_set (diag, -ENODATA, "transport",
         "dora pool %s is an ipc pool: its payload is in GPU memory", r->path);
-  if (rows == 0 || row_bytes > src_pitch || (rows - 1) > (info->size -
-          row_bytes) / src_pitch || row_bytes > info->size)
+  /* row_bytes first: it bounds the subtraction, and a zero row (or pitch)
+   * would divide by zero below */
+  if (rows == 0 || row_bytes == 0 || row_bytes > src_pitch ||
+      row_bytes > info->size ||
+      (rows - 1) > (info->size - row_bytes) / src_pitch)
     return diag_set (diag, -EINVAL, "size",
         "%zu rows of %zu bytes, %zu apart, do not fit the %" PRIu64
         "-byte payload", rows, row_bytes, src_pitch, info->size);
@@ -195,6 +214,7 @@ DORADMA_API int
 doradma_pool_reader_copy (struct doradma_pool_reader *r, void *dst, size_t n,
     uint64_t last_gen, uint64_t * gen, struct doradma_diag *diag)
 {
+  KEEP_ERRNO;
   return doradma_pool_reader_copy_rows (r, dst, n, n, n, 1, last_gen, gen,
       diag);
 }
@@ -202,6 +222,7 @@ doradma_pool_reader_copy (struct doradma_pool_reader *r, void *dst, size_t n,
 DORADMA_API int
 doradma_pool_reader_replaced (const struct doradma_pool_reader *r)
 {
+  KEEP_ERRNO;
   struct stat st;
 
   if (stat (r->path, &st) != 0)
@@ -212,6 +233,7 @@ doradma_pool_reader_replaced (const struct doradma_pool_reader *r)
 DORADMA_API void
 doradma_pool_reader_close (struct doradma_pool_reader *r)
 {
+  KEEP_ERRNO;
   if (r == NULL)
     return;
   if (r->base)
@@ -277,16 +299,10 @@ claim_stale (int fd, const char *path, struct doradma_diag *diag)
   pid_t pid;
   int r;
 
+  /* door_open admitted it: a regular file of ours */
   if (fstat (fd, &st) != 0)
     return diag_set (diag, -errno, "dora-pool", "fstat %s: %s", path,
         g_strerror (errno));
-  if (!S_ISREG (st.st_mode))
-    return diag_set (diag, -EINVAL, "dora-pool",
-        "%s exists and is not a regular file", path);
-  if (st.st_uid != geteuid ())
-    return diag_set (diag, -EPERM, "dora-pool",
-        "%s exists and belongs to uid %u, not to us", path,
-        (unsigned) st.st_uid);
   /* a doradma writer holds byte 0 for its life */
   r = ofd_trylock (fd, 0);
   if (r == -EAGAIN)
@@ -366,6 +382,9 @@ DORADMA_API int
 doradma_pool_writer_create (const struct doradma_pool_writer_config *cfg,
     struct doradma_pool_writer **out, struct doradma_diag *diag)
 {
+  KEEP_ERRNO;
+  /* an object at the name must be a regular file of ours, any mode */
+  static const struct door_rule stale_rule = { -1, false, true, 0 };
   struct doradma_pool_writer *w;
   uint64_t elems = 1, json_len;
   char proc[64];
@@ -474,12 +493,12 @@ doradma_pool_writer_create (const struct doradma_pool_writer_config *cfg,
           g_strerror (errno));
       goto fail;
     }
-    old = open (w->path, O_RDWR | O_CLOEXEC | O_NOFOLLOW);
-    if (old < 0) {
-      if (errno == ENOENT)
-        continue;
-      ret = diag_set (diag, errno == EACCES ? -EPERM : -errno, "dora-pool",
-          "%s exists and cannot be opened: %s", w->path, g_strerror (errno));
+    ret = door_open (w->path, w->path, O_RDWR, &stale_rule, &old, &st, diag);
+    if (ret == -ENOENT)
+      continue;
+    if (ret < 0) {
+      /* someone else's, or not a pool at all: never ours to replace */
+      ret = ret == -EBADMSG ? -EINVAL : ret == -EACCES ? -EPERM : ret;
       goto fail;
     }
     ret = claim_stale (old, w->path, diag);
@@ -514,24 +533,28 @@ fail:
 DORADMA_API uint8_t *
 doradma_pool_writer_payload (struct doradma_pool_writer *w)
 {
+  KEEP_ERRNO;
   return w->base + w->data_offset;
 }
 
 DORADMA_API uint64_t
 doradma_pool_writer_size (const struct doradma_pool_writer *w)
 {
+  KEEP_ERRNO;
   return w->size;
 }
 
 DORADMA_API const char *
 doradma_pool_writer_json (const struct doradma_pool_writer *w)
 {
+  KEEP_ERRNO;
   return w->json;
 }
 
 DORADMA_API uint64_t
 doradma_pool_writer_begin (struct doradma_pool_writer *w)
 {
+  KEEP_ERRNO;
   uint64_t *gen = gen_word (w->base);
   uint64_t cur = dr_load_relaxed (gen);
 
@@ -548,6 +571,7 @@ DORADMA_API void
 doradma_pool_writer_end (struct doradma_pool_writer *w, uint64_t baseline,
     bool ok)
 {
+  KEEP_ERRNO;
   /* RELEASE: the payload stores are visible before the even value (pairs
    * with the reader's acquire load). A failed write stays odd. */
   if (ok)
@@ -557,6 +581,7 @@ doradma_pool_writer_end (struct doradma_pool_writer *w, uint64_t baseline,
 DORADMA_API void
 doradma_pool_writer_close (struct doradma_pool_writer *w)
 {
+  KEEP_ERRNO;
   struct stat st;
 
   if (w == NULL)

@@ -16,6 +16,7 @@
 #include <unistd.h>
 
 #include "atomic.h"
+#include "door.h"
 #include "liveness.h"
 #include "segment.h"
 
@@ -61,35 +62,21 @@ read_at (int fd, void *buf, size_t len, uint64_t off)
   return 0;
 }
 
-/* Opens an object without following links or blocking (a FIFO planted
- * under the name would block a plain open) and requires a regular file. */
+/* Opens an object through the door (door.h) for a look by pread copies:
+ * any owner, any mode (the tool reports them), never blocking on a FIFO,
+ * a regular file only. */
 static int
 open_object (const char *path, const char *label, int flags, struct stat *st,
     struct doradma_inspect_verdict *v)
 {
-  int fd = open (path, flags | O_NONBLOCK | O_NOFOLLOW | O_CLOEXEC);
+  static const struct door_rule look = { -1, true, true, 0 };
+  int fd, ret;
 
-  if (fd < 0) {
-    int err = errno;
-    if (err == ELOOP)
-      return verdict_set (v, -ELOOP, "object.type",
-          "%s is a symbolic link, not a doradma object", label);
-    return verdict_set (v, -err, err == ENOENT ? "channel" : "object",
-        "%s: %s", label, strerror (err));
-  }
-  if (fstat (fd, st) != 0) {
-    int err = -errno;
-    close (fd);
-    return verdict_set (v, err, "object", "%s: fstat: %s", label,
-        strerror (-err));
-  }
-  if (!S_ISREG (st->st_mode)) {
-    close (fd);
-    return verdict_set (v, -EBADMSG, "object.type",
-        "%s is not a regular file (mode %06o)", label, (unsigned) st->st_mode);
-  }
-  v->rc = 0;
-  return fd;
+  ret = door_open (path, label, flags, &look, &fd, st, &v->diag);
+  v->rc = ret;
+  if (ret == -ENOENT)
+    verdict_set (v, -ENOENT, "channel", "%s: %s", label, strerror (ENOENT));
+  return ret < 0 ? ret : fd;
 }
 
 /* Where the RCB is, from the JSON copy (meta.c's own parser), or 0 when

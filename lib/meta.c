@@ -11,13 +11,9 @@
 
 #include <json-glib/json-glib.h>
 
+#include "peer-json.h"
 #include "segment-desc.h"
 
-/* json-glib's parser recurses per nesting level: bound the depth before
- * handing it hostile text. */
-#define JSON_DEPTH_MAX 32
-/* Longer digit runs cannot be a u64; json-glib would wrap them silently. */
-#define JSON_DIGITS_MAX 19
 
 static uint64_t
 round_up (uint64_t v, uint64_t a)
@@ -174,178 +170,6 @@ fail:
   return NULL;
 }
 
-/* The strict RFC 8259 lexer run before json-glib sees the text. json-glib
- * also accepts comments, single-quoted strings, hex numbers and bare
- * identifiers; any of those could hide brackets from a depth count, and
- * json-glib recurses once per level. So: only RFC 8259 tokens, brackets
- * matched and at most JSON_DEPTH_MAX deep, no digit run longer than a u64.
- * Grammar (what follows what) is json-glib's job; tokens are ours. */
-static int
-json_bad (struct doradma_diag *diag, size_t at, const char *what)
-{
-  return diag_set (diag, -EBADMSG, "json",
-      "metadata JSON is not strict RFC 8259: %s at byte %zu", what, at);
-}
-
-/* Scans a string whose opening quote is at s[*i]; leaves *i on the
- * closing quote. */
-static int
-json_scan_string (const char *s, size_t len, size_t *i,
-    struct doradma_diag *diag)
-{
-  size_t k;
-
-  for (k = *i + 1; k < len; k++) {
-    unsigned char c = (unsigned char) s[k];
-
-    if (c == '"') {
-      *i = k;
-      return 0;
-    }
-    if (c < 0x20)
-      return json_bad (diag, k, "control character in a string");
-    if (c != '\\')
-      continue;
-    if (++k >= len)
-      break;
-    switch (s[k]) {
-      case '"':
-      case '\\':
-      case '/':
-      case 'b':
-      case 'f':
-      case 'n':
-      case 'r':
-      case 't':
-        break;
-      case 'u':
-        if (k + 4 >= len || !g_ascii_isxdigit (s[k + 1]) ||
-            !g_ascii_isxdigit (s[k + 2]) || !g_ascii_isxdigit (s[k + 3]) ||
-            !g_ascii_isxdigit (s[k + 4]))
-          return json_bad (diag, k, "bad \\u escape");
-        k += 4;
-        break;
-      default:
-        return json_bad (diag, k, "bad escape");
-    }
-  }
-  return json_bad (diag, *i, "unterminated string");
-}
-
-static size_t
-digit_run (const char *s, size_t len, size_t k)
-{
-  size_t n = 0;
-
-  while (k + n < len && g_ascii_isdigit (s[k + n]))
-    n++;
-  return n;
-}
-
-/* -?(0|[1-9][0-9]*)(\.[0-9]+)?([eE][+-]?[0-9]+)? starting at s[*i]; leaves *i
- * on its last byte. */
-static int
-json_scan_number (const char *s, size_t len, size_t *i,
-    struct doradma_diag *diag)
-{
-  size_t k = *i, n;
-
-  if (s[k] == '-')
-    k++;
-  n = digit_run (s, len, k);
-  if (n == 0 || (s[k] == '0' && n > 1))
-    return json_bad (diag, k, "malformed number");
-  if (n > JSON_DIGITS_MAX)
-    return diag_set (diag, -EBADMSG, "json",
-        "number at byte %zu has more than %d digits", k, JSON_DIGITS_MAX);
-  k += n;
-  if (k < len && s[k] == '.') {
-    n = digit_run (s, len, ++k);
-    if (n == 0 || n > JSON_DIGITS_MAX)
-      return json_bad (diag, k, "malformed fraction");
-    k += n;
-  }
-  if (k < len && (s[k] == 'e' || s[k] == 'E')) {
-    if (++k < len && (s[k] == '+' || s[k] == '-'))
-      k++;
-    n = digit_run (s, len, k);
-    if (n == 0 || n > JSON_DIGITS_MAX)
-      return json_bad (diag, k, "malformed exponent");
-    k += n;
-  }
-  /* A number ends at a delimiter: "0x10" is not 0 then x10. */
-  if (k < len && (g_ascii_isalnum (s[k]) || s[k] == '.' || s[k] == '_'))
-    return json_bad (diag, k, "malformed number");
-  *i = k - 1;
-  return 0;
-}
-
-static int
-json_scan (const char *s, size_t len, struct doradma_diag *diag)
-{
-  /* Open brackets, innermost last: '{' or '['. */
-  char stack[JSON_DEPTH_MAX];
-  int depth = 0, ret;
-  size_t i;
-
-  for (i = 0; i < len; i++) {
-    char c = s[i];
-
-    switch (c) {
-      case ' ':
-      case '\t':
-      case '\n':
-      case '\r':
-      case ':':
-      case ',':
-        break;
-      case '{':
-      case '[':
-        if (depth == JSON_DEPTH_MAX)
-          return diag_set (diag, -EBADMSG, "json",
-              "nesting deeper than %d at byte %zu", JSON_DEPTH_MAX, i);
-        stack[depth++] = c;
-        break;
-      case '}':
-      case ']':
-        if (depth == 0 || stack[depth - 1] != (c == '}' ? '{' : '['))
-          return json_bad (diag, i, "unmatched bracket");
-        depth--;
-        break;
-      case '"':
-        if ((ret = json_scan_string (s, len, &i, diag)) < 0)
-          return ret;
-        break;
-      case 't':
-      case 'f':
-      case 'n':{
-        const char *lit = c == 't' ? "true" : c == 'f' ? "false" : "null";
-        size_t n = strlen (lit);
-
-        if (len - i < n || memcmp (s + i, lit, n) != 0 ||
-            (len - i > n && g_ascii_isalnum (s[i + n])))
-          return json_bad (diag, i, "bare identifier");
-        i += n - 1;
-        break;
-      }
-      default:
-        if (c == '-' || g_ascii_isdigit (c)) {
-          if ((ret = json_scan_number (s, len, &i, diag)) < 0)
-            return ret;
-          break;
-        }
-        if (c == '/')
-          return json_bad (diag, i, "comment");
-        if (c == '\'')
-          return json_bad (diag, i, "single quote");
-        return json_bad (diag, i, "unexpected character");
-    }
-  }
-  if (depth != 0)
-    return json_bad (diag, len, "unclosed bracket");
-  return 0;
-}
-
 static int
 node_is_uint (JsonNode * n, uint64_t * out)
 {
@@ -498,51 +322,18 @@ int
 meta_parse (const char *json, size_t len, struct doradma_segment_desc *desc,
     struct doradma_diag *diag)
 {
-  JsonParser *parser = NULL;
-  JsonNode *root;
-  GError *err = NULL;
-  char *copy;
+  static const struct peer_json_limits ring = { DORADMA_JSON_MAX,
+    "header.json_len"
+  };
+  JsonNode *root = peer_json_parse (json, len, &ring, diag);
   int ret;
 
-  if (len > DORADMA_JSON_MAX)
-    return diag_set (diag, -EBADMSG, "header.json_len",
-        "header.json_len: %zu bytes, the limit is %u", len, DORADMA_JSON_MAX);
-  if (len == 0)
-    return diag_set (diag, -EBADMSG, "json", "empty metadata JSON");
-
-  /* The one read of the shared bytes; everything below uses the copy. */
-  copy = g_malloc (len + 1);
-  memcpy (copy, json, len);
-  copy[len] = '\0';
-
-  if (memchr (copy, '\0', len) != NULL) {
-    ret = diag_set (diag, -EBADMSG, "json", "NUL byte in the metadata JSON");
-    goto out;
-  }
-  if (!g_utf8_validate (copy, len, NULL)) {
-    ret = diag_set (diag, -EBADMSG, "json", "metadata JSON is not UTF-8");
-    goto out;
-  }
-  if ((ret = json_scan (copy, len, diag)) < 0)
-    goto out;
-
-  parser = json_parser_new ();
-  if (!json_parser_load_from_data (parser, copy, len, &err)) {
-    ret = diag_set (diag, -EBADMSG, "json", "invalid metadata JSON: %s",
-        err->message);
-    g_error_free (err);
-    goto out;
-  }
-  root = json_parser_get_root (parser);
-  if (root == NULL || !JSON_NODE_HOLDS_OBJECT (root)) {
-    ret = diag_set (diag, -EBADMSG, "json", "metadata JSON is not an object");
-    goto out;
-  }
-  ret = parse_object (json_node_get_object (root), desc, diag);
-
-out:
-  if (parser)
-    g_object_unref (parser);
-  g_free (copy);
+  if (root == NULL)
+    return -EBADMSG;
+  if (!JSON_NODE_HOLDS_OBJECT (root))
+    ret = diag_set (diag, -EBADMSG, "json", "metadata json is not an object");
+  else
+    ret = parse_object (json_node_get_object (root), desc, diag);
+  json_node_unref (root);
   return ret;
 }

@@ -4,7 +4,6 @@
 #include <fcntl.h>
 #include <glib.h>
 #include <pthread.h>
-#include <pwd.h>
 #include <stdio.h>
 #include <string.h>
 #include <sys/mman.h>
@@ -13,9 +12,12 @@
 #include <unistd.h>
 
 #include "atomic.h"
+#include "keep-errno.h"
 #include "futex.h"
 #include "liveness.h"
 #include "seqlock.h"
+#include "door.h"
+#include "fork-guard.h"
 #include "segment.h"
 
 #define WAIT_SLICE_NS 100000000ll
@@ -40,6 +42,7 @@ struct doradma_reader
   struct doradma_segment_desc desc;
   struct stat data_st;
   unsigned fork_gen;            /* releases in a forked child are no-ops */
+  struct fork_guard guard;      /* a forked child drops our entry lock */
 
   uint32_t entry;
   uint64_t bit;
@@ -100,7 +103,8 @@ static pthread_mutex_t shared_maps_lock = PTHREAD_MUTEX_INITIALIZER;
 static struct shared_map *shared_maps;
 
 static const uint8_t *
-shared_map_get (int fd, const struct stat *st, int *err)
+shared_map_get (int fd, const struct stat *st, const char *label,
+    int *err, struct doradma_diag *diag)
 {
   struct shared_map *m;
   void *base;
@@ -114,10 +118,10 @@ shared_map_get (int fd, const struct stat *st, int *err)
       return m->base;
     }
   }
-  /* Prefault so the first lap costs no page faults. */
-  base = mmap (NULL, st->st_size, PROT_READ, MAP_SHARED | MAP_POPULATE, fd, 0);
-  if (base == MAP_FAILED) {
-    *err = -errno;
+  /* Prefaulted (the first lap costs no page faults) when fully backed;
+   * st_size was validated against the header by check_before_map. */
+  *err = door_map (fd, st, st->st_size, PROT_READ, true, label, &base, diag);
+  if (*err < 0) {
     pthread_mutex_unlock (&shared_maps_lock);
     return NULL;
   }
@@ -156,9 +160,24 @@ shared_map_put (const uint8_t * base)
 /* open / close                                                             */
 /* ------------------------------------------------------------------------ */
 
+/* A child forked without exec shares the ctl object's open file
+ * description, through ctl_fd and the ctl mapping, hence our entry lock:
+ * after we die the entry would look alive while the child runs, and a
+ * lossless writer would wait for it. In the child, ctl_fd becomes
+ * /dev/null and the ctl mapping a private copy (fork-guard.h). */
+static void
+reader_child (struct fork_guard *g)
+{
+  struct doradma_reader *r = (struct doradma_reader *) ((char *) g -
+      offsetof (struct doradma_reader, guard));
+
+  fork_guard_detach (r->ctl_fd, r->ctl, r->ctl_size, true);
+}
+
 static void
 reader_free (struct doradma_reader *r)
 {
+  fork_guard_remove (&r->guard);
   if (r->map != NULL)
     shared_map_put (r->map);
   if (r->ctl != NULL)
@@ -178,33 +197,35 @@ static int
 open_ctl (struct doradma_reader *r, int64_t allowed_uid,
     struct doradma_diag *diag)
 {
+  char ctl_label[sizeof r->paths.label + 8];
   struct stat st;
   int attempt, ret = -ENOENT;
   void *map;
 
+  snprintf (ctl_label, sizeof ctl_label, "%s~ctl", r->paths.label);
   for (attempt = 0; attempt < CTL_OPEN_ATTEMPTS; attempt++) {
     struct timespec ms = { 0, 1000000 };
-    int fd = -1, err = segment_object_open (r->paths.ctl, O_RDWR, &fd);
+    struct door_rule rule = { allowed_uid, false, false,
+      sizeof (struct doradma_shm_ctl)
+    };
+    int fd = -1;
 
-    if (err < 0) {
-      ret = diag_set (diag, err, "ctl", "%s~ctl: open: %s", r->paths.label,
-          strerror (-err));
-      if (err != -ENOENT)
-        return ret;
+    ret = door_open (r->paths.ctl, ctl_label, O_RDWR, &rule, &fd, &st, diag);
+    if (ret == -ENOENT) {
+      ret = diag_set (diag, -ENOENT, "ctl", "%s: no such object", ctl_label);
       nanosleep (&ms, NULL);
       continue;
     }
-    ret = segment_object_check (fd, r->paths.label, allowed_uid,
-        sizeof (struct doradma_shm_ctl), &st, diag);
-    if (ret < 0) {
-      close (fd);
+    /* Readable data but no write access to ~ctl: the field is the object
+     * at fault (the message names its owner and mode). */
+    if (ret == -EACCES && diag != NULL && diag->field != NULL &&
+        strcmp (diag->field, "owner") == 0)
+      diag->field = "ctl";
+    if (ret < 0)
       return ret;
-    }
-    map = mmap (NULL, sizeof (struct doradma_shm_ctl),
-        PROT_READ | PROT_WRITE, MAP_SHARED | MAP_POPULATE, fd, 0);
-    if (map == MAP_FAILED) {
-      ret = diag_set (diag, -errno, "ctl", "%s~ctl: mmap: %s", r->paths.label,
-          strerror (errno));
+    ret = door_map (fd, &st, sizeof (struct doradma_shm_ctl),
+        PROT_READ | PROT_WRITE, true, ctl_label, &map, diag);
+    if (ret < 0) {
       close (fd);
       return ret;
     }
@@ -214,6 +235,9 @@ open_ctl (struct doradma_reader *r, int64_t allowed_uid,
       r->ctl_fd = fd;
       r->ctl = map;
       r->ctl_size = sizeof (struct doradma_shm_ctl);
+      /* before join takes the entry lock */
+      r->guard.child = reader_child;
+      fork_guard_add (&r->guard);
       return 0;
     }
     munmap (map, sizeof (struct doradma_shm_ctl));
@@ -342,40 +366,11 @@ join (struct doradma_reader *r, const struct doradma_reader_config *cfg,
   return 0;
 }
 
-/* Validates the header and the JSON from a pread copy, before anything is
- * mapped: mapping (and prefaulting) a huge sparse object would allocate all
- * of it. The object must have exactly the size its layout needs. */
-static int
-check_before_map (struct doradma_reader *r, struct doradma_diag *diag)
-{
-  uint64_t len = (uint64_t) r->data_st.st_size, expected = 0;
-  size_t avail = len < DORADMA_HEADER_SIZE + DORADMA_JSON_MAX ?
-      (size_t) len : DORADMA_HEADER_SIZE + DORADMA_JSON_MAX;
-  uint8_t *head = g_malloc (avail);
-  ssize_t n = pread (r->data_fd, head, avail, 0);
-  int ret;
-
-  if (n != (ssize_t) avail) {
-    g_free (head);
-    return diag_set (diag, -EBADMSG, "object.size",
-        "%s: read %zd of its first %zu bytes", r->paths.label, n, avail);
-  }
-  ret = segment_expected_size (head, avail, len, &expected, diag);
-  g_free (head);
-  if (ret < 0)
-    return ret;
-  if (len != expected)
-    return diag_set (diag, -EBADMSG, "object.size",
-        "%s: %llu bytes, but the layout its header and JSON describe has "
-        "%llu", r->paths.label, (unsigned long long) len,
-        (unsigned long long) expected);
-  return 0;
-}
-
 DORADMA_API int
 doradma_reader_open (const struct doradma_reader_config *cfg,
     struct doradma_reader **out, struct doradma_diag *diag)
 {
+  KEEP_ERRNO;
   struct doradma_reader *r;
   int ret;
 
@@ -390,45 +385,28 @@ doradma_reader_open (const struct doradma_reader_config *cfg,
   if (ret < 0)
     goto fail;
 
-  ret = segment_object_open (r->paths.data, O_RDONLY, &r->data_fd);
-  if (ret < 0) {
-    struct stat st;
-    int err = -ret;
+  {
+    struct door_rule rule = { cfg->allowed_uid, false, false,
+      DORADMA_HEADER_SIZE
+    };
 
-    if (err != ENOENT &&
-        (ret = segment_open_failed (r->paths.data, r->paths.label, diag)) < 0)
-      goto fail;
-
-    if (err == EACCES && stat (r->paths.data, &st) == 0) {
-      struct passwd *pw = getpwuid (st.st_uid);
-      ret = diag_set (diag, -EACCES, "owner",
-          "%s is owned by user %s (uid %u) with mode %04o: we (uid %u) may "
-          "not read it", r->paths.label, pw ? pw->pw_name : "?",
-          (unsigned) st.st_uid, (unsigned) (st.st_mode & 07777),
-          (unsigned) getuid ());
-      goto fail;
-    }
-    ret = diag_set (diag, -err, err == ENOENT ? "channel" : NULL,
-        "%s: %s", r->paths.label, err == ENOENT ?
-        "no such channel (no writer has created it yet)" : strerror (err));
-    goto fail;
+    ret = door_open (r->paths.data, r->paths.label, O_RDONLY, &rule,
+        &r->data_fd, &r->data_st, diag);
   }
-  ret = segment_object_check (r->data_fd, r->paths.label, cfg->allowed_uid,
-      DORADMA_HEADER_SIZE, &r->data_st, diag);
+  if (ret == -ENOENT)
+    ret = diag_set (diag, -ENOENT, "channel",
+        "%s: no such channel (no writer has created it yet)", r->paths.label);
   if (ret < 0)
     goto fail;
-  ret = check_before_map (r, diag);
+  ret = segment_size_check (r->data_fd, &r->data_st, r->paths.label, diag);
   if (ret < 0)
     goto fail;
   r->map_size = (uint64_t) r->data_st.st_size;
   /* PROT_READ: a reader can neither corrupt other readers' frames nor the
    * RCB. */
-  r->map = shared_map_get (r->data_fd, &r->data_st, &ret);
-  if (r->map == NULL) {
-    ret = diag_set (diag, ret, NULL, "%s: mmap: %s", r->paths.label,
-        strerror (-ret));
+  r->map = shared_map_get (r->data_fd, &r->data_st, r->paths.label, &ret, diag);
+  if (r->map == NULL)
     goto fail;
-  }
   ret = segment_parse (r->map, r->map_size, &r->desc, diag);
   if (ret < 0)
     goto fail;
@@ -452,6 +430,7 @@ fail:
 DORADMA_API void
 doradma_reader_close (struct doradma_reader *r)
 {
+  KEEP_ERRNO;
   struct doradma_shm_reader *ent;
 
   if (r == NULL)
@@ -576,6 +555,7 @@ lease_slot (struct doradma_reader *r, uint32_t slot, uint64_t seq,
 DORADMA_API void
 doradma_reader_ref_slot (struct doradma_reader *r, uint32_t slot)
 {
+  KEEP_ERRNO;
   if (slot >= r->desc.slot_count)
     return;
   pthread_mutex_lock (&r->lock);
@@ -587,6 +567,7 @@ doradma_reader_ref_slot (struct doradma_reader *r, uint32_t slot)
 DORADMA_API void
 doradma_reader_release (struct doradma_reader *r, uint32_t slot)
 {
+  KEEP_ERRNO;
   int cleared = 0;
 
   if (slot >= r->desc.slot_count || fork_generation () != r->fork_gen)
@@ -606,6 +587,7 @@ doradma_reader_release (struct doradma_reader *r, uint32_t slot)
 DORADMA_API uint32_t
 doradma_reader_leases (struct doradma_reader *r)
 {
+  KEEP_ERRNO;
   uint32_t n;
 
   pthread_mutex_lock (&r->lock);
@@ -617,6 +599,7 @@ doradma_reader_leases (struct doradma_reader *r)
 DORADMA_API void
 doradma_reader_consume (struct doradma_reader *r, uint64_t seq)
 {
+  KEEP_ERRNO;
   uint64_t *c = &r->ctl->readers[r->entry].consumed_seq;
 
   /* Monotonic: a stale value is low, hence conservative for the writer. */
@@ -827,6 +810,7 @@ DORADMA_API int
 doradma_reader_next (struct doradma_reader *r, enum doradma_read_mode mode,
     int64_t timeout_ns, struct doradma_frame *frame, struct doradma_diag *diag)
 {
+  KEEP_ERRNO;
   return next_common (r, mode, timeout_ns, NULL, 0, frame, diag);
 }
 
@@ -835,6 +819,7 @@ doradma_reader_copy_next (struct doradma_reader *r,
     enum doradma_read_mode mode, int64_t timeout_ns, void *dst, size_t cap,
     struct doradma_frame *frame, struct doradma_diag *diag)
 {
+  KEEP_ERRNO;
   if (dst == NULL)
     return -EINVAL;
   return next_common (r, mode, timeout_ns, dst, cap, frame, diag);
@@ -844,6 +829,7 @@ DORADMA_API int
 doradma_reader_caps (struct doradma_reader *r, uint32_t epoch, char *buf,
     size_t len, struct doradma_diag *diag)
 {
+  KEEP_ERRNO;
   const struct doradma_shm_caps *c =
       &r->rcb->caps[epoch % DORADMA_CAPS_ENTRIES];
   char local[DORADMA_CAPS_MAX];
@@ -881,18 +867,21 @@ doradma_reader_caps (struct doradma_reader *r, uint32_t epoch, char *buf,
 DORADMA_API uint64_t
 doradma_reader_latency (struct doradma_reader *r)
 {
+  KEEP_ERRNO;
   return dr_load_relaxed (&r->rcb->latency);
 }
 
 DORADMA_API void
 doradma_reader_set_spin (struct doradma_reader *r, uint64_t spin_ns)
 {
+  KEEP_ERRNO;
   __atomic_store_n (&r->spin_ns, spin_ns, __ATOMIC_RELAXED);
 }
 
 DORADMA_API void
 doradma_reader_interrupt (struct doradma_reader *r, int on)
 {
+  KEEP_ERRNO;
   g_atomic_int_set (&r->interrupted, on ? 1 : 0);
   /* A bump moves the word: a reader between its flag check and FUTEX_WAIT
    * fails the wait's value check instead of sleeping out its slice. */
@@ -904,6 +893,7 @@ DORADMA_API void
 doradma_reader_get_stats (struct doradma_reader *r,
     struct doradma_reader_stats *st)
 {
+  KEEP_ERRNO;
   /* Counters are bumped by the streaming thread and read from any thread. */
   st->frames = STAT_GET (r->stats.frames);
   st->skipped = STAT_GET (r->stats.skipped);
@@ -919,6 +909,7 @@ DORADMA_API void
 doradma_reader_segment_info (struct doradma_reader *r,
     struct doradma_segment_info *info)
 {
+  KEEP_ERRNO;
   memset (info, 0, sizeof *info);
   info->slot_count = r->desc.slot_count;
   info->slot_stride = r->desc.slot_stride;
@@ -936,6 +927,7 @@ doradma_reader_segment_info (struct doradma_reader *r,
 DORADMA_API int
 doradma_reader_ctl_writable_by_others (const struct doradma_reader *r)
 {
+  KEEP_ERRNO;
   struct stat st;
 
   if (fstat (r->ctl_fd, &st) != 0)
@@ -949,24 +941,28 @@ doradma_reader_ctl_writable_by_others (const struct doradma_reader *r)
 DORADMA_API int
 doradma_reader_fd (const struct doradma_reader *r)
 {
+  KEEP_ERRNO;
   return r->data_fd;
 }
 
 DORADMA_API uint64_t
 doradma_reader_token (const struct doradma_reader *r)
 {
+  KEEP_ERRNO;
   return r->token;
 }
 
 DORADMA_API uint64_t
 doradma_reader_last_seq (const struct doradma_reader *r)
 {
+  KEEP_ERRNO;
   return r->last_seq;
 }
 
 DORADMA_API int
 doradma_reader_set_last_seq (struct doradma_reader *r, uint64_t seq)
 {
+  KEEP_ERRNO;
   /* Continuity only where the sequence does continue: an adopted entry (a
    * replace carried us over) or a segment that starts right after `seq`.
    * A writer that took over a dead writer's channel starts its own

@@ -4,8 +4,8 @@
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
-#include <pwd.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
 #include <sys/statvfs.h>
@@ -131,93 +131,6 @@ segment_object_link_replace (int fd, const char *path)
   return 0;
 }
 
-static const char *
-file_type_name (mode_t mode)
-{
-  if (S_ISFIFO (mode))
-    return "a FIFO";
-  if (S_ISSOCK (mode))
-    return "a socket";
-  if (S_ISCHR (mode))
-    return "a character device";
-  if (S_ISBLK (mode))
-    return "a block device";
-  if (S_ISDIR (mode))
-    return "a directory";
-  if (S_ISLNK (mode))
-    return "a symbolic link";
-  return "not a regular file";
-}
-
-int
-segment_object_open (const char *path, int flags, int *fd_out)
-{
-  /* O_NONBLOCK: opening a FIFO someone squats the name with would block
-   * until a writer appears; the type check below refuses it instead. */
-  int fd = open (path, flags | O_NONBLOCK | O_NOFOLLOW | O_CLOEXEC);
-  int fl;
-
-  if (fd < 0)
-    return -errno;
-  fl = fcntl (fd, F_GETFL);
-  if (fl >= 0)
-    fcntl (fd, F_SETFL, fl & ~O_NONBLOCK);
-  *fd_out = fd;
-  return 0;
-}
-
-static int
-squatter_diag (const struct stat *st, const char *label,
-    struct doradma_diag *diag)
-{
-  struct passwd *pw = getpwuid (st->st_uid);
-
-  return diag_set (diag, -EBADMSG, "object.type",
-      "%s is %s owned by user %s (uid %u), not a shared memory object: "
-      "someone squats the channel name", label, file_type_name (st->st_mode),
-      pw ? pw->pw_name : "?", (unsigned) st->st_uid);
-}
-
-int
-segment_open_failed (const char *path, const char *label,
-    struct doradma_diag *diag)
-{
-  struct stat st;
-
-  if (lstat (path, &st) == 0 && !S_ISREG (st.st_mode))
-    return squatter_diag (&st, label, diag);
-  return 0;
-}
-
-int
-segment_object_check (int fd, const char *label, int64_t allowed_uid,
-    uint64_t min_size, struct stat *st, struct doradma_diag *diag)
-{
-  if (fstat (fd, st) != 0)
-    return diag_set (diag, -errno, NULL, "%s: fstat: %s", label,
-        strerror (errno));
-  /* First: a squatter's FIFO or socket is named for what it is. */
-  if (!S_ISREG (st->st_mode))
-    return squatter_diag (st, label, diag);
-  if (st->st_uid != getuid () &&
-      (allowed_uid < 0 || st->st_uid != (uid_t) allowed_uid)) {
-    struct passwd *pw = getpwuid (st->st_uid);
-    return diag_set (diag, -EPERM, "owner",
-        "%s is owned by user %s (uid %u), not by us (uid %u): refusing to use it",
-        label, pw ? pw->pw_name : "?", (unsigned) st->st_uid,
-        (unsigned) getuid ());
-  }
-  if (st->st_mode & S_IWOTH)
-    return diag_set (diag, -EACCES, "mode",
-        "%s is writable by others (mode %04o): refusing to use it", label,
-        (unsigned) (st->st_mode & 07777));
-  if ((uint64_t) st->st_size < min_size)
-    return diag_set (diag, -EBADMSG, "object.size",
-        "%s is truncated: %llu bytes, at least %llu expected", label,
-        (unsigned long long) st->st_size, (unsigned long long) min_size);
-  return 0;
-}
-
 int
 segment_path_is (const char *path, const struct stat *st)
 {
@@ -244,4 +157,39 @@ segment_remove_leftovers (const struct segment_paths *p)
       unlinkat (dirfd (dir), de->d_name, 0);
   }
   closedir (dir);
+}
+
+int
+segment_size_check (int fd, const struct stat *st, const char *label,
+    struct doradma_diag *diag)
+{
+  uint64_t len = (uint64_t) st->st_size, expected = 0;
+  size_t avail = len < DORADMA_HEADER_SIZE + DORADMA_JSON_MAX ?
+      (size_t) len : DORADMA_HEADER_SIZE + DORADMA_JSON_MAX;
+  uint8_t *head;
+  ssize_t n;
+  int ret;
+
+  if (len < DORADMA_HEADER_SIZE)
+    return diag_set (diag, -EBADMSG, "object.size",
+        "%s is truncated: %llu bytes, at least %u expected", label,
+        (unsigned long long) len, DORADMA_HEADER_SIZE);
+  head = malloc (avail);
+  if (head == NULL)
+    return diag_set (diag, -ENOMEM, NULL, "%s: out of memory", label);
+  n = pread (fd, head, avail, 0);
+  if (n != (ssize_t) avail) {
+    free (head);
+    return diag_set (diag, -EBADMSG, "object.size",
+        "%s: read %zd of its first %zu bytes", label, n, avail);
+  }
+  ret = segment_expected_size (head, avail, len, &expected, diag);
+  free (head);
+  if (ret < 0)
+    return ret;
+  if (len != expected)
+    return diag_set (diag, -EBADMSG, "object.size",
+        "%s: %llu bytes, but the layout its header and JSON describe has "
+        "%llu", label, (unsigned long long) len, (unsigned long long) expected);
+  return 0;
 }

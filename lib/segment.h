@@ -1,5 +1,5 @@
 /* Private: the two shm objects of a channel — names, creation (O_TMPFILE,
- * posix_fallocate, fchmod, link), owner checks and mappings. */
+ * posix_fallocate, fchmod, link); opening an existing one is door.h's. */
 #ifndef DORADMA_SEGMENT_H
 #define DORADMA_SEGMENT_H
 
@@ -12,7 +12,8 @@
 
 #define DORADMA_API __attribute__ ((visibility ("default")))
 
-struct segment_paths {
+struct segment_paths
+{
   char dir[PATH_MAX];
   char data[PATH_MAX];          /* <dir>/doradma.<channel> */
   char ctl[PATH_MAX];           /* <dir>/doradma.<channel>~ctl */
@@ -44,23 +45,14 @@ int segment_object_link_replace (int fd, const char *path);
  * holder ever makes such names, so every one found belongs to a dead one. */
 void segment_remove_leftovers (const struct segment_paths *p);
 
-/* Opens `path` with `flags` (O_RDONLY or O_RDWR) plus O_NOFOLLOW and
- * O_CLOEXEC, never blocking (O_NONBLOCK, cleared after the open), so that a
- * FIFO squatting the name cannot hang us. Returns 0 and *fd, or -errno.
- * Call segment_object_check on the fd before anything else. */
-int segment_object_open (const char *path, int flags, int *fd);
+/* Opening and mapping an existing object a peer may have named: door.h. */
 
-/* After a failed open of `path` (a socket gives ENXIO, a symbolic link
- * ELOOP): -EBADMSG with diag naming the file type and its owner if the
- * name is not a regular file, else 0 (the caller reports the errno). */
-int segment_open_failed (const char *path, const char *label,
+/* Validates the header and the JSON of the data object `fd` (fstat `st`)
+ * from a pread copy, before anything is mapped: the object must have
+ * exactly the size the layout they describe needs, which is then the one
+ * length door_map may map. Returns 0 or -EBADMSG / -EPROTONOSUPPORT. */
+int segment_size_check (int fd, const struct stat *st, const char *label,
     struct doradma_diag *diag);
-
-/* Checks fstat of an opened object: a regular file (else diag names the
- * file type and its owner's uid), owner is our uid (or allowed_uid >= 0),
- * no o+w bit, at least `min_size` bytes. Fills *st. */
-int segment_object_check (int fd, const char *label, int64_t allowed_uid,
-    uint64_t min_size, struct stat *st, struct doradma_diag *diag);
 
 /* Does `path` still name the inode of `st`? */
 int segment_path_is (const char *path, const struct stat *st);

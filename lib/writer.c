@@ -16,9 +16,12 @@
 #include <unistd.h>
 
 #include "atomic.h"
+#include "keep-errno.h"
 #include "futex.h"
 #include "liveness.h"
 #include "seqlock.h"
+#include "door.h"
+#include "fork-guard.h"
 #include "segment.h"
 
 #define SLOT_FREE 0
@@ -62,6 +65,7 @@ struct doradma_writer
   int eos;                      /* doradma_writer_eos was called */
   int interrupted;              /* atomic */
   pid_t pid;                    /* creator: a forked child never unlinks */
+  struct fork_guard guard;
 
   /* RESERVED entries: entry r's reader holds byte r of old_ctl_fd[
    * reserved_ctl[r]]; reserved_free_since[r] is when that lock was first
@@ -72,6 +76,7 @@ struct doradma_writer
   uint64_t reserved_free_since[DORADMA_MAX_READERS];
 
   uint64_t last_sweep;
+  uint64_t last_forged_check;   /* publish's look for forged RESERVED */
   uint64_t spin_ns;             /* atomic: poll this long before sleeping */
   struct doradma_writer_stats stats;
 };
@@ -83,67 +88,15 @@ struct doradma_writer
 /* A child forked without exec shares our data object's open file
  * description, through the fd and the mapping, hence our writer lock:
  * while it lives, the writer would look alive after we die. In the child
- * every writer's fd is swapped for /dev/null and its data mapping for
- * anonymous memory (the lock stays with the parent alone), and close never
- * unlinks (w->pid). */
-static pthread_mutex_t writers_lock = PTHREAD_MUTEX_INITIALIZER;
-static pthread_once_t writers_once = PTHREAD_ONCE_INIT;
-static GSList *writers;
-
+ * the data fd becomes /dev/null and the data mapping anonymous memory
+ * (fork-guard.h), and close never unlinks (w->pid). */
 static void
-writers_prepare (void)
+writer_child (struct fork_guard *g)
 {
-  pthread_mutex_lock (&writers_lock);
-}
+  struct doradma_writer *w = (struct doradma_writer *) ((char *) g -
+      offsetof (struct doradma_writer, guard));
 
-static void
-writers_parent (void)
-{
-  pthread_mutex_unlock (&writers_lock);
-}
-
-static void
-writers_child (void)
-{
-  GSList *l;
-
-  for (l = writers; l != NULL; l = l->next) {
-    struct doradma_writer *w = l->data;
-    int null = open ("/dev/null", O_RDONLY | O_CLOEXEC);
-
-    if (null >= 0) {
-      dup3 (null, w->data_fd, O_CLOEXEC);
-      close (null);
-    }
-    /* A shared mapping holds the open file description too, and the lock
-     * goes only with its last reference: anonymous memory in its place. */
-    mmap (w->map, w->map_size, PROT_READ | PROT_WRITE,
-        MAP_FIXED | MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
-  }
-  pthread_mutex_unlock (&writers_lock);
-}
-
-static void
-writers_init (void)
-{
-  pthread_atfork (writers_prepare, writers_parent, writers_child);
-}
-
-static void
-writers_register (struct doradma_writer *w)
-{
-  pthread_once (&writers_once, writers_init);
-  pthread_mutex_lock (&writers_lock);
-  writers = g_slist_prepend (writers, w);
-  pthread_mutex_unlock (&writers_lock);
-}
-
-static void
-writers_forget (struct doradma_writer *w)
-{
-  pthread_mutex_lock (&writers_lock);
-  writers = g_slist_remove (writers, w);
-  pthread_mutex_unlock (&writers_lock);
+  fork_guard_detach (w->data_fd, w->map, w->map_size, false);
 }
 
 /* ------------------------------------------------------------------------ */
@@ -276,6 +229,7 @@ fill_objects (struct doradma_writer *w, const struct doradma_writer_config *cfg,
 static void
 writer_free (struct doradma_writer *w)
 {
+  fork_guard_remove (&w->guard);
   if (w->map != NULL)
     munmap (w->map, w->map_size);
   if (w->ctl != NULL)
@@ -287,7 +241,6 @@ writer_free (struct doradma_writer *w)
   for (int i = 0; i < OLD_CTL_MAX; i++)
     if (w->old_ctl_fd[i] >= 0)
       close (w->old_ctl_fd[i]);
-  writers_forget (w);
   pthread_mutex_destroy (&w->lock);
   g_free (w);
 }
@@ -356,6 +309,10 @@ writer_build (const struct doradma_writer_config *cfg,
   fill_objects (w, cfg, json);
   g_free (json);
 
+  /* Guarded before the lock exists: a fork from another thread in between
+   * would leave a child holding it. */
+  w->guard.child = writer_child;
+  fork_guard_add (&w->guard);
   /* The writer lock is held before the object gets a name. */
   ret = ofd_trylock (w->data_fd, 0);
   if (ret < 0) {
@@ -365,7 +322,6 @@ writer_build (const struct doradma_writer_config *cfg,
   }
   fstat (w->data_fd, &w->data_st);
   fstat (w->ctl_fd, &w->ctl_st);
-  writers_register (w);
   *out = w;
   return 0;
 
@@ -385,13 +341,16 @@ supersede_old (int old_fd, const struct segment_paths *paths,
   uint8_t *map;
   struct doradma_segment_desc d;
   struct doradma_shm_rcb *rcb;
+  struct door_rule rule = { -1, false, false, sizeof (struct doradma_shm_ctl) };
+  struct stat cst;
+  void *old_map, *ctl_map;
   int ctl_fd = -1;
 
-  if (fstat (old_fd, &st) != 0 || st.st_size < (off_t) DORADMA_HEADER_SIZE)
+  if (fstat (old_fd, &st) != 0 || segment_size_check (old_fd, &st,
+          paths->label, NULL) < 0 || door_map (old_fd, &st, st.st_size,
+          PROT_READ | PROT_WRITE, false, paths->label, &old_map, NULL) < 0)
     return;
-  map = mmap (NULL, st.st_size, PROT_READ | PROT_WRITE, MAP_SHARED, old_fd, 0);
-  if (map == MAP_FAILED)
-    return;
+  map = old_map;
   if (segment_parse (map, st.st_size, &d, NULL) == 0) {
     rcb = (struct doradma_shm_rcb *) (map + d.rcb_offset);
     if (!have_final)
@@ -399,10 +358,14 @@ supersede_old (int old_fd, const struct segment_paths *paths,
     dr_store_relaxed (&rcb->final_seq, final_seq);
     /* RELEASE: final_seq is visible to whoever sees SUPERSEDED. */
     dr_store_release (&rcb->state, DORADMA_STATE_SUPERSEDED);
-    if (segment_object_open (paths->ctl, O_RDWR, &ctl_fd) == 0) {
-      struct doradma_shm_ctl *ctl = mmap (NULL, sizeof *ctl,
-          PROT_READ | PROT_WRITE, MAP_SHARED, ctl_fd, 0);
-      if (ctl != MAP_FAILED) {
+    if (door_open (paths->ctl, paths->label, O_RDWR, &rule, &ctl_fd, &cst,
+            NULL) == 0) {
+      struct doradma_shm_ctl *ctl = NULL;
+
+      if (door_map (ctl_fd, &cst, sizeof *ctl, PROT_READ | PROT_WRITE, false,
+              paths->label, &ctl_map, NULL) == 0)
+        ctl = ctl_map;
+      if (ctl != NULL) {
         if (ctl_parse ((const uint8_t *) ctl, sizeof *ctl, d.ctl_token,
                 NULL) == 0)
           eventcount_bump (&ctl->notify);
@@ -422,12 +385,12 @@ live_writer_pid (int fd)
   uint8_t *map;
   struct doradma_segment_desc d;
   uint32_t pid = 0;
+  void *m;
 
-  if (fstat (fd, &st) != 0 || st.st_size < (off_t) DORADMA_HEADER_SIZE)
+  if (fstat (fd, &st) != 0 || segment_size_check (fd, &st, "", NULL) < 0
+      || door_map (fd, &st, st.st_size, PROT_READ, false, "", &m, NULL) < 0)
     return 0;
-  map = mmap (NULL, st.st_size, PROT_READ, MAP_SHARED, fd, 0);
-  if (map == MAP_FAILED)
-    return 0;
+  map = m;
   if (segment_parse (map, st.st_size, &d, NULL) == 0)
     pid = d.writer_pid;
   munmap (map, st.st_size);
@@ -438,6 +401,7 @@ DORADMA_API int
 doradma_writer_create (const struct doradma_writer_config *cfg,
     struct doradma_writer **out, struct doradma_diag *diag)
 {
+  KEEP_ERRNO;
   struct segment_paths paths;
   struct doradma_writer *w = NULL;
   int ret, attempt;
@@ -451,27 +415,21 @@ doradma_writer_create (const struct doradma_writer_config *cfg,
 
   for (attempt = 0; attempt < 16; attempt++) {
     struct stat st;
-    int old_fd = -1, err = segment_object_open (paths.data, O_RDWR, &old_fd);
+    struct door_rule rule = { -1, false, false, 0 };
+    int old_fd = -1;
 
-    if (err < 0 && err != -ENOENT) {
-      if ((ret = segment_open_failed (paths.data, paths.label, diag)) < 0)
-        return ret;
-      if (err == -EACCES || err == -EPERM) {
-        struct stat lst;
-        if (stat (paths.data, &lst) == 0 && lst.st_uid != getuid ())
-          return diag_set (diag, -EPERM, "owner",
-              "%s already exists and is owned by uid %u: another user holds "
-              "this channel name", paths.label, (unsigned) lst.st_uid);
-      }
-      return diag_set (diag, err, NULL, "%s: open: %s", paths.label,
-          strerror (-err));
+    ret = door_open (paths.data, paths.label, O_RDWR, &rule, &old_fd, &st,
+        diag);
+    if (ret == -EACCES && diag != NULL && g_strcmp0 (diag->field, "owner") == 0) {
+      struct stat lst;
+      if (stat (paths.data, &lst) == 0 && lst.st_uid != getuid ())
+        return diag_set (diag, -EPERM, "owner",
+            "%s already exists and is owned by uid %u: another user holds "
+            "this channel name", paths.label, (unsigned) lst.st_uid);
     }
+    if (ret < 0 && ret != -ENOENT)
+      return ret;
     if (old_fd >= 0) {
-      ret = segment_object_check (old_fd, paths.label, -1, 0, &st, diag);
-      if (ret == -EPERM || ret == -EACCES || ret == -EBADMSG) {
-        close (old_fd);
-        return ret;
-      }
       ret = ofd_trylock (old_fd, 0);
       if (ret == -EAGAIN) {
         uint32_t pid = live_writer_pid (old_fd);
@@ -535,6 +493,7 @@ doradma_writer_replace (struct doradma_writer *old,
     const struct doradma_writer_config *cfg, struct doradma_writer **out,
     struct doradma_diag *diag)
 {
+  KEEP_ERRNO;
   struct doradma_writer_config c;
   struct doradma_writer *w;
   uint64_t final_seq, active;
@@ -617,6 +576,7 @@ doradma_writer_replace (struct doradma_writer *old,
 DORADMA_API void
 doradma_writer_close (struct doradma_writer *w)
 {
+  KEEP_ERRNO;
   if (w == NULL)
     return;
   /* A clean stop, not a death: readers that find our lock gone read this
@@ -710,9 +670,30 @@ sweep_locked (struct doradma_writer *w)
   return reclaimed;
 }
 
+/* RESERVED entries we did not carry over are a peer's scribble, and they
+ * lock joiners out (joiners never probe RESERVED entries) until a sweep
+ * frees them; acquire sweeps only when it runs short of slots, which a
+ * latest writer never does. So publish looks once a second. */
+static void
+sweep_forged_locked (struct doradma_writer *w, uint64_t now)
+{
+  int r;
+
+  if (now - w->last_forged_check < SWEEP_INTERVAL_NS)
+    return;
+  w->last_forged_check = now;
+  for (r = 0; r < (int) DORADMA_MAX_READERS; r++)
+    if (dr_load_relaxed (&w->ctl->readers[r].state) ==
+        DORADMA_READER_RESERVED && !(w->carried & (1ull << r))) {
+      sweep_locked (w);
+      return;
+    }
+}
+
 DORADMA_API int
 doradma_writer_sweep (struct doradma_writer *w)
 {
+  KEEP_ERRNO;
   int n;
 
   pthread_mutex_lock (&w->lock);
@@ -809,6 +790,7 @@ DORADMA_API int
 doradma_writer_acquire (struct doradma_writer *w,
     enum doradma_slot_policy policy, int64_t timeout_ns, uint32_t * slot)
 {
+  KEEP_ERRNO;
   return doradma_writer_acquire_cancellable (w, policy, timeout_ns, NULL, slot);
 }
 
@@ -817,6 +799,7 @@ doradma_writer_acquire_cancellable (struct doradma_writer *w,
     enum doradma_slot_policy policy, int64_t timeout_ns, const int *cancel,
     uint32_t * slot)
 {
+  KEEP_ERRNO;
   uint64_t start = 0;
   uint64_t spin_ns = __atomic_load_n (&w->spin_ns, __ATOMIC_RELAXED);
   int waited = 0, spun = 0, slept = 0, ret;
@@ -883,6 +866,7 @@ doradma_writer_acquire_cancellable (struct doradma_writer *w,
 DORADMA_API void
 doradma_writer_set_spin (struct doradma_writer *w, uint64_t spin_ns)
 {
+  KEEP_ERRNO;
   __atomic_store_n (&w->spin_ns, spin_ns, __ATOMIC_RELAXED);
 }
 
@@ -890,6 +874,7 @@ DORADMA_API int
 doradma_writer_acquire_slot (struct doradma_writer *w,
     enum doradma_slot_policy policy, uint32_t slot)
 {
+  KEEP_ERRNO;
   int ret = -EBUSY;
 
   if (slot >= w->desc.slot_count)
@@ -906,6 +891,7 @@ doradma_writer_acquire_slot (struct doradma_writer *w,
 DORADMA_API uint8_t *
 doradma_writer_slot_data (struct doradma_writer *w, uint32_t slot)
 {
+  KEEP_ERRNO;
   if (w->desc.ipc || slot >= w->desc.slot_count)
     return NULL;
   return w->map + w->desc.slots_offset + w->desc.slot_stride * (uint64_t) slot;
@@ -914,18 +900,21 @@ doradma_writer_slot_data (struct doradma_writer *w, uint32_t slot)
 DORADMA_API uint64_t
 doradma_writer_slot_stride (const struct doradma_writer *w)
 {
+  KEEP_ERRNO;
   return w->desc.slot_stride;
 }
 
 DORADMA_API uint32_t
 doradma_writer_slot_count (const struct doradma_writer *w)
 {
+  KEEP_ERRNO;
   return w->desc.slot_count;
 }
 
 DORADMA_API int
 doradma_writer_fd (const struct doradma_writer *w)
 {
+  KEEP_ERRNO;
   return w->data_fd;
 }
 
@@ -971,6 +960,7 @@ DORADMA_API int
 doradma_writer_publish (struct doradma_writer *w, uint32_t slot,
     struct doradma_frame_info *info)
 {
+  KEEP_ERRNO;
   struct doradma_shm_slot rec;
   uint64_t seq;
   int ret;
@@ -1037,6 +1027,7 @@ doradma_writer_publish (struct doradma_writer *w, uint32_t slot,
   w->last_seq = seq;
   w->stats.published++;
   w->stats.last_seq = seq;
+  sweep_forged_locked (w, info->publish_time);
   pthread_mutex_unlock (&w->lock);
   /* Wakes sleepers only if one announced itself: no system call otherwise. */
   eventcount_bump (&w->ctl->notify);
@@ -1049,6 +1040,7 @@ doradma_writer_publish (struct doradma_writer *w, uint32_t slot,
 DORADMA_API int
 doradma_writer_abandon (struct doradma_writer *w, uint32_t slot)
 {
+  KEEP_ERRNO;
   if (slot >= w->desc.slot_count)
     return -EINVAL;
   pthread_mutex_lock (&w->lock);
@@ -1087,6 +1079,7 @@ DORADMA_API int
 doradma_writer_set_caps (struct doradma_writer *w, const char *caps,
     uint32_t * epoch)
 {
+  KEEP_ERRNO;
   int ret;
 
   if (caps == NULL)
@@ -1113,6 +1106,7 @@ doradma_writer_set_caps (struct doradma_writer *w, const char *caps,
 DORADMA_API void
 doradma_writer_set_latency (struct doradma_writer *w, uint64_t latency_ns)
 {
+  KEEP_ERRNO;
   dr_store_relaxed (&w->rcb->latency, latency_ns);
   eventcount_bump (&w->ctl->notify);
 }
@@ -1120,6 +1114,7 @@ doradma_writer_set_latency (struct doradma_writer *w, uint64_t latency_ns)
 DORADMA_API int
 doradma_writer_eos (struct doradma_writer *w)
 {
+  KEEP_ERRNO;
   pthread_mutex_lock (&w->lock);
   w->eos = 1;
   dr_store_relaxed (&w->rcb->final_seq, w->last_seq);
@@ -1134,6 +1129,7 @@ DORADMA_API int
 doradma_writer_evict_stalled (struct doradma_writer *w,
     struct doradma_diag *diag)
 {
+  KEEP_ERRNO;
   uint64_t active, min;
   int r, n = 0;
   size_t off = 0;
@@ -1174,6 +1170,7 @@ doradma_writer_evict_stalled (struct doradma_writer *w,
 DORADMA_API int
 doradma_writer_hold (struct doradma_writer *w, uint32_t slot, int held)
 {
+  KEEP_ERRNO;
   if (slot >= w->desc.slot_count)
     return -EINVAL;
   pthread_mutex_lock (&w->lock);
@@ -1191,6 +1188,7 @@ doradma_writer_hold (struct doradma_writer *w, uint32_t slot, int held)
 DORADMA_API void
 doradma_writer_wake (struct doradma_writer *w)
 {
+  KEEP_ERRNO;
   /* A bump, not a bare wake: it moves the word, so a waiter between its
    * cancel check and FUTEX_WAIT cannot sleep through it. */
   eventcount_bump (&w->ctl->space);
@@ -1214,6 +1212,7 @@ DORADMA_API int
 doradma_writer_wait_readers (struct doradma_writer *w, uint32_t n,
     int64_t timeout_ns, const int *cancel)
 {
+  KEEP_ERRNO;
   uint64_t start = monotonic_ns ();
 
   for (;;) {
@@ -1231,8 +1230,13 @@ doradma_writer_wait_readers (struct doradma_writer *w, uint32_t n,
       return -EAGAIN;
     if (timeout_ns > 0 && now - start >= (uint64_t) timeout_ns)
       return -ETIMEDOUT;
-    /* Dead readers' entries would count until reclaimed. */
-    doradma_writer_sweep (w);
+    /* Dead readers' entries would count until reclaimed: at most one
+     * sweep per wait slice however often `space` moves (each costs a lock
+     * probe per entry). */
+    pthread_mutex_lock (&w->lock);
+    if (now - w->last_sweep > (uint64_t) WAIT_SLICE_NS)
+      sweep_locked (w);
+    pthread_mutex_unlock (&w->lock);
     eventcount_wait (&w->ctl->space, v,
         wait_slice (start, now, timeout_ns, WAIT_SLICE_NS));
   }
@@ -1241,6 +1245,7 @@ doradma_writer_wait_readers (struct doradma_writer *w, uint32_t n,
 DORADMA_API void
 doradma_writer_interrupt (struct doradma_writer *w, int on)
 {
+  KEEP_ERRNO;
   g_atomic_int_set (&w->interrupted, on ? 1 : 0);
   if (on)
     eventcount_bump (&w->ctl->space);
@@ -1250,6 +1255,7 @@ DORADMA_API void
 doradma_writer_get_stats (struct doradma_writer *w,
     struct doradma_writer_stats *st)
 {
+  KEEP_ERRNO;
   pthread_mutex_lock (&w->lock);
   *st = w->stats;
   pthread_mutex_unlock (&w->lock);

@@ -29,8 +29,8 @@
  *
  * Every function returns 0 (or a count) on success and -errno on failure;
  * cold paths also fill an optional struct doradma_diag with a message naming
- * the object and the field at fault. No function logs or touches errno
- * state of the caller beyond the return value.
+ * the object and the field at fault. No function logs, and none changes
+ * the caller's errno (each restores it on return; tests/lib/errno-kept).
  */
 #ifndef DORADMA_RING_H
 #define DORADMA_RING_H
@@ -361,7 +361,7 @@ uint64_t doradma_reader_latency (struct doradma_reader *r);
  * and a writer that finds no sleeper publishes without a system call. The
  * spin ends at once on a publish, EOS, supersede or
  * doradma_reader_interrupt; a dead writer is noticed as soon as when
- * sleeping (the liveness probe runs once per 50 ms wait slice, polling or
+ * sleeping (the liveness probe runs once per 100 ms wait slice, polling or
  * not). Any thread; read at the start of each wait. */
 void doradma_reader_set_spin (struct doradma_reader *r, uint64_t spin_ns);
 

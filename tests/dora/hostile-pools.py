@@ -4,7 +4,10 @@ doradmasrc refuses with the spec's message fragment, and never a frame;
 names outside the grammar are refused before any system call; pools that
 hold no video doradmasrc understands are refused with their JSON printed; an
 ipc pool (header only, CUDA IPC handle) is refused clearly without a usable
-CUDA handle; doradmasink refuses formats with no dora tensor form and
+CUDA handle; a pool nested past the JSON bound or a FIFO at the name is
+refused (never a crash or a hang), and so is a pool another user owns or
+anyone may write; no refusal prints a GStreamer-CRITICAL; doradmasink
+refuses formats with no dora tensor form and
 transports dora's writers do not create. Rule 9 ("JSON slice shorter than
 json_len") cannot fire in a mapping once rules 2-4 passed, and rule 26
 (FORK-B slot words) does not apply: doradma uses generation word 0 only.
@@ -53,10 +56,11 @@ def src_refuses(d, tag, data, fragment, props=()):
     rc, out = gst_run(["doradmasrc", "dora-pool=" + name,
                        "timeout=200000000", "num-buffers=1"] + list(props) +
                       ["!", "fakesink"])
-    check(rc != 0 and fragment in out,
-          "%s: refused with \"%s\"%s" % (tag, fragment,
-                                        "" if fragment in out else
-                                        " -- got: " + out[-600:]))
+    check(rc != 0 and fragment in out and "CRITICAL" not in out,
+          "%s: refused with \"%s\", no CRITICAL%s" % (tag, fragment,
+                                                     "" if fragment in out and
+                                                     "CRITICAL" not in out else
+                                                     " -- got: " + out[-600:]))
 
 
 def main():
@@ -139,9 +143,41 @@ def main():
         src_refuses(d, "caps-4d", image(js=js(16, "uint8", [2, 2, 2, 2]),
                                         size_payload=16), "[H, W, 3]")
         src_refuses(d, "caps-too-small", image(js=js(64, "uint8", [64])),
-                    "too small for the `caps` property",
+                    "do not describe this pool",
                     props=["caps=video/x-raw,format=RGB,width=64,height=64,"
                            "framerate=0/1"])
+        # frames smaller than the pool would show the tensor's head as a
+        # picture: refused as well (GRAY8 4x4 = 16 of the 64 bytes)
+        src_refuses(d, "caps-smaller", image(js=js(64, "uint8", [64])),
+                    "the `caps` property describes frames of 16 bytes",
+                    props=["caps=video/x-raw,format=GRAY8,width=4,height=4,"
+                           "framerate=0/1"])
+        # N1: JSON nested far past the bound (json-glib recursed off the
+        # stack: SIGSEGV), refused by the strict scan
+        src_refuses(d, "n1-huge", image(raw=b"[" * 1000000),
+                    "longer than the 4096 we accept")
+        src_refuses(d, "n1-deep", image(raw=b"[" * 4000), "nesting deeper "
+                    "than 32")
+        # N2: a FIFO at the name is refused at once (a blocking open hung
+        # the pipeline for good)
+        os.mkfifo(os.path.join(d, "dora_pool_df_node_n2-fifo"), 0o600)
+        src_refuses(d, "n2-fifo", None, "is a FIFO")
+        # the owner rule: nobody else may write the pool, and it is ours or
+        # the allowed uid's
+        put(d, "dora_pool_df_node_ow", image())
+        os.chmod(os.path.join(d, "dora_pool_df_node_ow"), 0o666)
+        src_refuses(d, "ow", None, "writable by others")
+        if os.geteuid() == 0:
+            put(d, "dora_pool_df_node_other", image(js=js(64, "uint8", [8, 8])))
+            os.chown(os.path.join(d, "dora_pool_df_node_other"), 65534, 65534)
+            src_refuses(d, "other", None, "uid 65534",
+                        props=["allowed-uid=%d" % os.getuid()])
+            rc, out = gst_run(["doradmasrc",
+                               "dora-pool=dora_pool_df_node_other",
+                               "allowed-uid=65534", "num-buffers=1", "!",
+                               "fakesink"])
+            check(rc == 0, "a pool of uid 65534 with allowed-uid=65534 (%s)"
+                  % out[-300:])
         # a writer that shrinks its pool under a running source
         name = "dora_pool_df_node_shrink"
         path = os.path.join(d, name)

@@ -19,16 +19,9 @@
 
 #include <doradma/dora-pool.h>
 
-static int failed;
+#include "pool-test.h"
 
-#define EXPECT(cond, ...) do { \
-    if (!(cond)) { \
-      fprintf (stderr, "%s:%d: CHECK FAILED: %s: ", __FILE__, __LINE__, #cond); \
-      fprintf (stderr, __VA_ARGS__); \
-      fputc ('\n', stderr); \
-      failed++; \
-    } \
-  } while (0)
+static int failed;
 
 static uint64_t *
 gen_of (const char *path, uint8_t ** map, size_t *len)

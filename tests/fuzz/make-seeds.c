@@ -4,12 +4,18 @@
  * record, caps strings and a channel name; and one seed per structured
  * mode of fuzz-validate.c (first byte H, J, R, C, E, K, N) made from a valid
  * segment, plus the hostile JSON texts of review #2 (comments and quotes
- * hiding brackets, hex, deep nesting). Run it after a format change:
+ * hiding brackets, hex, deep nesting); dora pools (modes P, Q, O) of
+ * dora's writers, nested past the JSON bound and with huge lengths, a valid
+ * segment and control object for the CLI's inspection (I, L), names (N) and
+ * sparse files (S). Run it after
+ * a format change:
  *   build/tests/fuzz/make-seeds tests/fuzz/corpus */
 #include <stdio.h>
 #include <string.h>
 
 #include <glib.h>
+
+#include <doradma/dora-pool.h>
 
 #include "image-helper.h"
 
@@ -93,6 +99,131 @@ put_structured (const char *dir)
   return bad;
 }
 
+static void
+put_le64 (uint8_t * p, uint64_t v)
+{
+  for (int i = 0; i < 8; i++)
+    p[i] = (uint8_t) (v >> (8 * i));
+}
+
+/* A dora pool in `buf` (zeroed, at least data_offset + payload bytes):
+ * header for `json` (json_len as given, data_offset from the real length),
+ * gen 2. Returns data_offset. */
+static size_t
+pool_image (uint8_t * buf, const char *json, uint64_t json_len)
+{
+  size_t off = doradma_pool_data_offset_for (strlen (json));
+
+  memcpy (buf, "DORADMA", 8);
+  put_le64 (buf + 8, json_len);
+  put_le64 (buf + 16, off);
+  put_le64 (buf + 96, 2);
+  memcpy (buf + 256, json, strlen (json));
+  return off;
+}
+
+/* The dora pool modes (P, Q, O), the CLI's inspection (I) and sparse
+ * files (S): valid pools of dora's two writers, JSON nested past the bound,
+ * huge lengths, a well-formed header over a sparse body. */
+static int
+put_pools_and_files (const char *dir)
+{
+  const char *rust = "{\"size\":48,\"dtype\":\"uint8\",\"shape\":[4,4,3],"
+      "\"pinned_type\":\"cpu\",\"transport\":\"shmem\"}";
+  const char *big = "{\"size\":209715200,\"dtype\":\"uint8\","
+      "\"shape\":[209715200],\"pinned_type\":\"cpu\",\"transport\":\"shmem\"}";
+  uint8_t pool[8 + 1024];
+  struct image_params ip;
+  struct image img;
+  GString *deep = g_string_new ("{\"size\":48,\"dtype\":\"uint8\",\"x\":");
+  size_t off;
+  int bad = 0;
+
+  memset (pool, 0, sizeof pool);
+  off = pool_image (pool, rust, strlen (rust));
+  memset (pool + off, 0x5a, 48);
+  bad |= put_tagged (dir, "pool-P-rust", 'P', pool, off + 48);
+  bad |= put_tagged (dir, "pool-O-rust", 'O', pool, off + 48);
+  bad |= put_tagged (dir, "pool-Q-rust", 'Q', rust, strlen (rust));
+  /* json_len far past anything: 2^63, and one byte past the JSON bound */
+  put_le64 (pool + 8, 1ull << 63);
+  bad |= put_tagged (dir, "pool-P-huge-json-len", 'P', pool, off + 48);
+  put_le64 (pool + 8, DORADMA_POOL_JSON_MAX + 1);
+  bad |= put_tagged (dir, "pool-P-json-len-max", 'P', pool, off + 48);
+  /* 33 levels, then 3,000 */
+  for (int i = 1; i < 33; i++)
+    g_string_append_c (deep, '[');
+  for (int i = 1; i < 33; i++)
+    g_string_append_c (deep, ']');
+  g_string_append_c (deep, '}');
+  bad |= put_tagged (dir, "pool-Q-deep-33", 'Q', deep->str, deep->len);
+  g_string_free (deep, TRUE);
+  deep = g_string_new (NULL);
+  while (deep->len < 3000)
+    g_string_append_c (deep, '[');
+  bad |= put_tagged (dir, "pool-Q-deep-3000", 'Q', deep->str, deep->len);
+  g_string_free (deep, TRUE);
+
+  /* a valid segment as a file for the CLI, and its control object */
+  image_build_default (&img);
+  bad |= put_tagged (dir, "inspect-I-seg", 'I', img.data, img.len);
+  {
+    size_t n;
+    uint8_t *ctl = image_build_ctl (img.ctl_token, 2, &n);
+
+    bad |= put_tagged (dir, "inspect-L-ctl", 'L', ctl, n);
+    g_free (ctl);
+  }
+  image_free (&img);
+  /* a live-looking segment: a published frame, a back-pressure reader
+   * behind it holding a lease */
+  image_build_published (&img);
+  bad |= put_tagged (dir, "inspect-I-published", 'I', img.data, img.len);
+  {
+    size_t n;
+    struct doradma_shm_ctl *ctl =
+        (struct doradma_shm_ctl *) image_build_ctl (img.ctl_token, 2, &n);
+
+    ctl->readers[0].state = DORADMA_READER_ACTIVE;
+    ctl->readers[0].flags = DORADMA_READER_BACKPRESSURE;
+    ctl->readers[0].token = 1;
+    ctl->active = 1;
+    ctl->lease[0].readers = 1;
+    bad |= put_tagged (dir, "inspect-L-reader", 'L', ctl, n);
+    g_free (ctl);
+  }
+  image_free (&img);
+  /* RCB line 0 alone: mutations hit its fields, not 21 KB of records */
+  image_build_default (&img);
+  bad |= put_tagged (dir, "mode-R-line0", 'R', image_rcb (&img), 64);
+  image_free (&img);
+  bad |= put_tagged (dir, "name-N-pool", 'N', "dora_pool_df_node_cam", 21);
+  bad |= put_tagged (dir, "name-N-object", 'N', "doradma.cam0~ctl", 16);
+  bad |= put_tagged (dir, "name-N-dtype", 'N', "<u2", 3);
+
+  /* sparse: a segment's header and JSON declaring 8 x 4 MiB slots, the
+   * rest a hole; a pool of 200 MiB whose payload is a hole */
+  image_params_default (&ip);
+  ip.slots = 8;
+  ip.stride = 4u << 20;
+  image_build (&img, &ip);
+  {
+    size_t n = img.data_offset;
+    uint8_t *b = g_malloc (8 + n);
+
+    put_le64 (b, img.len);
+    memcpy (b + 8, img.data, n);
+    bad |= put_tagged (dir, "sparse-S-segment-32MiB", 'S', b, 8 + n);
+    g_free (b);
+  }
+  image_free (&img);
+  memset (pool, 0, sizeof pool);
+  off = pool_image (pool + 8, big, strlen (big));
+  put_le64 (pool, off + 209715200);
+  bad |= put_tagged (dir, "sparse-S-pool-200MiB", 'S', pool, 8 + off);
+  return bad;
+}
+
 static int
 put_image (const char *dir, const char *name, uint32_t slots, uint64_t stride,
     int ipc, const char *transport)
@@ -157,5 +288,6 @@ main (int argc, char **argv)
       38);
   bad |= put (argv[1], "name", "cam0.front_left-1", 18);
   bad |= put_structured (argv[1]);
+  bad |= put_pools_and_files (argv[1]);
   return bad;
 }

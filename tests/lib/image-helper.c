@@ -200,3 +200,23 @@ image_valid_record (struct doradma_shm_slot *rec)
   rec->publish_time = 123456789;
   rec->mono_pts = DORADMA_TIME_NONE;
 }
+
+void
+image_build_published (struct image *img)
+{
+  struct image_params p;
+  struct doradma_shm_rcb *rcb;
+
+  image_params_default (&p);
+  p.stride = 8192;
+  image_build (img, &p);
+  rcb = image_rcb (img);
+  image_valid_record (&rcb->slots[0]);
+  rcb->slots[0].seq = 1;
+  rcb->slot_seq[0] = 1;
+  rcb->first_seq = 1;
+  rcb->newest = DORADMA_NEWEST_PACK (1, 0);
+  rcb->caps[0].gen = 2;
+  rcb->caps[0].length = strlen (IMAGE_DEFAULT_CAPS);
+  memcpy (rcb->caps[0].caps, IMAGE_DEFAULT_CAPS, sizeof IMAGE_DEFAULT_CAPS);
+}

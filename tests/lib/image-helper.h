@@ -14,17 +14,19 @@
 #include "segment-desc.h"
 
 
-struct image_params {
+struct image_params
+{
   uint32_t slots;
   uint64_t stride;
   uint32_t page;
-  int ipc;                  /* slots in device memory (transport "ipc") */
-  const char *transport;    /* NULL: "ipc" if ipc, else "shmem" */
-  const char *caps;         /* NULL: a default I420 64x48 caps string */
+  int ipc;                      /* slots in device memory (transport "ipc") */
+  const char *transport;        /* NULL: "ipc" if ipc, else "shmem" */
+  const char *caps;             /* NULL: a default I420 64x48 caps string */
 };
 
-struct image {
-  uint8_t *data;            /* g_malloc0'd, page-size-rounded object */
+struct image
+{
+  uint8_t *data;                /* g_malloc0'd, page-size-rounded object */
   size_t len;
   uint64_t json_len, data_offset, rcb_offset;
   uint64_t ctl_token;
@@ -56,6 +58,12 @@ uint8_t *image_build_ctl (uint64_t token, uint32_t slots, size_t *len);
 
 /* A valid I420 64x48 record: 4608 payload bytes (slots of 8192 hold it). */
 void image_valid_record (struct doradma_shm_slot *rec);
+
+/* A segment of 2 slots of 8192 bytes whose slot 0 holds a published
+ * frame (image_valid_record with seq 1; slot_seq, newest and first_seq
+ * say so) and whose caps entry 0 holds its caps, as a live writer leaves
+ * it: what the CLI inspects. */
+void image_build_published (struct image *img);
 
 /* Validates img with doradma_segment_validate and checks the verdict as
  * T_EXPECT_DIAG (helpers.h) does. */

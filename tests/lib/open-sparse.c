@@ -4,7 +4,10 @@
  * header field, in well under the time a mapping of it would take, and
  * allocates nothing: st_blocks is unchanged. An object whose size is not
  * the one its header and JSON describe is refused ("object.size") before
- * it is mapped, so it allocates nothing either.
+ * it is mapped, so it allocates nothing either. A well-formed segment whose
+ * slot area its owner made a hole (finding N4 of
+ * reviews/round3/lib-and-dora-pools.md) is opened without prefaulting the
+ * hole: the open allocates at most a few pages, not 256 MiB.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -85,6 +88,36 @@ main (void)
     T_EXPECT (failed, ftruncate (doradma_writer_fd (w), 256 * MIB) == 0,
         "grow");
     T_EXPECT (failed, refused (path, "object.size") == 0, "grown object");
+    doradma_writer_close (w);
+  }
+
+  /* Well-formed, 16 x 16 MiB slots, the slot area punched to a hole. */
+  t_channel (ch, sizeof ch, "holed");
+  t_writer_config (&wc, ch, dir, 16, 16 * MIB);
+  w = NULL;
+  T_EXPECT (failed, doradma_writer_create (&wc, &w, NULL) == 0, "create");
+  if (w != NULL) {
+    struct doradma_reader_config rc;
+    struct doradma_reader *r = NULL;
+    struct doradma_diag diag = { 0 };
+    struct stat before, after;
+    int wfd = doradma_writer_fd (w), ret;
+    uint64_t area = 16 * doradma_writer_slot_stride (w);
+
+    T_EXPECT (failed, fallocate (wfd, FALLOC_FL_PUNCH_HOLE |
+            FALLOC_FL_KEEP_SIZE, 8192, area - 4096) == 0, "punch");
+    fstat (wfd, &before);
+    t_reader_config (&rc, ch, dir, 0);
+    ret = doradma_reader_open (&rc, &r, &diag);
+    fstat (wfd, &after);
+    t_log ("well-formed holed segment: %s; %lld -> %lld KiB allocated",
+        t_errname (ret), (long long) before.st_blocks / 2,
+        (long long) after.st_blocks / 2);
+    T_EXPECT (failed, ret == 0, "open: %s", diag.msg);
+    T_EXPECT (failed, (after.st_blocks - before.st_blocks) / 2 < 1024,
+        "the open allocated %lld KiB of the hole (prefaulted)",
+        (long long) (after.st_blocks - before.st_blocks) / 2);
+    doradma_reader_close (r);
     doradma_writer_close (w);
   }
   if (t_shm_dir_remove (dir) != 0)

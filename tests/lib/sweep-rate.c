@@ -4,7 +4,9 @@
  * writer's mutex), and every release or consume of every reader wakes the
  * waiter. Built with -Wl,--wrap=fcntl to count the lock probes while a
  * thread wakes the waiter every millisecond for 300 ms (and
- * -Wl,--wrap=fcntl64, its name with _FILE_OFFSET_BITS=64).
+ * -Wl,--wrap=fcntl64, its name with _FILE_OFFSET_BITS=64). The same holds
+ * for a writer waiting for readers (doradma_writer_wait_readers; finding
+ * N8 of reviews/round3/lib-and-dora-pools.md).
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -99,6 +101,18 @@ main (void)
   t_log ("%lu lock probes in a 300 ms wait woken every ms", calls);
   /* One live entry: one probe per sweep, 300 / 50 slices (+ the first). */
   T_CHECK (calls <= 10, "%lu lock probes: a sweep per wake", calls);
+
+  /* wait_readers (2) with one live reader, woken every ms. */
+  __atomic_store_n (&lock_calls, 0, __ATOMIC_RELAXED);
+  __atomic_store_n (&counting, 1, __ATOMIC_RELAXED);
+  T_RC (doradma_writer_wait_readers (w, 2, 300 * MS, NULL), -ETIMEDOUT,
+      "wait_readers (2) with one reader");
+  __atomic_store_n (&counting, 0, __ATOMIC_RELAXED);
+  calls = __atomic_load_n (&lock_calls, __ATOMIC_RELAXED);
+  t_log ("wait_readers: %lu lock probes in a 300 ms wait woken every ms",
+      calls);
+  T_CHECK (calls <= 10, "wait_readers: %lu lock probes: a sweep per wake",
+      calls);
   ret = T_EXIT_PASS;
 err:
   __atomic_store_n (&waking, 0, __ATOMIC_RELAXED);

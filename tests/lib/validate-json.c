@@ -219,6 +219,27 @@ test_hostile_bytes (void)
   g_string_free (deep, TRUE);
   image_free (&img);
 
+  /* The bound (lib/peer-json.h): the object plus 31 arrays is 32 levels,
+   * accepted; one more is refused. */
+  for (i = 31; i <= 32; i++) {
+    guint k;
+
+    image_build_default (&img);
+    deep = g_string_new ("\"n\":");
+    for (k = 0; k < i; k++)
+      g_string_append_c (deep, '[');
+    for (k = 0; k < i; k++)
+      g_string_append_c (deep, ']');
+    g_string_append (deep, ",\"size\":");
+    image_replace_json (&img, "\"size\":", deep->str);
+    if (i == 31)
+      T_EXPECT_IMAGE (failures, &img, 0, NULL, "nesting 32 deep");
+    else
+      T_EXPECT_IMAGE (failures, &img, -EBADMSG, "json", "nesting 33 deep");
+    g_string_free (deep, TRUE);
+    image_free (&img);
+  }
+
   /* Moderate nesting in extra keys is fine. */
   image_build_default (&img);
   image_replace_json (&img, "\"size\":", "\"n\":[[[[[[[[{}]]]]]]]],\"size\":");
