@@ -44,7 +44,8 @@ if need "$tools/bench-run" "$here/bench-run.c"; then
   cc $CFLAGS -o "$tools/bench-run" "$here/bench-run.c" \
     $(pkg-config --cflags --libs gstreamer-1.0)
 fi
-if { need "$tools/spin-ping" "$here/spin-ping.c" || need "$tools/spin-ping" "$here/ping.h"; } &&
+if { need "$tools/spin-ping" "$here/spin-ping.c" || need "$tools/spin-ping" "$here/ping.h" ||
+     need "$tools/spin-ping" "$builddir/lib/libdoradma.a"; } &&
    [ -f "$builddir/lib/libdoradma.a" ]; then
   cc $CFLAGS -I"$top/lib" -o "$tools/spin-ping" "$here/spin-ping.c" \
     "$builddir/lib/libdoradma.a" $(pkg-config --cflags --libs glib-2.0 json-glib-1.0) -lpthread
