@@ -93,6 +93,10 @@ struct _GstDoradmaSink
   /* the channel: segment, slots, counters (its own lock); init to finalize */
   GstDoradmaProducer *producer;
 
+  /* the dora path (pool-name set): decided at start, where it is read once
+   * (it changes only in NULL/READY), not looked up again per frame */
+  gboolean dora;
+
   /* streaming thread only */
   GstDoradmaSinkRender render;  /* the caps, the ipc copier (freed at stop) */
   gboolean readers_reached;     /* wait-for-readers was satisfied once */
@@ -165,24 +169,28 @@ wait_for_readers (GstDoradmaSink * self, guint n)
 static GstFlowReturn
 gst_doradma_sink_render (GstBaseSink * bsink, GstBuffer * buf)
 {
-  GstDoradmaSink *self = GST_DORADMA_SINK (bsink);
+  /* the vfunc's own instance: no checked cast per frame */
+  GstDoradmaSink *self = (GstDoradmaSink *) bsink;
   GstFlowReturn ret;
   guint n_readers;
 
-  if (gst_doradma_dora_enabled (bsink))
+  if (self->dora)
     return gst_doradma_dora_sink_render (bsink, buf);
   ret = gst_doradma_producer_prepare (self->producer, self->render.info.size);
   if (ret != GST_FLOW_OK)
     return ret;
 
-  GST_OBJECT_LOCK (self);
-  n_readers = self->wait_for_readers;
-  GST_OBJECT_UNLOCK (self);
-  /* a latch: readers that leave later do not stop publishing */
-  if (n_readers > 0 && !self->readers_reached) {
-    if ((ret = wait_for_readers (self, n_readers)) != GST_FLOW_OK)
-      return ret;
-    self->readers_reached = TRUE;
+  /* a latch: readers that leave later do not stop publishing, and once it
+   * is set the property is not read again (no lock per frame) */
+  if (!self->readers_reached) {
+    GST_OBJECT_LOCK (self);
+    n_readers = self->wait_for_readers;
+    GST_OBJECT_UNLOCK (self);
+    if (n_readers > 0) {
+      if ((ret = wait_for_readers (self, n_readers)) != GST_FLOW_OK)
+        return ret;
+      self->readers_reached = TRUE;
+    }
   }
   return gst_doradma_sink_render_frame (&self->render, buf);
 }
@@ -238,7 +246,7 @@ gst_doradma_sink_set_caps (GstBaseSink * bsink, GstCaps * caps)
     goto caps_too_long;
   }
 
-  self->render.info = info;
+  gst_doradma_sink_render_set_info (&self->render, &info);
   gst_doradma_producer_set_caps (self->producer, str, info.size);
   g_free (str);
   publish_upstream_latency (self);
@@ -448,7 +456,7 @@ gst_doradma_sink_start (GstBaseSink * bsink)
   GstDoradmaTransport transport;
   gchar *channel, *reason = NULL;
 
-  if (gst_doradma_dora_enabled (bsink))
+  if ((self->dora = gst_doradma_dora_enabled (bsink)))
     return gst_doradma_dora_sink_start (bsink);
   /* every setting is read here, once: later changes are refused */
   GST_OBJECT_LOCK (self);

@@ -40,7 +40,7 @@ to_monotonic (GstDoradmaSinkRender * r, GstClockTime ts)
       ts, &rt);
   if (sign == 0)
     return DORADMA_TIME_NONE;
-  if (!gst_doradma_clock_map_offset (&r->clock_map, GST_ELEMENT (r->sink),
+  if (!gst_doradma_clock_map_offset (&r->clock_map, GST_ELEMENT_CAST (r->sink),
           &offset))
     return DORADMA_TIME_NONE;
   mono = offset + (sign > 0 ? (gint64) rt : -(gint64) rt);
@@ -56,12 +56,15 @@ to_monotonic (GstDoradmaSinkRender * r, GstClockTime ts)
  * such a crop as it copies the frame: the ring carries the cropped frame,
  * which is what the caps say. */
 static gboolean
-crop_defines_caps (const GstVideoInfo * info, GstBuffer * buf)
+crop_defines_caps (const GstVideoInfo * info, GstBuffer * buf,
+    const GstVideoCropMeta * crop)
 {
-  GstVideoMeta *vm = gst_buffer_get_video_meta (buf);
-  GstVideoCropMeta *crop = gst_buffer_get_video_crop_meta (buf);
+  GstVideoMeta *vm;
 
-  return vm && crop && (vm->width != (guint) GST_VIDEO_INFO_WIDTH (info)
+  if (crop == NULL)
+    return FALSE;
+  vm = gst_buffer_get_video_meta (buf);
+  return vm && (vm->width != (guint) GST_VIDEO_INFO_WIDTH (info)
       || vm->height != (guint) GST_VIDEO_INFO_HEIGHT (info));
 }
 
@@ -130,11 +133,12 @@ copy_crop (const GstVideoInfo * info, GstBuffer * buf, GstVideoFrame * dst,
  * refuses a record whose crop does not): NULL when it does or there is
  * none, else what is wrong. */
 static const gchar *
-crop_fault (const GstVideoInfo * info, GstBuffer * buf)
+crop_fault (const GstDoradmaSinkRender * r)
 {
-  GstVideoCropMeta *crop = gst_buffer_get_video_crop_meta (buf);
+  const GstVideoInfo *info = &r->info;
+  const GstVideoCropMeta *crop = r->crop;
 
-  if (crop == NULL || crop_defines_caps (info, buf)
+  if (crop == NULL || r->crop_defines_caps
       || crop->width == 0 || crop->height == 0)
     return NULL;
   if ((guint64) crop->x + crop->width > (guint) GST_VIDEO_INFO_WIDTH (info)
@@ -179,14 +183,15 @@ crop_error (GstDoradmaSinkRender * r, GstBuffer * buf, const gchar * why)
 }
 
 /* The frame record of a slot (`slot_size` bytes) whose planes start at
- * `offset` with `pstride` (bytes from the slot's first byte). FALSE when
- * the planes do not fit in the slot. */
+ * `offset` with `pstride` (bytes from the slot's first byte); `info` is
+ * r->info, whose planes' needs r holds. FALSE when the planes do not fit
+ * in the slot. */
 static gboolean
 fill_frame_info_planes (GstDoradmaSinkRender * r, const GstVideoInfo * info,
     const gsize * offset, const gint * pstride, gsize buf_size,
     gsize slot_size, GstBuffer * src, struct doradma_frame_info *fi)
 {
-  GstVideoCropMeta *crop;
+  const GstVideoCropMeta *crop;
   guint64 end = 0;
   guint p;
 
@@ -199,7 +204,8 @@ fill_frame_info_planes (GstDoradmaSinkRender * r, const GstVideoInfo * info,
 
     pl->offset = offset[p];
     pl->stride = pstride[p];
-    gst_doradma_plane_needs (info, p, &pl->rows, &pl->row_bytes);
+    pl->rows = r->needs.rows[p];
+    pl->row_bytes = r->needs.row_bytes[p];
     if (pl->rows > 0)
       end = MAX (end, pl->offset + (guint64) pl->stride * (pl->rows - 1) +
           pl->row_bytes);
@@ -209,8 +215,7 @@ fill_frame_info_planes (GstDoradmaSinkRender * r, const GstVideoInfo * info,
   fi->payload_bytes = MIN (MAX (end, buf_size), slot_size);
 
   /* render_copy applied a crop that defines the caps */
-  crop = crop_defines_caps (info, src) ? NULL :
-      gst_buffer_get_video_crop_meta (src);
+  crop = r->crop_defines_caps ? NULL : r->crop;
   if (crop && crop->width > 0 && crop->height > 0) {
     fi->crop_x = crop->x;
     fi->crop_y = crop->y;
@@ -321,7 +326,7 @@ render_copy (GstDoradmaSinkRender * r, GstBuffer * buf)
   tmp = gst_buffer_new ();
   gst_buffer_append_memory (tmp, mem);
 
-  if (crop_defines_caps (info, buf)) {
+  if (r->crop_defines_caps) {
     const gchar *why = NULL;
 
     if (!gst_video_frame_map (&dst, info, tmp, GST_MAP_WRITE))
@@ -457,7 +462,7 @@ render_host (GstDoradmaSinkRender * r, GstBuffer * buf)
   if (gst_buffer_n_memory (buf) == 1)
     mem = gst_buffer_peek_memory (buf, 0);
   if (mem == NULL || !gst_doradma_producer_is_writing (r->producer, mem)
-      || crop_defines_caps (&r->info, buf))
+      || r->crop_defines_caps)
     /* system memory, a fallback buffer, a slot published before (videorate,
      * tee) or of a replaced segment, or a crop to apply: copy into a fresh
      * slot */
@@ -472,17 +477,22 @@ gst_doradma_sink_render_frame (GstDoradmaSinkRender * r, GstBuffer * buf)
 {
   gboolean device = gst_doradma_producer_settings (r->producer)->transport ==
       GST_DORADMA_TRANSPORT_IPC;
-  const gchar *why = crop_fault (&r->info, buf);
+  const gchar *why;
   GstBuffer *cropped = NULL;
   GstFlowReturn ret;
   guint tries;
 
-  if (why)
+  r->crop = gst_buffer_get_video_crop_meta (buf);
+  r->crop_defines_caps = crop_defines_caps (&r->info, buf, r->crop);
+  if ((why = crop_fault (r)))
     return crop_error (r, buf, why);
-  if (device && crop_defines_caps (&r->info, buf)) {
+  if (device && r->crop_defines_caps) {
     if ((cropped = cropped_copy (&r->info, buf, &why)) == NULL)
       return crop_error (r, buf, why);
+    /* the copy is the frame of the caps, cropped, with no crop meta */
     buf = cropped;
+    r->crop = NULL;
+    r->crop_defines_caps = FALSE;
   }
   ret = device ? render_device (r, buf) : render_host (r, buf);
   /* the segment was replaced between acquire and publish (another thread
@@ -490,7 +500,16 @@ gst_doradma_sink_render_frame (GstDoradmaSinkRender * r, GstBuffer * buf)
   for (tries = 0; ret == GST_FLOW_CUSTOM_SUCCESS && tries < 3; tries++)
     ret = device ? render_device (r, buf) : render_copy (r, buf);
   gst_clear_buffer (&cropped);
+  r->crop = NULL;
   return ret == GST_FLOW_CUSTOM_SUCCESS ? GST_FLOW_OK : ret;
+}
+
+void
+gst_doradma_sink_render_set_info (GstDoradmaSinkRender * r,
+    const GstVideoInfo * info)
+{
+  r->info = *info;
+  gst_doradma_plane_needs_all (info, &r->needs);
 }
 
 void

@@ -20,6 +20,7 @@
 #include <gst/video/video.h>
 
 #include "gstdoradmaproducer.h"
+#include "gstdoradmawire.h"
 #include "gstdoradmaclock.h"
 #include "gstdoradmacuda.h"
 
@@ -31,9 +32,15 @@ typedef struct
   GstBaseSink *sink;            /* errors, clock, segment; not a reference */
   GstDoradmaProducer *producer; /* the sink's */
   GstVideoInfo info;            /* of the caps (set_caps) */
+  GstDoradmaPlaneNeeds needs;   /* of `info`: worked out with it */
   GstDoradmaCudaCopier *copier; /* transport ipc: made on the first copy */
   gboolean told_copies;         /* the first ipc copy was logged */
   GstDoradmaClockMap clock_map; /* running time → mono_pts */
+  /* the frame being rendered: its crop meta (NULL: none), and whether that
+   * crop is what the caps describe. Looked up once per frame, in
+   * gst_doradma_sink_render_frame, not by every step of the render path. */
+  GstVideoCropMeta *crop;
+  gboolean crop_defines_caps;
 } GstDoradmaSinkRender;
 
 /* Publishes `buf` (in place or copied). GST_FLOW_OK also when latest mode
@@ -42,7 +49,11 @@ GstFlowReturn gst_doradma_sink_render_frame (GstDoradmaSinkRender * r,
     GstBuffer * buf);
 
 /* At stop: frees the copier. */
+void gst_doradma_sink_render_set_info (GstDoradmaSinkRender * r,
+    const GstVideoInfo * info);
+
 void gst_doradma_sink_render_reset (GstDoradmaSinkRender * r);
 
 G_END_DECLS
+
 #endif /* __GST_DORADMA_SINK_RENDER_H__ */

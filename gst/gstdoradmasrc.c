@@ -84,6 +84,9 @@ struct _GstDoradmaSrc
   GstDoradmaSrcCaps caps;
   /* which frames go out after a join or a pause, PTS, DISCONT */
   GstDoradmaSrcTime time;
+  /* the dora path (pool-name set): decided at start, where it is read once
+   * (it changes only in NULL/READY), not looked up again per frame */
+  gboolean dora;
 };
 
 G_DEFINE_TYPE (GstDoradmaSrc, gst_doradma_src, GST_TYPE_PUSH_SRC);
@@ -193,9 +196,10 @@ wait_until_playing (GstDoradmaSrc * self)
 static GstFlowReturn
 gst_doradma_src_create (GstPushSrc * psrc, GstBuffer ** outbuf)
 {
-  GstDoradmaSrc *self = GST_DORADMA_SRC (psrc);
+  /* the vfunc's own instance: no checked cast per frame */
+  GstDoradmaSrc *self = (GstDoradmaSrc *) psrc;
 
-  if (gst_doradma_dora_enabled (psrc))
+  if (self->dora)
     return gst_doradma_dora_src_create (psrc, outbuf);
   for (;;) {
     GstDoradmaConsumerFrame fr;
@@ -216,7 +220,7 @@ gst_doradma_src_create (GstPushSrc * psrc, GstBuffer ** outbuf)
 
     ret = ensure_caps (self, &fr);
     if (ret == GST_FLOW_OK && !gst_doradma_frame_fits (&self->out.info,
-            &fr.f.info)) {
+            &self->out.needs, &fr.f.info)) {
       GST_WARNING_OBJECT (self, "frame seq %" G_GUINT64_FORMAT " (%ux%u, %u "
           "planes) does not cover caps %" GST_PTR_FORMAT ": skipped",
           fr.f.info.seq, fr.f.info.width, fr.f.info.height,
@@ -380,7 +384,7 @@ gst_doradma_src_start (GstBaseSrc * bsrc)
   GstDoradmaConsumer *consumer;
   gchar *channel;
 
-  if (gst_doradma_dora_enabled (bsrc))
+  if ((self->dora = gst_doradma_dora_enabled (bsrc)))
     return gst_doradma_dora_src_start (bsrc);
   GST_OBJECT_LOCK (self);
   channel = g_strdup (set->channel);

@@ -54,6 +54,7 @@ set_output_caps (GstDoradmaSrcCaps * c, GstCaps * caps,
   gst_caps_replace (&c->out->caps, caps);
   gst_caps_replace (&c->out->out_caps, out);
   c->out->info = *info;
+  gst_doradma_plane_needs_all (info, &c->out->needs);
   c->out->cuda_out = !gst_caps_is_equal (out, caps);
   GST_OBJECT_UNLOCK (self);
   gst_doradma_src_output_caps_changed (c->out);

@@ -20,7 +20,7 @@
 
 gboolean
 gst_doradma_frame_fits (const GstVideoInfo * info,
-    const struct doradma_frame_info *fi)
+    const GstDoradmaPlaneNeeds * needs, const struct doradma_frame_info *fi)
 {
   guint p;
 
@@ -29,11 +29,9 @@ gst_doradma_frame_fits (const GstVideoInfo * info,
       || fi->n_planes != GST_VIDEO_INFO_N_PLANES (info))
     return FALSE;
   for (p = 0; p < fi->n_planes; p++) {
-    guint32 rows, row_bytes;
-
-    gst_doradma_plane_needs (info, p, &rows, &row_bytes);
-    if (fi->planes[p].rows < rows || fi->planes[p].row_bytes < row_bytes
-        || fi->planes[p].stride < row_bytes)
+    if (fi->planes[p].rows < needs->rows[p]
+        || fi->planes[p].row_bytes < needs->row_bytes[p]
+        || fi->planes[p].stride < needs->row_bytes[p])
       return FALSE;
   }
   return TRUE;

@@ -16,11 +16,14 @@
 #include <gst/video/video.h>
 #include <doradma/doradma.h>
 
+#include "gstdoradmawire.h"
+
 G_BEGIN_DECLS
 
-/* The record covers what `info` needs (size, planes, rows, row bytes). */
+/* The record covers what `info` needs (size, planes, rows, row bytes;
+ * `needs`: gst_doradma_plane_needs_all of `info`). */
 gboolean gst_doradma_frame_fits (const GstVideoInfo * info,
-    const struct doradma_frame_info *fi);
+    const GstDoradmaPlaneNeeds * needs, const struct doradma_frame_info *fi);
 /* The record is laid out as `info`'s default layout (no meta needed). */
 gboolean gst_doradma_frame_is_default_layout (const GstVideoInfo * info,
     const struct doradma_frame_info *fi);

@@ -185,7 +185,9 @@ gpu_to_buffer (GstDoradmaSrcOutput * o, GstDoradmaConsumer * c,
 /* The zero-copy path: the lease in a buffer, copied into the default
  * layout when over quota or when downstream cannot read the layout. */
 /* The frame meta with when the frame was received and delivered (now). */
-static void
+/* The frame's meta on `buf` (added, or a recycled buffer's updated); its
+ * delivery time is the caller's, once the buffer is built. */
+static GstDoradmaFrameMeta *
 set_frame_meta (GstBuffer * buf, const GstDoradmaConsumerFrame * fr)
 {
   GstDoradmaFrameMeta *m = gst_buffer_add_doradma_frame_meta (buf,
@@ -193,7 +195,7 @@ set_frame_meta (GstBuffer * buf, const GstDoradmaConsumerFrame * fr)
       fr->f.info.caps_epoch);
 
   m->receive_time = fr->received;
-  m->delivery_time = gst_doradma_monotonic_now ();
+  return m;
 }
 
 /* The buffer is a recycled shell (gstdoradmashellpool.h) holding the
@@ -201,7 +203,7 @@ set_frame_meta (GstBuffer * buf, const GstDoradmaConsumerFrame * fr)
  * place: nothing is allocated once the shells exist. */
 static GstBuffer *
 lease_to_buffer (GstDoradmaSrcOutput * o, GstDoradmaConsumer * c,
-    GstDoradmaConsumerFrame * fr)
+    GstDoradmaConsumerFrame * fr, GstDoradmaFrameMeta ** meta)
 {
   GstBuffer *leased = NULL, *out;
 
@@ -212,7 +214,8 @@ lease_to_buffer (GstDoradmaSrcOutput * o, GstDoradmaConsumer * c,
     leased = gst_buffer_new ();
   gst_buffer_append_memory (leased, gst_doradma_consumer_lease_memory (c, fr));
   gst_doradma_frame_add_metas (leased, &o->info, &fr->f.info);
-  set_frame_meta (leased, fr);  /* here so that it is kept POOLED too */
+  /* here so that it is kept POOLED too */
+  *meta = set_frame_meta (leased, fr);
   gst_doradma_shell_pool_keep_metas (leased);
   if (gst_doradma_consumer_outstanding (c) <= o->max_leases
       && layout_readable (o, fr))
@@ -229,6 +232,7 @@ lease_to_buffer (GstDoradmaSrcOutput * o, GstDoradmaConsumer * c,
             o->max_leases), ("%u buffers outstanding; counted in stats "
             "\"copies\"", gst_doradma_consumer_outstanding (c)));
   }
+  *meta = NULL;
   out = copy_to_default_layout (o, leased);
   gst_buffer_unref (leased);
   return out;
@@ -238,6 +242,7 @@ GstBuffer *
 gst_doradma_src_output_frame (GstDoradmaSrcOutput * o, GstDoradmaConsumer * c,
     GstDoradmaConsumerFrame * fr)
 {
+  GstDoradmaFrameMeta *meta = NULL;
   GstBuffer *buf;
 
   if (fr->copy)
@@ -246,8 +251,12 @@ gst_doradma_src_output_frame (GstDoradmaSrcOutput * o, GstDoradmaConsumer * c,
       || fr->f.data == NULL)
     buf = gpu_to_buffer (o, c, fr);
   else
-    buf = lease_to_buffer (o, c, fr);
-  if (buf)
-    set_frame_meta (buf, fr);
+    buf = lease_to_buffer (o, c, fr, &meta);
+  if (buf == NULL)
+    return NULL;
+  /* once per frame: the lease path gave its shell the meta already */
+  if (meta == NULL)
+    meta = set_frame_meta (buf, fr);
+  meta->delivery_time = gst_doradma_monotonic_now ();
   return buf;
 }

@@ -17,6 +17,7 @@
 #include <gst/video/video.h>
 
 #include "gstdoradmaconsumer.h"
+#include "gstdoradmawire.h"
 #include "gstdoradmacudaoutput.h"
 
 G_BEGIN_DECLS
@@ -35,6 +36,7 @@ typedef struct
   GstCaps *caps;
   GstCaps *out_caps;
   GstVideoInfo info;
+  GstDoradmaPlaneNeeds needs;   /* of `info`: worked out with it */
   gboolean cuda_out;            /* out_caps are memory:CUDAMemory */
 
   /* streaming thread only */

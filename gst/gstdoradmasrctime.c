@@ -11,7 +11,6 @@
 
 #include "gstdoradmasrctime.h"
 #include "gstdoradmasrcframe.h"
-#include <gst/doradma/gstdoradmaframemeta.h>
 
 /* the element's own category (gstdoradmasrc.c) */
 GST_DEBUG_CATEGORY_EXTERN (gst_doradma_src_debug);
@@ -150,9 +149,8 @@ void
 gst_doradma_src_time_stamp (GstDoradmaSrcTime * t, GstBuffer * buf,
     const GstDoradmaConsumerFrame * fr, GstClockTime pts)
 {
+  /* the frame meta is the output's (gst_doradma_src_output_frame) */
   gst_doradma_frame_set_buffer_fields (buf, &fr->f.info, pts);
-  gst_buffer_add_doradma_frame_meta (buf, fr->f.info.seq, fr->f.skipped,
-      fr->f.info.publish_time, fr->f.info.caps_epoch);
   /* the writer's DISCONT (restored with the carried flags) stays; ours
    * (a skip, a join, a new writer) is added */
   if (t->discont || fr->discont || (fr->f.info.flags & GST_BUFFER_FLAG_DISCONT))

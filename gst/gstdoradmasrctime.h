@@ -54,8 +54,8 @@ void gst_doradma_src_time_drop (GstDoradmaSrcTime * t,
 gboolean gst_doradma_src_time_place (GstDoradmaSrcTime * t,
     GstDoradmaConsumer * consumer, GstDoradmaConsumerFrame * fr,
     GstClockTime * pts);
-/* Stamps the buffer `fr` became: PTS, the writer's fields and meta,
- * DISCONT. */
+/* Stamps the buffer `fr` became (gst_doradma_src_output_frame, which
+ * gave it its frame meta): PTS, the writer's fields, DISCONT. */
 void gst_doradma_src_time_stamp (GstDoradmaSrcTime * t, GstBuffer * buf,
     const GstDoradmaConsumerFrame * fr, GstClockTime pts);
 

@@ -53,6 +53,17 @@ gst_doradma_plane_needs (const GstVideoInfo * info, guint plane,
 }
 
 void
+gst_doradma_plane_needs_all (const GstVideoInfo * info,
+    GstDoradmaPlaneNeeds * needs)
+{
+  guint p;
+
+  memset (needs, 0, sizeof (*needs));
+  for (p = 0; p < GST_VIDEO_INFO_N_PLANES (info); p++)
+    gst_doradma_plane_needs (info, p, &needs->rows[p], &needs->row_bytes[p]);
+}
+
+void
 gst_doradma_frame_copy (GstVideoFrame * dst, const GstVideoFrame * src,
     const GstVideoInfo * info)
 {

@@ -25,6 +25,18 @@ G_BEGIN_DECLS
 void gst_doradma_plane_needs (const GstVideoInfo * info, guint plane,
     guint32 * rows, guint32 * row_bytes);
 
+/* gst_doradma_plane_needs for every plane of `info` (0 past the last):
+ * they depend only on the caps, so the elements work them out when the
+ * caps change, not for every frame. */
+typedef struct
+{
+  guint32 rows[GST_VIDEO_MAX_PLANES];
+  guint32 row_bytes[GST_VIDEO_MAX_PLANES];
+} GstDoradmaPlaneNeeds;
+
+void gst_doradma_plane_needs_all (const GstVideoInfo * info,
+    GstDoradmaPlaneNeeds * needs);
+
 /* Copies frame `src` into `dst`, both mapped with `info`'s width and
  * height: per plane, the rows and bytes per row gst_doradma_plane_needs
  * gives, so what a record says is there is there. (gst_video_frame_copy
@@ -35,4 +47,5 @@ void gst_doradma_frame_copy (GstVideoFrame * dst, const GstVideoFrame * src,
     const GstVideoInfo * info);
 
 G_END_DECLS
+
 #endif /* __GST_DORADMA_WIRE_H__ */

@@ -106,6 +106,30 @@ for p in "${PACKAGES[@]}"; do
   fi
 done
 
+# iceoryx, the outside anchor of the transport benchmark (iox-ping beside
+# spin-ping): only where the distribution has it (Debian 12 has 2.0.3);
+# elsewhere the benchmark skips it with a note. Asking the package lists
+# costs no network access unless an install happens anyway.
+has_candidate () {
+  local v
+  v=$(apt-cache policy "$1" 2>/dev/null | sed -n 's/^ *Candidate: //p')
+  [ -n "$v" ] && [ "$v" != "(none)" ]
+}
+if [ "$profile" = full ] || [ "$profile" = native ]; then
+  for p in iceoryx libiceoryx-binding-c-dev; do
+    if dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed"; then
+      continue
+    fi
+    if ! has_candidate "$p" && [ ${#missing[@]} -gt 0 ]; then apt_update; fi
+    if has_candidate "$p"; then
+      missing+=("$p")
+    else
+      echo "install-deps: $p is not in ${codename:-this release}: the benchmark" \
+           "runs without its iceoryx anchor" >&2
+    fi
+  done
+fi
+
 if [ ${#missing[@]} -eq 0 ]; then
   echo "install-deps: all ${#PACKAGES[@]} packages already installed ($profile, ${codename:-unknown release})"
   exit 0

@@ -21,6 +21,7 @@ import shutil
 import subprocess
 import sys
 import time
+import zlib
 
 SIZES = [(640, 480), (1920, 1080), (3840, 2160), (7680, 4320)]
 # paced period per size (us): long enough that copy=true at 8K still keeps up
@@ -49,7 +50,11 @@ class Runner:
         self.pin = pin          # (producer cpu, consumer cpu) for dm-spin
         self.env = dict(os.environ)
         self.env["GST_PLUGIN_PATH"] = gstdir + ":" + tools
-        self.env["GST_REGISTRY_1_0"] = os.path.join(tools, "registry.bin")
+        # a registry per plugin folder: A/B runs of two builds alternate
+        # without one registry answering for the other's plugin
+        self.env["GST_REGISTRY_1_0"] = os.path.join(
+            tools, "registry-%08x.bin" % zlib.crc32(
+                os.path.abspath(gstdir).encode()))
         self.env.pop("GST_PLUGIN_PATH_1_0", None)
         self.env["DORADMA_SHM_DIR"] = "/dev/shm"
         self.verbose = verbose
@@ -93,19 +98,76 @@ class Runner:
                            str(period_us)], timeout=120)
         return json.loads(r.stdout)
 
-    def ping(self, iters, period_us, pace):
-        """The ring alone (spin-ping): a spinning reader, pinned like
-        dm-spin; None when the tool was not built."""
+    def ping(self, iters, period_us, pace, size, spin_ns=SPIN_NS):
+        """The ring alone (spin-ping) with frames of SIZE bytes: a spinning
+        reader (spin_ns 0: asleep on the futex), pinned like dm-spin; None
+        when the tool was not built."""
         tool = os.path.join(self.tools, "spin-ping")
         if not os.path.exists(tool):
             return None
         wc, rc = self.pin if self.pin else (-1, -1)
-        r = self.run_tool([tool, str(iters), str(period_us), str(SPIN_NS),
-                           pace, str(wc), str(rc)], timeout=120)
+        r = self.run_tool([tool, str(iters), str(period_us), str(spin_ns),
+                           pace, str(wc), str(rc), str(size)], timeout=120)
         try:
             return json.loads(r.stdout)
         except ValueError:
             return {"error": r.stderr[-500:]}
+
+    def iox_config(self, sizes):
+        """RouDi's config: one mempool per frame size, chunks enough for
+        one loaned, four queued and one held by the subscriber (6; at 8K
+        that is 300 MB of /dev/shm)."""
+        path = os.path.join(self.tools, "roudi-bench.toml")
+        pools = sorted(set(frame_size(w, h) for w, h in sizes))
+        with open(path, "w") as f:
+            f.write("[general]\nversion = 1\n\n[[segment]]\n")
+            for fs in [256] + pools:
+                f.write("\n[[segment.mempool]]\nsize = %d\ncount = %d\n"
+                        % ((fs + 4096 + 7) // 8 * 8, 6))
+        return path
+
+    def iox_start(self, config):
+        """iceoryx (iox-ping) under a RouDi of its own: iox-run.sh, kept
+        running for the round so that each iox-ping runs right after the
+        spin-ping it is compared with. -> the process, or a string saying
+        why there is none."""
+        if not os.path.exists(os.path.join(self.tools, "iox-ping")):
+            return ("iceoryx: not installed where the benchmark was built "
+                    "(scripts/install-deps.sh installs it where the "
+                    "distribution has it)")
+        here = os.path.dirname(os.path.abspath(__file__))
+        return subprocess.Popen(["bash", os.path.join(here, "iox-run.sh"),
+                                 self.tools, config], env=self.env,
+                                stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+                                stderr=subprocess.PIPE, text=True, bufsize=1)
+
+    def iox_ping(self, iox, iters, period_us, pace, size, wait):
+        """One iox-ping run in the round's RouDi: a result, or a string
+        saying why there is none (then iox is stopped)."""
+        wc, rc = self.pin if self.pin else (-1, -1)
+        try:
+            iox.stdin.write("%d %d %d %s %s %d %d\n" % (
+                iters, period_us, size, wait, pace, wc, rc))
+            iox.stdin.flush()
+            line = iox.stdout.readline()
+        except OSError:
+            line = ""
+        if not line:
+            return "iceoryx: " + (self.iox_stop(iox) or "iox-run.sh ended")
+        try:
+            return json.loads(line)
+        except ValueError:
+            return {"error": line[-300:]}
+
+    @staticmethod
+    def iox_stop(iox):
+        """Stops the round's RouDi; its stderr's tail."""
+        try:
+            _, err = iox.communicate(input="", timeout=30)
+        except (subprocess.TimeoutExpired, ValueError, OSError):
+            iox.kill()
+            _, err = iox.communicate()
+        return (err or "").strip()[-300:]
 
     def trial(self, transport, w, h, phase):
         self.seq += 1
@@ -259,6 +321,8 @@ def main():
     ap.add_argument("--pin", default="auto",
                     help="PRODUCER_CPU,CONSUMER_CPU for dm-spin (auto: the "
                     "last two CPUs we may run on; none: no pinning)")
+    ap.add_argument("--no-pings", action="store_true",
+                    help="skip spin-ping and iox-ping (A/B runs of plugins)")
     ap.add_argument("-v", "--verbose", action="store_true")
     a = ap.parse_args()
 
@@ -309,25 +373,58 @@ def main():
     out["machine"]["loadavg_start"] = [round(x, 2) for x in os.getloadavg()]
     t_start = time.monotonic()
     periods = sorted(set(PERIOD_US[s] for s in sizes))
+
+    def ping_iters(per):
+        return max(100, min(400, int(2e6 / per)))
+
+    def add_ping(pg, rnd, who):
+        if pg is None or "e2e_p50" not in pg:
+            if pg:
+                print("round %d %s: %s" % (rnd, who, pg.get("error")),
+                      file=sys.stderr)
+            return
+        pg["round"] = rnd
+        pg.setdefault("kind", "ring")
+        out["ping"].append(pg)
+        print("round %d %s %s period %dus %dB %s %s: e2e p50 %.2f us"
+              " publish->delivery p50 %.2f us" % (
+                  rnd, who, pg["kind"], pg["period_us"], pg.get("size", 4096),
+                  pg.get("wait", "spin"), pg["pace"], pg["e2e_p50"] / 1e3,
+                  pg["pub_p50"] / 1e3), file=sys.stderr)
+
+    iox_config = r.iox_config(sizes) if "dm-spin" in transports else None
     for rnd in range(a.rounds):
         for per in periods:
-            iters = max(100, min(400, int(2e6 / per)))
-            f = r.futex(iters, per)
+            f = r.futex(ping_iters(per), per)
             f["round"] = rnd
             out["futex"].append(f)
             print("round %d futex period %dus: p50 %.1f us p99 %.1f us" %
                   (rnd, per, f["p50"] / 1e3, f["p99"] / 1e3), file=sys.stderr)
-            if "dm-spin" in transports:
-                for pace in ("sleep", "busy"):
-                    pg = r.ping(iters, per, pace)
-                    if pg is None or "e2e_p50" not in pg:
+        if "dm-spin" in transports and not a.no_pings:
+            # the ring alone and iceoryx, same sizes, periods and pinning:
+            # spinning readers with the writer's core idle or kept busy,
+            # and sleeping readers (futex; waitset) with it idle
+            iox = r.iox_start(iox_config)
+            for (w, h) in sizes:
+                per, fs = PERIOD_US[(w, h)], frame_size(w, h)
+                it = ping_iters(per)
+                for pace, spin in (("sleep", SPIN_NS), ("busy", SPIN_NS),
+                                   ("sleep", 0)):
+                    wait = "spin" if spin else "wait"
+                    add_ping(r.ping(it, per, pace, fs, spin), rnd, "spin-ping")
+                    if isinstance(iox, str):
                         continue
-                    pg["round"] = rnd
-                    out["ping"].append(pg)
-                    print("round %d spin-ping period %dus %s: e2e p50 %.2f us"
-                          " publish->delivery p50 %.2f us" % (
-                              rnd, per, pace, pg["e2e_p50"] / 1e3,
-                              pg["pub_p50"] / 1e3), file=sys.stderr)
+                    pg = r.iox_ping(iox, it, per, pace, fs, wait)
+                    if isinstance(pg, str):
+                        iox = pg
+                    else:
+                        add_ping(pg, rnd, "iox-ping")
+            if isinstance(iox, str):
+                if iox not in skipped:
+                    print("bench: " + iox, file=sys.stderr)
+                    skipped.append(iox)
+            else:
+                r.iox_stop(iox)
         rot = transports[rnd % len(transports):] + transports[:rnd % len(transports)]
         for (w, h) in sizes:
             for phase in phases:

@@ -44,12 +44,35 @@ if need "$tools/bench-run" "$here/bench-run.c"; then
   cc $CFLAGS -o "$tools/bench-run" "$here/bench-run.c" \
     $(pkg-config --cflags --libs gstreamer-1.0)
 fi
-if need "$tools/spin-ping" "$here/spin-ping.c" && [ -f "$builddir/lib/libdoradma.a" ]; then
+if { need "$tools/spin-ping" "$here/spin-ping.c" || need "$tools/spin-ping" "$here/ping.h" ||
+     need "$tools/spin-ping" "$builddir/lib/libdoradma.a"; } &&
+   [ -f "$builddir/lib/libdoradma.a" ]; then
   cc $CFLAGS -I"$top/lib" -o "$tools/spin-ping" "$here/spin-ping.c" \
     "$builddir/lib/libdoradma.a" $(pkg-config --cflags --libs glib-2.0 json-glib-1.0) -lpthread
 fi
 if need "$tools/futex-floor" "$here/futex-floor.c"; then
   cc $CFLAGS -o "$tools/futex-floor" "$here/futex-floor.c"
+fi
+# iceoryx, the outside anchor for spin-ping (install-deps.sh installs it
+# where the distribution has it): iox-ping, and iox-roudi with its
+# libraries copied beside it so that the build folder can be carried to a
+# machine without iceoryx (run-device.sh). Without iceoryx, bench.py skips
+# it with a note.
+iox_inc=$(ls -d /usr/include/iceoryx/v*/ 2>/dev/null | sort -V | tail -n 1)
+if [ -n "$iox_inc" ] && [ -f "$iox_inc/iceoryx_binding_c/publisher.h" ] &&
+   command -v iox-roudi >/dev/null; then
+  if need "$tools/iox-ping" "$here/iox-ping.c" || need "$tools/iox-ping" "$here/ping.h"; then
+    cc $CFLAGS -I"$iox_inc" -o "$tools/iox-ping" "$here/iox-ping.c" \
+      -Wl,-rpath,'$ORIGIN/iox' -liceoryx_binding_c
+  fi
+  mkdir -p "$tools/iox"
+  cp -L "$(command -v iox-roudi)" "$tools/iox/"
+  for lib in $(ldd "$tools/iox/iox-roudi" "$tools/iox-ping" |
+               awk '$1 ~ /^libiceoryx/ { print $3 }' | sort -u); do
+    [ "$(dirname "$lib")" = "$tools/iox" ] || cp -L "$lib" "$tools/iox/"
+  done
+else
+  rm -rf "$tools/iox-ping" "$tools/iox"
 fi
 
 if [ -n "${BUILD_ONLY:-}" ]; then

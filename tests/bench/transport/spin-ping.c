@@ -1,5 +1,6 @@
 /* spin-ping: the lib alone, across two processes pinned to two CPUs: a
- * writer publishes one 4 KiB frame per period, a reader waits for it with
+ * writer publishes one frame of SIZE bytes (default 4 KiB) per period, a
+ * reader waits for it with
  * doradma_reader_next and a spin of SPIN_NS (0: sleeps on the futex).
  * The writer stamps CLOCK_MONOTONIC into the frame just before acquire;
  * the reader reads the clock as soon as next returns. Prints one JSON line:
@@ -9,6 +10,10 @@
  * does), "busy" by polling the clock (its core stays hot).
  *
  * Usage: spin-ping ITERS PERIOD_US SPIN_NS sleep|busy WRITER_CPU READER_CPU
+ *        [SIZE]
+ * SIZE is the slot's size: the frame size of the benchmark's trial, so that
+ * iox-ping (iceoryx, the same measurement) loans chunks of the same size.
+ * Only the stamp is written either way: neither copies pixels.
  * Decomposes benchmark dm-spin: what the ring costs without GStreamer. */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -25,34 +30,7 @@
 
 #include <doradma/doradma.h>
 
-static uint64_t
-now_ns (void)
-{
-  struct timespec ts;
-
-  clock_gettime (CLOCK_MONOTONIC, &ts);
-  return (uint64_t) ts.tv_sec * 1000000000ull + (uint64_t) ts.tv_nsec;
-}
-
-static void
-pin (int cpu)
-{
-  cpu_set_t set;
-
-  if (cpu < 0)
-    return;
-  CPU_ZERO (&set);
-  CPU_SET (cpu, &set);
-  sched_setaffinity (0, sizeof set, &set);
-}
-
-static int
-cmp (const void *a, const void *b)
-{
-  uint64_t x = *(const uint64_t *) a, y = *(const uint64_t *) b;
-
-  return x < y ? -1 : x > y;
-}
+#include "ping.h"
 
 int
 main (int argc, char **argv)
@@ -62,6 +40,8 @@ main (int argc, char **argv)
   struct doradma_writer *w;
   char ch[64];
   int iters, period_us, busy, wcpu, rcpu, i, st;
+  uint32_t size = 4096;
+  char caps[160];
   uint64_t spin, *res;
   pid_t pid;
 
@@ -76,15 +56,20 @@ main (int argc, char **argv)
   busy = strcmp (argv[4], "busy") == 0;
   wcpu = atoi (argv[5]);
   rcpu = atoi (argv[6]);
+  if (argc > 7)
+    size = (uint32_t) strtoul (argv[7], NULL, 10);
+  if (size < sizeof (uint64_t))
+    size = sizeof (uint64_t);
   /* results: e2e[iters], pub[iters], spins, sleeps, samples */
   res = mmap (NULL, (2 * iters + 3) * sizeof *res, PROT_READ | PROT_WRITE,
       MAP_SHARED | MAP_ANONYMOUS, -1, 0);
   snprintf (ch, sizeof ch, "spin-ping-%d", (int) getpid ());
   wc.channel = ch;
   wc.slots = 4;
-  wc.slot_size = 4096;
-  wc.caps = "video/x-raw, format=(string)GRAY8, width=(int)4096, "
-      "height=(int)1, framerate=(fraction)30/1";
+  wc.slot_size = size;
+  snprintf (caps, sizeof caps, "video/x-raw, format=(string)GRAY8, "
+      "width=(int)%u, height=(int)1, framerate=(fraction)30/1", size);
+  wc.caps = caps;
   wc.transport = "shmem";
   if (doradma_writer_create (&wc, &w, NULL) < 0) {
     fprintf (stderr, "spin-ping: cannot create the channel\n");
@@ -144,12 +129,7 @@ main (int argc, char **argv)
       uint64_t t;
 
       next += (uint64_t) period_us *1000;
-      if (busy) {
-        while (now_ns () < next);
-      } else {
-        struct timespec ts = { next / 1000000000ull, next % 1000000000ull };
-        while (clock_nanosleep (CLOCK_MONOTONIC, TIMER_ABSTIME, &ts, NULL));
-      }
+      pace_until (next, busy);
       t = now_ns ();
       int ret = doradma_writer_acquire (w, DORADMA_POLICY_LATEST, 0, &slot);
 
@@ -160,12 +140,12 @@ main (int argc, char **argv)
       }
       memcpy (doradma_writer_slot_data (w, slot), &t, sizeof t);
       info.n_planes = 1;
-      info.width = 4096;
+      info.width = size;
       info.height = 1;
-      info.planes[0].stride = 4096;
+      info.planes[0].stride = size;
       info.planes[0].rows = 1;
-      info.planes[0].row_bytes = 4096;
-      info.payload_bytes = 4096;
+      info.planes[0].row_bytes = size;
+      info.payload_bytes = size;
       info.pts = info.dts = info.duration = DORADMA_TIME_NONE;
       info.offset = info.offset_end = DORADMA_TIME_NONE;
       info.mono_pts = DORADMA_TIME_NONE;
@@ -183,21 +163,14 @@ main (int argc, char **argv)
     return 1;
   }
   {
-    int n = (int) res[2 * iters + 2];
+    char extra[96];
 
-    qsort (res, n, sizeof *res, cmp);
-    qsort (res + iters, n, sizeof *res, cmp);
-    printf ("{\"iters\": %d, \"samples\": %d, \"period_us\": %d, "
-        "\"spin_ns\": %llu, \"pace\": \"%s\", \"e2e_p50\": %llu, "
-        "\"e2e_p99\": %llu, \"pub_p50\": %llu, \"pub_p99\": %llu, "
-        "\"spins\": %llu, \"sleeps\": %llu}\n", iters, n, period_us,
-        (unsigned long long) spin, busy ? "busy" : "sleep",
-        (unsigned long long) res[(n - 1) / 2],
-        (unsigned long long) res[(n - 1) * 99 / 100],
-        (unsigned long long) res[iters + (n - 1) / 2],
-        (unsigned long long) res[iters + (n - 1) * 99 / 100],
+    snprintf (extra, sizeof extra, ", \"spin_ns\": %llu, \"spins\": %llu, "
+        "\"sleeps\": %llu", (unsigned long long) spin,
         (unsigned long long) res[2 * iters],
         (unsigned long long) res[2 * iters + 1]);
+    print_samples ("ring", iters, (int) res[2 * iters + 2], period_us, size,
+        spin != 0, busy, res, extra);
   }
   return 0;
 }
