@@ -149,7 +149,7 @@ def read_frame(mm, data_offset, size):
 
 def shm_dir(tag):
     d = tempfile.mkdtemp(prefix="dora-%s-%d-" % (tag, os.getpid()),
-                         dir="/dev/shm")
+                         dir=os.environ.get("DORADMA_SHM_DIR") or "/dev/shm")
     os.environ["DORADMA_SHM_DIR"] = d
     return d
 

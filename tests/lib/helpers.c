@@ -81,8 +81,8 @@ t_shm_dir_new (const char *base, const char *tag)
 
   if (dir == NULL)
     return NULL;
-  snprintf (dir, 4096, "%s/dtest-%s-%d-XXXXXX", base ? base : "/dev/shm",
-      tag, (int) getpid ());
+  snprintf (dir, 4096, "%s/dtest-%s-%d-XXXXXX",
+      base ? base : doradma_shm_dir (NULL), tag, (int) getpid ());
   if (mkdtemp (dir) == NULL) {
     t_log ("mkdtemp %s: %s", dir, strerror (errno));
     free (dir);

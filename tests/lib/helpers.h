@@ -79,7 +79,8 @@ uint64_t t_now_ns (void);
 const char *t_channel (char *buf, size_t len, const char *tag);
 
 /* A private shm directory: creates "<base>/dtest-<tag>-<pid>-XXXXXX" (base
- * NULL: /dev/shm) and returns it (static storage per call, malloc'ed).
+ * NULL: doradma_shm_dir (NULL), the test's own directory under
+ * tests/isolate.sh) and returns it (static storage per call, malloc'ed).
  * t_shm_dir_remove() checks it holds no doradma* object, removes every
  * entry and the directory, and returns the number of doradma* leftovers. */
 char *t_shm_dir_new (const char *base, const char *tag);
