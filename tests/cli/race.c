@@ -135,6 +135,10 @@ main (void)
       t_log ("spawn clean: %s", err->message);
       return T_EXIT_FAIL;
     }
+    t_child_add (clean_pid, "doradma clean");
+    t_step ("round %d (%s): writer %d, doradma clean %d", round,
+        order == CLEAN_FIRST ? "clean first" : order == WRITER_FIRST ?
+        "writer first" : "race", (int) w, (int) clean_pid);
     /* Racing rounds vary who starts first: clean needs a few ms to start
      * up, the writer under one; delays of 0..14 ms put either first on an
      * idle machine. */
@@ -142,7 +146,10 @@ main (void)
       g_usleep ((round % 8) * 2000);
       __atomic_store_n (&sh->go, 1, __ATOMIC_RELEASE);
     }
+    t_waiting_for (clean_pid);
     waitpid (clean_pid, &status, 0);
+    t_waiting_for (0);
+    t_child_gone (clean_pid);
     if (order == CLEAN_FIRST)
       __atomic_store_n (&sh->go, 1, __ATOMIC_RELEASE);
     {

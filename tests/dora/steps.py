@@ -18,12 +18,14 @@ _seconds = 0
 
 def deadline(seconds):
     """Arms the deadline (SIGALRM): `seconds` must stay below meson's
-    timeout for the test, so that the report comes before meson kills."""
+    timeout for the test, so that the report comes before meson kills;
+    times $DORADMA_TEST_TIME_SCALE (the sanitizer runs' multiplier)."""
     global _seconds
-    _seconds = seconds
+    scale = os.environ.get("DORADMA_TEST_TIME_SCALE", "1")
+    _seconds = seconds * (int(scale) if scale.isdigit() and int(scale) else 1)
     sys.stdout.reconfigure(line_buffering=True)
     signal.signal(signal.SIGALRM, _expired)
-    signal.alarm(seconds)
+    signal.alarm(_seconds)
 
 
 def step(msg):

@@ -12,6 +12,8 @@
 
 #include <doradma/doradma.h>
 
+#include "steps.h"
+
 #define T_EXIT_PASS 0
 #define T_EXIT_FAIL 1
 #define T_EXIT_SKIP 77
@@ -167,7 +169,9 @@ int t_count_syscalls (int (*fn) (void *), void *arg, struct t_syscounts *out);
 void t_mark_begin (void);
 void t_mark_end (void);
 
-/* Installs an alarm that aborts the test (exit 1) after `seconds`. */
+/* t_deadline_arm (steps.h): fails the test (exit 1) after `seconds` (its
+ * own deadline, below meson's timeout), reporting the step, the child it
+ * waited for and the children still alive, which it kills. */
 void t_watchdog (unsigned seconds);
 
 #endif
