@@ -202,6 +202,7 @@ main (void)
      * before the next writer starts (else that writer sees it held). */
     kill (w, SIGKILL);
     waitpid (w, NULL, 0);
+    t_child_gone (w);
   }
   t_log ("%d rounds (%d clean first, %d writer first, %d raced): clean "
       "removed the stale channel in %d; the writer met clean's lock in %d "

@@ -4,6 +4,7 @@
  */
 #include "steps.h"
 
+#include <fcntl.h>
 #include <signal.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -117,6 +118,40 @@ what_of (pid_t pid)
   return "(not recorded)";
 }
 
+/* A recorded pid may have been reaped by a plain waitpid and reused since:
+ * only a process whose parent is this one is reported and killed. */
+static int
+is_our_child (pid_t pid)
+{
+  char path[40] = "/proc/", buf[512];
+  char digits[24];
+  int i = sizeof digits - 1, fd, n, ppid = 0;
+  long v = pid;
+  char *p;
+
+  digits[i] = '\0';
+  do {
+    digits[--i] = '0' + v % 10;
+    v /= 10;
+  } while (v > 0 && i > 0);
+  strcat (path, digits + i);
+  strcat (path, "/stat");
+  fd = open (path, O_RDONLY);
+  if (fd < 0)
+    return 0;
+  n = read (fd, buf, sizeof buf - 1);
+  close (fd);
+  if (n <= 0)
+    return 0;
+  buf[n] = '\0';
+  p = strrchr (buf, ')');       /* "pid (comm) S ppid ..." */
+  if (p == NULL || strlen (p) < 5)
+    return 0;
+  for (p += 4; *p >= '0' && *p <= '9'; p++)
+    ppid = ppid * 10 + (*p - '0');
+  return ppid == getpid ();
+}
+
 void
 t_deadline_report (unsigned seconds)
 {
@@ -138,7 +173,7 @@ t_deadline_report (unsigned seconds)
   for (i = 0; i < MAX_CHILDREN; i++) {
     pid_t pid = children[i].pid;
 
-    if (pid > 0 && kill (pid, 0) == 0) {
+    if (pid > 0 && is_our_child (pid)) {
       put ("  alive, killed: ");
       put_num (pid);
       put (": ");
