@@ -12,8 +12,8 @@
 #                          the run, or by the next run once that meson
 #                          process is gone.
 #   DORADMA_SHM_DIR        set here for the test: <run dir>/t-XXXXXX, mode
-#                          0755 (tests run consumers as another uid), removed
-#                          when the test ends. A doradma* object still in it
+#                          1777 as /dev/shm (tests run writers and readers
+#                          as other uids), removed when the test ends. A doradma* object still in it
 #                          fails a test that passed: the leak is named where
 #                          it happened.
 #
@@ -44,7 +44,7 @@ dir=$(mktemp -d "$DORADMA_TEST_RUN_DIR/t-XXXXXX") || {
   echo "isolate.sh: cannot make a private directory in $DORADMA_TEST_RUN_DIR" >&2
   exit 1
 }
-chmod 0755 "$dir"
+chmod 1777 "$dir"
 export DORADMA_SHM_DIR=$dir
 
 child=0
