@@ -116,6 +116,8 @@ if [ "$which" = all ] || [ "$which" = asan ]; then
     # (sdk is left out: it installs the build and links applications
     # against the installed library, which says nothing about memory safety
     # and cannot run without the sanitizer runtime preloaded everywhere.)
+    # the tests' own deadlines stretch as meson's timeouts do
+    export DORADMA_TEST_TIME_SCALE=3
     run asan+ubsan "$root/asan" -bench -elements -multiproc -allocator \
         -conformance -dora -cli -sdk -- \
         --timeout-multiplier 3
@@ -140,7 +142,8 @@ if [ "$which" = all ] || [ "$which" = tsan ]; then
   if setup "$root/tsan" -Db_sanitize=thread -Db_lundef=false \
       -Dbuildtype=debugoptimized -Dbench=disabled -Dfuzz=disabled \
       -Dcuda=disabled; then
-    run tsan "$root/tsan" lib reliability -- --timeout-multiplier 4
+    DORADMA_TEST_TIME_SCALE=4 run tsan "$root/tsan" lib reliability -- \
+        --timeout-multiplier 4
   else
     status=1; summary="$summary
 tsan: BUILD FAILED"

@@ -21,6 +21,11 @@
 # DORADMA_LEGS="trixie bullseye arm64" (the default) picks them; an empty
 # value skips them. The wall time of each step is printed before the summary.
 #
+# Every test runs in a private shm directory (tests/isolate.sh), inside one
+# made for this run (mktemp -d /dev/shm/doradma-test-XXXXXX, removed at the
+# end): two runs at once, or a run next to live pipelines, do not meet.
+# DORADMA_STRESS=1 runs everything next to one CPU hog per core (not in CI).
+#
 # The last line printed is always the summary:
 #   N passed, N failed, N skipped
 # (meson's Ok and Expected Fail count as passed; Fail, Timeout and Unexpected
@@ -92,18 +97,37 @@ step () {
 }
 run_t0=$(date +%s)
 
-# Objects that already exist in /dev/shm are not this run's leftovers: the
-# no-leftovers test ignores exactly these (same name and inode).
-baseline=$LOGDIR/shm-baseline.txt
-: > "$baseline"
-for f in /dev/shm/doradma*; do
-  [ -e "$f" ] && stat -c '%n %i' "$f" >> "$baseline"
-done
-if [ -s "$baseline" ]; then
-  echo "test.sh: $(wc -l < "$baseline") doradma object(s) already in /dev/shm (ignored by no-leftovers):"
-  cat "$baseline"
+# Every test works in a private shm directory inside this run's own
+# (tests/isolate.sh): live pipelines, other users' channels and a second
+# test run in another clone are never seen, nor touched. Removed at the end.
+DORADMA_TEST_RUN_DIR=$(mktemp -d /dev/shm/doradma-test-XXXXXX) || {
+  echo "test.sh: cannot make the run's directory in /dev/shm"
+  exit 1
+}
+chmod 0755 "$DORADMA_TEST_RUN_DIR"   # tests run consumers as another uid
+export DORADMA_TEST_RUN_DIR
+
+# DORADMA_STRESS=1: every suite runs next to one CPU hog per core (a busy
+# shared machine), to check that no test counts on an idle scheduler.
+hogs=()
+stop_hogs () {
+  local p
+  for p in "${hogs[@]}"; do kill "$p" 2>/dev/null; done
+  hogs=()
+}
+on_exit () {
+  stop_hogs
+  rm -rf "$DORADMA_TEST_RUN_DIR"
+}
+trap on_exit EXIT
+trap 'exit 130' INT TERM HUP
+if [ "${DORADMA_STRESS:-0}" = 1 ]; then
+  for _ in $(seq "$JOBS"); do
+    yes > /dev/null &
+    hogs+=($!)
+  done
+  echo "test.sh: stress mode: ${#hogs[@]} CPU hogs (yes > /dev/null), pids ${hogs[*]}"
 fi
-export DORADMA_LEFTOVERS_BASELINE=$baseline
 
 step "dependencies"
 if ! bash "$SRC/scripts/install-deps.sh"; then

@@ -1,9 +1,13 @@
 /* Description: doradma clean never removes a live channel. Each round a
  * writer starts (a child process, doradma_writer_create) on a channel left
  * stale by the previous round's kill -9, while `doradma clean` runs on the
- * same name. Whoever wins, once both are done a started writer's objects
- * are the ones at the names (same inode, ctl valid), and it still
- * publishes; then it is killed for the next round. Finally clean --all
+ * same name. Both orders are forced: one round in four clean runs to its
+ * end before the writer starts (it must remove the stale channel), one in
+ * four the writer is live before clean starts (clean must leave it); the
+ * other rounds start both together with varied delays. Whoever wins, once
+ * both are done a started writer's objects are the ones at the names (same
+ * inode, ctl valid), and it still publishes; then it is killed for the
+ * next round. Finally clean --all
  * runs over and over next to a publishing writer, which keeps its names. */
 #include "cli-test.h"
 
@@ -16,6 +20,13 @@
 #include <unistd.h>
 
 #define ROUNDS_DEFAULT 100
+
+enum order
+{
+  RACE,
+  CLEAN_FIRST,                  /* clean ends before the writer starts */
+  WRITER_FIRST,                 /* the writer is live before clean starts */
+};
 
 struct shared
 {
@@ -83,6 +94,7 @@ main (void)
   struct shared *sh = t_shared_alloc (sizeof *sh);
   const char *tool = getenv ("DORADMA_TOOL");
   int fails = 0, round, clean_first = 0, busy = 0, removed = 0, i;
+  int forced[3] = { 0, 0, 0 };
 
   t_watchdog (230);
   cli_dir = t_shm_dir_new (NULL, "cli-race");
@@ -100,6 +112,10 @@ main (void)
     uint64_t ino = 0, ctl_ino = 0;
     char *out = NULL;
     JsonNode *root;
+    /* round 0 has no stale channel yet */
+    enum order order = round % 4 == 1 ? CLEAN_FIRST
+        : round % 4 == 2 ? WRITER_FIRST : RACE;
+    int did_remove;
 
     sh->go = 0;
     sh->created = 0;
@@ -107,25 +123,48 @@ main (void)
     sh->published = 0;
     sh->busy = 0;
     w = t_fork (writer_child, sh);
+    if (order == WRITER_FIRST) {
+      __atomic_store_n (&sh->go, 1, __ATOMIC_RELEASE);
+      for (i = 0; i < 30000 && !__atomic_load_n (&sh->created,
+              __ATOMIC_ACQUIRE); i++)
+        g_usleep (1000);
+    }
     if (!g_spawn_async_with_pipes (NULL, argv, NULL,
             G_SPAWN_DO_NOT_REAP_CHILD, NULL, NULL, &clean_pid, NULL,
             &clean_out, NULL, &err)) {
       t_log ("spawn clean: %s", err->message);
       return T_EXIT_FAIL;
     }
-    /* Vary who starts first: clean needs a few ms to start up, the
-     * writer under one; delays of 0..14 ms put either first. */
-    g_usleep ((round % 8) * 2000);
-    __atomic_store_n (&sh->go, 1, __ATOMIC_RELEASE);
+    t_child_add (clean_pid, "doradma clean");
+    t_step ("round %d (%s): writer %d, doradma clean %d", round,
+        order == CLEAN_FIRST ? "clean first" : order == WRITER_FIRST ?
+        "writer first" : "race", (int) w, (int) clean_pid);
+    /* Racing rounds vary who starts first: clean needs a few ms to start
+     * up, the writer under one; delays of 0..14 ms put either first on an
+     * idle machine. */
+    if (order == RACE) {
+      g_usleep ((round % 8) * 2000);
+      __atomic_store_n (&sh->go, 1, __ATOMIC_RELEASE);
+    }
+    t_waiting_for (clean_pid);
     waitpid (clean_pid, &status, 0);
+    t_waiting_for (0);
+    t_child_gone (clean_pid);
+    if (order == CLEAN_FIRST)
+      __atomic_store_n (&sh->go, 1, __ATOMIC_RELEASE);
     {
       char buf[4096];
       ssize_t n = read (clean_out, buf, sizeof buf - 1);
       buf[n > 0 ? n : 0] = '\0';
-      if (strstr (buf, "removed doradma."))
-        removed++;
+      did_remove = strstr (buf, "removed doradma.") != NULL;
+      removed += did_remove;
       close (clean_out);
     }
+    forced[order]++;
+    T_EXPECT (fails, order != CLEAN_FIRST || did_remove, "round %d: clean "
+        "ran alone on the stale channel and did not remove it", round);
+    T_EXPECT (fails, order != WRITER_FIRST || !did_remove, "round %d: clean "
+        "removed the channel of a live writer", round);
     /* 0 removed, 1 gone already, 4 the new writer was first. */
     T_EXPECT (fails, WIFEXITED (status) && (WEXITSTATUS (status) == 0
             || WEXITSTATUS (status) == 1 || WEXITSTATUS (status) == 4),
@@ -164,12 +203,13 @@ main (void)
      * before the next writer starts (else that writer sees it held). */
     kill (w, SIGKILL);
     waitpid (w, NULL, 0);
+    t_child_gone (w);
   }
-  t_log ("%d rounds: clean removed the stale channel first in %d; the "
-      "writer met clean's lock in %d (-EBUSY %d times, then started%s%s)",
-      round, removed, clean_first, busy, busy ? "; first: " : "", sh->busy_msg);
-  T_EXPECT (fails, removed > 0 && removed < round,
-      "both orders happened (clean first in %d of %d)", removed, round);
+  t_log ("%d rounds (%d clean first, %d writer first, %d raced): clean "
+      "removed the stale channel in %d; the writer met clean's lock in %d "
+      "(-EBUSY %d times, then started%s%s)", round, forced[CLEAN_FIRST],
+      forced[WRITER_FIRST], forced[RACE], removed, clean_first, busy,
+      busy ? "; first: " : "", sh->busy_msg);
 
   /* clean --all next to a live, publishing writer. */
   if (fails == 0) {

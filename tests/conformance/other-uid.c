@@ -84,7 +84,8 @@ main (void)
       "channel=%C permissions=432 mode=lossless wait-for-readers=1 "
       "sync=false timeout=30000000000");
   MP_CHECK (mp_wait_channel (mp_channel (), 30), "no channel");
-  path = g_strdup_printf ("/dev/shm/doradma.%s", mp_channel ());
+  path = g_strdup_printf ("%s/doradma.%s", g_getenv ("DORADMA_SHM_DIR") ?
+      g_getenv ("DORADMA_SHM_DIR") : "/dev/shm", mp_channel ());
   MP_CHECK (stat (path, &st) == 0 && (st.st_mode & 0777) == 0660 &&
       st.st_uid == 0 && st.st_gid == NOBODY, "%s: mode %o, owner %u:%u; "
       "expected 0660 root:nogroup", path, st.st_mode & 0777, st.st_uid,

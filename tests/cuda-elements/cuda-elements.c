@@ -861,14 +861,16 @@ test_kill (void)
   p2 = 0;
   consumer_stop (&c);
   {
-    gchar *data = g_strdup_printf ("/dev/shm/doradma.%s", ch);
-    gchar *ctl = g_strdup_printf ("/dev/shm/doradma.%s~ctl", ch);
+    const gchar *shm = g_getenv ("DORADMA_SHM_DIR") ?
+        g_getenv ("DORADMA_SHM_DIR") : "/dev/shm";
+    gchar *data = g_strdup_printf ("%s/doradma.%s", shm, ch);
+    gchar *ctl = g_strdup_printf ("%s/doradma.%s~ctl", shm, ch);
     gboolean left = g_file_test (data, G_FILE_TEST_EXISTS)
         || g_file_test (ctl, G_FILE_TEST_EXISTS);
 
     g_free (data);
     g_free (ctl);
-    CHECK (!left, "channel %s left in /dev/shm after the clean stop", ch);
+    CHECK (!left, "channel %s left in %s after the clean stop", ch, shm);
   }
   /* the driver frees a killed process's context asynchronously */
   for (tries = 0; tries < 50; tries++) {

@@ -11,11 +11,14 @@ import ctypes
 import json
 import mmap
 import os
+import shutil
 import struct
 import subprocess
 import sys
 import tempfile
 import time
+
+import steps
 
 MAGIC = b"DORADMA\0"
 HEADER = 256
@@ -147,17 +150,23 @@ def read_frame(mm, data_offset, size):
     return g, data
 
 
-def shm_dir(tag):
+def shm_dir(tag, deadline_s=150):
+    """The test's private directory; also arms its deadline (below meson's
+    180 s for the dora suite), which removes the directory."""
     d = tempfile.mkdtemp(prefix="dora-%s-%d-" % (tag, os.getpid()),
-                         dir="/dev/shm")
+                         dir=os.environ.get("DORADMA_SHM_DIR") or "/dev/shm")
     os.environ["DORADMA_SHM_DIR"] = d
+    steps.deadline(deadline_s)
+    steps.on_deadline(lambda: shutil.rmtree(d, ignore_errors=True))
     return d
 
 
 def gst_launch(*args, **kw):
-    return subprocess.Popen(["gst-launch-1.0", "-q"] + list(args),
-                            stdout=subprocess.PIPE, stderr=subprocess.PIPE,
-                            text=True, **kw)
+    p = subprocess.Popen(["gst-launch-1.0", "-q"] + list(args),
+                         stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                         text=True, **kw)
+    steps.step("started %d: gst-launch-1.0 %s" % (p.pid, " ".join(args)))
+    return steps.track(p)
 
 
 def gst_run(args, timeout=30, env=None):
@@ -168,16 +177,20 @@ def gst_run(args, timeout=30, env=None):
     in 20 with a sink that refuses caps). The error is printed all the same:
     after `timeout` the process is killed and exit code 124 returned with
     its output, so callers still check what the element said."""
-    p = subprocess.Popen(["gst-launch-1.0", "-q"] + list(args),
-                         stdout=subprocess.PIPE, stderr=subprocess.PIPE,
-                         text=True, env=env)
+    p = steps.track(subprocess.Popen(["gst-launch-1.0", "-q"] + list(args),
+                                     stdout=subprocess.PIPE,
+                                     stderr=subprocess.PIPE, text=True,
+                                     env=env))
+    steps.waiting_for(p)
     try:
         out, err = p.communicate(timeout=timeout)
-        return p.returncode, out + err
+        code = p.returncode
     except subprocess.TimeoutExpired:
         p.kill()
         out, err = p.communicate()
-        return 124, out + err
+        code = 124
+    steps.waiting_for(None)
+    return code, out + err
 
 
 def out_size(path):

@@ -1440,6 +1440,10 @@ GST_START_TEST (test_allowed_uid_admits_the_channel_owner)
     doradma_writer_close (w);
     _exit (0);
   }
+  /* only the child writes "ready": a child that failed gives EOF, not a
+   * read that waits forever */
+  close (ready[1]);
+  close (go[0]);
   fail_unless (read (ready[0], &c, 1) == 1, "the owner did not start");
 
   msg = run_consumer (ch, "timeout=2000000000 ! fakesink");

@@ -1,6 +1,7 @@
 /* Description: implementation of the t_* test helpers (see helpers.h). */
 #include "helpers.h"
 #include "segment.h"
+#include "steps.h"
 
 #include <dirent.h>
 #include <errno.h>
@@ -81,8 +82,8 @@ t_shm_dir_new (const char *base, const char *tag)
 
   if (dir == NULL)
     return NULL;
-  snprintf (dir, 4096, "%s/dtest-%s-%d-XXXXXX", base ? base : "/dev/shm",
-      tag, (int) getpid ());
+  snprintf (dir, 4096, "%s/dtest-%s-%d-XXXXXX",
+      base ? base : doradma_shm_dir (NULL), tag, (int) getpid ());
   if (mkdtemp (dir) == NULL) {
     t_log ("mkdtemp %s: %s", dir, strerror (errno));
     free (dir);
@@ -352,6 +353,8 @@ t_fork (int (*fn) (void *), void *arg)
     prctl (PR_SET_PDEATHSIG, SIGKILL);
     _exit (fn (arg));
   }
+  if (pid > 0)
+    t_child_add (pid, "forked child (t_fork)");
   return pid;
 }
 
@@ -408,21 +411,28 @@ t_wait (pid_t pid, int timeout_ms)
   uint64_t deadline = t_now_ns () + (uint64_t) timeout_ms * 1000000ull;
   int st;
 
+  t_waiting_for (pid);
   for (;;) {
     pid_t r = waitpid (pid, &st, WNOHANG);
     if (r == pid)
       break;
-    if (r < 0)
+    if (r < 0) {
+      t_waiting_for (0);
       return -1;
+    }
     if (t_now_ns () > deadline) {
       t_log ("child %d did not finish within %d ms: killed", (int) pid,
           timeout_ms);
       kill (pid, SIGKILL);
       waitpid (pid, &st, 0);
+      t_waiting_for (0);
+      t_child_gone (pid);
       return -1;
     }
     usleep (1000);
   }
+  t_waiting_for (0);
+  t_child_gone (pid);
   if (WIFEXITED (st))
     return WEXITSTATUS (st);
   if (WIFSIGNALED (st))
@@ -539,22 +549,10 @@ t_count_syscalls (int (*fn) (void *), void *arg, struct t_syscounts *out)
   return code;
 }
 
-static void
-t_alarm (int sig)
-{
-  static const char msg[] = "watchdog: test took too long\n";
-
-  (void) sig;
-  if (write (2, msg, sizeof msg - 1) < 0) {
-  }
-  _exit (T_EXIT_FAIL);
-}
-
 void
 t_watchdog (unsigned seconds)
 {
-  signal (SIGALRM, t_alarm);
-  alarm (seconds);
+  t_deadline_arm (seconds);
 }
 
 int

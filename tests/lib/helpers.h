@@ -12,6 +12,8 @@
 
 #include <doradma/doradma.h>
 
+#include "steps.h"
+
 #define T_EXIT_PASS 0
 #define T_EXIT_FAIL 1
 #define T_EXIT_SKIP 77
@@ -79,7 +81,8 @@ uint64_t t_now_ns (void);
 const char *t_channel (char *buf, size_t len, const char *tag);
 
 /* A private shm directory: creates "<base>/dtest-<tag>-<pid>-XXXXXX" (base
- * NULL: /dev/shm) and returns it (static storage per call, malloc'ed).
+ * NULL: doradma_shm_dir (NULL), the test's own directory under
+ * tests/isolate.sh) and returns it (static storage per call, malloc'ed).
  * t_shm_dir_remove() checks it holds no doradma* object, removes every
  * entry and the directory, and returns the number of doradma* leftovers. */
 char *t_shm_dir_new (const char *base, const char *tag);
@@ -166,7 +169,9 @@ int t_count_syscalls (int (*fn) (void *), void *arg, struct t_syscounts *out);
 void t_mark_begin (void);
 void t_mark_end (void);
 
-/* Installs an alarm that aborts the test (exit 1) after `seconds`. */
+/* t_deadline_arm (steps.h): fails the test (exit 1) after `seconds` (its
+ * own deadline, below meson's timeout), reporting the step, the child it
+ * waited for and the children still alive, which it kills. */
 void t_watchdog (unsigned seconds);
 
 #endif

@@ -5,9 +5,17 @@
  * holding the slot WRITING and the reader holding a lease on the slot's old
  * frame; and a reader holding the lease never sees the payload change.
  * Outcomes "writer only", "reader only" and "neither" (both back off) are
- * legal; the test also requires the first two to occur, so that it really
- * raced. Per round: W publishes frame k in slot A and k+1 elsewhere (A is
- * not the newest), R aims at k with doradma_reader_set_last_seq(k - 1).
+ * legal. One round in four makes the writer go first (the reader starts
+ * once acquire_slot returned) and must end "writer only"; one in four the
+ * reader first, and must end "reader only": both outcomes happen whatever
+ * the scheduler does. The other rounds race, and count what they got.
+ * Per round: W publishes frame k in slot A and k+1 elsewhere (A is not the
+ * newest); R has read every frame before k (it drained the ring at the
+ * end of the previous round), so its next frame is k. (It used to aim with
+ * doradma_reader_set_last_seq(k - 1), which keeps a joined reader's
+ * position unless the segment starts at k: the reader read k - 1 instead,
+ * and "reader only" happened by accident or never.) The first
+ * MIN_ROUNDS rounds run whatever the time; then the time limit may stop it.
  *
  * Checked by hand: with lease_try() in a scratch copy of lib/seqlock.h
  * reduced to the fetch_or (no fence, no re-check), a run reported BOTH 94
@@ -22,7 +30,19 @@
 
 #define ROUNDS 200000
 #define BYTES 4096
+#define MIN_ROUNDS 400
 #define TIME_LIMIT_NS 40000000000ull
+
+enum order
+{
+  RACE,
+  WRITER_FIRST,
+  READER_FIRST,
+};
+
+static const char *const order_names[] = { "race", "writer first",
+  "reader first"
+};
 
 struct shared
 {
@@ -31,12 +51,14 @@ struct shared
   struct doradma_reader *r;
   uint32_t slot_a;
   uint64_t seq_k;
+  enum order order;
   int writer_won;
   int reader_leased;
   int stop;
   int error;
   uint64_t rounds;
   uint64_t both, w_only, r_only, neither, content_changed;
+  uint64_t forced, forced_wrong;
 };
 
 static void
@@ -60,8 +82,9 @@ writer_thread (void *arg)
     uint32_t a, b;
     int rc;
 
-    if (i >= ROUNDS || t_now_ns () - t0 > TIME_LIMIT_NS)
+    if (i >= ROUNDS || (i >= MIN_ROUNDS && t_now_ns () - t0 > TIME_LIMIT_NS))
       s->stop = 1;
+    s->order = i % 4 == 0 ? WRITER_FIRST : i % 4 == 1 ? READER_FIRST : RACE;
     if (s->error == 0 && !s->stop) {
       rc = t_publish (s->w, DORADMA_POLICY_LATEST, 0, BYTES, &k, &a);
       if (rc == 0)
@@ -77,8 +100,13 @@ writer_thread (void *arg)
     if (s->error || s->stop)
       break;
     t_barrier_wait (s->bar);    /* B: reader aimed; race */
-    skew (&seed);
+    if (s->order == READER_FIRST)
+      t_barrier_wait (s->bar);  /* E: the reader's call returned */
+    else
+      skew (&seed);
     rc = doradma_writer_acquire_slot (s->w, DORADMA_POLICY_LATEST, s->slot_a);
+    if (s->order == WRITER_FIRST)
+      t_barrier_wait (s->bar);  /* E: the reader may call now */
     s->writer_won = rc == 0;
     if (rc == 0)                /* the writer would now write the frame */
       t_stamp (doradma_writer_slot_data (s->w, s->slot_a), BYTES, ~0ull);
@@ -96,8 +124,21 @@ writer_thread (void *arg)
       s->r_only++;
     else
       s->neither++;
+    if (s->order != RACE) {
+      int want_w = s->order == WRITER_FIRST;
+
+      s->forced++;
+      if (s->writer_won != want_w || s->reader_leased == want_w) {
+        if (s->forced_wrong++ < 5)
+          t_log ("round %llu, %s: writer %s, reader %s", (unsigned long long) i,
+              order_names[s->order], s->writer_won ? "marked" : "backed off",
+              s->reader_leased ? "leased" : "did not lease");
+      }
+    }
     if (s->writer_won)
       doradma_writer_abandon (s->w, s->slot_a);
+    t_barrier_wait (s->bar);    /* F: slot A free again; reader drains */
+    t_barrier_wait (s->bar);    /* G: drained, the next round may publish */
     s->rounds++;
   }
   return NULL;
@@ -116,10 +157,14 @@ reader_thread (void *arg)
     t_barrier_wait (s->bar);    /* A */
     if (s->error || s->stop)
       break;
-    doradma_reader_set_last_seq (s->r, s->seq_k - 1);
     t_barrier_wait (s->bar);    /* B */
-    skew (&seed);
+    if (s->order == WRITER_FIRST)
+      t_barrier_wait (s->bar);  /* E */
+    else
+      skew (&seed);
     rc = doradma_reader_next (s->r, DORADMA_READ_NEXT, 0, &f, NULL);
+    if (s->order == READER_FIRST)
+      t_barrier_wait (s->bar);  /* E */
     s->reader_leased = rc == 0 && f.slot == s->slot_a && f.info.seq == s->seq_k;
     if (rc < 0 && rc != -EAGAIN) {
       t_log ("reader_next: %s", t_errname (rc));
@@ -137,6 +182,11 @@ reader_thread (void *arg)
     if (rc == 0)
       doradma_reader_release (s->r, f.slot);
     t_barrier_wait (s->bar);    /* D */
+    t_barrier_wait (s->bar);    /* F */
+    /* read up to the newest frame: next round's k comes next */
+    while (doradma_reader_next (s->r, DORADMA_READ_NEXT, 0, &f, NULL) == 0)
+      doradma_reader_release (s->r, f.slot);
+    t_barrier_wait (s->bar);    /* G */
   }
   return NULL;
 }
@@ -170,17 +220,19 @@ main (void)
   pthread_join (tr, NULL);
 
   t_log ("%llu rounds: writer only %llu, reader only %llu, neither %llu, "
-      "BOTH %llu, payload changed under a lease %llu",
+      "BOTH %llu, payload changed under a lease %llu; forced orders %llu, "
+      "with the other outcome %llu",
       (unsigned long long) s.rounds, (unsigned long long) s.w_only,
       (unsigned long long) s.r_only, (unsigned long long) s.neither,
-      (unsigned long long) s.both, (unsigned long long) s.content_changed);
+      (unsigned long long) s.both, (unsigned long long) s.content_changed,
+      (unsigned long long) s.forced, (unsigned long long) s.forced_wrong);
   T_CHECK (!s.error, "an API call failed");
   T_CHECK (s.both == 0, "writer marked a slot a reader holds a lease on");
   T_CHECK (s.content_changed == 0, "leased payload changed");
-  T_CHECK (s.rounds >= 10000, "only %llu rounds",
+  T_CHECK (s.rounds >= MIN_ROUNDS, "only %llu rounds",
       (unsigned long long) s.rounds);
-  T_CHECK (s.w_only > 0
-      && s.r_only > 0, "one side always won: the two calls never raced");
+  T_CHECK (s.forced_wrong == 0, "a forced order did not give its outcome: "
+      "the first call to run must win");
   ret = T_EXIT_PASS;
 err:
   doradma_reader_close (s.r);

@@ -194,6 +194,7 @@ test_wait_for_successor (void)
     pause ();                   /* killed below: a stale channel remains */
     _exit (0);
   }
+  t_child_add (child, "writer, killed to leave a stale channel");
   t_reader_config (&rcfg, ch, dir, 0);
   while (doradma_channel_wait (dir, ch, LONG_NS, -1) == 0 &&
       doradma_reader_open (&rcfg, &r, NULL) != 0)
@@ -222,6 +223,7 @@ main (void)
 {
   int ret = T_EXIT_PASS;
 
+  t_watchdog (50);              /* below meson's 60 s */
   dir = t_shm_dir_new (NULL, "hold");
   if (dir == NULL)
     return T_EXIT_FAIL;

@@ -4,6 +4,7 @@
  * SPDX-License-Identifier: LGPL-2.1-or-later
  */
 #include "mp.h"
+#include "../lib/steps.h"
 
 #include <errno.h>
 #include <signal.h>
@@ -29,6 +30,7 @@ void
 mp_init (const gchar * name, const gchar * const *needed)
 {
   const gchar *sys = g_getenv ("GST_PLUGIN_SYSTEM_PATH_1_0");
+  const gchar *deadline;
   gchar *launch;
   guint i;
 
@@ -60,6 +62,9 @@ mp_init (const gchar * name, const gchar * const *needed)
     channels[i] = g_strdup_printf ("mp-%s-%d-%u", name, (int) getpid (), i);
   tmpdir = g_dir_make_tmp ("doradma-mp-XXXXXX", NULL);
   g_assert (tmpdir);
+  /* below meson's timeout (tests/multiproc and tests/conformance set it) */
+  deadline = g_getenv ("DORADMA_TEST_DEADLINE");
+  t_deadline_arm (deadline && atoi (deadline) > 0 ? atoi (deadline) : 50);
 }
 
 const gchar *
@@ -94,6 +99,12 @@ mp_spawn_argv (gchar ** argv)
     _exit (127);
   }
   p->pid = pid;
+  {
+    gchar *cmd = g_strjoinv (" ", argv);
+
+    t_child_add (pid, cmd);
+    g_free (cmd);
+  }
   return p;
 }
 
@@ -119,7 +130,7 @@ mp_launch (const gchar * pipeline)
   if (!g_shell_parse_argv (cmd, NULL, &argv, NULL))
     g_error ("cannot parse %s", cmd);
   p = mp_spawn_argv (argv);
-  g_print ("[%d] %s\n", (int) p->pid, cmd);
+  t_step ("started %d: %s", (int) p->pid, cmd);
   g_strfreev (argv);
   g_free (cmd);
   g_free (expanded);
@@ -131,6 +142,7 @@ mp_wait (MpProc * p, gdouble timeout_s)
 {
   gint64 end = g_get_monotonic_time () + (gint64) (timeout_s * G_USEC_PER_SEC);
 
+  t_waiting_for (p->pid);
   while (!p->reaped) {
     pid_t r = waitpid (p->pid, &p->status, WNOHANG);
 
@@ -142,10 +154,13 @@ mp_wait (MpProc * p, gdouble timeout_s)
       g_printerr ("[%d] timed out after %.1f s, killing\n", (int) p->pid,
           timeout_s);
       mp_kill9 (p);
+      t_waiting_for (0);
       return -1;
     }
     g_usleep (5000);
   }
+  t_waiting_for (0);
+  t_child_gone (p->pid);
   if (WIFEXITED (p->status))
     return WEXITSTATUS (p->status);
   return -1;
@@ -167,6 +182,7 @@ mp_kill9 (MpProc * p)
   kill (p->pid, SIGKILL);
   waitpid (p->pid, &p->status, 0);
   p->reaped = TRUE;
+  t_child_gone (p->pid);
 }
 
 void
@@ -255,16 +271,19 @@ mp_wait_lines (MpProc * p, guint n, gdouble timeout_s)
 {
   gint64 end = g_get_monotonic_time () + (gint64) (timeout_s * G_USEC_PER_SEC);
 
-  while (g_get_monotonic_time () < end) {
-    GPtrArray *a = mp_checksums (p);
-    guint len = a->len;
+  gboolean got = FALSE;
 
+  t_waiting_for (p->pid);
+  while (!got && g_get_monotonic_time () < end) {
+    GPtrArray *a = mp_checksums (p);
+
+    got = a->len >= n;
     g_ptr_array_unref (a);
-    if (len >= n)
-      return TRUE;
-    g_usleep (10000);
+    if (!got)
+      g_usleep (10000);
   }
-  return FALSE;
+  t_waiting_for (0);
+  return got;
 }
 
 gboolean

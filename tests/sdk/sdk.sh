@@ -26,7 +26,7 @@ skip() { echo "SKIP: $*"; exit 77; }
 fail() { echo "FAIL: $*"; exit 1; }
 
 T=$(mktemp -d /tmp/doradma-sdk-$mode-XXXXXX)
-export DORADMA_SHM_DIR=$(mktemp -d /dev/shm/doradma-sdk-XXXXXX)
+export DORADMA_SHM_DIR=$(mktemp -d "${DORADMA_SHM_DIR:-/dev/shm}/doradma-sdk-XXXXXX")
 cleanup() { [ -n "${prod_pid:-}" ] && kill "$prod_pid" 2>/dev/null; rm -rf "$T" "$DORADMA_SHM_DIR"; }
 trap cleanup EXIT
 

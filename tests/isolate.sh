@@ -1,0 +1,83 @@
+#!/bin/bash
+# The wrapper of every test (tests/meson.build: the default test setup, so
+# a plain `meson test -C build` uses it too): runs one test in a private
+# shared-memory directory of its own, so that no test sees another run's
+# objects, a live user's channels or another clone's tests in /dev/shm.
+#
+#   DORADMA_TEST_RUN_DIR   the run's directory (scripts/test.sh makes one
+#                          with mktemp and removes it at the end). Unset (a
+#                          `meson test` started by hand): one per meson
+#                          process, /dev/shm/doradma-test-run-<pid>-<start>,
+#                          removed by the no-leftovers test at the end of
+#                          the run, or by the next run once that meson
+#                          process is gone.
+#   DORADMA_SHM_DIR        set here for the test: <run dir>/t-XXXXXX, mode
+#                          1777 as /dev/shm (tests run writers and readers
+#                          as other uids), removed when the test ends. A doradma* object still in it
+#                          fails a test that passed: the leak is named where
+#                          it happened.
+#
+# The test runs in a process group of its own: when meson's timeout
+# terminates this wrapper, it prints the test's processes that are still
+# alive (pid, state, command), so a hang names what it was waiting for, and
+# then kills them.
+set -u
+
+if [ -z "${DORADMA_TEST_RUN_DIR:-}" ]; then
+  # start time (field 22 of /proc/<pid>/stat, after the command's ")"):
+  # a reused pid is another run
+  start=$(sed 's/.*) //' "/proc/$PPID/stat" 2>/dev/null | cut -d' ' -f20)
+  DORADMA_TEST_RUN_DIR=/dev/shm/doradma-test-run-$PPID-${start:-0}
+  export DORADMA_TEST_RUN_DIR_AUTO=1
+  # the run directories of meson processes that are gone
+  for d in /dev/shm/doradma-test-run-*-*; do
+    [ -d "$d" ] && [ "$d" != "$DORADMA_TEST_RUN_DIR" ] || continue
+    b=${d#/dev/shm/doradma-test-run-}
+    p=${b%-*}
+    s=$(sed 's/.*) //' "/proc/$p/stat" 2>/dev/null | cut -d' ' -f20)
+    [ "$s" = "${b##*-}" ] || rm -rf "$d"
+  done
+fi
+export DORADMA_TEST_RUN_DIR
+mkdir -p "$DORADMA_TEST_RUN_DIR" && chmod 0755 "$DORADMA_TEST_RUN_DIR" 2>/dev/null
+dir=$(mktemp -d "$DORADMA_TEST_RUN_DIR/t-XXXXXX") || {
+  echo "isolate.sh: cannot make a private directory in $DORADMA_TEST_RUN_DIR" >&2
+  exit 1
+}
+chmod 1777 "$dir"
+export DORADMA_SHM_DIR=$dir
+
+child=0
+on_term () {
+  if [ "$child" -gt 0 ]; then
+    echo "isolate.sh: terminated (meson's timeout?) while the test ran; its processes still alive:" >&2
+    ps -eo pgid,pid,ppid,stat,etimes,wchan:20,args 2>/dev/null |
+      awk -v g="$child" 'NR == 1 || $1 == g' >&2
+    kill -KILL -- "-$child" 2>/dev/null
+  fi
+  rm -rf "$dir"
+  exit 143
+}
+trap on_term TERM INT HUP
+
+set -m                          # the test: a process group of its own
+"$@" &
+child=$!
+set +m
+while :; do
+  wait "$child"
+  rc=$?
+  # wait returns > 128 when a trapped signal interrupted it: the trap exits
+  kill -0 "$child" 2>/dev/null || break
+done
+# children the test left behind are not the next test's business
+kill -KILL -- "-$child" 2>/dev/null
+
+left=$(find "$dir" -name 'doradma*' 2>/dev/null)
+rm -rf "$dir"
+if [ -n "$left" ]; then
+  echo "isolate.sh: the test left doradma objects behind (removed):" >&2
+  echo "$left" | sed 's/^/  /' >&2
+  [ "$rc" -eq 0 ] && rc=1
+fi
+exit "$rc"
