@@ -248,17 +248,18 @@ post_create_error (GstDoradmaProducer * p, const gchar * channel, int r,
 /* ---------------------------------------------------------------------- */
 /* Life cycle */
 
+void
+gst_doradma_producer_debug_init (void)
+{
+  GST_DEBUG_CATEGORY_INIT (gst_doradma_producer_debug, "doradmaproducer", 0,
+      "doradma channel producer");
+}
+
 GstDoradmaProducer *
 gst_doradma_producer_new (GstElement * owner)
 {
   GstDoradmaProducer *p = g_new0 (GstDoradmaProducer, 1);
-  static gsize once = 0;
 
-  if (g_once_init_enter (&once)) {
-    GST_DEBUG_CATEGORY_INIT (gst_doradma_producer_debug, "doradmaproducer", 0,
-        "doradma channel producer");
-    g_once_init_leave (&once, 1);
-  }
   p->refcount = 1;
   g_mutex_init (&p->lock);
   p->owner = owner;

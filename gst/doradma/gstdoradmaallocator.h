@@ -169,7 +169,8 @@ GstStructure *gst_doradma_slab_allocator_get_stats (GstAllocator * allocator);
  * gst_doradma_slab_allocator_register_all:
  *
  * Registers the three lazily initialised allocators under
- * GST_DORADMA_SLAB_ALLOCATOR_MANAGED/PINNED/DEVICE (call from plugin_init).
+ * GST_DORADMA_SLAB_ALLOCATOR_MANAGED/PINNED/DEVICE, and the library's debug
+ * categories (doradmaallocator, doradmamemory) (call from plugin_init).
  */
 GST_DORADMA_API
 void gst_doradma_slab_allocator_register_all (void);

@@ -568,6 +568,34 @@ GST_START_TEST (test_each_side_logs_in_its_category_with_its_element)
 
 GST_END_TEST;
 
+/* NF9: the helpers' categories exist once the plugin is loaded, before any
+ * element or frame: `gst-inspect-1.0 --gst-debug-help` lists them, and
+ * gst_debug_set_threshold_for_name finds them. Before, doradmamemory,
+ * doradmapool, doradmaproducer (and doradmacudapool) appeared only when
+ * their first object was made. */
+GST_START_TEST (test_every_category_is_registered_when_the_plugin_loads)
+{
+  const gchar *want[] = { "doradma", "doradmaallocator", "doradmamemory",
+    "doradmapool", "doradmaproducer", NULL
+  };
+  GstPlugin *plugin = gst_plugin_load_by_name ("doradma");
+  GSList *cats, *l;
+
+  fail_unless (plugin != NULL);
+  cats = gst_debug_get_all_categories ();
+  for (const gchar ** w = want; *w; w++) {
+    for (l = cats; l; l = l->next)
+      if (g_strcmp0 (gst_debug_category_get_name (l->data), *w) == 0)
+        break;
+    fail_unless (l != NULL, "no debug category %s after loading the plugin",
+        *w);
+  }
+  g_slist_free (cats);
+  gst_object_unref (plugin);
+}
+
+GST_END_TEST;
+
 /* NF7: `copy` left unset on a channel whose control object others may
  * write: the consumer copies every frame and says so (a WARNING on the
  * bus), `copy` reads TRUE while it does, and the copies are counted.
@@ -626,6 +654,7 @@ agreement_suite (void)
   tcase_add_test (tc, test_dora_pool_is_refused_once_the_sink_started);
   tcase_add_test (tc, test_one_stall_posts_one_error);
   tcase_add_test (tc, test_each_side_logs_in_its_category_with_its_element);
+  tcase_add_test (tc, test_every_category_is_registered_when_the_plugin_loads);
   tcase_add_test (tc, test_copy_reads_what_the_consumer_does);
   return s;
 }
