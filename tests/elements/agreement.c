@@ -636,6 +636,96 @@ GST_START_TEST (test_copy_reads_what_the_consumer_does)
 
 GST_END_TEST;
 
+/* The nick of `copy-mode` as `src` reads it. */
+static const gchar *
+copy_mode_nick (GstElement * src)
+{
+  GParamSpec *ps = g_object_class_find_property (G_OBJECT_GET_CLASS (src),
+      "copy-mode");
+  gint v = -1;
+  GEnumValue *ev;
+
+  fail_unless (ps != NULL, "doradmasrc has no copy-mode property");
+  g_object_get (src, "copy-mode", &v, NULL);
+  ev = g_enum_get_value (G_PARAM_SPEC_ENUM (ps)->enum_class, v);
+  fail_unless (ev != NULL);
+  return ev->value_nick;
+}
+
+/* NF7: `copy` had three states behind a boolean (unset, true, false).
+ * copy-mode names them (auto, always, never); the boolean stays a
+ * shorthand: true = always, false = never. Before: no copy-mode. */
+GST_START_TEST (test_copy_mode_names_the_three_states)
+{
+  GstElement *src = gst_element_factory_make ("doradmasrc", NULL);
+  gboolean copy = TRUE;
+
+  fail_unless (src != NULL);
+  fail_unless_equals_string (copy_mode_nick (src), "auto");
+  g_object_get (src, "copy", &copy, NULL);
+  fail_if (copy);
+  g_object_set (src, "copy", TRUE, NULL);
+  fail_unless_equals_string (copy_mode_nick (src), "always");
+  g_object_set (src, "copy", FALSE, NULL);
+  fail_unless_equals_string (copy_mode_nick (src), "never");
+  gst_util_set_object_arg (G_OBJECT (src), "copy-mode", "always");
+  g_object_get (src, "copy", &copy, NULL);
+  fail_unless (copy);
+  gst_util_set_object_arg (G_OBJECT (src), "copy-mode", "auto");
+  g_object_get (src, "copy", &copy, NULL);
+  fail_if (copy);
+  gst_object_unref (src);
+}
+
+GST_END_TEST;
+
+/* What each copy-mode does on a channel whose control object others may
+ * write (the sink's permissions=0660): never leases, without a warning;
+ * always copies, without a warning (it was asked for). */
+static void
+check_copy_mode_on_a_shared_channel (const gchar * mode, gboolean copies)
+{
+  gchar *ch = t_channel ("copym");
+  GstHarness *w = t_sink_new (ch, T_CAPS, "permissions=0660");
+  gchar *desc = g_strdup_printf ("doradmasrc name=src channel=%s "
+      "timeout=5000000000 copy-mode=%s", ch, mode);
+  TApp *cons;
+  GstElement *src;
+  GstSample *s;
+  GstMessage *msg;
+  gboolean copy;
+
+  fail_unless_equals_int (gst_harness_push (w, t_sysmem_frame (T_CAPS, 3)),
+      GST_FLOW_OK);
+  cons = t_app_new (desc);
+  s = gst_app_sink_try_pull_sample (cons->sink, 5 * GST_SECOND);
+  fail_unless (s != NULL);
+  fail_unless (gst_is_doradma_memory (gst_buffer_peek_memory
+          (gst_sample_get_buffer (s), 0)) == !copies, "copy-mode=%s: %s",
+      mode, copies ? "a lease, not a copy" : "a copy, not a lease");
+  gst_sample_unref (s);
+  src = gst_bin_get_by_name (GST_BIN (cons->pipe), "src");
+  g_object_get (src, "copy", &copy, NULL);
+  fail_unless (copy == copies, "copy-mode=%s: copy reads %d", mode, copy);
+  fail_unless_equals_string (copy_mode_nick (src), mode);
+  fail_unless ((t_stat (src, "copies") >= 1) == copies);
+  msg = gst_bus_pop_filtered (GST_ELEMENT_BUS (cons->pipe),
+      GST_MESSAGE_WARNING);
+  fail_unless (msg == NULL, "copy-mode=%s: a warning", mode);
+  gst_object_unref (src);
+  t_app_free (cons);
+  t_teardown (w, NULL, ch);
+  g_free (desc);
+}
+
+GST_START_TEST (test_copy_mode_never_and_always_do_what_they_say)
+{
+  check_copy_mode_on_a_shared_channel ("never", FALSE);
+  check_copy_mode_on_a_shared_channel ("always", TRUE);
+}
+
+GST_END_TEST;
+
 static Suite *
 agreement_suite (void)
 {
@@ -656,6 +746,8 @@ agreement_suite (void)
   tcase_add_test (tc, test_each_side_logs_in_its_category_with_its_element);
   tcase_add_test (tc, test_every_category_is_registered_when_the_plugin_loads);
   tcase_add_test (tc, test_copy_reads_what_the_consumer_does);
+  tcase_add_test (tc, test_copy_mode_names_the_three_states);
+  tcase_add_test (tc, test_copy_mode_never_and_always_do_what_they_say);
   return s;
 }
 
