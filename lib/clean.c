@@ -18,8 +18,8 @@
 #include <unistd.h>
 
 #include "door.h"
-#include "liveness.h"
 #include "keep-errno.h"
+#include "liveness.h"
 #include "segment.h"
 
 #define CLEAN_ATTEMPTS 16

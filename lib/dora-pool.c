@@ -20,8 +20,8 @@
 #include <doradma/dora-pool.h>
 
 #include "atomic.h"
-#include "keep-errno.h"
 #include "door.h"
+#include "keep-errno.h"
 #include "liveness.h"
 #include "segment-desc.h"       /* diag_set */
 

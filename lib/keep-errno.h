@@ -14,7 +14,8 @@ keep_errno_restore (const int *saved)
 }
 
 #define KEEP_ERRNO \
-  const int keep_errno_saved __attribute__ ((cleanup (keep_errno_restore))) \
+  const int keep_errno_saved \
+      __attribute__ ((cleanup (keep_errno_restore), unused)) \
       = errno
 
 #endif

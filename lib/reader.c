@@ -12,13 +12,13 @@
 #include <unistd.h>
 
 #include "atomic.h"
-#include "keep-errno.h"
-#include "futex.h"
-#include "liveness.h"
-#include "seqlock.h"
 #include "door.h"
 #include "fork-guard.h"
+#include "futex.h"
+#include "keep-errno.h"
+#include "liveness.h"
 #include "segment.h"
+#include "seqlock.h"
 
 #define WAIT_SLICE_NS 100000000ll
 #define STAT_ADD(f, n) __atomic_fetch_add (&(f), (n), __ATOMIC_RELAXED)
@@ -119,7 +119,7 @@ shared_map_get (int fd, const struct stat *st, const char *label,
     }
   }
   /* Prefaulted (the first lap costs no page faults) when fully backed;
-   * st_size was validated against the header by check_before_map. */
+   * st_size was validated against the header by segment_size_check. */
   *err = door_map (fd, st, st->st_size, PROT_READ, true, label, &base, diag);
   if (*err < 0) {
     pthread_mutex_unlock (&shared_maps_lock);

@@ -16,13 +16,13 @@
 #include <unistd.h>
 
 #include "atomic.h"
-#include "keep-errno.h"
-#include "futex.h"
-#include "liveness.h"
-#include "seqlock.h"
 #include "door.h"
 #include "fork-guard.h"
+#include "futex.h"
+#include "keep-errno.h"
+#include "liveness.h"
 #include "segment.h"
+#include "seqlock.h"
 
 #define SLOT_FREE 0
 #define SLOT_WRITING 1
@@ -420,8 +420,10 @@ doradma_writer_create (const struct doradma_writer_config *cfg,
 
     ret = door_open (paths.data, paths.label, O_RDWR, &rule, &old_fd, &st,
         diag);
-    if (ret == -EACCES && diag != NULL && g_strcmp0 (diag->field, "owner") == 0) {
+    if (ret == -EACCES) {
       struct stat lst;
+
+      /* we may not open it, or it is o+w: another user's is EPERM */
       if (stat (paths.data, &lst) == 0 && lst.st_uid != getuid ())
         return diag_set (diag, -EPERM, "owner",
             "%s already exists and is owned by uid %u: another user holds "

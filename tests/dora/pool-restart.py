@@ -60,12 +60,14 @@ def freed(d, policy, rng):
     f = bytes(rng.randrange(256) for _ in range(8 * 8))
     pool = Pool(path, rust_json(len(f), "uint8", [8, 8]), len(f), gen=2)
     pool.fill(f)
+    out = os.path.join(d, "out-freed-%s.raw" % policy)
     # not -q: gst-launch prints WARNING messages only without it
     p = subprocess.Popen(["gst-launch-1.0", "doradmasrc", "dora-pool=" + name,
-                          "on-writer-lost=" + policy, "!", "fakesink",
+                          "on-writer-lost=" + policy, "!", "filesink",
+                          "location=" + out, "buffer-mode=unbuffered",
                           "sync=false"], stdout=subprocess.PIPE,
                          stderr=subprocess.STDOUT, text=True)
-    time.sleep(0.5)             # the frame is pushed; the source polls
+    wait_size(p, out, len(f), "freed-" + policy)   # pushed; now it polls
     os.unlink(path)
     if policy == "wait":
         time.sleep(2.5)
