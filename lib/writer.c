@@ -1127,12 +1127,12 @@ doradma_writer_eos (struct doradma_writer *w)
   return 0;
 }
 
-DORADMA_API int
-doradma_writer_evict_stalled (struct doradma_writer *w,
+/* Marks the entries in `which` EVICTED (their leases stay honoured: only
+ * back-pressure stops), their pids into diag. Returns how many. */
+static int
+evict_locked (struct doradma_writer *w, uint64_t which,
     struct doradma_diag *diag)
 {
-  KEEP_ERRNO;
-  uint64_t active, min;
   int r, n = 0;
   size_t off = 0;
 
@@ -1140,6 +1140,29 @@ doradma_writer_evict_stalled (struct doradma_writer *w,
     diag->field = "readers";
     diag->msg[0] = '\0';
   }
+  for (r = 0; r < (int) DORADMA_MAX_READERS; r++) {
+    struct doradma_shm_reader *e = &w->ctl->readers[r];
+    if (!(which & (1ull << r)))
+      continue;
+    dr_store_release (&e->state, DORADMA_READER_EVICTED);
+    if (diag && off < sizeof diag->msg)
+      off += snprintf (diag->msg + off, sizeof diag->msg - off,
+          "%sreader %d (pid %u)", n ? ", " : "evicted ", r,
+          dr_load_relaxed (&e->pid));
+    n++;
+  }
+  w->stats.evicted += n;
+  return n;
+}
+
+DORADMA_API int
+doradma_writer_evict_stalled (struct doradma_writer *w,
+    struct doradma_diag *diag)
+{
+  KEEP_ERRNO;
+  uint64_t active, min, stalled = 0;
+  int r, n;
+
   pthread_mutex_lock (&w->lock);
   min = min_consumed_locked (w);
   active = dr_load_acquire (&w->ctl->active);
@@ -1154,15 +1177,9 @@ doradma_writer_evict_stalled (struct doradma_writer *w,
       continue;
     if (dr_load_acquire (&e->consumed_seq) > min || min >= w->last_seq)
       continue;
-    /* Its leases stay honoured: only back-pressure stops. */
-    dr_store_release (&e->state, DORADMA_READER_EVICTED);
-    if (diag && off < sizeof diag->msg)
-      off += snprintf (diag->msg + off, sizeof diag->msg - off,
-          "%sreader %d (pid %u)", n ? ", " : "evicted ", r,
-          dr_load_relaxed (&e->pid));
-    n++;
+    stalled |= 1ull << r;
   }
-  w->stats.evicted += n;
+  n = evict_locked (w, stalled, diag);
   pthread_mutex_unlock (&w->lock);
   if (n)
     eventcount_bump (&w->ctl->notify);
@@ -1226,31 +1243,15 @@ doradma_writer_evict_carried (struct doradma_writer *w,
     struct doradma_diag *diag)
 {
   KEEP_ERRNO;
-  uint64_t pending;
-  int r, n = 0;
-  size_t off = 0;
+  int n;
 
-  if (diag) {
-    diag->field = "readers";
-    diag->msg[0] = '\0';
-  }
+  /* Not carried again by the next replace: their readers join that one at
+   * its newest frame. */
   pthread_mutex_lock (&w->lock);
-  pending = unadopted_locked (w);
-  for (r = 0; r < (int) DORADMA_MAX_READERS; r++) {
-    struct doradma_shm_reader *e = &w->ctl->readers[r];
-    if (!(pending & (1ull << r)))
-      continue;
-    /* Not carried again by the next replace: its reader joins that one
-     * at its newest frame. */
-    dr_store_release (&e->state, DORADMA_READER_EVICTED);
-    if (diag && off < sizeof diag->msg)
-      off += snprintf (diag->msg + off, sizeof diag->msg - off,
-          "%sreader %d (pid %u)", n ? ", " : "evicted ", r,
-          dr_load_relaxed (&e->pid));
-    n++;
-  }
-  w->stats.evicted += n;
+  n = evict_locked (w, unadopted_locked (w), diag);
   pthread_mutex_unlock (&w->lock);
+  if (n)
+    eventcount_bump (&w->ctl->notify);
   return n;
 }
 
