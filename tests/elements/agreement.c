@@ -596,46 +596,6 @@ GST_START_TEST (test_every_category_is_registered_when_the_plugin_loads)
 
 GST_END_TEST;
 
-/* NF7: `copy` left unset on a channel whose control object others may
- * write: the consumer copies every frame and says so (a WARNING on the
- * bus), `copy` reads TRUE while it does, and the copies are counted.
- * Before: copy read FALSE, no message, copies 0. */
-GST_START_TEST (test_copy_reads_what_the_consumer_does)
-{
-  gchar *ch = t_channel ("copyq");
-  GstHarness *w = t_sink_new (ch, T_CAPS, "permissions=0660");
-  gchar *desc = g_strdup_printf ("doradmasrc name=src channel=%s "
-      "timeout=5000000000", ch);
-  TApp *cons;
-  GstElement *src;
-  GstSample *s;
-  GstMessage *msg;
-  gboolean copy = FALSE;
-
-  fail_unless_equals_int (gst_harness_push (w, t_sysmem_frame (T_CAPS, 3)),
-      GST_FLOW_OK);
-  cons = t_app_new (desc);
-  s = gst_app_sink_try_pull_sample (cons->sink, 5 * GST_SECOND);
-  fail_unless (s != NULL);
-  fail_if (gst_is_doradma_memory (gst_buffer_peek_memory
-          (gst_sample_get_buffer (s), 0)));
-  gst_sample_unref (s);
-  src = gst_bin_get_by_name (GST_BIN (cons->pipe), "src");
-  g_object_get (src, "copy", &copy, NULL);
-  fail_unless (copy, "copy reads FALSE while every frame is copied");
-  fail_unless (t_stat (src, "copies") >= 1);
-  msg = gst_bus_pop_filtered (GST_ELEMENT_BUS (cons->pipe),
-      GST_MESSAGE_WARNING);
-  fail_unless (msg != NULL, "no warning that every frame is copied");
-  gst_message_unref (msg);
-  gst_object_unref (src);
-  t_app_free (cons);
-  t_teardown (w, NULL, ch);
-  g_free (desc);
-}
-
-GST_END_TEST;
-
 /* The nick of `copy-mode` as `src` reads it. */
 static const gchar *
 copy_mode_nick (GstElement * src)
@@ -679,21 +639,25 @@ GST_START_TEST (test_copy_mode_names_the_three_states)
 
 GST_END_TEST;
 
-/* What each copy-mode does on a channel whose control object others may
- * write (the sink's permissions=0660): never leases, without a warning;
- * always copies, without a warning (it was asked for). */
+/* What the src does on a channel whose control object others may write
+ * (the sink's permissions=0660) with copy-mode `mode` (NULL: left unset):
+ * whether it copies (the buffer, `copy`, the copies stat agree) and whether
+ * it warns (only auto copies without being asked). */
 static void
-check_copy_mode_on_a_shared_channel (const gchar * mode, gboolean copies)
+check_copy_mode_on_a_shared_channel (const gchar * mode, gboolean copies,
+    gboolean warns)
 {
   gchar *ch = t_channel ("copym");
   GstHarness *w = t_sink_new (ch, T_CAPS, "permissions=0660");
   gchar *desc = g_strdup_printf ("doradmasrc name=src channel=%s "
-      "timeout=5000000000 copy-mode=%s", ch, mode);
+      "timeout=5000000000%s%s", ch, mode ? " copy-mode=" : "",
+      mode ? mode : "");
   TApp *cons;
   GstElement *src;
   GstSample *s;
   GstMessage *msg;
   gboolean copy;
+  const gchar *name = mode ? mode : "unset";
 
   fail_unless_equals_int (gst_harness_push (w, t_sysmem_frame (T_CAPS, 3)),
       GST_FLOW_OK);
@@ -701,27 +665,43 @@ check_copy_mode_on_a_shared_channel (const gchar * mode, gboolean copies)
   s = gst_app_sink_try_pull_sample (cons->sink, 5 * GST_SECOND);
   fail_unless (s != NULL);
   fail_unless (gst_is_doradma_memory (gst_buffer_peek_memory
-          (gst_sample_get_buffer (s), 0)) == !copies, "copy-mode=%s: %s",
-      mode, copies ? "a lease, not a copy" : "a copy, not a lease");
+          (gst_sample_get_buffer (s), 0)) == !copies, "copy-mode %s: %s",
+      name, copies ? "a lease, not a copy" : "a copy, not a lease");
   gst_sample_unref (s);
   src = gst_bin_get_by_name (GST_BIN (cons->pipe), "src");
   g_object_get (src, "copy", &copy, NULL);
-  fail_unless (copy == copies, "copy-mode=%s: copy reads %d", mode, copy);
-  fail_unless_equals_string (copy_mode_nick (src), mode);
+  fail_unless (copy == copies, "copy-mode %s: copy reads %d while frames "
+      "are %s", name, copy, copies ? "copied" : "leased");
+  fail_unless_equals_string (copy_mode_nick (src), mode ? mode : "auto");
   fail_unless ((t_stat (src, "copies") >= 1) == copies);
   msg = gst_bus_pop_filtered (GST_ELEMENT_BUS (cons->pipe),
       GST_MESSAGE_WARNING);
-  fail_unless (msg == NULL, "copy-mode=%s: a warning", mode);
+  fail_unless ((msg != NULL) == warns, "copy-mode %s: %s", name,
+      warns ? "no warning that every frame is copied" : "a warning");
+  if (msg)
+    gst_message_unref (msg);
   gst_object_unref (src);
   t_app_free (cons);
   t_teardown (w, NULL, ch);
   g_free (desc);
 }
 
+/* NF7: `copy` left unset on a channel whose control object others may
+ * write: the consumer copies every frame and says so (a WARNING on the
+ * bus), `copy` reads TRUE while it does, and the copies are counted.
+ * Before: copy read FALSE, no message, copies 0. */
+GST_START_TEST (test_copy_reads_what_the_consumer_does)
+{
+  check_copy_mode_on_a_shared_channel (NULL, TRUE, TRUE);
+}
+
+GST_END_TEST;
+
+/* copy-mode=never leases, always copies; neither warns. */
 GST_START_TEST (test_copy_mode_never_and_always_do_what_they_say)
 {
-  check_copy_mode_on_a_shared_channel ("never", FALSE);
-  check_copy_mode_on_a_shared_channel ("always", TRUE);
+  check_copy_mode_on_a_shared_channel ("never", FALSE, FALSE);
+  check_copy_mode_on_a_shared_channel ("always", TRUE, FALSE);
 }
 
 GST_END_TEST;
