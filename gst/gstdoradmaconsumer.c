@@ -371,7 +371,8 @@ open_reader (GstDoradmaConsumer * c, guint64 token,
       GST_ELEMENT_WARNING (c->owner, RESOURCE, OPEN_READ,
           ("Copying every frame of channel \"%s\": its control object is "
               "writable by other users", c->s.channel),
-          ("set copy=false to read zero-copy anyway, copy=true to say so"));
+          ("set copy-mode=never to read zero-copy anyway, copy-mode=always to "
+              "say so"));
     g_atomic_int_set (&c->copy_forced, TRUE);
   } else {
     g_atomic_int_set (&c->copy_forced, FALSE);

@@ -46,7 +46,7 @@ typedef struct
   guint64 timeout;              /* ns to wait for the channel, 0 forever */
   enum doradma_read_mode mode;  /* next: a lossless writer waits for us */
   gboolean copy;                /* copy under the seqlock, no lease */
-  gboolean copy_set;            /* `copy` was chosen by the user */
+  gboolean copy_set;            /* copy-mode never or always (not auto) */
   gint64 allowed_uid;           /* owner uid required; -1 any */
   GstDoradmaSrcTransport transport;
   GstDoradmaWriterLost on_writer_lost;

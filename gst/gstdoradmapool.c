@@ -63,10 +63,14 @@ pop_shell (GstDoradmaPool * self)
   return self->n_shells ? self->shells[--self->n_shells] : NULL;
 }
 
-G_DEFINE_TYPE_WITH_CODE (GstDoradmaPool, gst_doradma_pool,
-    GST_TYPE_BUFFER_POOL,
-    GST_DEBUG_CATEGORY_INIT (gst_doradma_pool_debug, "doradmapool", 0,
-        "doradma slot buffer pool"));
+G_DEFINE_TYPE (GstDoradmaPool, gst_doradma_pool, GST_TYPE_BUFFER_POOL);
+
+void
+gst_doradma_pool_debug_init (void)
+{
+  GST_DEBUG_CATEGORY_INIT (gst_doradma_pool_debug, "doradmapool", 0,
+      "doradma slot buffer pool");
+}
 
 static const gchar **
 gst_doradma_pool_get_options (GstBufferPool * pool)

@@ -21,6 +21,9 @@ G_DECLARE_FINAL_TYPE (GstDoradmaPool, gst_doradma_pool, GST, DORADMA_POOL,
  * upstream writes frames in place. */
 GstBufferPool *gst_doradma_pool_new (GstDoradmaProducer * producer);
 
+/* Registers "doradmapool" (plugin init). */
+void gst_doradma_pool_debug_init (void);
+
 G_END_DECLS
 
 #endif /* __GST_DORADMA_POOL_H__ */

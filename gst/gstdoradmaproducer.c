@@ -248,17 +248,18 @@ post_create_error (GstDoradmaProducer * p, const gchar * channel, int r,
 /* ---------------------------------------------------------------------- */
 /* Life cycle */
 
+void
+gst_doradma_producer_debug_init (void)
+{
+  GST_DEBUG_CATEGORY_INIT (gst_doradma_producer_debug, "doradmaproducer", 0,
+      "doradma channel producer");
+}
+
 GstDoradmaProducer *
 gst_doradma_producer_new (GstElement * owner)
 {
   GstDoradmaProducer *p = g_new0 (GstDoradmaProducer, 1);
-  static gsize once = 0;
 
-  if (g_once_init_enter (&once)) {
-    GST_DEBUG_CATEGORY_INIT (gst_doradma_producer_debug, "doradmaproducer", 0,
-        "doradma channel producer");
-    g_once_init_leave (&once, 1);
-  }
   p->refcount = 1;
   g_mutex_init (&p->lock);
   p->owner = owner;
@@ -407,10 +408,67 @@ gst_doradma_producer_new_stream (GstDoradmaProducer * p)
 /* ---------------------------------------------------------------------- */
 /* The segment */
 
+/* Lossless, before replacing `seg`: readers a replace carried into it
+ * that are still draining an older segment must reach this one first, or
+ * they would reopen the name after this replace and lose its frames. Waits
+ * within `timeout`, then applies on-reader-stall. Not with p->lock held. */
+static GstFlowReturn
+await_carried_readers (GstDoradmaProducer * p, Segment * seg,
+    const gint * cancel)
+{
+  struct doradma_diag diag = { 0 };
+  GstDoradmaStallPolicy on_stall;
+  GstClockTime timeout;
+  gboolean warned = FALSE;
+  int r, n;
+
+  g_mutex_lock (&p->lock);
+  timeout = p->s.timeout;
+  on_stall = p->s.on_stall;
+  g_mutex_unlock (&p->lock);
+  PLOG (p, GST_LEVEL_DEBUG, "replacing the segment: waiting for readers "
+      "still in an older one");
+  for (;;) {
+    r = doradma_writer_wait_carried (seg->w, GST_CLOCK_TIME_IS_VALID (timeout)
+        && !warned ? (gint64) timeout : -1, cancel);
+    if (r == 0 || r == -ESTALE)
+      return GST_FLOW_OK;
+    if (r == -EINTR)
+      return GST_FLOW_FLUSHING;
+    switch (on_stall) {
+      case GST_DORADMA_STALL_EVICT:
+        n = doradma_writer_evict_carried (seg->w, &diag);
+        if (n > 0)
+          POST (p, WARNING, RESOURCE, BUSY,
+              ("Evicted %d lossless reader(s) still in an older segment: "
+                  "they lose the frames of the one being replaced", n),
+              ("%s", diag.msg));
+        continue;
+      case GST_DORADMA_STALL_WAIT:
+        PLOG (p, GST_LEVEL_WARNING, "a lossless reader has not reached the "
+            "segment being replaced for %" GST_TIME_FORMAT ", still waiting "
+            "(on-reader-stall=wait)", GST_TIME_ARGS (timeout));
+        warned = TRUE;
+        continue;
+      case GST_DORADMA_STALL_ERROR:
+      default:
+        POST (p, ERROR, RESOURCE, BUSY,
+            ("A lossless reader has not reached the segment being replaced "
+                "within %" GST_TIME_FORMAT ": replacing it would lose its "
+                "frames", GST_TIME_ARGS (timeout)),
+            ("on-reader-stall=error; the reader is still draining an older "
+                "segment (new caps or bigger frames twice in a row); raise "
+                "`timeout`, or use on-reader-stall=evict"));
+        return GST_FLOW_ERROR;
+    }
+  }
+}
+
 /* The current segment when its slots hold `size` bytes, else a new one.
  * A new reference in *out. */
 static GstFlowReturn
-producer_segment (GstDoradmaProducer * p, gsize size, Segment ** out)
+producer_segment (GstDoradmaProducer * p, gsize size, const gint * cancel,
+    Segment ** out)
 {
   struct doradma_writer_config cfg = { 0 };
   struct doradma_diag diag = { 0 };
@@ -419,8 +477,10 @@ producer_segment (GstDoradmaProducer * p, gsize size, Segment ** out)
   GstDoradmaCudaSlots *area = NULL;
   Segment *seg, *old;
   gchar *channel, *reason = NULL;
+  GstFlowReturn ret;
   int r;
 
+again:
   g_mutex_lock (&p->lock);
   if (!p->started) {
     g_mutex_unlock (&p->lock);
@@ -436,6 +496,19 @@ producer_segment (GstDoradmaProducer * p, gsize size, Segment ** out)
     POST (p, ERROR, CORE, NEGOTIATION, (NULL),
         ("no caps before the first buffer"));
     return GST_FLOW_NOT_NEGOTIATED;
+  }
+  /* Once no carried reader is pending it stays so (replace carries
+   * readers only into the new segment): this check under the lock holds
+   * until the replace below. */
+  if (p->seg && p->s.mode == GST_DORADMA_MODE_LOSSLESS &&
+      doradma_writer_wait_carried (p->seg->w, 0, NULL) == -EAGAIN) {
+    old = segment_ref (p->seg);
+    g_mutex_unlock (&p->lock);
+    ret = await_carried_readers (p, old, cancel);
+    segment_unref (old);
+    if (ret != GST_FLOW_OK)
+      return ret;
+    goto again;
   }
 
   channel = g_strdup (p->s.channel);
@@ -523,7 +596,7 @@ GstFlowReturn
 gst_doradma_producer_prepare (GstDoradmaProducer * p, gsize size)
 {
   Segment *seg = NULL;
-  GstFlowReturn ret = producer_segment (p, size, &seg);
+  GstFlowReturn ret = producer_segment (p, size, &p->unlocked, &seg);
 
   segment_unref (seg);
   return ret;
@@ -636,7 +709,7 @@ gst_doradma_producer_acquire (GstDoradmaProducer * p, gsize size,
 
     if (g_atomic_int_get (cancel))
       return GST_FLOW_FLUSHING;
-    if ((ret = producer_segment (p, size, &seg)) != GST_FLOW_OK)
+    if ((ret = producer_segment (p, size, cancel, &seg)) != GST_FLOW_OK)
       return ret;
 
     if (!waited || policy == DORADMA_POLICY_LATEST) {
@@ -767,7 +840,7 @@ gst_doradma_producer_wait_readers (GstDoradmaProducer * p, guint n)
   GstFlowReturn ret;
   int r;
 
-  if ((ret = producer_segment (p, 0, &seg)) != GST_FLOW_OK)
+  if ((ret = producer_segment (p, 0, &p->unlocked, &seg)) != GST_FLOW_OK)
     return ret;
   /* Joins bump the ring's `space` eventcount: no polling. */
   r = doradma_writer_wait_readers (seg->w, n, -1, &p->unlocked);

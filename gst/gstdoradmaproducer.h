@@ -54,6 +54,8 @@ typedef enum
 /* `owner` receives the errors and warnings; it is not referenced (call
  * _detach before it goes away). */
 GstDoradmaProducer *gst_doradma_producer_new (GstElement * owner);
+/* Registers "doradmaproducer" (plugin init). */
+void gst_doradma_producer_debug_init (void);
 GstDoradmaProducer *gst_doradma_producer_ref (GstDoradmaProducer * p);
 void gst_doradma_producer_unref (GstDoradmaProducer * p);
 void gst_doradma_producer_detach (GstDoradmaProducer * p);

@@ -794,8 +794,9 @@ gst_doradma_sink_class_init (GstDoradmaSinkClass * klass)
    * Since: 0.1
    */
   properties[PROP_TIMEOUT] = g_param_spec_uint64 ("timeout", "Timeout",
-      "Nanoseconds lossless mode waits for a free slot before applying "
-      "on-reader-stall (0 = forever)", 0, G_MAXUINT64, DEFAULT_TIMEOUT,
+      "Nanoseconds lossless mode waits for a free slot (or, before "
+      "replacing the segment, for readers still in an older one) before "
+      "applying on-reader-stall (0 = forever)", 0, G_MAXUINT64, DEFAULT_TIMEOUT,
       G_PARAM_READWRITE | G_PARAM_STATIC_STRINGS);
   /**
    * GstDoradmaSink:spin-time:
@@ -836,8 +837,9 @@ gst_doradma_sink_class_init (GstDoradmaSinkClass * klass)
    * Since: 0.1
    */
   properties[PROP_ON_READER_STALL] = g_param_spec_enum ("on-reader-stall",
-      "On reader stall", "Lossless mode, no slot free within timeout: wait, "
-      "evict the stalled readers, or error", GST_TYPE_DORADMA_STALL_POLICY,
+      "On reader stall", "Lossless mode, no slot free within timeout (or a "
+      "reader not yet in the segment being replaced): wait, evict the "
+      "stalled readers, or error", GST_TYPE_DORADMA_STALL_POLICY,
       DEFAULT_ON_STALL, G_PARAM_READWRITE | G_PARAM_STATIC_STRINGS);
   /**
    * GstDoradmaSink:stats:

@@ -222,14 +222,19 @@ gst_doradma_sink_cuda_pool_finalize (GObject * object)
   G_OBJECT_CLASS (gst_doradma_sink_cuda_pool_parent_class)->finalize (object);
 }
 
+void
+gst_doradma_sink_cuda_pool_debug_init (void)
+{
+  GST_DEBUG_CATEGORY_INIT (gst_doradma_sink_cuda_pool_debug,
+      "doradmacudapool", 0, "doradma CUDA slot buffer pool");
+}
+
 static void
 gst_doradma_sink_cuda_pool_class_init (GstDoradmaSinkCudaPoolClass * klass)
 {
   GObjectClass *gobject_class = G_OBJECT_CLASS (klass);
   GstBufferPoolClass *pool_class = GST_BUFFER_POOL_CLASS (klass);
 
-  GST_DEBUG_CATEGORY_INIT (gst_doradma_sink_cuda_pool_debug,
-      "doradmacudapool", 0, "doradma CUDA slot buffer pool");
   base_class = g_type_class_peek (GST_TYPE_BUFFER_POOL);
   /* alloc_buffer stays GstCudaBufferPool's, which needs its allocator:
    * GstBufferPool calls it only from the start and acquire_buffer
@@ -319,6 +324,12 @@ gst_doradma_sink_cuda_pool_sync (GstBuffer * buf, gchar ** err)
 }
 
 #else /* no gst_cuda_allocator_alloc_wrapped: GStreamer < 1.24 */
+
+void
+gst_doradma_sink_cuda_pool_debug_init (void)
+{
+  /* no pool, no category */
+}
 
 #ifdef HAVE_GST_CUDA
 GstBufferPool *

@@ -38,6 +38,10 @@ G_BEGIN_DECLS
     gchar ** reason);
 #endif
 
+/* Registers "doradmacudapool" where this build has the pool (plugin
+ * init). */
+void gst_doradma_sink_cuda_pool_debug_init (void);
+
 /* The slot memory under `buf` when `buf` holds one GstCudaMemory that a
  * CUDA slot pool wrapped around a slot (NULL otherwise); *layout is that
  * memory's plane offsets and strides (from the slot's first byte). */

@@ -400,8 +400,8 @@ gst_doradma_src_start (GstBaseSrc * bsrc)
   cs.timeout = set->timeout;
   cs.mode = set->read_mode == GST_DORADMA_READ_MODE_LATEST ?
       DORADMA_READ_LATEST : DORADMA_READ_NEXT;
-  cs.copy = set->copy;
-  cs.copy_set = set->copy_set;
+  cs.copy = set->copy_mode == GST_DORADMA_COPY_MODE_ALWAYS;
+  cs.copy_set = set->copy_mode != GST_DORADMA_COPY_MODE_AUTO;
   cs.allowed_uid = set->allowed_uid;
   cs.spin_time = set->spin_time;
   cs.transport = set->transport;

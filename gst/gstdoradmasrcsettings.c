@@ -15,6 +15,7 @@
 #define DEFAULT_TIMEOUT 0
 #define DEFAULT_READ_MODE GST_DORADMA_READ_MODE_NEXT
 #define DEFAULT_COPY FALSE
+#define DEFAULT_COPY_MODE GST_DORADMA_COPY_MODE_AUTO
 #define DEFAULT_MAX_LEASES 4
 #define DEFAULT_ON_WRITER_LOST GST_DORADMA_WRITER_LOST_WAIT
 #define DEFAULT_PROCESSING_DEADLINE (20 * GST_MSECOND)
@@ -39,6 +40,7 @@ enum
   PROP_COPY_BUDGET,
   PROP_ALLOWED_UID,
   PROP_SPIN_TIME,
+  PROP_COPY_MODE,
   N_SETTINGS_PROPS
 };
 
@@ -66,6 +68,17 @@ static const GEnumValue copy_to_values[] = {
   {0, NULL, NULL}
 };
 
+static const GEnumValue copy_mode_values[] = {
+  {GST_DORADMA_COPY_MODE_AUTO, "Lease slots (zero-copy); copy a channel "
+        "whose control object other users may write, with a warning", "auto"},
+  {GST_DORADMA_COPY_MODE_NEVER, "Always lease slots (zero-copy)", "never"},
+  {GST_DORADMA_COPY_MODE_ALWAYS, "Copy every frame under the slot's seqlock",
+      "always"},
+  {0, NULL, NULL}
+};
+
+GST_DORADMA_DEFINE_ENUM (gst_doradma_copy_mode_get_type, "GstDoradmaCopyMode",
+    copy_mode_values);
 GST_DORADMA_DEFINE_ENUM (gst_doradma_src_transport_get_type,
     "GstDoradmaSrcTransport", src_transport_values);
 GST_DORADMA_DEFINE_ENUM (gst_doradma_copy_to_get_type, "GstDoradmaCopyTo",
@@ -110,24 +123,37 @@ gst_doradma_src_settings_install (GObjectClass * gobject_class)
       "ones", GST_TYPE_DORADMA_READ_MODE, DEFAULT_READ_MODE,
       G_PARAM_READWRITE | G_PARAM_STATIC_STRINGS | GST_PARAM_MUTABLE_READY);
   /**
+   * GstDoradmaSrc:copy-mode:
+   *
+   * `always`: copy every frame into a local buffer under the slot's
+   * seqlock instead of leasing the slot (torn copies are discarded and
+   * counted); the writer is never held back by this reader's buffers.
+   * `never`: lease the slot (zero-copy). `auto`: lease, except on a channel
+   * whose control object other users may write (group-writable, or owned
+   * by a third uid): such a peer could clear our lease and get a frame we
+   * read zero-copy rewritten (docs/threat-model.md), so the element copies
+   * and warns.
+   *
+   * Since: 0.2
+   */
+  properties[PROP_COPY_MODE] = g_param_spec_enum ("copy-mode", "Copy mode",
+      "auto: lease slots, copy only a channel whose control object other "
+      "users may write (with a warning); never: always lease (zero-copy); "
+      "always: copy every frame", GST_TYPE_DORADMA_COPY_MODE,
+      DEFAULT_COPY_MODE,
+      G_PARAM_READWRITE | G_PARAM_STATIC_STRINGS | GST_PARAM_MUTABLE_READY);
+  /**
    * GstDoradmaSrc:copy:
    *
-   * Copy every frame into a local buffer under the slot's seqlock instead
-   * of leasing the slot (torn copies are discarded and counted). The
-   * writer is never held back by this reader's buffers.
-   *
-   * When `copy` is left unset and the channel's control object is writable
-   * by other users (group-writable, or owned by a third uid), the element
-   * copies anyway and warns: such a peer could clear our lease and get a
-   * frame we read zero-copy rewritten (docs/threat-model.md). Setting
-   * copy=false reads zero-copy all the same.
+   * The boolean form of `copy-mode`, kept for compatibility: TRUE sets
+   * copy-mode=always, FALSE copy-mode=never. Reads TRUE while the element
+   * copies (copy-mode=always, or auto on a channel others may write).
    *
    * Since: 0.1
    */
   properties[PROP_COPY] = g_param_spec_boolean ("copy", "Copy",
-      "Copy frames into local buffers instead of leasing slots (zero-copy "
-      "off); unset: copy only when other users may write the channel's "
-      "control object", DEFAULT_COPY,
+      "Boolean form of copy-mode: true = always, false = never; reads true "
+      "while frames are copied (also under copy-mode=auto)", DEFAULT_COPY,
       G_PARAM_READWRITE | G_PARAM_STATIC_STRINGS | GST_PARAM_MUTABLE_READY);
   /**
    * GstDoradmaSrc:max-leases:
@@ -267,6 +293,7 @@ gst_doradma_src_settings_install (GObjectClass * gobject_class)
       properties);
   gst_type_mark_as_plugin_api (GST_TYPE_DORADMA_SRC_TRANSPORT, 0);
   gst_type_mark_as_plugin_api (GST_TYPE_DORADMA_COPY_TO, 0);
+  gst_type_mark_as_plugin_api (GST_TYPE_DORADMA_COPY_MODE, 0);
 }
 
 void
@@ -275,8 +302,7 @@ gst_doradma_src_settings_init (GstDoradmaSrcSettings * s)
   s->channel = DEFAULT_CHANNEL;
   s->timeout = DEFAULT_TIMEOUT;
   s->read_mode = DEFAULT_READ_MODE;
-  s->copy = DEFAULT_COPY;
-  s->copy_set = FALSE;
+  s->copy_mode = DEFAULT_COPY_MODE;
   s->max_leases = DEFAULT_MAX_LEASES;
   s->on_writer_lost = DEFAULT_ON_WRITER_LOST;
   s->processing_deadline = DEFAULT_PROCESSING_DEADLINE;
@@ -317,8 +343,11 @@ gst_doradma_src_settings_set_property (GstDoradmaSrcSettings * s,
       s->read_mode = g_value_get_enum (value);
       break;
     case PROP_COPY:
-      s->copy = g_value_get_boolean (value);
-      s->copy_set = TRUE;
+      s->copy_mode = g_value_get_boolean (value) ?
+          GST_DORADMA_COPY_MODE_ALWAYS : GST_DORADMA_COPY_MODE_NEVER;
+      break;
+    case PROP_COPY_MODE:
+      s->copy_mode = g_value_get_enum (value);
       break;
     case PROP_MAX_LEASES:
       s->max_leases = g_value_get_uint (value);
@@ -370,7 +399,10 @@ gst_doradma_src_settings_get_property (GstDoradmaSrcSettings * s,
       g_value_set_enum (value, s->read_mode);
       break;
     case PROP_COPY:
-      g_value_set_boolean (value, s->copy);
+      g_value_set_boolean (value, s->copy_mode == GST_DORADMA_COPY_MODE_ALWAYS);
+      break;
+    case PROP_COPY_MODE:
+      g_value_set_enum (value, s->copy_mode);
       break;
     case PROP_MAX_LEASES:
       g_value_set_uint (value, s->max_leases);

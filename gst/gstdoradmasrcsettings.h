@@ -19,20 +19,30 @@
 
 G_BEGIN_DECLS GType gst_doradma_src_transport_get_type (void);
 GType gst_doradma_copy_to_get_type (void);
+GType gst_doradma_copy_mode_get_type (void);
 #define GST_TYPE_DORADMA_SRC_TRANSPORT (gst_doradma_src_transport_get_type ())
 #define GST_TYPE_DORADMA_COPY_TO (gst_doradma_copy_to_get_type ())
+#define GST_TYPE_DORADMA_COPY_MODE (gst_doradma_copy_mode_get_type ())
+
+/* `copy-mode`: lease or copy. AUTO copies only a channel whose control
+ * object other users may write (docs/threat-model.md). */
+typedef enum
+{
+  GST_DORADMA_COPY_MODE_AUTO = 0,
+  GST_DORADMA_COPY_MODE_NEVER = 1,
+  GST_DORADMA_COPY_MODE_ALWAYS = 2,
+} GstDoradmaCopyMode;
 
 /* The settings' property ids are 1 to this - 1; the element's own start
  * here. */
-#define GST_DORADMA_SRC_SETTINGS_N_PROPS 13
+#define GST_DORADMA_SRC_SETTINGS_N_PROPS 14
 
 typedef struct
 {
   gchar *channel;
   guint64 timeout;
   GstDoradmaReadMode read_mode;
-  gboolean copy;
-  gboolean copy_set;            /* the user set `copy` */
+  GstDoradmaCopyMode copy_mode;  /* also what the boolean `copy` sets */
   guint max_leases;
   GstDoradmaWriterLost on_writer_lost;
   GstClockTime processing_deadline;

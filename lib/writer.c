@@ -1127,12 +1127,12 @@ doradma_writer_eos (struct doradma_writer *w)
   return 0;
 }
 
-DORADMA_API int
-doradma_writer_evict_stalled (struct doradma_writer *w,
+/* Marks the entries in `which` EVICTED (their leases stay honoured: only
+ * back-pressure stops), their pids into diag. Returns how many. */
+static int
+evict_locked (struct doradma_writer *w, uint64_t which,
     struct doradma_diag *diag)
 {
-  KEEP_ERRNO;
-  uint64_t active, min;
   int r, n = 0;
   size_t off = 0;
 
@@ -1140,6 +1140,29 @@ doradma_writer_evict_stalled (struct doradma_writer *w,
     diag->field = "readers";
     diag->msg[0] = '\0';
   }
+  for (r = 0; r < (int) DORADMA_MAX_READERS; r++) {
+    struct doradma_shm_reader *e = &w->ctl->readers[r];
+    if (!(which & (1ull << r)))
+      continue;
+    dr_store_release (&e->state, DORADMA_READER_EVICTED);
+    if (diag && off < sizeof diag->msg)
+      off += snprintf (diag->msg + off, sizeof diag->msg - off,
+          "%sreader %d (pid %u)", n ? ", " : "evicted ", r,
+          dr_load_relaxed (&e->pid));
+    n++;
+  }
+  w->stats.evicted += n;
+  return n;
+}
+
+DORADMA_API int
+doradma_writer_evict_stalled (struct doradma_writer *w,
+    struct doradma_diag *diag)
+{
+  KEEP_ERRNO;
+  uint64_t active, min, stalled = 0;
+  int r, n;
+
   pthread_mutex_lock (&w->lock);
   min = min_consumed_locked (w);
   active = dr_load_acquire (&w->ctl->active);
@@ -1154,15 +1177,78 @@ doradma_writer_evict_stalled (struct doradma_writer *w,
       continue;
     if (dr_load_acquire (&e->consumed_seq) > min || min >= w->last_seq)
       continue;
-    /* Its leases stay honoured: only back-pressure stops. */
-    dr_store_release (&e->state, DORADMA_READER_EVICTED);
-    if (diag && off < sizeof diag->msg)
-      off += snprintf (diag->msg + off, sizeof diag->msg - off,
-          "%sreader %d (pid %u)", n ? ", " : "evicted ", r,
-          dr_load_relaxed (&e->pid));
-    n++;
+    stalled |= 1ull << r;
   }
-  w->stats.evicted += n;
+  n = evict_locked (w, stalled, diag);
+  pthread_mutex_unlock (&w->lock);
+  if (n)
+    eventcount_bump (&w->ctl->notify);
+  return n;
+}
+
+/* Entries doradma_writer_replace carried into this segment whose readers
+ * have not adopted them yet: those readers are still in an older segment. */
+static uint64_t
+unadopted_locked (struct doradma_writer *w)
+{
+  uint64_t active = dr_load_acquire (&w->ctl->active), pending = 0;
+  int r;
+
+  for (r = 0; r < (int) DORADMA_MAX_READERS; r++)
+    if ((w->carried & active & (1ull << r)) &&
+        dr_load_relaxed (&w->ctl->readers[r].state) == DORADMA_READER_RESERVED)
+      pending |= 1ull << r;
+  return pending;
+}
+
+DORADMA_API int
+doradma_writer_wait_carried (struct doradma_writer *w, int64_t timeout_ns,
+    const int *cancel)
+{
+  KEEP_ERRNO;
+  uint64_t start = monotonic_ns ();
+
+  for (;;) {
+    /* Snapshot before looking: an adoption bumps `space` once ACTIVE. */
+    uint32_t v = eventcount_snapshot (&w->ctl->space);
+    uint64_t pending, now = monotonic_ns ();
+    int superseded;
+
+    pthread_mutex_lock (&w->lock);
+    superseded = w->superseded;
+    /* A reader that died while draining frees its entry after its grace:
+     * at most one sweep per wait slice. */
+    if (now - w->last_sweep > (uint64_t) WAIT_SLICE_NS)
+      sweep_locked (w);
+    pending = unadopted_locked (w);
+    pthread_mutex_unlock (&w->lock);
+    if (superseded)
+      return -ESTALE;
+    if (pending == 0)
+      return 0;
+    if (g_atomic_int_get (&w->interrupted) ||
+        (cancel != NULL && __atomic_load_n (cancel, __ATOMIC_ACQUIRE)))
+      return -EINTR;
+    if (timeout_ns == 0)
+      return -EAGAIN;
+    if (timeout_ns > 0 && now - start >= (uint64_t) timeout_ns)
+      return -ETIMEDOUT;
+    eventcount_wait (&w->ctl->space, v,
+        wait_slice (start, now, timeout_ns, WAIT_SLICE_NS));
+  }
+}
+
+DORADMA_API int
+doradma_writer_evict_carried (struct doradma_writer *w,
+    struct doradma_diag *diag)
+{
+  KEEP_ERRNO;
+  int n;
+
+  /* Not carried again by the next replace: their readers join that one at
+   * its newest frame. */
+  pthread_mutex_lock (&w->lock);
+  n = evict_locked (w, unadopted_locked (w), diag);
   pthread_mutex_unlock (&w->lock);
   if (n)
     eventcount_bump (&w->ctl->notify);

@@ -34,7 +34,6 @@
 #include "gstdoradmaallocatorprivate.h"
 
 /* also gstdoradmaallocatorrdma.c's */
-GST_DEBUG_CATEGORY (gst_doradma_allocator_debug);
 #define GST_CAT_DEFAULT gst_doradma_allocator_debug
 
 struct _GstDoradmaSlabAllocatorClass
@@ -78,18 +77,6 @@ gst_doradma_slab_kind_get_type (void)
     g_once_init_leave (&id, t);
   }
   return (GType) id;
-}
-
-void
-gst_doradma_slab_debug_init (void)
-{
-  static gsize once = 0;
-
-  if (g_once_init_enter (&once)) {
-    GST_DEBUG_CATEGORY_INIT (gst_doradma_allocator_debug, "doradmaallocator", 0,
-        "doradma CUDA slab allocator");
-    g_once_init_leave (&once, 1);
-  }
 }
 
 /* ------------------------------------------------------------------------ */
@@ -543,7 +530,7 @@ gst_doradma_slab_allocator_class_init (GstDoradmaSlabAllocatorClass * klass)
   GObjectClass *gobject_class = G_OBJECT_CLASS (klass);
   GstAllocatorClass *alloc_class = GST_ALLOCATOR_CLASS (klass);
 
-  gst_doradma_slab_debug_init ();
+  gst_doradma_lib_debug_init ();
   gobject_class->finalize = gst_doradma_slab_allocator_finalize;
   alloc_class->alloc = GST_DEBUG_FUNCPTR (slab_alloc);
   alloc_class->free = GST_DEBUG_FUNCPTR (slab_free);
@@ -611,7 +598,7 @@ gst_doradma_slab_allocator_register_all (void)
   };
   guint i;
 
-  gst_doradma_slab_debug_init ();
+  gst_doradma_lib_debug_init ();
   for (i = 0; i < G_N_ELEMENTS (regs); i++) {
     GstAllocator *a = gst_allocator_find (regs[i].name);
 

@@ -203,9 +203,10 @@ GstStructure *gst_doradma_slab_get_stats (GstAllocator * allocator);
  * gst_doradma_slab_allocator_register_all: (skip)
  *
  * Registers the three lazily initialised allocators under
- * GST_DORADMA_SLAB_ALLOCATOR_MANAGED/PINNED/DEVICE. The plugin calls it
- * from plugin_init; applications find the allocators with
- * gst_allocator_find() (not introspected: plugin plumbing).
+ * GST_DORADMA_SLAB_ALLOCATOR_MANAGED/PINNED/DEVICE, and the library's debug
+ * categories (doradmaallocator, doradmamemory). The plugin calls it from
+ * plugin_init; applications find the allocators with gst_allocator_find()
+ * (not introspected: plugin plumbing).
  */
 GST_DORADMA_API
 void gst_doradma_slab_allocator_register_all (void);

@@ -16,8 +16,9 @@
  * the private driver table cuda-api.h */
 #include "doradma-cuda.h"
 #include "gstdoradmagpudirect.h"
+#include "gstdoradmadebugprivate.h"
 
-G_BEGIN_DECLS GST_DEBUG_CATEGORY_EXTERN (gst_doradma_allocator_debug);
+G_BEGIN_DECLS
 
 #define N_CLASSES DORADMA_CUDA_SLAB_N_CLASSES
 
@@ -71,7 +72,6 @@ struct _GstDoradmaSlabAllocator
   guint64 mr_regs, mr_hits, mr_deregs;
 };
 
-void gst_doradma_slab_debug_init (void);
 /* The budget: the argument, else the variable, else the default. A
  * malformed variable is an error even where CUDA is absent. */
 gboolean gst_doradma_slab_resolve_budget (guint64 arg, guint64 * out,

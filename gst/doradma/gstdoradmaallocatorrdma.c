@@ -138,7 +138,7 @@ gst_doradma_slab_allocator_new_rdma (gpointer pd, guint64 budget,
   guint64 b;
   GstDoradmaGpudirectProbe p;
 
-  gst_doradma_slab_debug_init ();
+  gst_doradma_lib_debug_init ();
   if (!gst_doradma_slab_resolve_budget (budget, &b, error))
     goto out;
   gst_doradma_gpudirect_run_probe (0, &p);

@@ -16,8 +16,8 @@
 #endif
 
 #include "gstdoradmamemoryprivate.h"
+#include "gstdoradmadebugprivate.h"
 
-GST_DEBUG_CATEGORY_STATIC (gst_doradma_memory_debug);
 #define GST_CAT_DEFAULT gst_doradma_memory_debug
 
 typedef struct
@@ -35,8 +35,7 @@ typedef GstAllocatorClass GstDoradmaAllocatorClass;
 
 GType gst_doradma_allocator_get_type (void);
 G_DEFINE_TYPE_WITH_CODE (GstDoradmaAllocator, gst_doradma_allocator,
-    GST_TYPE_ALLOCATOR, GST_DEBUG_CATEGORY_INIT (gst_doradma_memory_debug,
-        "doradmamemory", 0, "doradma slot memory"));
+    GST_TYPE_ALLOCATOR, gst_doradma_lib_debug_init ());
 
 static GstMemory *
 gst_doradma_allocator_alloc (GstAllocator * allocator, gsize size,

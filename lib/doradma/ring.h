@@ -246,6 +246,26 @@ int doradma_writer_sweep (struct doradma_writer *w);
  * honoured). Returns the number evicted; the pids go to diag->msg. */
 int doradma_writer_evict_stalled (struct doradma_writer *w, struct doradma_diag *diag);
 
+/* A lossless writer calls this before doradma_writer_replace: waits until
+ * every back-pressure reader the previous replace carried into `w` has
+ * adopted its entry (it reopened the name and found this segment, which it
+ * then drains after the next replace), died (its entry is freed after the
+ * RESERVED grace) or was evicted. Replacing earlier would lose this
+ * segment's frames: such a reader, still draining an older segment, would
+ * reopen the name after the next replace and find only the successor.
+ * Adoptions are signalled on `space` (no polling). Returns 0, -EAGAIN
+ * (timeout 0), -ETIMEDOUT, -EINTR (interrupt or *cancel), -ESTALE (`w`
+ * was replaced). */
+int doradma_writer_wait_carried (struct doradma_writer *w, int64_t timeout_ns,
+    const int *cancel);
+
+/* Evicts the carried readers doradma_writer_wait_carried waits for: the next
+ * replace does not carry them, so they join the successor at its newest
+ * frame and lose this segment's frames. Returns the number evicted; the
+ * pids go to diag->msg. */
+int doradma_writer_evict_carried (struct doradma_writer *w,
+    struct doradma_diag *diag);
+
 /* Interrupts (on = 1) a blocking doradma_writer_acquire and makes later ones
  * return -EINTR until called with on = 0. Safe from any thread. */
 void doradma_writer_interrupt (struct doradma_writer *w, int on);

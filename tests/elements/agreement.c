@@ -568,42 +568,140 @@ GST_START_TEST (test_each_side_logs_in_its_category_with_its_element)
 
 GST_END_TEST;
 
-/* NF7: `copy` left unset on a channel whose control object others may
- * write: the consumer copies every frame and says so (a WARNING on the
- * bus), `copy` reads TRUE while it does, and the copies are counted.
- * Before: copy read FALSE, no message, copies 0. */
-GST_START_TEST (test_copy_reads_what_the_consumer_does)
+/* NF9: the helpers' categories exist once the plugin is loaded, before any
+ * element or frame: `gst-inspect-1.0 --gst-debug-help` lists them, and
+ * gst_debug_set_threshold_for_name finds them. Before, doradmamemory,
+ * doradmapool, doradmaproducer (and doradmacudapool) appeared only when
+ * their first object was made. */
+GST_START_TEST (test_every_category_is_registered_when_the_plugin_loads)
 {
-  gchar *ch = t_channel ("copyq");
+  const gchar *want[] = { "doradma", "doradmaallocator", "doradmamemory",
+    "doradmapool", "doradmaproducer", NULL
+  };
+  GstPlugin *plugin = gst_plugin_load_by_name ("doradma");
+  GSList *cats, *l;
+
+  fail_unless (plugin != NULL);
+  cats = gst_debug_get_all_categories ();
+  for (const gchar ** w = want; *w; w++) {
+    for (l = cats; l; l = l->next)
+      if (g_strcmp0 (gst_debug_category_get_name (l->data), *w) == 0)
+        break;
+    fail_unless (l != NULL, "no debug category %s after loading the plugin",
+        *w);
+  }
+  g_slist_free (cats);
+  gst_object_unref (plugin);
+}
+
+GST_END_TEST;
+
+/* The nick of `copy-mode` as `src` reads it. */
+static const gchar *
+copy_mode_nick (GstElement * src)
+{
+  GParamSpec *ps = g_object_class_find_property (G_OBJECT_GET_CLASS (src),
+      "copy-mode");
+  gint v = -1;
+  GEnumValue *ev;
+
+  fail_unless (ps != NULL, "doradmasrc has no copy-mode property");
+  g_object_get (src, "copy-mode", &v, NULL);
+  ev = g_enum_get_value (G_PARAM_SPEC_ENUM (ps)->enum_class, v);
+  fail_unless (ev != NULL);
+  return ev->value_nick;
+}
+
+/* NF7: `copy` had three states behind a boolean (unset, true, false).
+ * copy-mode names them (auto, always, never); the boolean stays a
+ * shorthand: true = always, false = never. Before: no copy-mode. */
+GST_START_TEST (test_copy_mode_names_the_three_states)
+{
+  GstElement *src = gst_element_factory_make ("doradmasrc", NULL);
+  gboolean copy = TRUE;
+
+  fail_unless (src != NULL);
+  fail_unless_equals_string (copy_mode_nick (src), "auto");
+  g_object_get (src, "copy", &copy, NULL);
+  fail_if (copy);
+  g_object_set (src, "copy", TRUE, NULL);
+  fail_unless_equals_string (copy_mode_nick (src), "always");
+  g_object_set (src, "copy", FALSE, NULL);
+  fail_unless_equals_string (copy_mode_nick (src), "never");
+  gst_util_set_object_arg (G_OBJECT (src), "copy-mode", "always");
+  g_object_get (src, "copy", &copy, NULL);
+  fail_unless (copy);
+  gst_util_set_object_arg (G_OBJECT (src), "copy-mode", "auto");
+  g_object_get (src, "copy", &copy, NULL);
+  fail_if (copy);
+  gst_object_unref (src);
+}
+
+GST_END_TEST;
+
+/* What the src does on a channel whose control object others may write
+ * (the sink's permissions=0660) with copy-mode `mode` (NULL: left unset):
+ * whether it copies (the buffer, `copy`, the copies stat agree) and whether
+ * it warns (only auto copies without being asked). */
+static void
+check_copy_mode_on_a_shared_channel (const gchar * mode, gboolean copies,
+    gboolean warns)
+{
+  gchar *ch = t_channel ("copym");
   GstHarness *w = t_sink_new (ch, T_CAPS, "permissions=0660");
   gchar *desc = g_strdup_printf ("doradmasrc name=src channel=%s "
-      "timeout=5000000000", ch);
+      "timeout=5000000000%s%s", ch, mode ? " copy-mode=" : "",
+      mode ? mode : "");
   TApp *cons;
   GstElement *src;
   GstSample *s;
   GstMessage *msg;
-  gboolean copy = FALSE;
+  gboolean copy;
+  const gchar *name = mode ? mode : "unset";
 
   fail_unless_equals_int (gst_harness_push (w, t_sysmem_frame (T_CAPS, 3)),
       GST_FLOW_OK);
   cons = t_app_new (desc);
   s = gst_app_sink_try_pull_sample (cons->sink, 5 * GST_SECOND);
   fail_unless (s != NULL);
-  fail_if (gst_is_doradma_memory (gst_buffer_peek_memory
-          (gst_sample_get_buffer (s), 0)));
+  fail_unless (gst_is_doradma_memory (gst_buffer_peek_memory
+          (gst_sample_get_buffer (s), 0)) == !copies, "copy-mode %s: %s",
+      name, copies ? "a lease, not a copy" : "a copy, not a lease");
   gst_sample_unref (s);
   src = gst_bin_get_by_name (GST_BIN (cons->pipe), "src");
   g_object_get (src, "copy", &copy, NULL);
-  fail_unless (copy, "copy reads FALSE while every frame is copied");
-  fail_unless (t_stat (src, "copies") >= 1);
+  fail_unless (copy == copies, "copy-mode %s: copy reads %d while frames "
+      "are %s", name, copy, copies ? "copied" : "leased");
+  fail_unless_equals_string (copy_mode_nick (src), mode ? mode : "auto");
+  fail_unless ((t_stat (src, "copies") >= 1) == copies);
   msg = gst_bus_pop_filtered (GST_ELEMENT_BUS (cons->pipe),
       GST_MESSAGE_WARNING);
-  fail_unless (msg != NULL, "no warning that every frame is copied");
-  gst_message_unref (msg);
+  fail_unless ((msg != NULL) == warns, "copy-mode %s: %s", name,
+      warns ? "no warning that every frame is copied" : "a warning");
+  if (msg)
+    gst_message_unref (msg);
   gst_object_unref (src);
   t_app_free (cons);
   t_teardown (w, NULL, ch);
   g_free (desc);
+}
+
+/* NF7: `copy` left unset on a channel whose control object others may
+ * write: the consumer copies every frame and says so (a WARNING on the
+ * bus), `copy` reads TRUE while it does, and the copies are counted.
+ * Before: copy read FALSE, no message, copies 0. */
+GST_START_TEST (test_copy_reads_what_the_consumer_does)
+{
+  check_copy_mode_on_a_shared_channel (NULL, TRUE, TRUE);
+}
+
+GST_END_TEST;
+
+/* copy-mode=never leases, always copies; neither warns. */
+GST_START_TEST (test_copy_mode_never_and_always_do_what_they_say)
+{
+  check_copy_mode_on_a_shared_channel ("never", FALSE, FALSE);
+  check_copy_mode_on_a_shared_channel ("always", TRUE, FALSE);
 }
 
 GST_END_TEST;
@@ -626,7 +724,10 @@ agreement_suite (void)
   tcase_add_test (tc, test_dora_pool_is_refused_once_the_sink_started);
   tcase_add_test (tc, test_one_stall_posts_one_error);
   tcase_add_test (tc, test_each_side_logs_in_its_category_with_its_element);
+  tcase_add_test (tc, test_every_category_is_registered_when_the_plugin_loads);
   tcase_add_test (tc, test_copy_reads_what_the_consumer_does);
+  tcase_add_test (tc, test_copy_mode_names_the_three_states);
+  tcase_add_test (tc, test_copy_mode_never_and_always_do_what_they_say);
   return s;
 }
 

@@ -9,7 +9,13 @@
  *  - while someone else holds the entry's lock for a moment (a joiner's
  *    probe, the writer's sweep);
  *  - across two replaces in quick succession (A -> B -> C) before the
- *    reader reopens.
+ *    reader reopens;
+ *  - across two replaces when the middle segment holds frames (a caps
+ *    change, then a pool with bigger slots): the second waits
+ *    (doradma_writer_wait_carried) until the reader, still draining the
+ *    first, has adopted its entry in the middle one, whose frames it then
+ *    reads; and the wait ends in -ETIMEDOUT, or at once after
+ *    doradma_writer_evict_carried.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -241,6 +247,138 @@ err:
   return res;
 }
 
+struct second_replace
+{
+  struct doradma_writer *b, *c;
+  int wait_rc, replace_rc;
+  int done;                     /* atomic */
+};
+
+/* What a lossless producer does before its second replace. */
+static void *
+replace_once_adopted (void *arg)
+{
+  struct second_replace *x = arg;
+  struct doradma_writer_config wc;
+
+  x->wait_rc = doradma_writer_wait_carried (x->b, 20000 * MS, NULL);
+  t_writer_config (&wc, ch, dir, 4, 2 * BYTES);
+  x->replace_rc = doradma_writer_replace (x->b, &wc, &x->c, NULL);
+  __atomic_store_n (&x->done, 1, __ATOMIC_RELEASE);
+  return NULL;
+}
+
+/* The reader reads `first`..`last` in order, nothing skipped. */
+static int
+read_in_order (struct doradma_reader *r, uint64_t first, uint64_t last,
+    const char *where)
+{
+  struct doradma_frame f;
+
+  for (uint64_t s = first; s <= last; s++) {
+    T_RC (doradma_reader_next (r, DORADMA_READ_NEXT, 2000 * MS, &f, NULL), 0,
+        where);
+    T_CHECK (f.info.seq == s && f.skipped == 0, "%s: seq %llu (want %llu), "
+        "skipped %llu: frames lost in lossless mode", where,
+        (unsigned long long) f.info.seq, (unsigned long long) s,
+        (unsigned long long) f.skipped);
+    doradma_reader_release (r, f.slot);
+  }
+  return 0;
+err:
+  return -1;
+}
+
+static int
+case_two_replaces_middle_frames (void)
+{
+  struct doradma_writer_config wc;
+  struct doradma_writer *a = NULL, *b = NULL;
+  struct doradma_reader *r = NULL, *r2 = NULL, *r3 = NULL;
+  struct doradma_frame f;
+  struct second_replace x = { 0 };
+  struct timespec pause = { 0, 200 * MS };
+  pthread_t th;
+  int started = 0, res = -1;
+  uint64_t token;
+
+  T_CHECK (setup (&a, &r, "ho4") == 0, "setup");
+  token = doradma_reader_token (r);
+  t_writer_config (&wc, ch, dir, 4, BYTES);
+  T_RC (doradma_writer_replace (a, &wc, &b, NULL), 0, "replace A -> B");
+  for (uint64_t s = 4; s <= 5; s++)
+    T_RC (t_publish_as (b, DORADMA_POLICY_LOSSLESS, 0, BYTES, s, NULL), 0,
+        "publish on B");
+  /* The reader is still in A: its entry in B is not adopted. */
+  T_RC (doradma_writer_wait_carried (b, 0, NULL), -EAGAIN, "wait, no time");
+  T_RC (doradma_writer_wait_carried (b, 60 * MS, NULL), -ETIMEDOUT,
+      "wait 60 ms");
+  x.b = b;
+  T_CHECK (pthread_create (&th, NULL, replace_once_adopted, &x) == 0, "thread");
+  started = 1;
+  nanosleep (&pause, NULL);
+  T_CHECK (!__atomic_load_n (&x.done, __ATOMIC_ACQUIRE), "B was replaced "
+      "while its reader was still in A");
+  T_CHECK (drain (r) == 0, "drain A");
+  T_RC (reopen (token, &r2), 0, "reopen after A");
+  T_CHECK (doradma_reader_token (r2) == token, "B's entry was not adopted");
+  doradma_reader_set_last_seq (r2, doradma_reader_last_seq (r));
+  pthread_join (th, NULL);
+  started = 0;
+  T_RC (x.wait_rc, 0, "wait_carried once adopted");
+  T_RC (x.replace_rc, 0, "replace B -> C");
+  T_CHECK (read_in_order (r2, 4, 5, "B") == 0, "B's frames");
+  T_RC (doradma_reader_next (r2, DORADMA_READ_NEXT, 0, &f, NULL), -ESTALE,
+      "B drained");
+  T_RC (t_publish_as (x.c, DORADMA_POLICY_LOSSLESS, 0, BYTES, 6, NULL), 0,
+      "publish 6 on C");
+  T_RC (reopen (token, &r3), 0, "reopen after B");
+  T_CHECK (doradma_reader_token (r3) == token, "C's entry was not adopted");
+  doradma_reader_set_last_seq (r3, doradma_reader_last_seq (r2));
+  T_CHECK (read_in_order (r3, 6, 6, "C") == 0, "C's frames");
+  /* Nothing left to wait for in C: its reader adopted the entry. */
+  T_RC (doradma_writer_wait_carried (x.c, 0, NULL), 0, "C settled");
+  res = 0;
+err:
+  if (started)
+    pthread_join (th, NULL);
+  doradma_reader_close (r3);
+  doradma_reader_close (r2);
+  doradma_reader_close (r);
+  doradma_writer_close (x.c);
+  doradma_writer_close (b);
+  doradma_writer_close (a);
+  return res;
+}
+
+/* on-reader-stall=evict: the carried reader is no longer waited for. */
+static int
+case_evict_carried (void)
+{
+  struct doradma_writer_config wc;
+  struct doradma_writer *a = NULL, *b = NULL;
+  struct doradma_reader *r = NULL;
+  struct doradma_diag diag = { 0 };
+  int res = -1;
+
+  T_CHECK (setup (&a, &r, "ho5") == 0, "setup");
+  t_writer_config (&wc, ch, dir, 4, BYTES);
+  T_RC (doradma_writer_replace (a, &wc, &b, NULL), 0, "replace A -> B");
+  T_RC (t_publish_as (b, DORADMA_POLICY_LOSSLESS, 0, BYTES, 4, NULL), 0,
+      "publish on B");
+  T_RC (doradma_writer_wait_carried (b, 0, NULL), -EAGAIN, "wait");
+  T_RC (doradma_writer_evict_carried (b, &diag), 1, "evict");
+  T_CHECK (strstr (diag.msg, "pid") != NULL, "diag names the pid: %s",
+      diag.msg);
+  T_RC (doradma_writer_wait_carried (b, 0, NULL), 0, "wait after evict");
+  res = 0;
+err:
+  doradma_reader_close (r);
+  doradma_writer_close (b);
+  doradma_writer_close (a);
+  return res;
+}
+
 int
 main (void)
 {
@@ -253,6 +391,9 @@ main (void)
   T_EXPECT (failed, case_transient_holder () == 0, "transient lock holder");
   T_EXPECT (failed, case_two_replaces () == 0, "two quick replaces");
   T_EXPECT (failed, case_slow_drain () == 0, "slow drain, close first");
+  T_EXPECT (failed, case_two_replaces_middle_frames () == 0,
+      "two replaces, frames in the middle segment");
+  T_EXPECT (failed, case_evict_carried () == 0, "evict carried readers");
   if (t_shm_dir_remove (dir) != 0)
     failed++;
   return failed ? T_EXIT_FAIL : T_EXIT_PASS;
