@@ -66,6 +66,8 @@ case $profile in
               python3-matplotlib
               # the SDK: GstDoradma-1.0 GIR/typelib, the NumPy example
               gobject-introspection libgirepository1.0-dev python3-numpy
+              # the doradma Python module (python/): Python.h
+              python3-dev
               # scripts/gst-indent (the C style check)
               indent)
     if [ "$profile" = full ]; then
