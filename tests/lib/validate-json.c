@@ -219,6 +219,30 @@ test_hostile_bytes (void)
   g_string_free (deep, TRUE);
   image_free (&img);
 
+  /* The bound's boundary pair (JSON_DEPTH_MAX 32 in lib/meta.c): the root
+   * object is level 1, so 31 brackets in a member reach 32 levels (the last
+   * accepted) and 32 reach 33 (the first refused). An off-by-one in the
+   * check would write one byte past the lexer's bracket stack. */
+  for (i = 31; i <= 32; i++) {
+    guint k;
+
+    image_build_default (&img);
+    deep = g_string_new ("\"deep\":");
+    for (k = 0; k < i; k++)
+      g_string_append_c (deep, '[');
+    for (k = 0; k < i; k++)
+      g_string_append_c (deep, ']');
+    g_string_append (deep, ",\"size\":");
+    image_replace_json (&img, "\"size\":", deep->str);
+    if (i == 31)
+      T_EXPECT_IMAGE (failures, &img, 0, NULL, "nesting 32 levels (the bound)");
+    else
+      T_EXPECT_IMAGE (failures, &img, -EBADMSG, "json",
+          "nesting 33 levels (one past the bound)");
+    g_string_free (deep, TRUE);
+    image_free (&img);
+  }
+
   /* Moderate nesting in extra keys is fine. */
   image_build_default (&img);
   image_replace_json (&img, "\"size\":", "\"n\":[[[[[[[[{}]]]]]]]],\"size\":");
