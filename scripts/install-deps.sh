@@ -67,7 +67,9 @@ case $profile in
               # the SDK: GstDoradma-1.0 GIR/typelib, the NumPy example
               gobject-introspection libgirepository1.0-dev python3-numpy
               # scripts/gst-indent (the C style check)
-              indent)
+              indent
+              # tests/relacy: the protocol on a relaxed memory model
+              relacy-dev)
     if [ "$profile" = full ]; then
       # scripts/chroot-test.sh: Debian 13 / Debian 11 chroots, arm64 under qemu
       PACKAGES+=(debootstrap qemu-user-static)
