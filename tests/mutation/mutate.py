@@ -11,6 +11,7 @@ import argparse
 import os
 import re
 import shutil
+import signal
 import subprocess
 import sys
 import time
@@ -186,6 +187,8 @@ def main():
     ap.add_argument('--check-equivalents', action='store_true',
                     help='run the declared equivalents too')
     a = ap.parse_args()
+    # SIGTERM unwinds like ^C: the mutated scratch file is put back.
+    signal.signal(signal.SIGTERM, lambda *_: sys.exit(130))
 
     mutants = parse_catalogue(a.catalogue)
     if a.only:
@@ -263,6 +266,13 @@ def main():
             print('  baseline %-28s %s' % (key[1], baseline[(kind,) + key]),
                   flush=True)
 
+    # Cheapest rebuilds first, one file's mutants together: sources, then
+    # the headers many files include (lib/atomic.h rebuilds all of lib/).
+    # A run cut short has then covered the most mutants.
+    def cost(m):
+        f = m['file']
+        return (f.endswith('.h'), f == 'lib/atomic.h', f, m['line'])
+    runnable.sort(key=cost)
     t0 = time.time()
     for i, m in enumerate(runnable, 1):
         kind = m['build']
