@@ -3,7 +3,6 @@
  * has released it: after the newest frame, the next attempt finds nothing
  * (-EAGAIN) until another frame is published. Single-threaded: no timing. */
 #include <errno.h>
-#include <stdlib.h>
 #include <string.h>
 
 #include "helpers.h"
@@ -11,13 +10,6 @@
 /* Failed checks (T_EXPECT*); main exits 1 if any. */
 static int failures;
 
-/* Set-up that must work for the checks to mean anything. */
-#define REQUIRE(cond, what) do { \
-    if (!(cond)) { \
-      t_log ("%s failed", (what)); \
-      exit (T_EXIT_FAIL); \
-    } \
-  } while (0)
 
 #define BYTES 4096
 
@@ -25,8 +17,8 @@ static void
 publish_n (struct doradma_writer *w, int n, uint64_t * last)
 {
   for (int i = 0; i < n; i++)
-    REQUIRE (t_publish (w, DORADMA_POLICY_LATEST, 0, BYTES, last, NULL) == 0,
-        "publish");
+    T_EXPECT (failures, t_publish (w, DORADMA_POLICY_LATEST, 0, BYTES, last,
+            NULL) == 0, "publish");
 }
 
 /* Reads with `mode` (copy into dst when not NULL); returns the sequence or
@@ -64,7 +56,7 @@ main (void)
 
   t_watchdog (30);
   t_channel (ch, sizeof ch, "nodup");
-  REQUIRE (t_open_pair (dir, ch, 6, BYTES, 0, &w, &r) == 0, "open");
+  T_CHECK (t_open_pair (dir, ch, 6, BYTES, 0, &w, &r) == 0, "open");
 
   /* next, leases held: 1, 2, 3 once each, then nothing. */
   publish_n (w, 3, &last);
@@ -117,4 +109,7 @@ main (void)
   doradma_writer_close (w);
   T_EXPECT (failures, t_shm_dir_remove (dir) == 0, "leftovers");
   return failures ? T_EXIT_FAIL : T_EXIT_PASS;
+err:
+  t_shm_dir_remove (dir);
+  return T_EXIT_FAIL;
 }
