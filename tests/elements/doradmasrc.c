@@ -63,10 +63,11 @@ lib_writer (const gchar * channel, const gchar * caps, guint slots, guint mode)
 }
 
 /* Publishes a frame of `caps` (default layout) whose bytes are all `v`,
- * captured at CLOCK_MONOTONIC `mono_pts`. */
+ * captured at CLOCK_MONOTONIC `mono_pts`, its rows `short_rows` bytes
+ * shorter than the caps need (0: exact). */
 static void
-lib_publish (struct doradma_writer *w, const gchar * caps, guint8 v,
-    GstClockTime mono_pts)
+lib_publish_rows (struct doradma_writer *w, const gchar * caps, guint8 v,
+    GstClockTime mono_pts, guint short_rows)
 {
   struct doradma_frame_info fi = { 0 };
   GstVideoInfo info;
@@ -90,7 +91,7 @@ lib_publish (struct doradma_writer *w, const gchar * caps, guint8 v,
     fi.planes[p].stride = GST_VIDEO_INFO_PLANE_STRIDE (i, p);
     fi.planes[p].rows = GST_VIDEO_INFO_COMP_HEIGHT (i, p);
     fi.planes[p].row_bytes = GST_VIDEO_INFO_COMP_WIDTH (i, p) *
-        GST_VIDEO_INFO_COMP_PSTRIDE (i, p);
+        GST_VIDEO_INFO_COMP_PSTRIDE (i, p) - short_rows;
   }
   fi.pts = fi.dts = fi.offset = fi.offset_end = DORADMA_TIME_NONE;
   fi.duration = 33 * GST_MSECOND;
@@ -98,6 +99,13 @@ lib_publish (struct doradma_writer *w, const gchar * caps, guint8 v,
   fi.mono_pts = mono_pts;
   r = doradma_writer_publish (w, slot, &fi);
   fail_unless (r == 0, "publish: %s", g_strerror (-r));
+}
+
+static void
+lib_publish (struct doradma_writer *w, const gchar * caps, guint8 v,
+    GstClockTime mono_pts)
+{
+  lib_publish_rows (w, caps, v, mono_pts, 0);
 }
 
 /* A pipeline "doradmasrc name=src <props> ! <down>" whose pushed buffers
@@ -989,6 +997,7 @@ GST_START_TEST (test_a_recycled_buffer_gets_a_fresh_video_meta)
 GST_END_TEST;
 
 #define T_PAD "video/x-raw,format=I420,width=330,height=250,framerate=30/1"
+#define T_GRAY "video/x-raw,format=GRAY8,width=330,height=25,framerate=30/1"
 
 /* Finding 1: copy=true (like the zero-copy path) hands a downstream that
  * did not accept GstVideoMeta the default layout, never the writer's
@@ -1011,6 +1020,51 @@ GST_START_TEST (test_without_video_meta_every_mode_pushes_the_default_layout)
     gst_buffer_unref (buf);
     src_teardown (h, w, ch);
   }
+}
+
+GST_END_TEST;
+
+/* One plane: a padded frame has the default offset (0) but not the
+ * default stride, and must still be copied into the default layout. */
+GST_START_TEST (test_single_plane_padded_frames_are_copied_to_default_layout)
+{
+  gchar *ch = t_channel ("layout1");
+  GstHarness *w = t_sink_harness (ch, T_GRAY);
+  GstHarness *h;
+  GstBuffer *buf;
+
+  push_padded (w, T_GRAY, 54, 1);
+  h = src_new (ch, NULL);
+  buf = gst_harness_pull (h);
+  assert_default_layout_pattern (buf, T_GRAY);
+  gst_buffer_unref (buf);
+  src_teardown (h, w, ch);
+}
+
+GST_END_TEST;
+
+/* A frame whose rows are shorter than the caps' width does not cover the
+ * caps: skipped, the next one delivered. */
+GST_START_TEST (test_frame_with_short_rows_is_skipped)
+{
+  gchar *ch = t_channel ("shortrows");
+  struct doradma_writer *w = lib_writer (ch, T_GRAY, 4, 0);
+  GstHarness *h;
+  GstBuffer *buf;
+
+  h = src_new (ch, NULL);
+  /* joined before the first frame: a late joiner would start at frame 2 */
+  fail_unless_equals_int (doradma_writer_wait_readers (w, 1, 5 * GST_SECOND,
+          NULL), 0);
+  lib_publish_rows (w, T_GRAY, 1, GST_CLOCK_TIME_NONE, 1);
+  lib_publish (w, T_GRAY, 2, GST_CLOCK_TIME_NONE);
+  buf = gst_harness_pull (h);
+  fail_unless_equals_int (t_first_byte (buf), 2);
+  gst_buffer_unref (buf);
+  gst_harness_teardown (h);
+  doradma_writer_close (w);
+  fail_unless (t_shm_clean (ch));
+  g_free (ch);
 }
 
 GST_END_TEST;
@@ -1723,6 +1777,9 @@ doradmasrc_suite (void)
   tcase_add_test (tc, test_pts_follow_the_pipeline_clock);
   tcase_add_test (tc, test_a_recycled_buffer_gets_a_fresh_video_meta);
   tcase_add_test (tc, test_frame_meta_setter_needs_a_writable_buffer);
+  tcase_add_test (tc,
+      test_single_plane_padded_frames_are_copied_to_default_layout);
+  tcase_add_test (tc, test_frame_with_short_rows_is_skipped);
   tcase_add_test (tc,
       test_without_video_meta_every_mode_pushes_the_default_layout);
   tcase_add_test (tc, test_padded_frames_go_zero_copy_into_videoconvert);
