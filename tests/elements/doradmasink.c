@@ -293,6 +293,30 @@ GST_START_TEST (test_slot_memory_with_an_offset_is_published_byte_exact)
 
 GST_END_TEST;
 
+/* A slot buffer without video meta that is shorter than the caps' frame
+ * (upstream trimmed it) is refused, never published with the rest of the
+ * frame left over from an older one. */
+GST_START_TEST (test_short_slot_buffer_without_meta_is_refused)
+{
+  gchar *ch = t_channel ("shortslot");
+  GstHarness *h = t_sink_harness (ch, T_CAPS);
+  GstBufferPool *pool = t_sink_pool (h, T_CAPS, NULL);
+  GstVideoMeta *meta;
+  GstBuffer *buf;
+
+  fail_unless_equals_int (gst_buffer_pool_acquire_buffer (pool, &buf, NULL),
+      GST_FLOW_OK);
+  if ((meta = gst_buffer_get_video_meta (buf)) != NULL)
+    gst_buffer_remove_meta (buf, (GstMeta *) meta);
+  gst_buffer_resize (buf, 0, gst_buffer_get_size (buf) - 1);
+  fail_unless (gst_is_doradma_memory (gst_buffer_peek_memory (buf, 0)));
+  fail_unless_equals_int (gst_harness_push (h, buf), GST_FLOW_ERROR);
+  fail_unless_equals_uint64 (t_stat (h->element, "frames"), 0);
+  t_teardown (h, pool, ch);
+}
+
+GST_END_TEST;
+
 GST_START_TEST (test_system_memory_is_copied_honouring_strides_and_counted)
 {
   gchar *ch = t_channel ("copy");
@@ -1127,6 +1151,7 @@ doradmasink_suite (void)
   suite_add_tcase (s, tc);
   tcase_add_test (tc, test_properties_have_documented_defaults);
   tcase_add_test (tc, test_slot_memory_with_an_offset_is_published_byte_exact);
+  tcase_add_test (tc, test_short_slot_buffer_without_meta_is_refused);
   tcase_add_test (tc, test_missing_channel_is_a_settings_error);
   tcase_add_test (tc, test_invalid_channel_name_is_refused_before_any_syscall);
   tcase_add_test (tc,

@@ -172,16 +172,31 @@ def build(bdir, jobs, log, targets=()):
 
 
 def test_targets(bdir, names):
-    """The executables of the named tests, as ninja targets (the sanitizer
-    builds build only these: a whole TSan build costs minutes)."""
+    """The ninja targets the named tests need: each test's executable and
+    the targets meson records it depends on. None when a named test lies
+    outside the suites whose needs meson records fully (lib, relacy, fuzz,
+    dora's pool tests): then everything is built."""
     import json
-    out = subprocess.run(['meson', 'introspect', bdir, '--tests'],
-                         stdout=subprocess.PIPE, check=True).stdout
+
+    def introspect(what):
+        return json.loads(subprocess.run(
+            ['meson', 'introspect', bdir, what], stdout=subprocess.PIPE,
+            check=True).stdout)
+    files = {t['id']: t['filename'] for t in introspect('--targets')}
     targets = []
-    for t in json.loads(out):
+    for t in introspect('--tests'):
+        if t['name'] not in names:
+            continue
+        suites = {x.split(':')[-1] for x in t['suite']}
+        if not suites & {'lib', 'relacy', 'fuzz'} and \
+                not t['name'].startswith('pool-'):
+            return None
         exe = t['cmd'][0]
-        if t['name'] in names and exe.startswith(bdir + '/'):
+        if exe.startswith(bdir + '/'):
             targets.append(os.path.relpath(exe, bdir))
+        for dep in t['depends']:
+            for f in files.get(dep, []):
+                targets.append(os.path.relpath(f, bdir))
     return targets
 
 
@@ -264,7 +279,7 @@ def main():
         print('building %s (scratch %s) ...' % (kind, bdir), flush=True)
         targets[kind] = [] if kind == 'default' else test_targets(
             bdir, {t for m in runnable if m['build'] == kind
-                   for t in test_args(m)[0]})
+                   for t in test_args(m)[0]}) or []
         if not build(bdir, a.jobs, log, targets[kind]):
             sys.exit('the unmutated tree does not build (%s); see %s' % (kind, log))
         todo = {}
@@ -311,7 +326,10 @@ def main():
         try:
             with open(log, 'a') as f:
                 f.write('\n===== mutant %s (%s) =====\n' % (m['id'], m['file']))
-            if not build(bdir, a.jobs, log, targets[kind]):
+            # Only what the named tests need (a whole rebuild relinks ~60
+            # targets per lib/ change); whole suites need everything.
+            need = None if suites else test_targets(bdir, set(names))
+            if not build(bdir, a.jobs, log, need or targets[kind]):
                 results.append((m, 'build-error', 'the mutant does not compile'))
             else:
                 menv = dict(env, **BUILDS[m['build']][1])
