@@ -249,6 +249,19 @@ test_hostile_bytes (void)
     image_free (&img);
   }
 
+  /* The refusal names what is wrong: a comment, not just "a character". */
+  {
+    struct doradma_diag diag;
+
+    image_build_default (&img);
+    image_replace_json (&img, "\"size\":8192", "/* c */\"size\":8192");
+    memset (&diag, 0, sizeof diag);
+    T_EXPECT (failures, doradma_segment_validate (img.data, img.len,
+            &diag) == -EBADMSG && strstr (diag.msg, "comment") != NULL,
+        "a comment is refused naming it: %s", diag.msg);
+    image_free (&img);
+  }
+
   /* Moderate nesting in extra keys is fine. */
   image_build_default (&img);
   image_replace_json (&img, "\"size\":", "\"n\":[[[[[[[[{}]]]]]]]],\"size\":");
