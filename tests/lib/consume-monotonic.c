@@ -1,7 +1,8 @@
-/* Description: doradma_reader_consume is monotonic (DESIGN §3 "Lossless":
- * consumed_seq only grows): buffers released out of order (consume 5, then
- * 3) leave consumed_seq at 5, so a lossless writer never waits again for
- * frames a reader already let go. Read from the control object. */
+/* Description: consumed_seq of a back-pressure reader (DESIGN §3
+ * "Lossless"): a late joiner starts at the newest frame, so a lossless
+ * writer does not wait for it to consume older ones (it can take the
+ * oldest slot at once); and doradma_reader_consume is monotonic: buffers
+ * released out of order (consume 5, then 3) leave consumed_seq at 5. */
 #include <errno.h>
 
 #include "helpers.h"
@@ -19,7 +20,20 @@ main (void)
   int ret = T_EXIT_FAIL;
 
   t_channel (ch, sizeof ch, "consume");
-  T_CHECK (t_open_pair (dir, ch, 2, 4096, 1, &w, &r) == 0, "open");
+  T_CHECK (t_open_pair (dir, ch, 3, 4096, 1, &w, NULL) == 0, "writer");
+  for (int i = 0; i < 3; i++)
+    T_CHECK (t_publish (w, DORADMA_POLICY_LATEST, 0, 4096, &c, NULL) == 0,
+        "publish %d", i);
+  {
+    struct doradma_reader_config rc;
+    uint32_t slot;
+
+    t_reader_config (&rc, ch, dir, 1);
+    T_RC (doradma_reader_open (&rc, &r, NULL), 0, "late back-pressure reader");
+    T_RC (doradma_writer_acquire (w, DORADMA_POLICY_LOSSLESS, 0, &slot), 0,
+        "lossless acquire after a late joiner");
+    T_RC (doradma_writer_abandon (w, slot), 0, "abandon");
+  }
   doradma_reader_get_stats (r, &st);
   ctl = t_ctl_map (dir, ch);
   T_CHECK (ctl != NULL, "map ctl");
