@@ -218,6 +218,11 @@ test_record_pairs (void)
   rec.planes[2].offset += 2;
   expect_rec ("last plane one byte later", &rec, -EBADMSG,
       "slot.planes.offset");
+  /* The checked offset is the whole u64, not its low bits. */
+  image_valid_record (&rec);
+  rec.planes[0].offset = 0x10000;
+  expect_rec ("offset 0x10000 (0 in its low 16 bits)", &rec, -EBADMSG,
+      "slot.planes.offset");
   image_valid_record (&rec);
   rec.planes[2].rows = 23;
   rec.planes[2].row_bytes = 32;
