@@ -1,6 +1,7 @@
 /* Description: the bounds of the caps rule, of meta_parse's input length and
  * of the writer's own geometry check, each as a boundary pair: the last
- * accepted value and the first refused one, side by side, so that an
+ * accepted value and the first refused one (and the writer's slot count),
+ * side by side, so that an
  * off-by-one in either direction fails (tests/mutation has the mutants).
  * Pairs elsewhere: the slot record and crop (validate-record.c), JSON depth
  * and digit runs (validate-json.c), slot count (validate-rcb.c), channel
@@ -90,6 +91,22 @@ test_publish_geometry_pairs (void)
       "publish of 4 planes ending at slot_stride");
 
   doradma_writer_close (w);
+  w = NULL;
+
+  /* slots: 64 accepted, 65 refused naming the field */
+  {
+    struct doradma_writer_config cfg;
+    struct doradma_diag diag = { 0 };
+
+    t_writer_config (&cfg, ch, dir, 64, 4096);
+    T_EXPECT_DIAG (failures, doradma_writer_create (&cfg, &w, &diag), 0, &diag,
+        NULL, "64 slots");
+    if (w)
+      doradma_writer_close (w);
+    t_writer_config (&cfg, ch, dir, 65, 4096);
+    T_EXPECT_DIAG (failures, doradma_writer_create (&cfg, &w, &diag), -EINVAL,
+        &diag, "slots", "65 slots");
+  }
   T_EXPECT (failures, t_shm_dir_remove (dir) == 0, "leftovers");
   return;
 err:

@@ -2,7 +2,8 @@
  * "Lossless"): a late joiner starts at the newest frame, so a lossless
  * writer does not wait for it to consume older ones (it can take the
  * oldest slot at once); and doradma_reader_consume is monotonic: buffers
- * released out of order (consume 5, then 3) leave consumed_seq at 5. */
+ * released out of order (consume 5, then 3) leave consumed_seq at 5; a
+ * reader that consumed every frame is not evicted as stalled. */
 #include <errno.h>
 
 #include "helpers.h"
@@ -13,7 +14,7 @@ main (void)
   char *dir = t_shm_dir_new (NULL, "consume");
   char ch[64];
   struct doradma_writer *w = NULL;
-  struct doradma_reader *r = NULL;
+  struct doradma_reader *r = NULL, *r2 = NULL;
   struct doradma_reader_stats st;
   struct doradma_shm_ctl *ctl = NULL;
   uint64_t c;
@@ -37,6 +38,17 @@ main (void)
   doradma_reader_get_stats (r, &st);
   ctl = t_ctl_map (dir, ch);
   T_CHECK (ctl != NULL, "map ctl");
+  /* Two back-pressure readers, one stalled at the frame before the
+   * newest, one that consumed every frame: only the stalled one goes. */
+  {
+    struct doradma_reader_config rc2;
+
+    t_reader_config (&rc2, ch, dir, 1);
+    T_RC (doradma_reader_open (&rc2, &r2, NULL), 0, "second reader");
+    doradma_reader_consume (r, c);
+    T_RC (doradma_writer_evict_stalled (w, NULL), 1, "evicted other than "
+        "the one stalled reader");
+  }
   doradma_reader_consume (r, 5);
   doradma_reader_consume (r, 3);
   c = __atomic_load_n (&ctl->readers[st.entry].consumed_seq, __ATOMIC_ACQUIRE);
@@ -47,6 +59,7 @@ err:
   if (ctl)
     t_ctl_unmap (ctl);
   doradma_reader_close (r);
+  doradma_reader_close (r2);
   if (w)
     doradma_writer_close (w);
   if (t_shm_dir_remove (dir) != 0)

@@ -1,7 +1,8 @@
 /* Description: a reader's per-slot reference count (DESIGN §3: only 0 -> 1
  * runs the lease handshake, only 1 -> 0 clears the bit): a frame referenced
  * twice (doradma_reader_ref_slot) keeps its lease through the first
- * release, so the writer cannot take its slot, and loses it at the second.
+ * release, so the writer cannot take its slot, and loses it at the second;
+ * the slot, taken and abandoned, is empty (seq 0).
  * Single-threaded: the writer's answer is deterministic. */
 #include <errno.h>
 
@@ -41,6 +42,9 @@ main (void)
   T_RC (doradma_writer_acquire_slot (w, DORADMA_POLICY_LATEST, slot), 0,
       "the writer could not take the released slot");
   T_RC (doradma_writer_abandon (w, slot), 0, "abandon");
+  /* abandoned: an empty slot, never the old frame's record again */
+  T_CHECK (t_reader_rcb (r)->slots[slot].seq == 0, "abandoned slot still "
+      "holds seq %llu", (unsigned long long) t_reader_rcb (r)->slots[slot].seq);
   ret = T_EXIT_PASS;
 err:
   doradma_reader_close (r);
