@@ -247,6 +247,17 @@ test_channels (void)
       "b in list");
   T_EXPECT (fails, cli_run (&out, "list", NULL) == 0 && out && strstr (out, cha)
       && strstr (out, chb), "list text");
+  /* the text says the live writer is alive, on the channel's own line */
+  {
+    const char *l = out ? strstr (out, cha) : NULL;
+    const char *eol = l ? strchr (l, '\n') : NULL;
+    gchar *line = l ? g_strndup (l, eol ? (gsize) (eol - l) : strlen (l)) :
+        NULL;
+
+    T_EXPECT (fails, line && strstr (line, "alive") && !strstr (line, "dead"),
+        "list text for a live writer: %s", line ? line : "(none)");
+    g_free (line);
+  }
   g_free (out);
 
   json_node_unref (list);
