@@ -307,6 +307,16 @@ test_channels (void)
     e = cli_find (list, "channels", "name", chb, 0);
     T_EXPECT (fails, e && g_strcmp0 (cli_str (e, "status"), "eos") == 0,
         "b at eos");
+    {
+      /* EOS after frame 3: the ring says its last frame is 3 */
+      JsonNode *sb = show_json (chb, 0);
+
+      T_EXPECT (fails, sb && cli_int (sb, "rcb.final_seq", -1) == 3,
+          "b's final_seq %lld", sb ? (long long) cli_int (sb, "rcb.final_seq",
+              -1) : -1);
+      if (sb)
+        json_node_unref (sb);
+    }
     o = cli_find (list, "others", "name", "dora_pool_cli_test", 0);
     T_EXPECT (fails, o && g_strcmp0 (cli_str (o, "kind"), "dora-pool") == 0
         && cli_int (o, "size", -1) == 10, "dora pool listed");

@@ -17,7 +17,7 @@ SITES = [
     ('PUBLISH_NEWEST', 'writer.c',
      r'(dr_\w+) \(&w->rcb->newest, DORADMA_NEWEST_PACK \(seq, slot\)\);'),
     ('EOS_FINAL_SEQ', 'writer.c',
-     r'(dr_\w+) \(&w->rcb->final_seq, w->last_seq\);'),
+     r'(dr_\w+) \(&w->rcb->final_seq, w->last_seq'),
     ('EOS_STATE', 'writer.c',
      r'(dr_\w+) \(&w->rcb->state, DORADMA_STATE_EOS\);'),
     ('WRITER_CONSUMED', 'writer.c',
