@@ -69,7 +69,9 @@ case $profile in
               # the doradma Python module (python/): Python.h
               python3-dev
               # scripts/gst-indent (the C style check)
-              indent)
+              indent
+              # tests/relacy: the protocol on a relaxed memory model
+              relacy-dev)
     if [ "$profile" = full ]; then
       # scripts/chroot-test.sh: Debian 13 / Debian 11 chroots, arm64 under qemu
       PACKAGES+=(debootstrap qemu-user-static)

@@ -246,6 +246,17 @@ test_channels (void)
       "b in list");
   T_EXPECT (fails, cli_run (&out, "list", NULL) == 0 && out && strstr (out, cha)
       && strstr (out, chb), "list text");
+  /* the text says the live writer is alive, on the channel's own line */
+  {
+    const char *l = out ? strstr (out, cha) : NULL;
+    const char *eol = l ? strchr (l, '\n') : NULL;
+    gchar *line = l ? g_strndup (l, eol ? (gsize) (eol - l) : strlen (l)) :
+        NULL;
+
+    T_EXPECT (fails, line && strstr (line, "alive") && !strstr (line, "dead"),
+        "list text for a live writer: %s", line ? line : "(none)");
+    g_free (line);
+  }
   g_free (out);
 
   json_node_unref (list);
@@ -295,6 +306,16 @@ test_channels (void)
     e = cli_find (list, "channels", "name", chb, 0);
     T_EXPECT (fails, e && g_strcmp0 (cli_str (e, "status"), "eos") == 0,
         "b at eos");
+    {
+      /* EOS after frame 3: the ring says its last frame is 3 */
+      JsonNode *sb = show_json (chb, 0);
+
+      T_EXPECT (fails, sb && cli_int (sb, "rcb.final_seq", -1) == 3,
+          "b's final_seq %lld", sb ? (long long) cli_int (sb, "rcb.final_seq",
+              -1) : -1);
+      if (sb)
+        json_node_unref (sb);
+    }
     o = cli_find (list, "others", "name", "dora_pool_cli_test", 0);
     T_EXPECT (fails, o && g_strcmp0 (cli_str (o, "kind"), "dora-pool") == 0
         && cli_int (o, "size", -1) == 10, "dora pool listed");

@@ -236,6 +236,87 @@ GST_START_TEST (test_inplace_buffers_are_published_without_copy)
 
 GST_END_TEST;
 
+GST_START_TEST (test_slot_memory_with_an_offset_is_published_byte_exact)
+{
+  gchar *ch = t_channel ("memoffset");
+  GstHarness *h = t_sink_harness (ch, T_CAPS);
+  GstBufferPool *pool = t_sink_pool (h, T_CAPS, NULL);
+  struct doradma_reader *r = t_reader (ch, FALSE);
+  struct doradma_frame frame;
+  struct doradma_diag diag;
+  GstVideoFrame vf;
+  GstVideoInfo info;
+  GstCaps *caps = gst_caps_from_string (T_CAPS);
+  GstBuffer *buf;
+  GstMemory *mem;
+  guint p, x, y;
+
+  /* upstream trimmed the slot's memory: the frame starts 64 bytes into
+   * the slot (a resized or shared memory has mem->offset != 0) */
+  fail_unless (gst_video_info_from_caps (&info, caps));
+  fail_unless_equals_int (gst_buffer_pool_acquire_buffer (pool, &buf, NULL),
+      GST_FLOW_OK);
+  mem = gst_buffer_peek_memory (buf, 0);
+  fail_unless (mem->maxsize >= info.size + 64);
+  gst_buffer_memset (buf, 0, 0xee, gst_buffer_get_size (buf));
+  gst_buffer_resize (buf, 64, info.size);
+  fail_unless (gst_buffer_peek_memory (buf, 0)->offset == 64);
+  fail_unless (gst_is_doradma_memory (gst_buffer_peek_memory (buf, 0)));
+
+  fail_unless (gst_video_frame_map (&vf, &info, buf, GST_MAP_WRITE));
+  for (p = 0; p < GST_VIDEO_FRAME_N_PLANES (&vf); p++) {
+    guint8 *d = GST_VIDEO_FRAME_PLANE_DATA (&vf, p);
+    for (y = 0; y < (guint) GST_VIDEO_FRAME_COMP_HEIGHT (&vf, p); y++)
+      for (x = 0; x < (guint) GST_VIDEO_FRAME_COMP_WIDTH (&vf, p); x++)
+        d[y * GST_VIDEO_FRAME_PLANE_STRIDE (&vf, p) + x] =
+            (guint8) (p * 89 + y * 7 + x);
+  }
+  gst_video_frame_unmap (&vf);
+  fail_unless_equals_int (gst_harness_push (h, buf), GST_FLOW_OK);
+
+  fail_unless_equals_int (doradma_reader_next (r, DORADMA_READ_NEXT,
+          GST_SECOND, &frame, &diag), 0);
+  fail_unless_equals_uint64 (t_stat (h->element, "copies"), 0);
+  for (p = 0; p < GST_VIDEO_INFO_N_PLANES (&info); p++) {
+    const struct doradma_shm_plane *pl = &frame.info.planes[p];
+    for (y = 0; y < (guint) GST_VIDEO_INFO_COMP_HEIGHT (&info, p); y++)
+      for (x = 0; x < (guint) GST_VIDEO_INFO_COMP_WIDTH (&info, p); x++)
+        fail_unless_equals_int (frame.data[pl->offset + y * pl->stride + x],
+            (guint8) (p * 89 + y * 7 + x));
+  }
+  doradma_reader_release (r, frame.slot);
+
+  doradma_reader_close (r);
+  gst_caps_unref (caps);
+  t_teardown (h, pool, ch);
+}
+
+GST_END_TEST;
+
+/* A slot buffer without video meta that is shorter than the caps' frame
+ * (upstream trimmed it) is refused, never published with the rest of the
+ * frame left over from an older one. */
+GST_START_TEST (test_short_slot_buffer_without_meta_is_refused)
+{
+  gchar *ch = t_channel ("shortslot");
+  GstHarness *h = t_sink_harness (ch, T_CAPS);
+  GstBufferPool *pool = t_sink_pool (h, T_CAPS, NULL);
+  GstVideoMeta *meta;
+  GstBuffer *buf;
+
+  fail_unless_equals_int (gst_buffer_pool_acquire_buffer (pool, &buf, NULL),
+      GST_FLOW_OK);
+  if ((meta = gst_buffer_get_video_meta (buf)) != NULL)
+    gst_buffer_remove_meta (buf, (GstMeta *) meta);
+  gst_buffer_resize (buf, 0, gst_buffer_get_size (buf) - 1);
+  fail_unless (gst_is_doradma_memory (gst_buffer_peek_memory (buf, 0)));
+  fail_unless_equals_int (gst_harness_push (h, buf), GST_FLOW_ERROR);
+  fail_unless_equals_uint64 (t_stat (h->element, "frames"), 0);
+  t_teardown (h, pool, ch);
+}
+
+GST_END_TEST;
+
 GST_START_TEST (test_system_memory_is_copied_honouring_strides_and_counted)
 {
   gchar *ch = t_channel ("copy");
@@ -1069,6 +1150,8 @@ doradmasink_suite (void)
 
   suite_add_tcase (s, tc);
   tcase_add_test (tc, test_properties_have_documented_defaults);
+  tcase_add_test (tc, test_slot_memory_with_an_offset_is_published_byte_exact);
+  tcase_add_test (tc, test_short_slot_buffer_without_meta_is_refused);
   tcase_add_test (tc, test_missing_channel_is_a_settings_error);
   tcase_add_test (tc, test_invalid_channel_name_is_refused_before_any_syscall);
   tcase_add_test (tc,

@@ -929,6 +929,7 @@ GST_START_TEST (test_a_recycled_buffer_gets_a_fresh_video_meta)
 GST_END_TEST;
 
 #define T_PAD "video/x-raw,format=I420,width=330,height=250,framerate=30/1"
+#define T_GRAY "video/x-raw,format=GRAY8,width=330,height=25,framerate=30/1"
 
 /* Finding 1: copy=true (like the zero-copy path) hands a downstream that
  * did not accept GstVideoMeta the default layout, never the writer's
@@ -936,21 +937,56 @@ GST_END_TEST;
 GST_START_TEST (test_without_video_meta_every_mode_pushes_the_default_layout)
 {
   const gchar *modes[] = { "", "copy=true", "max-leases=0" };
-  guint i;
+  /* T_GRAY: one plane, so a padded frame has the default offset (0) and
+   * only its stride tells it from the default layout */
+  const gchar *caps[] = { T_PAD, T_GRAY };
+  guint i, c;
 
-  for (i = 0; i < G_N_ELEMENTS (modes); i++) {
-    gchar *ch = t_channel ("layout");
-    GstHarness *w = t_sink_harness (ch, T_PAD);
-    GstHarness *h;
-    GstBuffer *buf;
+  for (c = 0; c < G_N_ELEMENTS (caps); c++)
+    for (i = 0; i < G_N_ELEMENTS (modes); i++) {
+      gchar *ch = t_channel ("layout");
+      GstHarness *w = t_sink_harness (ch, caps[c]);
+      GstHarness *h;
+      GstBuffer *buf;
 
-    push_padded (w, T_PAD, 54, 1);
-    h = src_new (ch, modes[i]);
-    buf = gst_harness_pull (h);
-    assert_default_layout_pattern (buf, T_PAD);
-    gst_buffer_unref (buf);
-    src_teardown (h, w, ch);
-  }
+      push_padded (w, caps[c], 54, 1);
+      h = src_new (ch, modes[i]);
+      buf = gst_harness_pull (h);
+      assert_default_layout_pattern (buf, caps[c]);
+      gst_buffer_unref (buf);
+      src_teardown (h, w, ch);
+    }
+}
+
+GST_END_TEST;
+
+/* A frame whose rows are shorter than the caps' width does not cover the
+ * caps: skipped, the next one delivered. */
+GST_START_TEST (test_frame_with_short_rows_is_skipped)
+{
+  gchar *ch = t_channel ("shortrows");
+  struct doradma_writer *w = lib_writer (ch, T_GRAY, 4, 0);
+  struct doradma_frame_info fi;
+  GstHarness *h;
+  GstBuffer *buf;
+  gsize size;
+
+  h = src_new (ch, NULL);
+  /* joined before the first frame: a late joiner would start at frame 2 */
+  fail_unless_equals_int (doradma_writer_wait_readers (w, 1, 5 * GST_SECOND,
+          NULL), 0);
+  lib_frame_info (T_GRAY, GST_CLOCK_TIME_NONE, &fi, &size);
+  fi.planes[0].row_bytes -= 1;
+  fail_unless_equals_int (lib_publish_info (w, DORADMA_POLICY_LATEST, &fi,
+          size, 1), 0);
+  lib_publish (w, T_GRAY, 2, GST_CLOCK_TIME_NONE);
+  buf = gst_harness_pull (h);
+  fail_unless_equals_int (t_first_byte (buf), 2);
+  gst_buffer_unref (buf);
+  gst_harness_teardown (h);
+  doradma_writer_close (w);
+  fail_unless (t_shm_clean (ch));
+  g_free (ch);
 }
 
 GST_END_TEST;
@@ -1667,6 +1703,7 @@ doradmasrc_suite (void)
   tcase_add_test (tc, test_pts_follow_the_pipeline_clock);
   tcase_add_test (tc, test_a_recycled_buffer_gets_a_fresh_video_meta);
   tcase_add_test (tc, test_frame_meta_setter_needs_a_writable_buffer);
+  tcase_add_test (tc, test_frame_with_short_rows_is_skipped);
   tcase_add_test (tc,
       test_without_video_meta_every_mode_pushes_the_default_layout);
   tcase_add_test (tc, test_padded_frames_go_zero_copy_into_videoconvert);

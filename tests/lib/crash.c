@@ -206,6 +206,10 @@ test_writer (void)
   T_RC (doradma_reader_open (&rc, &r, NULL), 0, "open");
   T_RC (doradma_reader_next (r, DORADMA_READ_NEXT, SEC, &f, NULL), 0, "next");
   doradma_reader_release (r, f.slot);
+  /* A live writer with nothing to publish is not a lost one: the liveness
+   * check (its lock held) runs every 100 ms slice of this wait. */
+  T_RC (doradma_reader_next (r, DORADMA_READ_NEXT, 300 * (SEC / 1000), &f,
+          NULL), -ETIMEDOUT, "next while the writer lives but is idle");
   pthread_create (&th, NULL, killer, NULL);
   t0 = t_now_ns ();
   code = doradma_reader_next (r, DORADMA_READ_NEXT, 5 * SEC, &f, NULL);

@@ -121,6 +121,12 @@ static const struct json_case cases[] = {
       "\"size\":18446744073709551615", -EBADMSG, "json"},
   {"19-digit size over i64", "\"size\":8192", "\"size\":9999999999999999999",
       -EBADMSG, "json.size"},
+  /* The digit-run bound's pair (JSON_DIGITS_MAX 19): 19 digits pass the
+   * lexer (and fit i64), 20 do not. */
+  {"19 digits (the bound)", "\"size\":8192",
+      "\"x\":1000000000000000000,\"size\":8192", 0, NULL},
+  {"20 digits (one past)", "\"size\":8192",
+      "\"x\":10000000000000000000,\"size\":8192", -EBADMSG, "json"},
   /* Strict RFC 8259 before json-glib, which accepts more (review #2, #20). */
   {"C comment", "\"size\":8192", "/* c */\"size\":8192", -EBADMSG, "json"},
   {"line comment", "\"size\":8192", "// c\n\"size\":8192", -EBADMSG, "json"},
@@ -237,6 +243,19 @@ test_hostile_bytes (void)
     else
       T_EXPECT_IMAGE (failures, &img, -EBADMSG, "json", "nesting 33 deep");
     g_string_free (deep, TRUE);
+    image_free (&img);
+  }
+
+  /* The refusal names what is wrong: a comment, not just "a character". */
+  {
+    struct doradma_diag diag;
+
+    image_build_default (&img);
+    image_replace_json (&img, "\"size\":8192", "/* c */\"size\":8192");
+    memset (&diag, 0, sizeof diag);
+    T_EXPECT (failures, doradma_segment_validate (img.data, img.len,
+            &diag) == -EBADMSG && strstr (diag.msg, "comment") != NULL,
+        "a comment is refused naming it: %s", diag.msg);
     image_free (&img);
   }
 

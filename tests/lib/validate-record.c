@@ -1,7 +1,8 @@
 /* Description: a slot record (a local copy, as readers take it) against the
  * segment: geometry inside the slot (offset + stride * (rows - 1) +
  * row_bytes <= payload_bytes <= slot_stride), overflow in u64, plane count,
- * crop inside the frame, empty slots. A valid record comes back unchanged. */
+ * crop inside the frame, empty slots, and each bound as a pair (last
+ * accepted, first refused). A valid record comes back unchanged. */
 #include <errno.h>
 #include <string.h>
 
@@ -151,6 +152,130 @@ test_crop (void)
   expect_rec ("no crop", &rec, 0, NULL);
 }
 
+/* Boundary pairs: for each bound, the last value accepted beside the first
+ * refused (docs/reliability.md, "Boundary pairs"). */
+/* The I420 record with a fourth plane of one 32-byte row at the very end
+ * of the payload (plane 2 ends at 4576 once its last row moves there). */
+static void
+four_planes (struct doradma_shm_slot *rec)
+{
+  image_valid_record (rec);
+  rec->planes[2].rows = 23;
+  rec->planes[3] = (struct doradma_shm_plane) {
+    4576, 32, 1, 32, 0
+  };
+  rec->n_planes = 4;
+}
+
+static void
+test_record_pairs (void)
+{
+  struct doradma_shm_slot rec;
+
+  four_planes (&rec);
+  expect_rec ("n_planes 4 (the maximum)", &rec, 0, NULL);
+  rec.n_planes = 5;
+  expect_rec ("n_planes 5", &rec, -EBADMSG, "slot.n_planes");
+  image_valid_record (&rec);
+  rec.n_planes = 1;
+  expect_rec ("n_planes 1 (the minimum)", &rec, 0, NULL);
+  rec.n_planes = 0;
+  expect_rec ("n_planes 0", &rec, -EBADMSG, "slot.n_planes");
+
+  image_valid_record (&rec);
+  rec.seq = 1;
+  expect_rec ("seq 1", &rec, 0, NULL);
+  rec.seq = 0;
+  expect_rec ("seq 0", &rec, -EBADMSG, "slot.seq");
+
+  image_valid_record (&rec);
+  rec.width = 1;
+  rec.height = 1;
+  expect_rec ("1x1 frame", &rec, 0, NULL);
+  rec.width = 0;
+  expect_rec ("width 0", &rec, -EBADMSG, "slot.width");
+  rec.width = 1;
+  rec.height = 0;
+  expect_rec ("height 0", &rec, -EBADMSG, "slot.height");
+
+  image_valid_record (&rec);
+  rec.payload_bytes = desc.slot_stride;
+  expect_rec ("payload_bytes == slot_stride", &rec, 0, NULL);
+  rec.payload_bytes = desc.slot_stride + 1;
+  expect_rec ("payload_bytes == slot_stride + 1", &rec, -EBADMSG,
+      "slot.payload_bytes");
+
+  /* Plane 2 ends exactly at payload_bytes 4608 in the valid record. */
+  image_valid_record (&rec);
+  rec.payload_bytes = 4608;
+  expect_rec ("last plane ending at payload_bytes", &rec, 0, NULL);
+  rec.payload_bytes = 4607;
+  expect_rec ("payload_bytes one short of the last plane", &rec, -EBADMSG,
+      "slot.planes.offset");
+  image_valid_record (&rec);
+  rec.planes[2].offset -= 1;
+  expect_rec ("last plane one byte earlier", &rec, 0, NULL);
+  rec.planes[2].offset += 2;
+  expect_rec ("last plane one byte later", &rec, -EBADMSG,
+      "slot.planes.offset");
+  /* The checked offset is the whole u64, not its low bits. */
+  image_valid_record (&rec);
+  rec.planes[0].offset = 0x10000;
+  expect_rec ("offset 0x10000 (0 in its low 16 bits)", &rec, -EBADMSG,
+      "slot.planes.offset");
+  image_valid_record (&rec);
+  rec.planes[2].rows = 23;
+  rec.planes[2].row_bytes = 32;
+  rec.planes[2].offset = 4608 - 32 * 22 - 32;
+  expect_rec ("23 rows ending at payload_bytes", &rec, 0, NULL);
+  rec.planes[2].rows = 24;
+  expect_rec ("24 rows, one row past", &rec, -EBADMSG, "slot.planes.offset");
+
+  image_valid_record (&rec);
+  rec.planes[1].row_bytes = rec.planes[1].stride;
+  expect_rec ("row_bytes == stride", &rec, 0, NULL);
+  rec.planes[1].row_bytes = rec.planes[1].stride + 1;
+  expect_rec ("row_bytes == stride + 1", &rec, -EBADMSG,
+      "slot.planes.row_bytes");
+
+  image_valid_record (&rec);
+  rec.planes[1].stride = 32;
+  rec.planes[1].row_bytes = 1;
+  rec.planes[1].rows = 1;
+  expect_rec ("stride 32, 1 row", &rec, 0, NULL);
+  rec.planes[1].stride = 0;
+  expect_rec ("stride 0", &rec, -EBADMSG, "slot.planes.stride");
+  rec.planes[1].stride = 32;
+  rec.planes[1].rows = 0;
+  expect_rec ("rows 0", &rec, -EBADMSG, "slot.planes.rows");
+}
+
+static void
+test_crop_pairs (void)
+{
+  struct doradma_shm_slot rec;
+
+  image_valid_record (&rec);
+  rec.crop_x = 1;
+  rec.crop_width = 63;
+  rec.crop_height = 48;
+  expect_rec ("crop_x + crop_width == width", &rec, 0, NULL);
+  rec.crop_width = 64;
+  expect_rec ("crop_x + crop_width == width + 1", &rec, -EBADMSG, "slot.crop");
+  image_valid_record (&rec);
+  rec.crop_y = 1;
+  rec.crop_width = 64;
+  rec.crop_height = 47;
+  expect_rec ("crop_y + crop_height == height", &rec, 0, NULL);
+  rec.crop_height = 48;
+  expect_rec ("crop_y + crop_height == height + 1", &rec, -EBADMSG,
+      "slot.crop");
+  rec.crop_height = 1;
+  expect_rec ("crop_height 1", &rec, 0, NULL);
+  rec.crop_height = 0;
+  expect_rec ("crop_height 0 with a crop_width", &rec, -EBADMSG, "slot.crop");
+}
+
 int
 main (void)
 {
@@ -169,5 +294,7 @@ main (void)
   test_valid ();
   test_rejections ();
   test_crop ();
+  test_record_pairs ();
+  test_crop_pairs ();
   return failures ? T_EXIT_FAIL : T_EXIT_PASS;
 }
