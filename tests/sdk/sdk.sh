@@ -94,8 +94,11 @@ bin/doradma"
   [ -n "$SDK_PYTHON" ] && want="$want
 $(rel "${SDK_PYTHON_DIR%/}")/doradma/__init__.py
 $(rel "${SDK_PYTHON_DIR%/}")/doradma/_frames$("$SDK_PYTHON" -c 'import sysconfig; print(sysconfig.get_config_var("EXT_SUFFIX"))')"
+  # meson >= 1.2 byte-compiles installed Python sources (__pycache__/*.pyc,
+  # per interpreter version): the module's bytecode, not a file of the SDK.
   (cd "$P" && find . \( -type f -o -type l \) | sed 's|^\./||' \
-     | grep -v '^'"$(rel "$SDK_LIBDIR")"'/libgstdoradma-1.0\.so\.0\.[0-9.]*$' | sort) > "$T/got.txt"
+     | grep -v '^'"$(rel "$SDK_LIBDIR")"'/libgstdoradma-1.0\.so\.0\.[0-9.]*$' \
+     | grep -v '/doradma/__pycache__/[^/]*\.pyc$' | sort) > "$T/got.txt"
   echo "$want" | sort > "$T/want.txt"
   diff "$T/want.txt" "$T/got.txt" || fail "installed files differ from the SDK's list (< expected, > installed)"
   ls "$L"/libgstdoradma-1.0.so.0.* > /dev/null 2>&1 || fail "no versioned libgstdoradma-1.0.so.0.x.y"
