@@ -63,19 +63,28 @@ bytes_after (const FrameObject * f, const guint8 * p)
   return 0;
 }
 
+/* The buffer's doradma memory when it is its only memory, else NULL. */
+static GstMemory *
+doradma_memory (const FrameObject * f)
+{
+  GstMemory *mem;
+
+  if (gst_buffer_n_memory (f->buffer) != 1)
+    return NULL;
+  mem = gst_buffer_peek_memory (f->buffer, 0);
+  return gst_is_doradma_memory (mem) ? mem : NULL;
+}
+
 /* The CUDA address of host byte `p` of a one-memory doradma buffer with a
  * device alias (transport unified), else 0. */
 static guint64
 device_alias (const FrameObject * f, const guint8 * p)
 {
-  GstMemory *mem;
+  GstMemory *mem = doradma_memory (f);
   const guint8 *host;
   guint64 dev;
 
-  if (gst_buffer_n_memory (f->buffer) != 1)
-    return 0;
-  mem = gst_buffer_peek_memory (f->buffer, 0);
-  if (!gst_is_doradma_memory (mem))
+  if (mem == NULL)
     return 0;
   dev = gst_doradma_memory_get_device_pointer (mem);
   host = gst_doradma_memory_get_host_pointer (mem);
@@ -147,16 +156,12 @@ layout_video (FrameObject * f)
 static gboolean
 layout_device_only (FrameObject * f, const GstVideoInfo * info)
 {
-  GstMemory *mem;
+  GstMemory *mem = doradma_memory (f);
   GstVideoMeta *meta = gst_buffer_get_video_meta (f->buffer);
   guint64 dev;
   guint p;
 
-  if (gst_buffer_n_memory (f->buffer) != 1)
-    return FALSE;
-  mem = gst_buffer_peek_memory (f->buffer, 0);
-  if (!gst_is_doradma_memory (mem)
-      || gst_doradma_memory_get_host_pointer (mem) != NULL
+  if (mem == NULL || gst_doradma_memory_get_host_pointer (mem) != NULL
       || (dev = gst_doradma_memory_get_device_pointer (mem)) == 0)
     return FALSE;
   f->n_planes = meta ? meta->n_planes : GST_VIDEO_INFO_N_PLANES (info);
@@ -220,13 +225,13 @@ frame_map (FrameObject * f)
     layout_plane (&f->planes[0], f->map.size, 0, 0, 0, 0);
     return 0;
   }
-  PyErr_SetString (PyExc_ValueError, "the buffer cannot be mapped for "
-      "reading");
+  PyErr_Format (PyExc_ValueError, "the buffer cannot be mapped for %s",
+      f->writable ? "writing" : "reading");
   return -1;
 }
 
 static int
-frame_init (FrameObject * self, PyObject * args, PyObject * kwargs)
+frame_fill (FrameObject * self, PyObject * args, PyObject * kwargs)
 {
   static char *keywords[] = { "sample_or_buffer", "writable", NULL };
   PyObject *obj;
@@ -236,10 +241,6 @@ frame_init (FrameObject * self, PyObject * args, PyObject * kwargs)
   GstBuffer *buffer = NULL;
   GstCaps *caps = NULL;
 
-  if (self->buffer) {
-    PyErr_SetString (PyExc_RuntimeError, "a doradma.Frame is made once");
-    return -1;
-  }
   if (!PyArg_ParseTupleAndKeywords (args, kwargs, "O|p:Frame", keywords, &obj,
           &writable) || !boxed_pointer (obj, &ptr, &gtype))
     return -1;
@@ -266,9 +267,28 @@ frame_init (FrameObject * self, PyObject * args, PyObject * kwargs)
     return -1;
   }
   self->writable = writable;
-  self->buffer = gst_buffer_ref (buffer);
   self->caps = caps ? gst_caps_ref (caps) : NULL;
-  return frame_map (self);
+  /* Map before taking our reference: a write map needs the caller's buffer
+   * still writable (ours would make it shared); the mapping stays valid. */
+  self->buffer = buffer;
+  if (frame_map (self) < 0) {
+    self->buffer = NULL;
+    return -1;
+  }
+  gst_buffer_ref (buffer);
+  return 0;
+}
+
+/* Made whole in tp_new: no Frame exists without its buffer mapped
+ * (Frame.__new__(Frame) fails like Frame() does). */
+static PyObject *
+frame_new (PyTypeObject * type, PyObject * args, PyObject * kwargs)
+{
+  FrameObject *self = (FrameObject *) type->tp_alloc (type, 0);
+
+  if (self && frame_fill (self, args, kwargs) < 0)
+    Py_CLEAR (self);
+  return (PyObject *) self;
 }
 
 static void
@@ -295,17 +315,6 @@ clock_time (GstClockTime t)
   if (!GST_CLOCK_TIME_IS_VALID (t))
     Py_RETURN_NONE;
   return PyLong_FromUnsignedLongLong (t);
-}
-
-static GstMemory *
-doradma_memory (FrameObject * f)
-{
-  GstMemory *mem;
-
-  if (gst_buffer_n_memory (f->buffer) != 1)
-    return NULL;
-  mem = gst_buffer_peek_memory (f->buffer, 0);
-  return gst_is_doradma_memory (mem) ? mem : NULL;
 }
 
 static PyObject *
@@ -358,9 +367,15 @@ frame_get_strides (FrameObject * self, void *closure)
   PyObject *t = PyTuple_New (self->n_planes);
   guint p;
 
-  for (p = 0; t && p < self->n_planes; p++)
-    PyTuple_SET_ITEM (t, p, PyLong_FromSsize_t (self->planes[p].ndim > 1 ?
-            self->planes[p].strides[0] : self->planes[p].size));
+  for (p = 0; t && p < self->n_planes; p++) {
+    PyObject *stride = PyLong_FromSsize_t (self->planes[p].ndim > 1 ?
+        self->planes[p].strides[0] : self->planes[p].size);
+    if (stride == NULL) {
+      Py_CLEAR (t);
+      break;
+    }
+    PyTuple_SET_ITEM (t, p, stride);
+  }
   return t;
 }
 
@@ -587,8 +602,7 @@ PyTypeObject FrameType = {
   .tp_doc = "Frame(sample_or_buffer, writable=False): a frame that owns a "
       "reference to the buffer and its mapping; views made from it (numpy(), "
       "DLPack, planes) keep it, and the ring slot it leases, alive.",
-  .tp_new = PyType_GenericNew,
-  .tp_init = (initproc) frame_init,
+  .tp_new = frame_new,
   .tp_dealloc = (destructor) frame_dealloc,
   .tp_repr = (reprfunc) frame_repr,
   .tp_getset = frame_getset,

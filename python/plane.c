@@ -59,8 +59,14 @@ tuple_of (const Py_ssize_t * v, int n)
   PyObject *t = PyTuple_New (n);
   int i;
 
-  for (i = 0; t && i < n; i++)
-    PyTuple_SET_ITEM (t, i, PyLong_FromSsize_t (v[i]));
+  for (i = 0; t && i < n; i++) {
+    PyObject *item = PyLong_FromSsize_t (v[i]);
+    if (item == NULL) {
+      Py_CLEAR (t);
+      break;
+    }
+    PyTuple_SET_ITEM (t, i, item);
+  }
   return t;
 }
 

@@ -109,6 +109,34 @@ try:
 except ValueError:
     check(True, "writable=True on a leased slot refused")
 
+# writable=True on the caller's own writable buffer: a writable view whose
+# writes land in the buffer (mapped before the frame takes its reference,
+# which would make the buffer shared)
+own = Gst.Buffer.new_allocate(None, 16, None)
+wframe = doradma.Frame(own, writable=True)
+warr = wframe.numpy()
+check(wframe.writable and warr.flags.writeable and warr.shape == (16,),
+      "writable=True on an own buffer: writable %s, view writeable %s"
+      % (wframe.writable, warr.flags.writeable))
+warr[:] = np.arange(100, 116, dtype=np.uint8)
+del warr, wframe
+gc.collect()
+check(own.extract_dup(0, 16) == bytes(range(100, 116)),
+      "writes through the writable view land in the buffer: %r"
+      % own.extract_dup(0, 16))
+
+# a Frame exists only made whole: Frame.__new__ without a buffer is refused
+# (it used to leave a Frame with no buffer whose getters crashed)
+try:
+    doradma.Frame.__new__(doradma.Frame)
+    check(False, "Frame.__new__(Frame) refused")
+except TypeError:
+    check(True, "Frame.__new__(Frame) refused")
+nframe = doradma.Frame.__new__(doradma.Frame, own)
+check(nframe.pts is None and nframe.numpy().shape == (16,),
+      "Frame.__new__(Frame, buffer) is a whole frame")
+del nframe
+
 # dlpack: the same pointer
 if HAVE_DLPACK:
     tensor = np.from_dlpack(frame)
