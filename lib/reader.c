@@ -640,12 +640,16 @@ check_evicted (struct doradma_reader *r)
   dr_store_release (&ent->state, DORADMA_READER_ACTIVE);
 }
 
-/* Only R[r] writes these words; tools read them relaxed. */
+/* Only R[r] writes these words; tools read them relaxed. A refused record
+ * moves last_seq/last_time like a delivery (the reader is not stalled) but
+ * counts as skipped, not delivered. */
 static void
 tool_counters_add (struct doradma_shm_reader *ent, uint64_t seq,
-    uint64_t skipped)
+    uint64_t delivered, uint64_t skipped)
 {
-  dr_store_relaxed (&ent->delivered, dr_load_relaxed (&ent->delivered) + 1);
+  if (delivered)
+    dr_store_relaxed (&ent->delivered,
+        dr_load_relaxed (&ent->delivered) + delivered);
   if (skipped)
     dr_store_relaxed (&ent->skipped, dr_load_relaxed (&ent->skipped) + skipped);
   dr_store_relaxed (&ent->last_seq, seq);
@@ -664,7 +668,7 @@ deliver (struct doradma_reader *r, uint32_t slot, uint64_t seq,
   STAT_ADD (r->stats.skipped, frame->skipped);
   STAT_ADD (r->stats.frames, 1);
   r->last_seq = seq;
-  tool_counters_add (&r->ctl->readers[r->entry], seq, frame->skipped);
+  tool_counters_add (&r->ctl->readers[r->entry], seq, 1, frame->skipped);
 }
 
 /* A record that failed validation: skipped like a lapped frame (counted,
@@ -674,8 +678,11 @@ deliver (struct doradma_reader *r, uint32_t slot, uint64_t seq,
 static void
 skip_refused (struct doradma_reader *r, uint64_t seq)
 {
-  STAT_ADD (r->stats.skipped, seq > r->last_seq ? seq - r->last_seq : 0);
+  uint64_t skipped = seq > r->last_seq ? seq - r->last_seq : 0;
+
+  STAT_ADD (r->stats.skipped, skipped);
   r->last_seq = seq;            /* never retried */
+  tool_counters_add (&r->ctl->readers[r->entry], seq, 0, skipped);
   if (r->backpressure)
     doradma_reader_consume (r, seq);
 }
