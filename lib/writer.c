@@ -550,6 +550,12 @@ doradma_writer_replace (struct doradma_writer *old,
     n->token = dr_load_relaxed (&o->token);
     n->flags = DORADMA_READER_BACKPRESSURE;
     n->consumed_seq = final_seq;
+    /* The tools' counters go on where they were (an adopting reader keeps
+     * counting, reader.c); relaxed: R[r] may still be writing them. */
+    n->delivered = dr_load_relaxed (&o->delivered);
+    n->skipped = dr_load_relaxed (&o->skipped);
+    n->last_seq = dr_load_relaxed (&o->last_seq);
+    n->last_time = dr_load_relaxed (&o->last_time);
     n->state = DORADMA_READER_RESERVED;
     w->ctl->active |= 1ull << r;
     w->carried |= 1ull << r;
