@@ -128,6 +128,12 @@ check_config (const struct doradma_writer_config *cfg,
       strcmp (cfg->transport, "ipc") != 0)
     return diag_set (diag, -EINVAL, "transport",
         "transport \"%s\" is not one of shmem, unified, ipc", cfg->transport);
+  /* The door refuses objects writable by others (door.c): nobody could
+   * reopen such a channel, not even its writer to restart it. */
+  if (cfg->mode & S_IWOTH)
+    return diag_set (diag, -EINVAL, "mode",
+        "mode %04o makes the objects writable by others: refused (the "
+        "door refuses such objects; drop o+w)", (unsigned) (cfg->mode & 07777));
   if ((cfg->ipc_handle != NULL) !=
       (cfg->transport != NULL && strcmp (cfg->transport, "ipc") == 0))
     return diag_set (diag, -EINVAL, "transport",
