@@ -4,36 +4,9 @@
  * not; so doradma watch/show do not see a stalled reader. Lease and copy
  * paths both. */
 #include <errno.h>
-#include <fcntl.h>
-#include <stdio.h>
 #include <sys/mman.h>
-#include <sys/stat.h>
-#include <unistd.h>
 
 #include "helpers.h"
-
-/* The data object mapped writable, as a hostile writer could write it. */
-static uint8_t *
-map_data_rw (const char *dir, const char *ch, size_t *len)
-{
-  char path[512];
-  struct stat st;
-  void *p;
-  int fd;
-
-  snprintf (path, sizeof path, "%s/doradma.%s", dir, ch);
-  fd = open (path, O_RDWR | O_CLOEXEC);
-  if (fd < 0)
-    return NULL;
-  if (fstat (fd, &st) != 0) {
-    close (fd);
-    return NULL;
-  }
-  p = mmap (NULL, st.st_size, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
-  close (fd);
-  *len = st.st_size;
-  return p == MAP_FAILED ? NULL : p;
-}
 
 static uint64_t
 relaxed (const uint64_t * word)
@@ -61,7 +34,7 @@ main (void)
   t_channel (ch, sizeof ch, "refused");
   T_RC (t_open_pair (dir, ch, 4, 4096, 0, &w, &r), 0, "open");
   stride = doradma_writer_slot_stride (w);
-  map = map_data_rw (dir, ch, &len);
+  map = t_data_map_rw (dir, ch, &len);
   T_CHECK (map != NULL, "map the data object");
   ctl = t_ctl_map (dir, ch);
   T_CHECK (ctl != NULL, "map ctl");
