@@ -745,7 +745,14 @@ gst_doradma_dora_src_create (GstPushSrc * psrc, GstBuffer ** outbuf)
       g_clear_object (&pool);
       gst_buffer_set_size (buf, s->info.size);
     }
-    gst_buffer_map (buf, &map, GST_MAP_WRITE);
+    if (!gst_buffer_map (buf, &map, GST_MAP_WRITE)) {
+      GST_ELEMENT_ERROR (src, RESOURCE, WRITE,
+          ("Could not map a %" G_GSIZE_FORMAT "-byte output buffer writable "
+              "for dora pool %s", gst_buffer_get_size (buf), name),
+          ("gst_buffer_map (GST_MAP_WRITE) failed"));
+      fret = GST_FLOW_ERROR;
+      goto out;
+    }
     ret = copy_generation (s, map.data, &gen, &diag);
     if (ret == 0 && s->plan.dst_pitch > s->plan.row_bytes) {
       gsize i;

@@ -640,21 +640,26 @@ check_evicted (struct doradma_reader *r)
   dr_store_release (&ent->state, DORADMA_READER_ACTIVE);
 }
 
-/* Only R[r] writes these words; tools read them relaxed. */
+/* Only R[r] writes these words; tools read them relaxed. A refused record
+ * moves last_seq/last_time like a delivery (the reader is not stalled) but
+ * counts as skipped, not delivered. `now` is next_common's clock reading:
+ * no second clock read per frame on the hot path. */
 static void
 tool_counters_add (struct doradma_shm_reader *ent, uint64_t seq,
-    uint64_t skipped)
+    uint64_t delivered, uint64_t skipped, uint64_t now)
 {
-  dr_store_relaxed (&ent->delivered, dr_load_relaxed (&ent->delivered) + 1);
+  if (delivered)
+    dr_store_relaxed (&ent->delivered,
+        dr_load_relaxed (&ent->delivered) + delivered);
   if (skipped)
     dr_store_relaxed (&ent->skipped, dr_load_relaxed (&ent->skipped) + skipped);
   dr_store_relaxed (&ent->last_seq, seq);
-  dr_store_relaxed (&ent->last_time, monotonic_ns ());
+  dr_store_relaxed (&ent->last_time, now);
 }
 
 static void
 deliver (struct doradma_reader *r, uint32_t slot, uint64_t seq,
-    struct doradma_frame *frame)
+    struct doradma_frame *frame, uint64_t now)
 {
   frame->slot = slot;
   frame->data_offset =
@@ -664,7 +669,7 @@ deliver (struct doradma_reader *r, uint32_t slot, uint64_t seq,
   STAT_ADD (r->stats.skipped, frame->skipped);
   STAT_ADD (r->stats.frames, 1);
   r->last_seq = seq;
-  tool_counters_add (&r->ctl->readers[r->entry], seq, frame->skipped);
+  tool_counters_add (&r->ctl->readers[r->entry], seq, 1, frame->skipped, now);
 }
 
 /* A record that failed validation: skipped like a lapped frame (counted,
@@ -672,18 +677,23 @@ deliver (struct doradma_reader *r, uint32_t slot, uint64_t seq,
  * back-pressure reader, consumed, so that a lossless writer never waits
  * for a frame nobody will take. */
 static void
-skip_refused (struct doradma_reader *r, uint64_t seq)
+skip_refused (struct doradma_reader *r, uint64_t seq, uint64_t now)
 {
-  STAT_ADD (r->stats.skipped, seq > r->last_seq ? seq - r->last_seq : 0);
+  uint64_t skipped = seq > r->last_seq ? seq - r->last_seq : 0;
+
+  STAT_ADD (r->stats.skipped, skipped);
   r->last_seq = seq;            /* never retried */
+  tool_counters_add (&r->ctl->readers[r->entry], seq, 0, skipped, now);
   if (r->backpressure)
     doradma_reader_consume (r, seq);
 }
 
-/* One attempt at a frame without waiting. Returns 0, -EAGAIN, -EBADMSG. */
+/* One attempt at a frame without waiting. Returns 0, -EAGAIN, -EBADMSG.
+ * `now`: the caller's latest clock reading, for the entry's last_time. */
 static int
 try_next (struct doradma_reader *r, enum doradma_read_mode mode, void *dst,
-    size_t cap, struct doradma_frame *frame, struct doradma_diag *diag)
+    size_t cap, struct doradma_frame *frame, uint64_t now,
+    struct doradma_diag *diag)
 {
   struct doradma_shm_slot rec;
   uint64_t excluded = 0;
@@ -706,10 +716,10 @@ try_next (struct doradma_reader *r, enum doradma_read_mode mode, void *dst,
       ret = slot_record_validate (&rec, &r->desc, &frame->info, diag);
       if (ret < 0) {
         doradma_reader_release (r, slot);
-        skip_refused (r, seq);
+        skip_refused (r, seq, now);
         return ret;
       }
-      deliver (r, slot, seq, frame);
+      deliver (r, slot, seq, frame, now);
       if (r->backpressure)
         doradma_reader_consume (r, seq);
       return 0;
@@ -724,7 +734,7 @@ try_next (struct doradma_reader *r, enum doradma_read_mode mode, void *dst,
         continue;
       ret = slot_record_validate (&rec, &r->desc, &frame->info, diag);
       if (ret < 0) {
-        skip_refused (r, seq);
+        skip_refused (r, seq, now);
         return ret;
       }
       if (frame->info.payload_bytes > cap)
@@ -737,7 +747,7 @@ try_next (struct doradma_reader *r, enum doradma_read_mode mode, void *dst,
         STAT_ADD (r->stats.torn, 1);
         continue;
       }
-      deliver (r, slot, seq, frame);
+      deliver (r, slot, seq, frame, now);
       /* Copy mode: consumed only after the copy is done (RELEASE). */
       if (r->backpressure)
         doradma_reader_consume (r, seq);
@@ -759,7 +769,9 @@ next_common (struct doradma_reader *r, enum doradma_read_mode mode,
     int64_t timeout_ns, void *dst, size_t cap, struct doradma_frame *frame,
     struct doradma_diag *diag)
 {
-  uint64_t start = monotonic_ns (), live_checked = start;
+  /* `now` is the one clock reading per attempt: try_next stamps a
+   * delivery with it rather than reading the clock again. */
+  uint64_t start = monotonic_ns (), live_checked = start, now = start;
   uint64_t spin_ns = __atomic_load_n (&r->spin_ns, __ATOMIC_RELAXED);
   int ret, spun = 0, slept = 0;
 
@@ -771,10 +783,9 @@ next_common (struct doradma_reader *r, enum doradma_read_mode mode,
      * visible to the search below. */
     uint32_t state = dr_load_acquire (&r->rcb->state);
     int64_t slice;
-    uint64_t now;
 
     check_evicted (r);
-    ret = try_next (r, mode, dst, cap, frame, diag);
+    ret = try_next (r, mode, dst, cap, frame, now, diag);
     if (ret == 0 && spun && !slept)
       STAT_ADD (r->stats.spins, 1);
     if (ret != -EAGAIN)
@@ -807,7 +818,8 @@ next_common (struct doradma_reader *r, enum doradma_read_mode mode,
 
       spun = 1;
       if (eventcount_spin (&r->ctl->notify, v, chunk, &r->interrupted, NULL)) {
-        spin_ns -= MIN (spin_ns, monotonic_ns () - t0);
+        now = monotonic_ns ();
+        spin_ns -= MIN (spin_ns, now - t0);
         continue;
       }
       now = monotonic_ns ();

@@ -128,6 +128,12 @@ check_config (const struct doradma_writer_config *cfg,
       strcmp (cfg->transport, "ipc") != 0)
     return diag_set (diag, -EINVAL, "transport",
         "transport \"%s\" is not one of shmem, unified, ipc", cfg->transport);
+  /* The door refuses objects writable by others (door.c): nobody could
+   * reopen such a channel, not even its writer to restart it. */
+  if (cfg->mode & S_IWOTH)
+    return diag_set (diag, -EINVAL, "mode",
+        "mode %04o makes the objects writable by others: refused (the "
+        "door refuses such objects; drop o+w)", (unsigned) (cfg->mode & 07777));
   if ((cfg->ipc_handle != NULL) !=
       (cfg->transport != NULL && strcmp (cfg->transport, "ipc") == 0))
     return diag_set (diag, -EINVAL, "transport",
@@ -550,6 +556,12 @@ doradma_writer_replace (struct doradma_writer *old,
     n->token = dr_load_relaxed (&o->token);
     n->flags = DORADMA_READER_BACKPRESSURE;
     n->consumed_seq = final_seq;
+    /* The tools' counters go on where they were (an adopting reader keeps
+     * counting, reader.c); relaxed: R[r] may still be writing them. */
+    n->delivered = dr_load_relaxed (&o->delivered);
+    n->skipped = dr_load_relaxed (&o->skipped);
+    n->last_seq = dr_load_relaxed (&o->last_seq);
+    n->last_time = dr_load_relaxed (&o->last_time);
     n->state = DORADMA_READER_RESERVED;
     w->ctl->active |= 1ull << r;
     w->carried |= 1ull << r;

@@ -112,7 +112,7 @@ struct doradma_writer_config {
   const char *shm_dir;      /* NULL: doradma_shm_dir (NULL) */
   uint32_t slots;           /* 1..64 */
   uint64_t slot_size;       /* bytes a frame needs; rounded up to the page size */
-  uint32_t mode;            /* file mode of both objects; 0 means 0600 */
+  uint32_t mode;            /* file mode of both objects; 0 means 0600; o+w is -EINVAL */
   const char *caps;         /* initial caps, video/x-raw without caps features */
   const char *transport;    /* "shmem" (default), "unified" or "ipc": JSON only */
   const uint8_t *ipc_handle;/* 64 bytes: slots in device memory (ipc_flag 1), else NULL */

@@ -288,6 +288,36 @@ t_ctl_map (const char *shm_dir, const char *channel)
   return p;
 }
 
+uint8_t *
+t_data_map_rw (const char *shm_dir, const char *channel, size_t *len)
+{
+  char path[512];
+  struct stat st;
+  void *p;
+  int fd;
+
+  snprintf (path, sizeof path, "%s/doradma.%s", doradma_shm_dir (shm_dir),
+      channel);
+  fd = open (path, O_RDWR | O_CLOEXEC);
+  if (fd < 0) {
+    t_log ("open %s: %s", path, strerror (errno));
+    return NULL;
+  }
+  if (fstat (fd, &st) != 0) {
+    t_log ("fstat %s: %s", path, strerror (errno));
+    close (fd);
+    return NULL;
+  }
+  p = mmap (NULL, st.st_size, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+  close (fd);
+  if (p == MAP_FAILED) {
+    t_log ("mmap %s: %s", path, strerror (errno));
+    return NULL;
+  }
+  *len = st.st_size;
+  return p;
+}
+
 void
 t_ctl_unmap (struct doradma_shm_ctl *ctl)
 {

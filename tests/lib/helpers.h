@@ -21,7 +21,7 @@
 /* Prints "file:line: message" on stderr. */
 #define t_log(...) t_log_at (__FILE__, __LINE__, __VA_ARGS__)
 void t_log_at (const char *file, int line, const char *fmt, ...)
-    __attribute__ ((format (printf, 3, 4)));
+    __attribute__((format (printf, 3, 4)));
 
 /* Fails the test (goto err) unless `cond` holds, printing the condition. */
 #define T_CHECK(cond, ...) do { \
@@ -112,28 +112,33 @@ void t_frame_info (struct doradma_frame_info *info, uint64_t bytes);
 /* Stamps `seq` into every 4 KiB page of `bytes` bytes at `p`, and checks
  * that every page carries `seq`; t_check_stamps returns the number of pages
  * that do not (and the first bad value in *bad if not NULL). */
-void t_stamp (uint8_t *p, uint64_t bytes, uint64_t seq);
-uint64_t t_check_stamps (const uint8_t *p, uint64_t bytes, uint64_t seq,
-    uint64_t *bad);
+void t_stamp (uint8_t * p, uint64_t bytes, uint64_t seq);
+uint64_t t_check_stamps (const uint8_t * p, uint64_t bytes, uint64_t seq,
+    uint64_t * bad);
 
 /* acquire (LATEST, no wait) + stamp + publish of `bytes`. Returns 0 and the
  * sequence in *seq, or -errno. */
 int t_publish (struct doradma_writer *w, enum doradma_slot_policy policy,
-    int64_t timeout_ns, uint64_t bytes, uint64_t *seq, uint32_t *slot);
+    int64_t timeout_ns, uint64_t bytes, uint64_t * seq, uint32_t * slot);
 /* Same, for a writer whose next sequence the caller knows better than its
  * stats (a replacement writer continues its predecessor's sequence). */
 int t_publish_as (struct doradma_writer *w, enum doradma_slot_policy policy,
-    int64_t timeout_ns, uint64_t bytes, uint64_t expect_seq, uint32_t *slot);
+    int64_t timeout_ns, uint64_t bytes, uint64_t expect_seq, uint32_t * slot);
 
 /* Maps the control object of `channel` read-write (for inspecting notify,
  * space, lease words). Returns NULL on failure; unmap with t_ctl_unmap. */
 struct doradma_shm_ctl *t_ctl_map (const char *shm_dir, const char *channel);
 void t_ctl_unmap (struct doradma_shm_ctl *ctl);
+/* Maps the data object of `channel` read-write, as a hostile writer (or
+ * anyone with write access) could write it; *len gets its size. Returns
+ * NULL on failure; munmap (p, *len) when done. */
+uint8_t *t_data_map_rw (const char *shm_dir, const char *channel, size_t *len);
 /* The RCB inside a reader's read-only mapping. */
 const struct doradma_shm_rcb *t_reader_rcb (struct doradma_reader *r);
 
 /* Process barrier in MAP_SHARED memory (survives fork), spinning. */
-struct t_barrier {
+struct t_barrier
+{
   uint32_t count;
   uint32_t gen;
   uint32_t n;
@@ -161,9 +166,10 @@ int t_wait (pid_t pid, int timeout_ms);
  * markers themselves cost a fixed number of calls, subtracted here.
  * Returns the child's exit code, or T_EXIT_SKIP when ptrace is not allowed
  * or the architecture is not supported. */
-struct t_syscounts {
-  uint64_t total;       /* system calls in the window, marker cost removed */
-  uint64_t futex;       /* of which futex(2) */
+struct t_syscounts
+{
+  uint64_t total;               /* system calls in the window, marker cost removed */
+  uint64_t futex;               /* of which futex(2) */
 };
 int t_count_syscalls (int (*fn) (void *), void *arg, struct t_syscounts *out);
 void t_mark_begin (void);

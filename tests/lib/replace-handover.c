@@ -15,7 +15,9 @@
  *    (doradma_writer_wait_carried) until the reader, still draining the
  *    first, has adopted its entry in the middle one, whose frames it then
  *    reads; and the wait ends in -ETIMEDOUT, or at once after
- *    doradma_writer_evict_carried.
+ *    doradma_writer_evict_carried;
+ *  - with the entry's tool counters (delivered, skipped, last_seq,
+ *    last_time) copied into the new control object.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -117,6 +119,54 @@ fill (struct doradma_writer *w, uint64_t first)
   while (t_publish_as (w, DORADMA_POLICY_LOSSLESS, 0, BYTES, s, NULL) == 0)
     s++;
   return s;
+}
+
+/* The entry's tool counters (delivered, skipped, last_seq, last_time) are
+ * carried into the new control object with the entry: watch/show must not
+ * see the adopted reader restart at 0 with last_time 0. */
+static int
+case_counters_carried (void)
+{
+  struct doradma_writer_config wc;
+  struct doradma_writer *a = NULL, *b = NULL;
+  struct doradma_reader *r = NULL;
+  struct doradma_reader_stats st;
+  struct doradma_shm_ctl *old_ctl = NULL, *new_ctl = NULL;
+  struct doradma_shm_reader o, n;
+  int res = -1;
+
+  T_CHECK (setup (&a, &r, "hcc") == 0, "setup");
+  doradma_reader_get_stats (r, &st);
+  old_ctl = t_ctl_map (dir, ch);
+  T_CHECK (old_ctl != NULL, "map the old ctl");
+  t_writer_config (&wc, ch, dir, 4, BYTES);
+  T_RC (doradma_writer_replace (a, &wc, &b, NULL), 0, "replace");
+  new_ctl = t_ctl_map (dir, ch);
+  T_CHECK (new_ctl != NULL, "map the new ctl");
+  o = old_ctl->readers[st.entry];
+  n = new_ctl->readers[st.entry];
+  T_CHECK (o.delivered == 1 && o.last_seq == 1 && o.last_time != 0,
+      "old entry: delivered %llu last_seq %llu last_time %llu",
+      (unsigned long long) o.delivered, (unsigned long long) o.last_seq,
+      (unsigned long long) o.last_time);
+  T_CHECK (n.delivered == o.delivered && n.skipped == o.skipped &&
+      n.last_seq == o.last_seq && n.last_time == o.last_time,
+      "carried entry: delivered %llu skipped %llu last_seq %llu last_time "
+      "%llu, want %llu %llu %llu %llu", (unsigned long long) n.delivered,
+      (unsigned long long) n.skipped, (unsigned long long) n.last_seq,
+      (unsigned long long) n.last_time, (unsigned long long) o.delivered,
+      (unsigned long long) o.skipped, (unsigned long long) o.last_seq,
+      (unsigned long long) o.last_time);
+  res = 0;
+err:
+  if (new_ctl)
+    t_ctl_unmap (new_ctl);
+  if (old_ctl)
+    t_ctl_unmap (old_ctl);
+  doradma_reader_close (r);
+  doradma_writer_close (b);
+  doradma_writer_close (a);
+  return res;
 }
 
 static int
@@ -394,6 +444,7 @@ main (void)
   T_EXPECT (failed, case_two_replaces_middle_frames () == 0,
       "two replaces, frames in the middle segment");
   T_EXPECT (failed, case_evict_carried () == 0, "evict carried readers");
+  T_EXPECT (failed, case_counters_carried () == 0, "tool counters carried");
   if (t_shm_dir_remove (dir) != 0)
     failed++;
   return failed ? T_EXIT_FAIL : T_EXIT_PASS;

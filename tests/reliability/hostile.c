@@ -347,26 +347,6 @@ test_json_deep (void)
 /* live segment helpers                                                     */
 /* ------------------------------------------------------------------------ */
 
-/* The data object mapped read-write through the owner's own open (what a
- * hostile writer, or anyone with write access, can do). */
-static uint8_t *
-map_data_rw (const char *ch, size_t *len)
-{
-  char path[4096];
-  struct stat st;
-  int fd;
-  void *p;
-
-  snprintf (path, sizeof path, "%s/doradma.%s", dir, ch);
-  fd = open (path, O_RDWR | O_CLOEXEC);
-  if (fd < 0 || fstat (fd, &st) != 0)
-    return NULL;
-  p = mmap (NULL, st.st_size, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
-  close (fd);
-  *len = st.st_size;
-  return p == MAP_FAILED ? NULL : p;
-}
-
 static struct doradma_shm_rcb *
 rcb_in (uint8_t * map, uint32_t slots, uint64_t stride)
 {
@@ -448,7 +428,7 @@ test_record (void)
   t_channel (ch, sizeof ch, "rec");
   T_RC (t_open_pair (dir, ch, 4, 8 * 4096, 0, &w, &r), 0, "open");
   stride = doradma_writer_slot_stride (w);
-  map = map_data_rw (ch, &len);
+  map = t_data_map_rw (dir, ch, &len);
   T_CHECK (map != NULL, "map rw");
   for (copy = 0; copy < 2; copy++) {
     for (how = 0; how < C_LAST; how++) {
@@ -545,7 +525,7 @@ test_caps (void)
   t_channel (ch, sizeof ch, "caps");
   T_RC (t_open_pair (dir, ch, 2, 4096, 0, &w, &r), 0, "open");
   stride = doradma_writer_slot_stride (w);
-  map = map_data_rw (ch, &len);
+  map = t_data_map_rw (dir, ch, &len);
   T_CHECK (map != NULL, "map rw");
   c = &rcb_in (map, 2, stride)->caps[1];
   T_RC (doradma_reader_caps (r, 1, buf, sizeof buf, &diag), 0, "valid caps");

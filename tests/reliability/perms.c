@@ -2,7 +2,8 @@
  *   other-user  a channel created by one unprivileged user is closed to
  *               another: mode 0600 -> -EACCES; mode 0644 with the owner
  *               allowed -> the ctl object (RW) is refused -> -EACCES; a
- *               foreign owner not allowed -> -EPERM; o+w objects -> -EACCES;
+ *               foreign owner not allowed -> -EPERM; o+w objects (chmod after
+ *               create: the writer refuses o+w modes) -> -EACCES;
  *               a shared group with mode 0660 and allowed_uid works.
  *               Needs root to switch uids (skips otherwise).
  *   names       names that could escape the shm directory or alias an
@@ -59,10 +60,22 @@ owner (void *p)
     return 1;
   umask (022);
   t_writer_config (&wc, a->ch, dir, 2, 4096);
-  wc.mode = a->mode;
+  /* The writer refuses o+w modes itself (-EINVAL): such objects come
+   * from a chmod after creation, which the readers must refuse too. */
+  wc.mode = a->mode & ~S_IWOTH;
   if (doradma_writer_create (&wc, &w, &diag) != 0) {
     t_log ("owner writer_create: %s", diag.msg);
     return 1;
+  }
+  if (a->mode & S_IWOTH) {
+    char path[4096];
+
+    snprintf (path, sizeof path, "%s/doradma.%s", dir, a->ch);
+    if (chmod (path, a->mode) != 0)
+      return 1;
+    snprintf (path, sizeof path, "%s/doradma.%s~ctl", dir, a->ch);
+    if (chmod (path, a->mode) != 0)
+      return 1;
   }
   if (t_publish (w, DORADMA_POLICY_LATEST, 0, 4096, NULL, NULL) != 0)
     return 1;
@@ -128,7 +141,7 @@ test_other_user (void)
     { 0640, OWNER_UID, 0, -EACCES, NULL },     /* not in the group */
     { 0644, -1,        0, -EPERM,  "owner" },  /* readable, foreign owner */
     { 0644, OWNER_UID, 0, -EACCES, "ctl" },    /* data readable, ctl not writable */
-    { 0666, OWNER_UID, 0, -EACCES, "mode" },   /* o+w: anyone could tamper */
+    { 0666, OWNER_UID, 0, -EACCES, "mode" },   /* o+w (chmod): anyone could tamper */
     { 0660, OWNER_UID, 1, 0,       NULL },     /* shared group: works */
     { 0660, -1,        1, -EPERM,  "owner" },  /* shared group, owner not allowed */
   };
