@@ -9,6 +9,7 @@
 
 #include <gst/gst.h>
 #include <gst/video/video.h>
+#include <doradma/doradma.h>
 
 G_BEGIN_DECLS
 
@@ -24,6 +25,15 @@ G_BEGIN_DECLS
  * least these. */
 void gst_doradma_plane_needs (const GstVideoInfo * info, guint plane,
     guint32 * rows, guint32 * row_bytes);
+
+/* The frame record of a frame whose planes start at `offset` with
+ * `pstride` (bytes from the first byte of a slot of `slot_size` bytes):
+ * geometry of `info`, payload bytes, crop, timestamps and carried flags of
+ * `src`, and `mono_pts`. FALSE when the planes do not fit in the slot. */
+gboolean gst_doradma_frame_info_fill (const GstVideoInfo * info,
+    const gsize * offset, const gint * pstride, gsize buf_size,
+    gsize slot_size, GstBuffer * src, guint64 mono_pts,
+    struct doradma_frame_info *fi);
 
 G_END_DECLS
 #endif /* __GST_DORADMA_WIRE_H__ */
