@@ -23,7 +23,9 @@
  * when the connection fails or the receiver goes away (posting
  * "doradmanetsink-peer-lost" and, once back, "doradmanetsink-connected"
  * element messages). `on-peer-lost=error` stops instead, `eos` ends the
- * stream.
+ * stream. At EOS the sink waits until what it sent is delivered, tells the
+ * receiver (which ends its stream and its ring's) and posts its stats as a
+ * "doradmanetsink-stats" element message.
  *
  * ## Example launch line
  * |[
@@ -160,11 +162,12 @@ send_done (void *request, ucs_status_t status, void *user_data)
   SendCtx *ctx = user_data;
 
   if (status != UCS_OK) {
-    GST_DEBUG_OBJECT (ctx->self, "send failed: %s",
-        ucs_status_string (status));
+    GST_DEBUG_OBJECT (ctx->self, "send failed: %s", ucs_status_string (status));
     COUNT (ctx->self, C_SEND_ERRORS, 1);
   }
   send_ctx_free (ctx);
+  /* freed here, not at the send: a freed request gets no callback */
+  ucp_request_free (request);
 }
 
 static void
@@ -382,8 +385,7 @@ gst_doradma_net_sink_render (GstBaseSink * bsink, GstBuffer * buf)
   if (!gst_buffer_map (buf, &ctx->map, GST_MAP_READ)) {
     gst_buffer_unref (ctx->buf);
     g_free (ctx);
-    GST_ELEMENT_ERROR (self, STREAM, FORMAT, ("Could not map a frame"),
-        (NULL));
+    GST_ELEMENT_ERROR (self, STREAM, FORMAT, ("Could not map a frame"), (NULL));
     return GST_FLOW_ERROR;
   }
   if (!fill_record (self, buf, ctx->map.size, &fi)) {
@@ -418,13 +420,45 @@ gst_doradma_net_sink_render (GstBaseSink * bsink, GstBuffer * buf)
     COUNT (self, C_SEND_ERRORS, 1);
     send_ctx_free (ctx);
     return GST_FLOW_OK;
-  } else {
-    ucp_request_free (req);     /* send_done still runs */
   }
+  /* else send_done frees ctx and req */
   COUNT (self, C_FRAMES, 1);
   COUNT (self, C_BYTES, fi.payload_bytes);
   gst_doradma_net_ucx_progress (&self->ucx);
   return GST_FLOW_OK;
+}
+
+static GstStructure *get_stats (GstDoradmaNetSink * self);
+
+/* EOS: what was sent is delivered, then the receiver is told (it ends its
+ * ring's stream and its own). */
+static void
+send_eos (GstDoradmaNetSink * self)
+{
+  ucp_request_param_t param = { 0 };
+
+  while (self->in_flight > 0 && self->ep && !self->ep_failed)
+    if (!gst_doradma_net_ucx_wait (&self->ucx, 50))
+      return;
+  if (self->ep == NULL || self->ep_failed || !self->connected)
+    return;
+  if (gst_doradma_net_ucx_finish (&self->ucx, ucp_am_send_nbx (self->ep,
+              DORADMA_NET_AM_EOS, NULL, 0, NULL, 0, &param)) != UCS_OK)
+    COUNT (self, C_SEND_ERRORS, 1);
+}
+
+static gboolean
+gst_doradma_net_sink_event (GstBaseSink * bsink, GstEvent * event)
+{
+  GstDoradmaNetSink *self = GST_DORADMA_NET_SINK (bsink);
+
+  if (GST_EVENT_TYPE (event) == GST_EVENT_EOS) {
+    send_eos (self);
+    gst_element_post_message (GST_ELEMENT (self),
+        gst_message_new_element (GST_OBJECT (self), get_stats (self)));
+  }
+  return GST_BASE_SINK_CLASS (gst_doradma_net_sink_parent_class)->event (bsink,
+      event);
 }
 
 static gboolean
@@ -650,6 +684,7 @@ gst_doradma_net_sink_class_init (GstDoradmaNetSinkClass * klass)
   bsink_class->stop = GST_DEBUG_FUNCPTR (gst_doradma_net_sink_stop);
   bsink_class->set_caps = GST_DEBUG_FUNCPTR (gst_doradma_net_sink_set_caps);
   bsink_class->render = GST_DEBUG_FUNCPTR (gst_doradma_net_sink_render);
+  bsink_class->event = GST_DEBUG_FUNCPTR (gst_doradma_net_sink_event);
   bsink_class->unlock = GST_DEBUG_FUNCPTR (gst_doradma_net_sink_unlock);
   bsink_class->unlock_stop =
       GST_DEBUG_FUNCPTR (gst_doradma_net_sink_unlock_stop);
@@ -749,8 +784,7 @@ gst_doradma_net_sink_class_init (GstDoradmaNetSinkClass * klass)
       "ucx-memory-types", GST_TYPE_STRUCTURE,
       G_PARAM_READABLE | G_PARAM_STATIC_STRINGS);
 
-  g_object_class_install_properties (gobject_class, NUM_PROPERTIES,
-      properties);
+  g_object_class_install_properties (gobject_class, NUM_PROPERTIES, properties);
 }
 
 static void

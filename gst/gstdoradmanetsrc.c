@@ -26,7 +26,10 @@
  * handling and keepalive) the element posts a "doradmanetsrc-peer-lost"
  * element message and, with `on-peer-lost=wait`, waits for the next
  * sender ("doradmanetsrc-connected"). A malformed header gets a warning
- * naming the field, and that sender is disconnected.
+ * naming the field, and that sender is disconnected. The sender's EOS
+ * ends the ring's stream (its readers drain it and end) and this
+ * element's, which then posts its stats as a "doradmanetsrc-stats" element
+ * message.
  *
  * ## Example launch line
  * |[
@@ -70,6 +73,7 @@ G_DECLARE_FINAL_TYPE (GstDoradmaNetSrc, gst_doradma_net_src, GST,
 #define DEFAULT_PERMISSIONS 0
 #define DEFAULT_MAX_FRAME_BYTES DORADMA_NET_MAX_FRAME_DEFAULT
 #define DEFAULT_ON_PEER_LOST GST_DORADMA_WRITER_LOST_WAIT
+#define DEFAULT_WAIT_FOR_READERS 0
 
 enum
 {
@@ -83,6 +87,7 @@ enum
   PROP_PERMISSIONS,
   PROP_MAX_FRAME_BYTES,
   PROP_ON_PEER_LOST,
+  PROP_WAIT_FOR_READERS,
   PROP_STATS,
   NUM_PROPERTIES
 };
@@ -107,7 +112,7 @@ typedef struct
   void *data;                   /* UCX's data or rendezvous descriptor */
   gsize length;
   gboolean rndv;
-  gboolean owned;                /* data is ours (g_free) */
+  gboolean owned;               /* data is ours (g_free) */
 } PendingFrame;
 
 struct _GstDoradmaNetSrc
@@ -124,6 +129,8 @@ struct _GstDoradmaNetSrc
   guint permissions;
   guint64 max_frame_bytes;
   GstDoradmaWriterLost on_peer_lost;
+  guint wait_for_readers_prop;
+  guint wait_for_readers;       /* streaming thread's copy */
 
   guint64 counters[C_N];        /* atomic */
 
@@ -141,6 +148,8 @@ struct _GstDoradmaNetSrc
   gchar *caps_str;
   GstVideoInfo vinfo;
   guint slots_now;              /* credits granted per connection */
+  gboolean peer_eos;            /* the sender ended the stream */
+  gboolean readers_joined;      /* wait-for-readers done */
 };
 
 G_DEFINE_TYPE (GstDoradmaNetSrc, gst_doradma_net_src, GST_TYPE_PUSH_SRC);
@@ -163,8 +172,7 @@ monotonic_ns (void)
 }
 
 static void
-post_message (GstDoradmaNetSrc * self, const gchar * name,
-    const gchar * reason)
+post_message (GstDoradmaNetSrc * self, const gchar * name, const gchar * reason)
 {
   gst_element_post_message (GST_ELEMENT (self),
       gst_message_new_element (GST_OBJECT (self),
@@ -178,6 +186,8 @@ static void
 credit_sent (void *request, ucs_status_t status, void *user_data)
 {
   g_free (user_data);
+  /* freed here, not at the send: a freed request gets no callback */
+  ucp_request_free (request);
 }
 
 static void
@@ -191,16 +201,14 @@ send_credit (GstDoradmaNetSrc * self, gboolean hello, guint credits)
     return;
   c = g_new (struct doradma_net_credit, 1);
   doradma_net_credit_encode (c, hello, credits, self->last_sender_seq);
-  param.op_attr_mask = UCP_OP_ATTR_FIELD_CALLBACK |
-      UCP_OP_ATTR_FIELD_USER_DATA;
+  param.op_attr_mask = UCP_OP_ATTR_FIELD_CALLBACK | UCP_OP_ATTR_FIELD_USER_DATA;
   param.cb.send = credit_sent;
   param.user_data = c;
   req = ucp_am_send_nbx (self->ep, DORADMA_NET_AM_CREDIT, c, sizeof (*c),
       NULL, 0, &param);
   if (req == NULL || UCS_PTR_IS_ERR (req))
     g_free (c);
-  else
-    ucp_request_free (req);     /* credit_sent still runs */
+  /* else credit_sent frees c and req */
 }
 
 /* ---------------------------------------------------------------------- */
@@ -279,6 +287,16 @@ on_frame (void *arg, const void *header, size_t header_length, void *data,
   return UCS_OK;
 }
 
+static ucs_status_t
+on_eos (void *arg, const void *header, size_t header_length, void *data,
+    size_t length, const ucp_am_recv_param_t * param)
+{
+  GstDoradmaNetSrc *self = arg;
+
+  self->peer_eos = TRUE;
+  return UCS_OK;
+}
+
 static void
 pending_release (GstDoradmaNetSrc * self, PendingFrame * pf)
 {
@@ -345,9 +363,22 @@ apply_caps (GstDoradmaNetSrc * self, const PendingFrame * pf)
 static GstFlowReturn
 frame_memory (GstDoradmaNetSrc * self, gsize size, GstMemory ** mem)
 {
+  GstFlowReturn ret;
+
   if (self->producer == NULL) {
     *mem = gst_allocator_alloc (NULL, size, NULL);
     return GST_FLOW_OK;
+  }
+  if (self->wait_for_readers > 0 && !self->readers_joined) {
+    /* the ring exists once prepared; hold the first frame until the
+     * readers joined it */
+    ret = gst_doradma_producer_prepare (self->producer, size);
+    if (ret == GST_FLOW_OK)
+      ret = gst_doradma_producer_wait_readers (self->producer,
+          self->wait_for_readers);
+    if (ret != GST_FLOW_OK)
+      return ret;
+    self->readers_joined = TRUE;
   }
   return gst_doradma_producer_acquire (self->producer, size,
       self->mode == GST_DORADMA_MODE_LATEST, NULL, mem);
@@ -477,6 +508,8 @@ handle_frame (GstDoradmaNetSrc * self, PendingFrame * pf, GstBuffer ** out)
 /* ---------------------------------------------------------------------- */
 /* GstPushSrc */
 
+static GstStructure *get_stats (GstDoradmaNetSrc * self);
+
 /* The sender left, broke the link or misbehaved. */
 static GstFlowReturn
 peer_lost (GstDoradmaNetSrc * self, const gchar * reason)
@@ -532,6 +565,13 @@ gst_doradma_net_src_create (GstPushSrc * psrc, GstBuffer ** out)
         return ret;
       continue;
     }
+    if (self->peer_eos) {
+      if (self->producer)
+        gst_doradma_producer_eos (self->producer);
+      gst_element_post_message (GST_ELEMENT (self),
+          gst_message_new_element (GST_OBJECT (self), get_stats (self)));
+      return GST_FLOW_EOS;
+    }
     if (!gst_doradma_net_ucx_wait (&self->ucx, 100))
       return GST_FLOW_FLUSHING;
   }
@@ -563,6 +603,7 @@ gst_doradma_net_src_start (GstBaseSrc * bsrc)
   ps.slots = self->slots;
   ps.mode = self->mode;
   ps.permissions = self->permissions;
+  self->wait_for_readers = self->wait_for_readers_prop;
   GST_OBJECT_UNLOCK (self);
 
   if (channel && channel[0]) {
@@ -581,7 +622,9 @@ gst_doradma_net_src_start (GstBaseSrc * bsrc)
   self->ucx_open = gst_doradma_net_ucx_open (&self->ucx, transports, &err);
   if (!self->ucx_open
       || !gst_doradma_net_ucx_set_am_handler (&self->ucx,
-          DORADMA_NET_AM_FRAME, on_frame, self, &err))
+          DORADMA_NET_AM_FRAME, on_frame, self, &err)
+      || !gst_doradma_net_ucx_set_am_handler (&self->ucx,
+          DORADMA_NET_AM_EOS, on_eos, self, &err))
     goto ucx_failed;
   self->listener = gst_doradma_net_ucx_listen (&self->ucx, address, port,
       on_connection, self, &err);
@@ -593,6 +636,7 @@ gst_doradma_net_src_start (GstBaseSrc * bsrc)
   self->ep_failed = FALSE;
   self->last_sender_seq = 0;
   self->discont = TRUE;
+  self->peer_eos = self->readers_joined = FALSE;
   g_free (transports);
   g_free (address);
   g_free (channel);
@@ -706,6 +750,9 @@ gst_doradma_net_src_set_property (GObject * object, guint prop_id,
     case PROP_ON_PEER_LOST:
       self->on_peer_lost = g_value_get_enum (value);
       break;
+    case PROP_WAIT_FOR_READERS:
+      self->wait_for_readers_prop = g_value_get_uint (value);
+      break;
     default:
       G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
       break;
@@ -751,6 +798,9 @@ gst_doradma_net_src_get_property (GObject * object, guint prop_id,
       break;
     case PROP_ON_PEER_LOST:
       g_value_set_enum (value, self->on_peer_lost);
+      break;
+    case PROP_WAIT_FOR_READERS:
+      g_value_set_uint (value, self->wait_for_readers_prop);
       break;
     default:
       G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
@@ -887,6 +937,16 @@ gst_doradma_net_src_class_init (GstDoradmaNetSrcClass * klass)
       "next one), eos or error", GST_TYPE_DORADMA_WRITER_LOST,
       DEFAULT_ON_PEER_LOST, G_PARAM_READWRITE | G_PARAM_STATIC_STRINGS);
   /**
+   * GstDoradmaNetSrc:wait-for-readers:
+   *
+   * Holds the first frame until this many readers joined the ring (the
+   * sender waits meanwhile in lossless mode, drops in latest mode).
+   */
+  properties[PROP_WAIT_FOR_READERS] = g_param_spec_uint ("wait-for-readers",
+      "Wait for readers", "Hold the first frame until this many readers "
+      "joined the ring", 0, 64, DEFAULT_WAIT_FOR_READERS,
+      G_PARAM_READWRITE | G_PARAM_STATIC_STRINGS);
+  /**
    * GstDoradmaNetSrc:stats:
    *
    * "doradmanetsrc-stats": frames and bytes written, dropped-ring-full
@@ -901,8 +961,7 @@ gst_doradma_net_src_class_init (GstDoradmaNetSrcClass * klass)
       "ucx-memory-types", GST_TYPE_STRUCTURE,
       G_PARAM_READABLE | G_PARAM_STATIC_STRINGS);
 
-  g_object_class_install_properties (gobject_class, NUM_PROPERTIES,
-      properties);
+  g_object_class_install_properties (gobject_class, NUM_PROPERTIES, properties);
 }
 
 static void

@@ -36,6 +36,11 @@ gst_doradma_net_ucx_open (GstDoradmaNetUcx * u, const gchar * transports,
   memset (u, 0, sizeof (*u));
   u->worker_fd = u->cancel_fd = -1;
 
+  /* A receiver restarted after kill -9 listens on the same port at once,
+   * beside the dead one's connections in TIME_WAIT. The connection
+   * manager reads only the environment (ucp_config_modify does not reach
+   * it); a value the user set wins. */
+  g_setenv ("UCX_TCP_CM_REUSEADDR", "y", FALSE);
   st = ucp_config_read (NULL, NULL, &config);
   if (st != UCS_OK) {
     UCX_ERROR (error, st, "Could not read the UCX configuration: %s",
@@ -295,8 +300,7 @@ gst_doradma_net_ucx_listen (GstDoradmaNetUcx * u, const gchar * address,
 }
 
 void
-gst_doradma_net_ucx_close_ep (GstDoradmaNetUcx * u, ucp_ep_h ep,
-    gboolean force)
+gst_doradma_net_ucx_close_ep (GstDoradmaNetUcx * u, ucp_ep_h ep, gboolean force)
 {
   ucp_request_param_t p = { 0 };
   void *req;

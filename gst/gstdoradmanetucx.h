@@ -17,9 +17,7 @@
 #include <gst/gst.h>
 #include <ucp/api/ucp.h>
 
-G_BEGIN_DECLS
-
-typedef struct
+G_BEGIN_DECLS typedef struct
 {
   ucp_context_h context;
   ucp_worker_h worker;

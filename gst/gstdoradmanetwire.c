@@ -19,8 +19,7 @@ _Static_assert (offsetof (struct doradma_net_frame_header, record) == 0x40,
     "wire frame record offset");
 _Static_assert (offsetof (struct doradma_net_frame_header, caps) == 0x140,
     "wire caps offset");
-_Static_assert (sizeof (struct doradma_net_credit) == 0x18,
-    "wire credit size");
+_Static_assert (sizeof (struct doradma_net_credit) == 0x18, "wire credit size");
 _Static_assert (__BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__,
     "the wire header is little-endian");
 
@@ -96,8 +95,7 @@ doradma_net_frame_decode (const void *buf, size_t len, uint64_t payload_len,
     return wire_error (diag, -EBADMSG, "net.sender_seq", "net.sender_seq: 0");
   if (h.caps_len >= DORADMA_CAPS_MAX)
     return wire_error (diag, -EBADMSG, "net.caps_len",
-        "net.caps_len: %u, the limit is %u", h.caps_len,
-        DORADMA_CAPS_MAX - 1);
+        "net.caps_len: %u, the limit is %u", h.caps_len, DORADMA_CAPS_MAX - 1);
   if (h.caps[h.caps_len] != '\0' || strlen (h.caps) != h.caps_len)
     return wire_error (diag, -EBADMSG, "net.caps_len",
         "net.caps_len: %u does not end the caps string", h.caps_len);

@@ -96,4 +96,3 @@ gst_doradma_frame_info_fill (const GstVideoInfo * info, const gsize * offset,
   fi->mono_pts = mono_pts;
   return TRUE;
 }
-

@@ -12,7 +12,6 @@
 #include <doradma/doradma.h>
 
 G_BEGIN_DECLS
-
 /* Buffer flags that travel with a frame (the wire contract: the writer
  * stores exactly these, the reader restores exactly these). */
 #define GST_DORADMA_CARRIED_FLAGS (GST_BUFFER_FLAG_DISCONT | \

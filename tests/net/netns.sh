@@ -1,0 +1,239 @@
+#!/usr/bin/env bash
+# doradmanetsink → doradmanetsrc between two network namespaces joined by a
+# veth pair, UCX over TCP (UCX_TLS=tcp). Usage: netns.sh SCENARIO
+#   lossless   N frames byte-exact across (sender file == receiver file), and
+#              a doradmasrc on the receiving side reading them zero-copy
+#              from the local ring, byte-exact too
+#   latest     latest mode: every frame delivered is one the sender made,
+#              in order; sent + dropped accounted
+#   netem      lossless byte-exact with tc netem delay 20ms and 2% loss
+#   kill-rx    kill -9 of the receiver: the sender reports it and
+#              reconnects to a new receiver, which gets frames
+#   kill-tx    kill -9 of the sender mid-stream: the receiver reports it,
+#              its ring's reader sees no torn frame, a new sender is served
+# The namespaces, the veth pair and the addresses (10.250.N.1/.2 /30, no
+# default route: nothing leaves them) are made here and removed on exit.
+# Every step has a deadline. Exit 77 (skip) where namespaces cannot be made.
+set -u
+scenario=${1:?scenario}
+: "${GST_PLUGIN_PATH_1_0:?}"
+
+skip () { echo "SKIP: $*"; exit 77; }
+fail () { echo "FAIL ($scenario): $*"; exit 1; }
+
+[ "$(id -u)" = 0 ] || skip "needs root to make network namespaces"
+command -v ip >/dev/null || skip "no ip (iproute2)"
+gst-inspect-1.0 doradmanetsink >/dev/null 2>&1 || skip "doradmanetsink not built (no UCX)"
+
+id=$$
+nsa=dd-net-a-$id
+nsb=dd-net-b-$id
+# one /30 per run; the third octet from the pid keeps parallel runs apart
+octet=$(( id % 250 + 1 ))
+addr_a=10.250.$octet.1
+addr_b=10.250.$octet.2
+port=$(( 20000 + id % 20000 ))
+work=$(mktemp -d /tmp/dd-net-XXXXXX)
+export DORADMA_SHM_DIR=$(mktemp -d /dev/shm/dd-net-XXXXXX)
+export UCX_TLS=tcp
+# keepalive finds a peer that vanished without closing
+export UCX_KEEPALIVE_INTERVAL=${UCX_KEEPALIVE_INTERVAL:-1s}
+pids=()
+
+cleanup () {
+  for p in "${pids[@]}"; do kill -9 "$p" 2>/dev/null; done
+  wait 2>/dev/null
+  ip netns del "$nsa" 2>/dev/null
+  ip netns del "$nsb" 2>/dev/null
+  [ -n "${KEEP:-}" ] && echo "kept $work" || rm -rf "$work"
+  rm -rf "$DORADMA_SHM_DIR"
+}
+trap cleanup EXIT
+
+ip netns add "$nsa" 2>/dev/null || skip "cannot make a network namespace (ip netns add)"
+ip netns add "$nsb" || skip "cannot make a second network namespace"
+ip link add "dda$id" type veth peer name "ddb$id" 2>/dev/null ||
+  skip "cannot make a veth pair"
+ip link set "dda$id" netns "$nsa"
+ip link set "ddb$id" netns "$nsb"
+ip -n "$nsa" addr add "$addr_a/30" dev "dda$id"
+ip -n "$nsb" addr add "$addr_b/30" dev "ddb$id"
+for ns in "$nsa" "$nsb"; do ip -n "$ns" link set lo up; done
+ip -n "$nsa" link set "dda$id" up
+ip -n "$nsb" link set "ddb$id" up
+
+in_a () { ip netns exec "$nsa" "$@"; }
+in_b () { ip netns exec "$nsb" "$@"; }
+# start_in NS LOG CMD...: CMD in the background in namespace NS, bounded by
+# a deadline; $started is the pid of the command itself (timeout's child:
+# `ip netns exec` execs it), the one kill -9 must hit
+start_in () {
+  local ns=$1 log=$2 t; shift 2
+  ( exec timeout 120 ip netns exec "$ns" "$@" ) > "$log" 2>&1 &
+  t=$!
+  pids+=($t)
+  started=
+  for _ in $(seq 50); do
+    started=$(pgrep -P "$t" | head -1)
+    [ -n "$started" ] && break
+    sleep 0.1
+  done
+  [ -n "$started" ] || fail "could not start $1"
+  started_timeout=$t
+}
+
+W=320; H=240
+CAPS="video/x-raw,format=I420,width=$W,height=$H,framerate=30/1"
+FRAME=$(( W * H * 3 / 2 ))
+# frames that differ from each other (a moving ball), the same every run
+SOURCE="videotestsrc pattern=ball motion=sweep animation-mode=frames"
+
+# the bytes the sender sends, made alone for comparison
+reference () {
+  timeout 60 gst-launch-1.0 -q $SOURCE num-buffers="$1" ! "$CAPS" ! \
+    filesink location="$work/ref.raw" || fail "reference frames"
+}
+
+wait_for () {   # wait_for SECONDS FILE PATTERN
+  local end=$(( SECONDS + $1 ))
+  while [ $SECONDS -lt "$end" ]; do
+    grep -q "$3" "$2" 2>/dev/null && return 0
+    sleep 0.2
+  done
+  return 1
+}
+
+stat_of () {    # stat_of FILE STRUCT FIELD: a counter of the last stats message
+  grep -o "$2, .*" "$1" | tail -1 | grep -o ", $3=(guint64)[0-9]*" | cut -d')' -f2
+}
+
+receiver () {   # receiver LOG ARGS... (background, in namespace b)
+  local log=$1; shift
+  start_in "$nsb" "$log" gst-launch-1.0 -m doradmanetsrc address="$addr_b" \
+    port="$port" "$@"
+  rx_pid=$started
+  wait_for 20 "$log" "PLAYING" || fail "receiver did not start: $(tail -5 "$log")"
+}
+
+run_lossless () {   # run_lossless N [netem]
+  local n=$1
+  reference "$n"
+  receiver "$work/rx.log" channel=net-ll-$id mode=lossless slots=4 \
+    wait-for-readers=1 ! filesink location="$work/rx.raw"
+  # a consumer on the receiving host, zero-copy from the local ring
+  start_in "$nsb" "$work/ring.log" gst-launch-1.0 -m doradmasrc \
+    channel=net-ll-$id read-mode=next timeout=30000000000 ! \
+    filesink location="$work/ring.raw"
+  local consumer=$started_timeout
+  in_a timeout 120 gst-launch-1.0 -m $SOURCE num-buffers="$n" ! "$CAPS" ! \
+    doradmanetsink host="$addr_b" port="$port" mode=lossless \
+    timeout=60000000000 > "$work/tx.log" 2>&1 || fail "sender: $(tail -5 "$work/tx.log")"
+  wait_for 60 "$work/rx.log" "EOS" || fail "receiver got no EOS"
+  wait "$consumer" || fail "consumer: $(tail -5 "$work/ring.log")"
+  cmp "$work/ref.raw" "$work/rx.raw" || fail "received frames differ from the sent ones"
+  cmp "$work/ref.raw" "$work/ring.raw" || fail "the ring's reader read other bytes"
+  [ "$(stat_of "$work/ring.log" doradmasrc-stats frames)" = "$n" ] ||
+    fail "ring reader: $(grep -o 'doradmasrc-stats.*' "$work/ring.log")"
+  [ "$(stat_of "$work/ring.log" doradmasrc-stats copies)" = 0 ] ||
+    fail "ring reader copied (not zero-copy)"
+  [ "$(stat_of "$work/ring.log" doradmasrc-stats torn)" = 0 ] || fail "torn frames"
+  [ "$(stat_of "$work/tx.log" doradmanetsink-stats frames)" = "$n" ] ||
+    fail "sender stats: $(grep -o 'doradmanetsink-stats.*' "$work/tx.log")"
+  echo "ok: $n frames ($FRAME bytes each) byte-exact across, and from the ring zero-copy"
+}
+
+# every frame of FILE is one of ref.raw's frames, in increasing order
+frames_in_order () {
+  /usr/bin/python3 - "$work/ref.raw" "$1" "$FRAME" <<'PY'
+import sys
+ref, got, size = open(sys.argv[1], 'rb').read(), open(sys.argv[2], 'rb').read(), int(sys.argv[3])
+if len(got) % size: sys.exit("partial frame received")
+index = {ref[i:i + size]: i // size for i in range(0, len(ref), size)}
+last = -1
+for k in range(0, len(got), size):
+    i = index.get(got[k:k + size])
+    if i is None: sys.exit("frame %d is not one the sender made" % (k // size))
+    if i <= last: sys.exit("frame %d out of order" % (k // size))
+    last = i
+print(len(got) // size)
+PY
+}
+
+case "$scenario" in
+  lossless) run_lossless 60 ;;
+  netem)
+    command -v tc >/dev/null || skip "no tc (iproute2)"
+    in_a tc qdisc add dev "dda$id" root netem delay 20ms loss 2% ||
+      skip "tc netem unavailable (sch_netem)"
+    run_lossless 30
+    ;;
+  latest)
+    n=120
+    reference "$n"
+    receiver "$work/rx.log" channel=net-la-$id ! filesink location="$work/rx.raw"
+    in_a timeout 120 gst-launch-1.0 -m $SOURCE num-buffers="$n" ! "$CAPS" ! \
+      doradmanetsink host="$addr_b" port="$port" mode=latest > "$work/tx.log" 2>&1 ||
+      fail "sender: $(tail -5 "$work/tx.log")"
+    wait_for 60 "$work/rx.log" "EOS" || fail "receiver got no EOS"
+    got=$(frames_in_order "$work/rx.raw") || fail "latest: $got"
+    sent=$(stat_of "$work/tx.log" doradmanetsink-stats frames)
+    busy=$(stat_of "$work/tx.log" doradmanetsink-stats dropped-busy)
+    disc=$(stat_of "$work/tx.log" doradmanetsink-stats dropped-disconnected)
+    rxf=$(stat_of "$work/rx.log" doradmanetsrc-stats frames)
+    full=$(stat_of "$work/rx.log" doradmanetsrc-stats dropped-ring-full)
+    [ $(( sent + busy + disc )) = "$n" ] ||
+      fail "sender accounts for $sent + $busy + $disc of $n frames"
+    [ $(( rxf + full )) = "$sent" ] ||
+      fail "receiver accounts for $rxf + $full of $sent frames sent"
+    [ "$got" = "$rxf" ] || fail "$got frames in the file, $rxf counted"
+    [ "$got" -gt 0 ] || fail "no frame arrived"
+    echo "ok: latest: $n made, $sent sent ($busy busy, $disc disconnected), $got delivered in order"
+    ;;
+  kill-rx)
+    receiver "$work/rx1.log" channel=net-kr-$id ! fakesink
+    start_in "$nsa" "$work/tx.log" gst-launch-1.0 -m $SOURCE is-live=true ! \
+      "$CAPS" ! doradmanetsink host="$addr_b" port="$port" \
+      retry-interval=100000000
+    tx=$started
+    wait_for 20 "$work/tx.log" "doradmanetsink-connected" || fail "never connected"
+    sleep 1
+    kill -9 "$rx_pid"
+    wait_for 20 "$work/tx.log" "doradmanetsink-peer-lost" ||
+      fail "the sender did not report the receiver's death"
+    # a new receiver on the same port: the sender comes back to it
+    receiver "$work/rx2.log" channel=net-kr-$id num-buffers=30 ! fakesink
+    wait_for 30 "$work/rx2.log" "EOS" ||
+      fail "the new receiver got no frames: $(tail -3 "$work/rx2.log")"
+    [ "$(grep -c doradmanetsink-connected "$work/tx.log")" -ge 2 ] ||
+      fail "the sender did not reconnect"
+    kill -0 "$tx" || fail "the sender died"
+    echo "ok: receiver killed -9, reported, sender reconnected and sent 30 frames"
+    ;;
+  kill-tx)
+    receiver "$work/rx.log" channel=net-kt-$id ! fakesink
+    first_rx=$rx_pid
+    start_in "$nsb" "$work/ring.log" gst-launch-1.0 -m doradmasrc \
+      channel=net-kt-$id timeout=30000000000 copy=true ! fakesink
+    consumer=$started_timeout
+    start_in "$nsa" "$work/tx1.log" gst-launch-1.0 $SOURCE is-live=true ! \
+      "$CAPS" ! doradmanetsink host="$addr_b" port="$port"
+    tx=$started
+    wait_for 20 "$work/rx.log" "doradmanetsrc-connected" || fail "never connected"
+    sleep 1
+    kill -9 "$tx"
+    wait_for 20 "$work/rx.log" "doradmanetsrc-peer-lost" ||
+      fail "the receiver did not report the sender's death"
+    kill -0 "$first_rx" || fail "the receiver died with its sender"
+    in_a timeout 60 gst-launch-1.0 $SOURCE num-buffers=30 ! "$CAPS" ! \
+      doradmanetsink host="$addr_b" port="$port" mode=lossless \
+      timeout=30000000000 > "$work/tx2.log" 2>&1 || fail "second sender: $(tail -3 "$work/tx2.log")"
+    wait_for 30 "$work/rx.log" "EOS" || fail "the receiver did not serve the second sender"
+    [ "$(grep -c doradmanetsrc-connected "$work/rx.log")" -ge 2 ] ||
+      fail "no second connection"
+    wait "$consumer" || fail "ring reader: $(tail -3 "$work/ring.log")"
+    [ "$(stat_of "$work/ring.log" doradmasrc-stats torn)" = 0 ] ||
+      fail "the ring's reader saw torn frames"
+    echo "ok: sender killed -9, reported, ring consistent (0 torn), next sender served"
+    ;;
+  *) fail "unknown scenario" ;;
+esac
