@@ -64,6 +64,7 @@ G_DECLARE_FINAL_TYPE (GstDoradmaNetSink, gst_doradma_net_sink, GST,
 #define DEFAULT_TIMEOUT 0
 #define DEFAULT_RETRY_INTERVAL (200 * GST_MSECOND)
 #define DEFAULT_ON_PEER_LOST GST_DORADMA_WRITER_LOST_WAIT
+#define DEFAULT_PEER_TIMEOUT (5 * GST_SECOND)
 /* A connection that brings no hello from the receiver in this time is
  * abandoned and tried again. */
 #define HELLO_TIMEOUT_US (2 * G_USEC_PER_SEC)
@@ -79,6 +80,7 @@ enum
   PROP_TIMEOUT,
   PROP_RETRY_INTERVAL,
   PROP_ON_PEER_LOST,
+  PROP_PEER_TIMEOUT,
   PROP_STATS,
   NUM_PROPERTIES
 };
@@ -109,6 +111,7 @@ struct _GstDoradmaNetSink
   guint64 timeout;
   guint64 retry_interval;
   GstDoradmaWriterLost on_peer_lost;
+  guint64 peer_timeout;
 
   guint64 counters[C_N];        /* atomic */
 
@@ -122,6 +125,8 @@ struct _GstDoradmaNetSink
   gint64 attempt_start, next_attempt;   /* monotonic us */
   guint credits;
   guint in_flight;
+  gint64 last_heard;            /* monotonic us of the last message */
+  gboolean sent_since_heard;    /* frames sent after it */
   guint64 sender_seq;
   GstVideoInfo vinfo;
   gchar *caps_str;
@@ -195,6 +200,8 @@ on_credit (void *arg, const void *header, size_t header_length, void *data,
     self->ep_failed = self->ep != NULL;
     return UCS_OK;
   }
+  self->last_heard = g_get_monotonic_time ();
+  self->sent_since_heard = FALSE;
   if (c.hello) {
     self->connected = TRUE;
     self->credits = c.credits;
@@ -270,6 +277,15 @@ ensure_connected (GstDoradmaNetSink * self, GstFlowReturn * ret)
       }
     }
   }
+  /* frames went out and nothing came back for peer-timeout: a link cut
+   * with data in flight, which TCP itself reports after many minutes */
+  if (self->connected && self->sent_since_heard && self->peer_timeout
+      && now - self->last_heard > (gint64) (self->peer_timeout / 1000)) {
+    GST_DEBUG_OBJECT (self, "nothing from the receiver for %" GST_TIME_FORMAT,
+        GST_TIME_ARGS (self->peer_timeout));
+    self->ep_failed = TRUE;
+    return ensure_connected (self, ret);
+  }
   if (self->connected) {
     if (!self->was_connected) {
       self->was_connected = TRUE;
@@ -290,6 +306,7 @@ ensure_connected (GstDoradmaNetSink * self, GstFlowReturn * ret)
     g_free (host);
     self->attempt_start = now;
     self->next_attempt = now + self->retry_interval / 1000;
+    self->sent_since_heard = FALSE;
     if (self->ep == NULL) {
       GST_DEBUG_OBJECT (self, "%s", err->message);
       g_clear_error (&err);
@@ -401,6 +418,7 @@ gst_doradma_net_sink_render (GstBaseSink * bsink, GstBuffer * buf)
       self->sender_seq, g_get_real_time () * 1000,
       self->mode == GST_DORADMA_MODE_LOSSLESS ? DORADMA_NET_FLAG_LOSSLESS : 0);
   self->in_flight++;
+  self->sent_since_heard = TRUE;
   if (self->mode == GST_DORADMA_MODE_LOSSLESS)
     self->credits--;
 
@@ -443,7 +461,8 @@ send_eos (GstDoradmaNetSink * self)
   if (self->ep == NULL || self->ep_failed || !self->connected)
     return;
   if (gst_doradma_net_ucx_finish (&self->ucx, ucp_am_send_nbx (self->ep,
-              DORADMA_NET_AM_EOS, NULL, 0, NULL, 0, &param)) != UCS_OK)
+              DORADMA_NET_AM_EOS, NULL, 0, NULL, 0, &param),
+          self->peer_timeout / 1000) != UCS_OK)
     COUNT (self, C_SEND_ERRORS, 1);
 }
 
@@ -600,6 +619,9 @@ gst_doradma_net_sink_set_property (GObject * object, guint prop_id,
     case PROP_ON_PEER_LOST:
       self->on_peer_lost = g_value_get_enum (value);
       break;
+    case PROP_PEER_TIMEOUT:
+      self->peer_timeout = g_value_get_uint64 (value);
+      break;
     default:
       G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
       break;
@@ -642,6 +664,9 @@ gst_doradma_net_sink_get_property (GObject * object, guint prop_id,
       break;
     case PROP_ON_PEER_LOST:
       g_value_set_enum (value, self->on_peer_lost);
+      break;
+    case PROP_PEER_TIMEOUT:
+      g_value_set_uint64 (value, self->peer_timeout);
       break;
     default:
       G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
@@ -770,6 +795,20 @@ gst_doradma_net_sink_class_init (GstDoradmaNetSinkClass * klass)
       "(reconnect), eos or error", GST_TYPE_DORADMA_WRITER_LOST,
       DEFAULT_ON_PEER_LOST, G_PARAM_READWRITE | G_PARAM_STATIC_STRINGS);
   /**
+   * GstDoradmaNetSink:peer-timeout:
+   *
+   * Nanoseconds without any message from the receiver, while frames were
+   * sent, after which it counts as lost (a link cut with data in flight,
+   * which TCP itself reports only after minutes). The receiver answers
+   * every frame it handles; in lossless mode a receiver whose own ring
+   * stalls longer than this (a slow local reader) is taken for lost and
+   * reconnected to: raise it there. 0 never.
+   */
+  properties[PROP_PEER_TIMEOUT] = g_param_spec_uint64 ("peer-timeout",
+      "Peer timeout", "Nanoseconds without a message from the receiver, "
+      "frames sent, before it counts as lost (0 = never)", 0, G_MAXUINT64,
+      DEFAULT_PEER_TIMEOUT, G_PARAM_READWRITE | G_PARAM_STATIC_STRINGS);
+  /**
    * GstDoradmaNetSink:stats:
    *
    * "doradmanetsink-stats": frames and bytes sent, dropped-busy (latest:
@@ -797,6 +836,7 @@ gst_doradma_net_sink_init (GstDoradmaNetSink * self)
   self->timeout = DEFAULT_TIMEOUT;
   self->retry_interval = DEFAULT_RETRY_INTERVAL;
   self->on_peer_lost = DEFAULT_ON_PEER_LOST;
+  self->peer_timeout = DEFAULT_PEER_TIMEOUT;
   self->ucx.worker_fd = self->ucx.cancel_fd = -1;
   gst_base_sink_set_last_sample_enabled (GST_BASE_SINK (self), FALSE);
   gst_base_sink_set_sync (GST_BASE_SINK (self), FALSE);

@@ -74,6 +74,7 @@ G_DECLARE_FINAL_TYPE (GstDoradmaNetSrc, gst_doradma_net_src, GST,
 #define DEFAULT_MAX_FRAME_BYTES DORADMA_NET_MAX_FRAME_DEFAULT
 #define DEFAULT_ON_PEER_LOST GST_DORADMA_WRITER_LOST_WAIT
 #define DEFAULT_WAIT_FOR_READERS 0
+#define DEFAULT_PEER_TIMEOUT (5 * GST_SECOND)
 
 enum
 {
@@ -88,6 +89,7 @@ enum
   PROP_MAX_FRAME_BYTES,
   PROP_ON_PEER_LOST,
   PROP_WAIT_FOR_READERS,
+  PROP_PEER_TIMEOUT,
   PROP_STATS,
   NUM_PROPERTIES
 };
@@ -131,6 +133,7 @@ struct _GstDoradmaNetSrc
   GstDoradmaWriterLost on_peer_lost;
   guint wait_for_readers_prop;
   guint wait_for_readers;       /* streaming thread's copy */
+  guint64 peer_timeout, peer_timeout_prop;
 
   guint64 counters[C_N];        /* atomic */
 
@@ -150,6 +153,8 @@ struct _GstDoradmaNetSrc
   guint slots_now;              /* credits granted per connection */
   gboolean peer_eos;            /* the sender ended the stream */
   gboolean readers_joined;      /* wait-for-readers done */
+  gint64 last_heard;            /* monotonic us: the sender's last frame */
+  gboolean link_lost;           /* a receive closed the connection */
 };
 
 G_DEFINE_TYPE (GstDoradmaNetSrc, gst_doradma_net_src, GST_TYPE_PUSH_SRC);
@@ -246,6 +251,7 @@ on_connection (ucp_conn_request_h request, void *arg)
   }
   self->ep_failed = FALSE;
   self->discont = TRUE;
+  self->last_heard = g_get_monotonic_time ();
   COUNT (self, C_CONNECTS, 1);
   send_credit (self, TRUE, self->slots_now);
   post_message (self, "doradmanetsrc-connected", "a sender connected");
@@ -273,6 +279,7 @@ on_frame (void *arg, const void *header, size_t header_length, void *data,
     /* eager data goes back to UCX at once; a rendezvous is refused */
     return rndv ? UCS_ERR_INVALID_PARAM : UCS_OK;
   }
+  self->last_heard = g_get_monotonic_time ();
   pf->length = length;
   pf->rndv = rndv;
   if (rndv || (param->recv_attr & UCP_AM_RECV_ATTR_FLAG_DATA)) {
@@ -384,10 +391,47 @@ frame_memory (GstDoradmaNetSrc * self, gsize size, GstMemory ** mem)
       self->mode == GST_DORADMA_MODE_LATEST, NULL, mem);
 }
 
+/* Waits for a rendezvous receive into the slot. A payload that stops
+ * coming (link cut) or an unlock closes the connection, which fails the
+ * request: UCX must be done writing the slot before it is given back. */
+static ucs_status_t
+finish_receive (GstDoradmaNetSrc * self, void *req, gboolean * keep_slot)
+{
+  gint64 deadline = g_get_monotonic_time () + self->peer_timeout / 1000;
+  gint64 hard = 0;
+  ucs_status_t st;
+
+  *keep_slot = FALSE;
+  if (req == NULL || UCS_PTR_IS_ERR (req))
+    return UCS_PTR_STATUS (req);
+  while ((st = ucp_request_check_status (req)) == UCS_INPROGRESS) {
+    gboolean go_on = gst_doradma_net_ucx_wait (&self->ucx, 100);
+    gint64 now = g_get_monotonic_time ();
+
+    if (hard == 0 && (!go_on || (self->peer_timeout && now > deadline))) {
+      GST_DEBUG_OBJECT (self, "payload %s; closing the connection",
+          go_on ? "stopped coming" : "interrupted");
+      gst_doradma_net_ucx_close_ep (&self->ucx, self->ep, TRUE);
+      self->ep = NULL;
+      self->link_lost = TRUE;
+      hard = now + G_USEC_PER_SEC;
+    } else if (hard && now > hard) {
+      /* never seen: keep the slot WRITING for good rather than let a late
+       * write land in a frame readers lease */
+      GST_WARNING_OBJECT (self, "a receive outlived its connection");
+      *keep_slot = TRUE;
+      return UCS_ERR_TIMED_OUT;
+    }
+  }
+  ucp_request_free (req);
+  return st;
+}
+
 static gboolean
 receive_payload (GstDoradmaNetSrc * self, PendingFrame * pf, GstMemory * mem)
 {
   ucp_request_param_t param = { 0 };
+  gboolean keep_slot = FALSE;
   GstMapInfo map;
   ucs_status_t st = UCS_OK;
 
@@ -399,15 +443,16 @@ receive_payload (GstDoradmaNetSrc * self, PendingFrame * pf, GstMemory * mem)
     /* UCX writes the slot itself */
     param.op_attr_mask = UCP_OP_ATTR_FIELD_MEMORY_TYPE;
     param.memory_type = UCS_MEMORY_TYPE_HOST;
-    st = gst_doradma_net_ucx_finish (&self->ucx,
-        ucp_am_recv_data_nbx (self->ucx.worker, pf->data, map.data,
-            pf->length, &param));
+    st = finish_receive (self, ucp_am_recv_data_nbx (self->ucx.worker,
+            pf->data, map.data, pf->length, &param), &keep_slot);
     g_free (pf);
   } else {
     memcpy (map.data, pf->data, pf->length);
     pending_release (self, pf);
   }
   gst_memory_unmap (mem, &map);
+  if (keep_slot)
+    gst_memory_ref (mem);       /* leaked on purpose, see finish_receive */
   if (st != UCS_OK)
     GST_DEBUG_OBJECT (self, "receive: %s", ucs_status_string (st));
   return st == UCS_OK;
@@ -554,13 +599,21 @@ gst_doradma_net_src_create (GstPushSrc * psrc, GstBuffer ** out)
       ret = peer_lost (self, "malformed frame header");
       if (ret != GST_FLOW_OK)
         return ret;
-    } else if (self->ep && self->ep_failed) {
+    } else if ((self->ep && self->ep_failed) || self->link_lost) {
+      self->link_lost = FALSE;
       ret = peer_lost (self, "the sender went away or the link broke");
+      if (ret != GST_FLOW_OK)
+        return ret;
+    } else if (self->ep && self->peer_timeout && g_get_monotonic_time () -
+        self->last_heard > (gint64) (self->peer_timeout / 1000)) {
+      ret = peer_lost (self, "nothing from the sender for peer-timeout");
       if (ret != GST_FLOW_OK)
         return ret;
     }
     if ((pf = g_queue_pop_head (&self->pending)) != NULL) {
       ret = handle_frame (self, pf, out);
+      /* time spent here (a full lossless ring) is not the sender's silence */
+      self->last_heard = g_get_monotonic_time ();
       if (ret != GST_FLOW_OK || *out != NULL)
         return ret;
       continue;
@@ -604,6 +657,7 @@ gst_doradma_net_src_start (GstBaseSrc * bsrc)
   ps.mode = self->mode;
   ps.permissions = self->permissions;
   self->wait_for_readers = self->wait_for_readers_prop;
+  self->peer_timeout = self->peer_timeout_prop;
   GST_OBJECT_UNLOCK (self);
 
   if (channel && channel[0]) {
@@ -636,7 +690,7 @@ gst_doradma_net_src_start (GstBaseSrc * bsrc)
   self->ep_failed = FALSE;
   self->last_sender_seq = 0;
   self->discont = TRUE;
-  self->peer_eos = self->readers_joined = FALSE;
+  self->peer_eos = self->readers_joined = self->link_lost = FALSE;
   g_free (transports);
   g_free (address);
   g_free (channel);
@@ -753,6 +807,9 @@ gst_doradma_net_src_set_property (GObject * object, guint prop_id,
     case PROP_WAIT_FOR_READERS:
       self->wait_for_readers_prop = g_value_get_uint (value);
       break;
+    case PROP_PEER_TIMEOUT:
+      self->peer_timeout_prop = g_value_get_uint64 (value);
+      break;
     default:
       G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
       break;
@@ -801,6 +858,9 @@ gst_doradma_net_src_get_property (GObject * object, guint prop_id,
       break;
     case PROP_WAIT_FOR_READERS:
       g_value_set_uint (value, self->wait_for_readers_prop);
+      break;
+    case PROP_PEER_TIMEOUT:
+      g_value_set_uint64 (value, self->peer_timeout_prop);
       break;
     default:
       G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
@@ -947,6 +1007,18 @@ gst_doradma_net_src_class_init (GstDoradmaNetSrcClass * klass)
       "joined the ring", 0, 64, DEFAULT_WAIT_FOR_READERS,
       G_PARAM_READWRITE | G_PARAM_STATIC_STRINGS);
   /**
+   * GstDoradmaNetSrc:peer-timeout:
+   *
+   * Nanoseconds without a frame from the connected sender after which it
+   * counts as lost (a link cut: TCP alone may take minutes), so that it
+   * can connect again. A sender idle for longer (paused) is disconnected
+   * too and reconnects with its next frame. 0 never.
+   */
+  properties[PROP_PEER_TIMEOUT] = g_param_spec_uint64 ("peer-timeout",
+      "Peer timeout", "Nanoseconds without a frame from the sender before "
+      "it counts as lost (0 = never)", 0, G_MAXUINT64, DEFAULT_PEER_TIMEOUT,
+      G_PARAM_READWRITE | G_PARAM_STATIC_STRINGS);
+  /**
    * GstDoradmaNetSrc:stats:
    *
    * "doradmanetsrc-stats": frames and bytes written, dropped-ring-full
@@ -975,6 +1047,7 @@ gst_doradma_net_src_init (GstDoradmaNetSrc * self)
   self->permissions = DEFAULT_PERMISSIONS;
   self->max_frame_bytes = DEFAULT_MAX_FRAME_BYTES;
   self->on_peer_lost = DEFAULT_ON_PEER_LOST;
+  self->peer_timeout_prop = DEFAULT_PEER_TIMEOUT;
   self->ucx.worker_fd = self->ucx.cancel_fd = -1;
   g_queue_init (&self->pending);
   gst_base_src_set_live (GST_BASE_SRC (self), TRUE);

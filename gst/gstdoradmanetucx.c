@@ -41,6 +41,12 @@ gst_doradma_net_ucx_open (GstDoradmaNetUcx * u, const gchar * transports,
    * manager reads only the environment (ucp_config_modify does not reach
    * it); a value the user set wins. */
   g_setenv ("UCX_TCP_CM_REUSEADDR", "y", FALSE);
+  /* A connection with nothing in flight whose peer vanished (link cut,
+   * host down) is found by TCP keepalive in about 5 s instead of UCX's
+   * default ~30 s. One with data in flight: the sink's peer-timeout. */
+  g_setenv ("UCX_TCP_KEEPIDLE", "2s", FALSE);
+  g_setenv ("UCX_TCP_KEEPINTVL", "1s", FALSE);
+  g_setenv ("UCX_TCP_KEEPCNT", "3", FALSE);
   st = ucp_config_read (NULL, NULL, &config);
   if (st != UCS_OK) {
     UCX_ERROR (error, st, "Could not read the UCX configuration: %s",
@@ -173,23 +179,29 @@ gst_doradma_net_ucx_interrupt (GstDoradmaNetUcx * u, gboolean on)
 }
 
 ucs_status_t
-gst_doradma_net_ucx_finish (GstDoradmaNetUcx * u, void *req)
+gst_doradma_net_ucx_finish (GstDoradmaNetUcx * u, void *req, gint64 timeout_us)
 {
-  ucs_status_t st;
-  gboolean cancelled = FALSE;
+  gint64 deadline = timeout_us ? g_get_monotonic_time () + timeout_us : 0;
+  ucs_status_t st, why = UCS_OK;
 
   if (req == NULL)
     return UCS_OK;
   if (UCS_PTR_IS_ERR (req))
     return UCS_PTR_STATUS (req);
   while ((st = ucp_request_check_status (req)) == UCS_INPROGRESS) {
-    if (!gst_doradma_net_ucx_wait (u, 100) && !cancelled) {
+    gboolean go_on = gst_doradma_net_ucx_wait (u, 100);
+
+    if (why != UCS_OK)
+      continue;                 /* cancelled: wait for the completion */
+    if (!go_on)
+      why = UCS_ERR_CANCELED;
+    else if (deadline && g_get_monotonic_time () > deadline)
+      why = UCS_ERR_TIMED_OUT;
+    if (why != UCS_OK)
       ucp_request_cancel (u->worker, req);
-      cancelled = TRUE;
-    }
   }
   ucp_request_free (req);
-  return cancelled && st != UCS_OK ? UCS_ERR_CANCELED : st;
+  return why != UCS_OK && st != UCS_OK ? why : st;
 }
 
 gboolean

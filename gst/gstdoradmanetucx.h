@@ -44,9 +44,11 @@ void gst_doradma_net_ucx_interrupt (GstDoradmaNetUcx * u, gboolean on);
 gboolean gst_doradma_net_ucx_interrupted (GstDoradmaNetUcx * u);
 
 /* Completes request `req` (the return of a *_nbx call): UCS_OK, the
- * request's error, or UCS_ERR_CANCELED when interrupted (the request is
- * cancelled and completed before returning). */
-ucs_status_t gst_doradma_net_ucx_finish (GstDoradmaNetUcx * u, void *req);
+ * request's error, UCS_ERR_CANCELED when interrupted or
+ * UCS_ERR_TIMED_OUT after `timeout_us` (0: none); the request is
+ * cancelled and completed before returning. */
+ucs_status_t gst_doradma_net_ucx_finish (GstDoradmaNetUcx * u, void *req,
+    gint64 timeout_us);
 
 /* Resolves host:port (IPv4 or IPv6, numeric or a name). */
 gboolean gst_doradma_net_ucx_resolve (const gchar * host, guint port,

@@ -11,6 +11,11 @@
 #              reconnects to a new receiver, which gets frames
 #   kill-tx    kill -9 of the sender mid-stream: the receiver reports it,
 #              its ring's reader sees no torn frame, a new sender is served
+#   link-cut   the veth link goes down mid-stream: both ends report the
+#              lost peer (keepalive); link up: the sender reconnects
+#   malformed  hostile senders (bad crop, version, payload length, caps
+#              with features): each gets a warning naming the field and is
+#              disconnected; the receiver lives on and serves a real sender
 # The namespaces, the veth pair and the addresses (10.250.N.1/.2 /30, no
 # default route: nothing leaves them) are made here and removed on exit.
 # Every step has a deadline. Exit 77 (skip) where namespaces cannot be made.
@@ -234,6 +239,47 @@ case "$scenario" in
     [ "$(stat_of "$work/ring.log" doradmasrc-stats torn)" = 0 ] ||
       fail "the ring's reader saw torn frames"
     echo "ok: sender killed -9, reported, ring consistent (0 torn), next sender served"
+    ;;
+  link-cut)
+    receiver "$work/rx.log" channel=net-lc-$id ! fakesink
+    start_in "$nsa" "$work/tx.log" gst-launch-1.0 -m $SOURCE is-live=true ! \
+      "$CAPS" ! doradmanetsink host="$addr_b" port="$port" \
+      retry-interval=100000000
+    wait_for 20 "$work/tx.log" "doradmanetsink-connected" || fail "never connected"
+    sleep 1
+    ip -n "$nsa" link set "dda$id" down
+    wait_for 60 "$work/tx.log" "doradmanetsink-peer-lost" ||
+      fail "the sender did not notice the cut link"
+    wait_for 60 "$work/rx.log" "doradmanetsrc-peer-lost" ||
+      fail "the receiver did not notice the cut link"
+    ip -n "$nsa" link set "dda$id" up
+    end=$(( SECONDS + 60 ))
+    while [ "$(grep -c doradmanetsink-connected "$work/tx.log")" -lt 2 ]; do
+      [ $SECONDS -lt $end ] || fail "no reconnection after the link came back"
+      sleep 0.2
+    done
+    echo "ok: link cut: both ends reported it; reconnected when it came back"
+    ;;
+  malformed)
+    : "${DORADMA_BAD_PEER:?path of bad-peer}"
+    receiver "$work/rx.log" channel=net-mf-$id ! fakesink
+    for how in crop version payload caps; do
+      timeout 30 ip netns exec "$nsa" "$DORADMA_BAD_PEER" "$addr_b" "$port" \
+        "$how" || fail "bad-peer $how: the receiver kept the connection"
+    done
+    kill -0 "$rx_pid" || fail "the receiver died: $(tail -5 "$work/rx.log")"
+    for field in slot.crop net.version net.payload caps.features; do
+      grep -q "Malformed frame from the sender.*\|$field" "$work/rx.log" &&
+        grep -q "field $field" "$work/rx.log" ||
+        fail "no warning naming $field: $(grep -i malformed "$work/rx.log" | head -3)"
+    done
+    in_a timeout 60 gst-launch-1.0 $SOURCE num-buffers=10 ! "$CAPS" ! \
+      doradmanetsink host="$addr_b" port="$port" mode=lossless \
+      timeout=30000000000 > "$work/tx.log" 2>&1 || fail "real sender: $(tail -3 "$work/tx.log")"
+    wait_for 30 "$work/rx.log" "EOS" || fail "the receiver did not serve a real sender"
+    [ "$(stat_of "$work/rx.log" doradmanetsrc-stats malformed)" = 4 ] ||
+      fail "malformed count: $(grep -o 'doradmanetsrc-stats.*' "$work/rx.log")"
+    echo "ok: 4 malformed senders refused with the field named; receiver served the next"
     ;;
   *) fail "unknown scenario" ;;
 esac
