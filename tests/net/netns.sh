@@ -13,6 +13,10 @@
 #              its ring's reader sees no torn frame, a new sender is served
 #   link-cut   the veth link goes down mid-stream: both ends report the
 #              lost peer (keepalive); link up: the sender reconnects
+#   rtp        the composition that needs no new element (docs/network.md):
+#              doradmasrc ! rtpvrawpay ! udpsink on one side, udpsrc !
+#              rtpvrawdepay ! doradmasink on the other, a doradmasrc
+#              reading the far ring
 #   malformed  hostile senders (bad crop, version, payload length, caps
 #              with features): each gets a warning naming the field and is
 #              disconnected; the receiver lives on and serves a real sender
@@ -280,6 +284,25 @@ case "$scenario" in
     [ "$(stat_of "$work/rx.log" doradmanetsrc-stats malformed)" = 4 ] ||
       fail "malformed count: $(grep -o 'doradmanetsrc-stats.*' "$work/rx.log")"
     echo "ok: 4 malformed senders refused with the field named; receiver served the next"
+    ;;
+  rtp)
+    rtp_caps="application/x-rtp,media=video,clock-rate=90000,encoding-name=RAW,sampling=YCbCr-4:2:0,depth=(string)8,width=(string)$W,height=(string)$H,colorimetry=(string)BT601-5,payload=96"
+    start_in "$nsb" "$work/ring.log" gst-launch-1.0 -m doradmasrc \
+      channel=rtp-b-$id timeout=30000000000 num-buffers=30 ! \
+      filesink location="$work/ring.raw"
+    consumer=$started_timeout
+    start_in "$nsb" "$work/rx.log" gst-launch-1.0 udpsrc address="$addr_b" \
+      port="$port" caps="$rtp_caps" ! rtpvrawdepay ! doradmasink \
+      channel=rtp-b-$id
+    start_in "$nsa" "$work/cam.log" gst-launch-1.0 $SOURCE is-live=true ! \
+      "$CAPS" ! doradmasink channel=rtp-a-$id
+    start_in "$nsa" "$work/tx.log" gst-launch-1.0 doradmasrc \
+      channel=rtp-a-$id timeout=30000000000 ! rtpvrawpay ! udpsink \
+      host="$addr_b" port="$port"
+    wait "$consumer" || fail "far ring reader: $(tail -3 "$work/ring.log")"
+    [ "$(stat -c %s "$work/ring.raw")" = $(( 30 * FRAME )) ] ||
+      fail "far ring reader: $(stat -c %s "$work/ring.raw") bytes"
+    echo "ok: RTP raw video between the namespaces, doradma on each side: 30 frames read from the far ring"
     ;;
   *) fail "unknown scenario" ;;
 esac
