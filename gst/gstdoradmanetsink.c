@@ -381,6 +381,8 @@ gst_doradma_net_sink_render (GstBaseSink * bsink, GstBuffer * buf)
   SendCtx *ctx;
   void *req;
 
+  /* every frame gets a number, sent or not: the receiver sees drops as gaps */
+  self->sender_seq++;
   gst_doradma_net_ucx_progress (&self->ucx);
   if (self->mode == GST_DORADMA_MODE_LOSSLESS) {
     ret = wait_for_credit (self);
@@ -413,7 +415,7 @@ gst_doradma_net_sink_render (GstBaseSink * bsink, GstBuffer * buf)
         ("buffer %" GST_PTR_FORMAT " does not match the caps", buf));
     return GST_FLOW_ERROR;
   }
-  fi.seq = ++self->sender_seq;
+  fi.seq = self->sender_seq;
   doradma_net_frame_encode (&ctx->header, &fi, self->caps_str,
       self->sender_seq, g_get_real_time () * 1000,
       self->mode == GST_DORADMA_MODE_LOSSLESS ? DORADMA_NET_FLAG_LOSSLESS : 0);
