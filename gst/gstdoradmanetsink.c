@@ -115,8 +115,10 @@ struct _GstDoradmaNetSink
 
   guint64 counters[C_N];        /* atomic */
 
-  /* streaming thread (and start/stop) */
+  /* under ucx.lock (the streaming thread and the UCX progress thread) */
   GstDoradmaNetUcx ucx;
+  gboolean unlocked;            /* unlock: waits end with FLUSHING */
+  gboolean eos_sent;
   gboolean ucx_open;
   ucp_ep_h ep;
   gboolean ep_failed;           /* set by the error callback */
@@ -335,8 +337,9 @@ wait_for_credit (GstDoradmaNetSink * self)
       return GST_FLOW_OK;
     if (ret != GST_FLOW_OK)
       return ret;
-    if (!gst_doradma_net_ucx_wait (&self->ucx, 50))
+    if (self->unlocked)
       return GST_FLOW_FLUSHING;
+    gst_doradma_net_ucx_wait_progress (&self->ucx, 50);
     if (deadline && g_get_monotonic_time () > deadline) {
       GST_ELEMENT_ERROR (self, RESOURCE, WRITE,
           ("No credit from the receiver in %" GST_TIME_FORMAT,
@@ -372,9 +375,8 @@ fill_record (GstDoradmaNetSink * self, GstBuffer * buf, gsize size,
 }
 
 static GstFlowReturn
-gst_doradma_net_sink_render (GstBaseSink * bsink, GstBuffer * buf)
+render_locked (GstDoradmaNetSink * self, GstBuffer * buf)
 {
-  GstDoradmaNetSink *self = GST_DORADMA_NET_SINK (bsink);
   struct doradma_frame_info fi;
   ucp_request_param_t param = { 0 };
   GstFlowReturn ret;
@@ -383,7 +385,6 @@ gst_doradma_net_sink_render (GstBaseSink * bsink, GstBuffer * buf)
 
   /* every frame gets a number, sent or not: the receiver sees drops as gaps */
   self->sender_seq++;
-  gst_doradma_net_ucx_progress (&self->ucx);
   if (self->mode == GST_DORADMA_MODE_LOSSLESS) {
     ret = wait_for_credit (self);
     if (ret != GST_FLOW_OK)
@@ -444,28 +445,63 @@ gst_doradma_net_sink_render (GstBaseSink * bsink, GstBuffer * buf)
   /* else send_done frees ctx and req */
   COUNT (self, C_FRAMES, 1);
   COUNT (self, C_BYTES, fi.payload_bytes);
-  gst_doradma_net_ucx_progress (&self->ucx);
   return GST_FLOW_OK;
+}
+
+/* The progress thread moves the frame on after we return. */
+static GstFlowReturn
+gst_doradma_net_sink_render (GstBaseSink * bsink, GstBuffer * buf)
+{
+  GstDoradmaNetSink *self = GST_DORADMA_NET_SINK (bsink);
+  GstFlowReturn ret;
+
+  g_mutex_lock (&self->ucx.lock);
+  ret = render_locked (self, buf);
+  g_mutex_unlock (&self->ucx.lock);
+  return ret;
 }
 
 static GstStructure *get_stats (GstDoradmaNetSink * self);
 
+static void
+eos_sent (void *request, ucs_status_t status, void *user_data)
+{
+  GstDoradmaNetSink *self = user_data;
+
+  self->eos_sent = TRUE;
+  ucp_request_free (request);
+}
+
 /* EOS: what was sent is delivered, then the receiver is told (it ends its
- * ring's stream and its own). */
+ * ring's stream and its own). Bounded by peer-timeout. */
 static void
 send_eos (GstDoradmaNetSink * self)
 {
   ucp_request_param_t param = { 0 };
+  gint64 deadline = g_get_monotonic_time () + (self->peer_timeout ?
+      self->peer_timeout / 1000 : 5 * G_USEC_PER_SEC);
+  void *req;
 
-  while (self->in_flight > 0 && self->ep && !self->ep_failed)
-    if (!gst_doradma_net_ucx_wait (&self->ucx, 50))
-      return;
-  if (self->ep == NULL || self->ep_failed || !self->connected)
-    return;
-  if (gst_doradma_net_ucx_finish (&self->ucx, ucp_am_send_nbx (self->ep,
-              DORADMA_NET_AM_EOS, NULL, 0, NULL, 0, &param),
-          self->peer_timeout / 1000) != UCS_OK)
-    COUNT (self, C_SEND_ERRORS, 1);
+  g_mutex_lock (&self->ucx.lock);
+  while (self->in_flight > 0 && self->ep && !self->ep_failed
+      && !self->unlocked && g_get_monotonic_time () < deadline)
+    gst_doradma_net_ucx_wait_progress (&self->ucx, 50);
+  if (self->ep && !self->ep_failed && self->connected && !self->unlocked) {
+    param.op_attr_mask = UCP_OP_ATTR_FIELD_CALLBACK |
+        UCP_OP_ATTR_FIELD_USER_DATA;
+    param.cb.send = eos_sent;
+    param.user_data = self;
+    self->eos_sent = FALSE;
+    req = ucp_am_send_nbx (self->ep, DORADMA_NET_AM_EOS, NULL, 0, NULL, 0,
+        &param);
+    if (UCS_PTR_IS_ERR (req))
+      COUNT (self, C_SEND_ERRORS, 1);
+    else if (req != NULL)
+      while (!self->eos_sent && !self->unlocked
+          && g_get_monotonic_time () < deadline)
+        gst_doradma_net_ucx_wait_progress (&self->ucx, 50);
+  }
+  g_mutex_unlock (&self->ucx.lock);
 }
 
 static gboolean
@@ -534,6 +570,8 @@ gst_doradma_net_sink_start (GstBaseSink * bsink)
   self->next_attempt = 0;
   self->in_flight = self->credits = 0;
   self->sender_seq = 0;
+  self->unlocked = FALSE;
+  gst_doradma_net_ucx_start_thread (&self->ucx);
   return TRUE;
 }
 
@@ -543,6 +581,7 @@ gst_doradma_net_sink_stop (GstBaseSink * bsink)
   GstDoradmaNetSink *self = GST_DORADMA_NET_SINK (bsink);
 
   if (self->ucx_open) {
+    gst_doradma_net_ucx_stop_thread (&self->ucx);
     /* a live peer gets what was sent (flush); a dead one is not waited for */
     drop_connection (self, self->ep_failed || !self->connected);
     while (self->in_flight > 0)
@@ -559,7 +598,12 @@ gst_doradma_net_sink_unlock (GstBaseSink * bsink)
 {
   GstDoradmaNetSink *self = GST_DORADMA_NET_SINK (bsink);
 
-  gst_doradma_net_ucx_interrupt (&self->ucx, TRUE);
+  if (!self->ucx_open)
+    return TRUE;
+  g_mutex_lock (&self->ucx.lock);
+  self->unlocked = TRUE;
+  g_cond_broadcast (&self->ucx.cond);
+  g_mutex_unlock (&self->ucx.lock);
   return TRUE;
 }
 
@@ -568,7 +612,11 @@ gst_doradma_net_sink_unlock_stop (GstBaseSink * bsink)
 {
   GstDoradmaNetSink *self = GST_DORADMA_NET_SINK (bsink);
 
-  gst_doradma_net_ucx_interrupt (&self->ucx, FALSE);
+  if (!self->ucx_open)
+    return TRUE;
+  g_mutex_lock (&self->ucx.lock);
+  self->unlocked = FALSE;
+  g_mutex_unlock (&self->ucx.lock);
   return TRUE;
 }
 

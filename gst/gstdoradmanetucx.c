@@ -81,7 +81,8 @@ gst_doradma_net_ucx_open (GstDoradmaNetUcx * u, const gchar * transports,
   }
 
   wparams.field_mask = UCP_WORKER_PARAM_FIELD_THREAD_MODE;
-  wparams.thread_mode = UCS_THREAD_MODE_SINGLE;
+  /* one thread at a time: the caller's, or the progress thread under lock */
+  wparams.thread_mode = UCS_THREAD_MODE_SERIALIZED;
   st = ucp_worker_create (u->context, &wparams, &u->worker);
   if (st == UCS_OK)
     st = ucp_worker_get_efd (u->worker, &u->worker_fd);
@@ -123,8 +124,71 @@ gst_doradma_net_ucx_close (GstDoradmaNetUcx * u)
   if (u->cancel_fd >= 0)
     close (u->cancel_fd);
   g_free (u->memory_types);
+  g_mutex_clear (&u->lock);
+  g_cond_clear (&u->cond);
   memset (u, 0, sizeof (*u));
   u->worker_fd = u->cancel_fd = -1;
+}
+
+static gpointer
+progress_thread (gpointer data)
+{
+  GstDoradmaNetUcx *u = data;
+  struct pollfd pfd[2] = {
+    {u->worker_fd, POLLIN, 0},
+    {u->cancel_fd, POLLIN, 0},
+  };
+  guint64 v;
+
+  g_mutex_lock (&u->lock);
+  while (!u->stop) {
+    if (ucp_worker_progress (u->worker) != 0) {
+      g_cond_broadcast (&u->cond);
+      continue;
+    }
+    g_cond_broadcast (&u->cond);
+    if (ucp_worker_arm (u->worker) != UCS_OK)
+      continue;                 /* BUSY: events came meanwhile */
+    g_mutex_unlock (&u->lock);
+    while (poll (pfd, 2, 100) < 0 && errno == EINTR);
+    if (pfd[1].revents & POLLIN && read (u->cancel_fd, &v, sizeof (v)) < 0)
+      GST_DEBUG ("eventfd read: %s", g_strerror (errno));
+    g_mutex_lock (&u->lock);
+  }
+  g_mutex_unlock (&u->lock);
+  return NULL;
+}
+
+void
+gst_doradma_net_ucx_start_thread (GstDoradmaNetUcx * u)
+{
+  u->stop = FALSE;
+  u->thread = g_thread_new ("doradmanet-ucx", progress_thread, u);
+}
+
+void
+gst_doradma_net_ucx_stop_thread (GstDoradmaNetUcx * u)
+{
+  guint64 v = 1;
+
+  if (u->thread == NULL)
+    return;
+  g_mutex_lock (&u->lock);
+  u->stop = TRUE;
+  g_mutex_unlock (&u->lock);
+  if (write (u->cancel_fd, &v, sizeof (v)) < 0)
+    GST_WARNING ("eventfd write: %s", g_strerror (errno));
+  g_thread_join (u->thread);
+  u->thread = NULL;
+  /* the thread's wake-up must not read as an interrupt later */
+  gst_doradma_net_ucx_interrupt (u, FALSE);
+}
+
+void
+gst_doradma_net_ucx_wait_progress (GstDoradmaNetUcx * u, gint timeout_ms)
+{
+  g_cond_wait_until (&u->cond, &u->lock,
+      g_get_monotonic_time () + timeout_ms * G_TIME_SPAN_MILLISECOND);
 }
 
 void

@@ -1,10 +1,14 @@
 /* doradma GStreamer plugin — private: the UCX worker of one network
  * element (doradmanetsink or doradmanetsrc).
  *
- * One responsibility: UCP context, worker, listener and endpoints, driven
- * from one thread (UCS_THREAD_MODE_SINGLE: the element's streaming
- * thread), with a wait that sleeps on the worker's event fd and can be
- * interrupted from any thread (the element's unlock). Transports: the
+ * One responsibility: UCP context, worker, listener and endpoints. Either
+ * driven from one thread (the receiver's streaming thread), with a wait
+ * that sleeps on the worker's event fd and can be interrupted from any
+ * thread (the element's unlock); or, `threaded`, progressed by a thread of
+ * its own so that transfers go on between the caller's calls (the
+ * sender: a rendezvous needs the sender's progress to move the data):
+ * then every UCX call, and the callbacks, run under `lock`, and `cond` is
+ * broadcast after each progress. Transports: the
  * element's `transports` when set, else UCX's own choice (UCX_TLS and the
  * other UCX_* variables are honoured as UCX reads them).
  *
@@ -24,6 +28,11 @@ G_BEGIN_DECLS typedef struct
   int worker_fd;                /* ucp_worker_get_efd */
   int cancel_fd;                /* eventfd: readable while interrupted */
   gchar *memory_types;          /* what UCX can send from, e.g. "host" */
+  /* threaded */
+  GMutex lock;
+  GCond cond;
+  GThread *thread;
+  gboolean stop;
 } GstDoradmaNetUcx;
 
 /* Opens the context and the worker; `transports` NULL or "" leaves the
@@ -31,6 +40,14 @@ G_BEGIN_DECLS typedef struct
 gboolean gst_doradma_net_ucx_open (GstDoradmaNetUcx * u,
     const gchar * transports, GError ** error);
 void gst_doradma_net_ucx_close (GstDoradmaNetUcx * u);
+
+/* Threaded use: starts the progress thread (after open), stops and joins
+ * it (before close). Call neither with `lock` held. */
+void gst_doradma_net_ucx_start_thread (GstDoradmaNetUcx * u);
+void gst_doradma_net_ucx_stop_thread (GstDoradmaNetUcx * u);
+/* Threaded use, `lock` held: waits for the next progress (or any
+ * broadcast) up to timeout_ms. */
+void gst_doradma_net_ucx_wait_progress (GstDoradmaNetUcx * u, gint timeout_ms);
 
 /* Runs the worker's callbacks; then, when none ran, sleeps until the
  * network has news, `timeout_ms` passed, or the wait is interrupted.
