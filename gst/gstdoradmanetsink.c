@@ -93,7 +93,7 @@ typedef enum
   C_PEER_LOST, C_SEND_ERRORS, C_BAD_CREDITS, C_N
 } Counter;
 
-static const gchar *counter_names[C_N] = {
+static const gchar *const counter_names[C_N] = {
   "frames", "bytes", "dropped-busy", "dropped-disconnected", "connects",
   "peer-lost", "send-errors", "bad-credits",
 };
@@ -593,46 +593,37 @@ gst_doradma_net_sink_stop (GstBaseSink * bsink)
   return TRUE;
 }
 
+/* unlock (on) / unlock_stop (off): waits end with FLUSHING while on. */
+static void
+set_unlocked (GstDoradmaNetSink * self, gboolean on)
+{
+  if (!self->ucx_open)
+    return;
+  g_mutex_lock (&self->ucx.lock);
+  self->unlocked = on;
+  g_cond_broadcast (&self->ucx.cond);
+  g_mutex_unlock (&self->ucx.lock);
+}
+
 static gboolean
 gst_doradma_net_sink_unlock (GstBaseSink * bsink)
 {
-  GstDoradmaNetSink *self = GST_DORADMA_NET_SINK (bsink);
-
-  if (!self->ucx_open)
-    return TRUE;
-  g_mutex_lock (&self->ucx.lock);
-  self->unlocked = TRUE;
-  g_cond_broadcast (&self->ucx.cond);
-  g_mutex_unlock (&self->ucx.lock);
+  set_unlocked (GST_DORADMA_NET_SINK (bsink), TRUE);
   return TRUE;
 }
 
 static gboolean
 gst_doradma_net_sink_unlock_stop (GstBaseSink * bsink)
 {
-  GstDoradmaNetSink *self = GST_DORADMA_NET_SINK (bsink);
-
-  if (!self->ucx_open)
-    return TRUE;
-  g_mutex_lock (&self->ucx.lock);
-  self->unlocked = FALSE;
-  g_mutex_unlock (&self->ucx.lock);
+  set_unlocked (GST_DORADMA_NET_SINK (bsink), FALSE);
   return TRUE;
 }
 
 static GstStructure *
 get_stats (GstDoradmaNetSink * self)
 {
-  GstStructure *s = gst_structure_new_empty ("doradmanetsink-stats");
-  guint c;
-
-  for (c = 0; c < C_N; c++)
-    gst_structure_set (s, counter_names[c], G_TYPE_UINT64,
-        __atomic_load_n (&self->counters[c], __ATOMIC_RELAXED), NULL);
-  gst_structure_set (s, "memory-path", G_TYPE_STRING, "host",
-      "ucx-memory-types", G_TYPE_STRING, self->ucx_open ?
-      gst_doradma_net_ucx_memory_types (&self->ucx) : "", NULL);
-  return s;
+  return gst_doradma_net_ucx_stats_new (&self->ucx, self->ucx_open,
+      "doradmanetsink-stats", counter_names, self->counters, C_N);
 }
 
 static void

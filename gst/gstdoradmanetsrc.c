@@ -102,7 +102,7 @@ typedef enum
   C_CONNECTS, C_PEER_LOST, C_REFUSED, C_ABANDONED, C_N
 } Counter;
 
-static const gchar *counter_names[C_N] = {
+static const gchar *const counter_names[C_N] = {
   "frames", "bytes", "dropped-ring-full", "sender-drops", "malformed",
   "connects", "peer-lost", "refused", "abandoned",
 };
@@ -754,16 +754,8 @@ gst_doradma_net_src_unlock_stop (GstBaseSrc * bsrc)
 static GstStructure *
 get_stats (GstDoradmaNetSrc * self)
 {
-  GstStructure *s = gst_structure_new_empty ("doradmanetsrc-stats");
-  guint c;
-
-  for (c = 0; c < C_N; c++)
-    gst_structure_set (s, counter_names[c], G_TYPE_UINT64,
-        __atomic_load_n (&self->counters[c], __ATOMIC_RELAXED), NULL);
-  gst_structure_set (s, "memory-path", G_TYPE_STRING, "host",
-      "ucx-memory-types", G_TYPE_STRING, self->ucx_open ?
-      gst_doradma_net_ucx_memory_types (&self->ucx) : "", NULL);
-  return s;
+  return gst_doradma_net_ucx_stats_new (&self->ucx, self->ucx_open,
+      "doradmanetsrc-stats", counter_names, self->counters, C_N);
 }
 
 static void

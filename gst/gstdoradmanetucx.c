@@ -423,3 +423,20 @@ gst_doradma_net_ucx_memory_types (GstDoradmaNetUcx * u)
 {
   return u->memory_types ? u->memory_types : "";
 }
+
+GstStructure *
+gst_doradma_net_ucx_stats_new (GstDoradmaNetUcx * u, gboolean open,
+    const gchar * name, const gchar * const *names, guint64 * counters, guint n)
+{
+  GstStructure *s = gst_structure_new_empty (name);
+  guint c;
+
+  for (c = 0; c < n; c++)
+    gst_structure_set (s, names[c], G_TYPE_UINT64,
+        __atomic_load_n (&counters[c], __ATOMIC_RELAXED), NULL);
+  /* no device path yet (docs/network.md, "RDMA NICs and GPUDirect") */
+  gst_structure_set (s, "memory-path", G_TYPE_STRING, "host",
+      "ucx-memory-types", G_TYPE_STRING, open ?
+      gst_doradma_net_ucx_memory_types (u) : "", NULL);
+  return s;
+}

@@ -97,5 +97,13 @@ gboolean gst_doradma_net_ucx_set_am_handler (GstDoradmaNetUcx * u, guint id,
  * run-time probe of docs/network.md, "GPU memory"). */
 const gchar *gst_doradma_net_ucx_memory_types (GstDoradmaNetUcx * u);
 
+/* The element's stats structure `name`: counters[i] (read atomically) as
+ * guint64 fields names[i], then memory-path ("host": frames are sent from
+ * and received into host memory) and ucx-memory-types (the probe; "" when
+ * `open` is FALSE). */
+GstStructure *gst_doradma_net_ucx_stats_new (GstDoradmaNetUcx * u,
+    gboolean open, const gchar * name, const gchar * const *names,
+    guint64 * counters, guint n);
+
 G_END_DECLS
 #endif /* __GST_DORADMA_NET_UCX_H__ */

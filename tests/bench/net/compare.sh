@@ -21,6 +21,8 @@ here=$(cd "$(dirname "$0")" && pwd)
 
 run_case () {   # run_case TRANSPORT LABEL CAPS LIVE N
   local t=$1 label=$2 caps=$3 live=$4 n=$5 src rx tx rxl txl
+  # ONLY="ucx:4K60 gdp:4K60" runs those cases only
+  [ -z "${ONLY:-}" ] || [[ " $ONLY " == *" $t:$label "* ]] || return 0
   src="videotestsrc is-live=$live pattern=ball num-buffers=$n ! $caps ! identity name=stamp"
   rxl=$work/$t-$label-rx.txt
   txl=$work/$t-$label-tx.txt
