@@ -28,6 +28,9 @@ static const uint8_t credit_magic[8] = "DRNETCR";
 
 #define MAX_CREDITS 64u
 
+static int wire_error (struct doradma_diag *diag, int err, const char *field,
+    const char *fmt, ...) __attribute__((format (printf, 4, 5)));
+
 static int
 wire_error (struct doradma_diag *diag, int err, const char *field,
     const char *fmt, ...)
