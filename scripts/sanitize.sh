@@ -117,7 +117,7 @@ if [ "$which" = all ] || [ "$which" = asan ]; then
     # against the installed library, which says nothing about memory safety
     # and cannot run without the sanitizer runtime preloaded everywhere.)
     run asan+ubsan "$root/asan" -bench -elements -multiproc -allocator \
-        -conformance -dora -cli -sdk -- \
+        -conformance -dora -cli -sdk -net -net-soak -- \
         --timeout-multiplier 3
     # GStreamer and GLib keep process-lifetime allocations that LSan cannot
     # attribute (libglib has no frame pointers: stacks end at g_malloc), so
@@ -125,8 +125,9 @@ if [ "$which" = all ] || [ "$which" = asan ]; then
     saved=$ASAN_OPTIONS
     export ASAN_OPTIONS="$ASAN_OPTIONS:detect_leaks=0:verify_asan_link_order=0"
     export LD_PRELOAD="$asan_rt"
+    # (net: gst-launch in network namespaces; net-soak's 60 s are left out)
     run asan+ubsan-gst "$root/asan" elements multiproc allocator \
-        conformance dora cli -- \
+        conformance dora cli net -- \
         --timeout-multiplier 3
     unset LD_PRELOAD
     export ASAN_OPTIONS="$saved"
