@@ -28,6 +28,7 @@ export UCX_KEEPALIVE_INTERVAL=${UCX_KEEPALIVE_INTERVAL:-1s}
 pids=()
 
 cleanup () {
+  # the commands and their timeouts, by pid
   for p in "${pids[@]}"; do kill -9 "$p" 2>/dev/null; done
   wait 2>/dev/null
   ip netns del "$nsa" 2>/dev/null
@@ -66,6 +67,9 @@ start_in () {
     sleep 0.1
   done
   [ -n "$started" ] || fail "could not start $1"
+  # killing timeout alone would leave the command running without its
+  # deadline: cleanup kills both
+  pids+=($started)
   started_timeout=$t
 }
 
