@@ -37,6 +37,8 @@ cleanup () {
   rm -rf "$DORADMA_SHM_DIR"
 }
 trap cleanup EXIT
+# a deadline's SIGTERM still removes the namespaces and the commands
+trap 'exit 143' TERM INT
 
 ip netns add "$nsa" 2>/dev/null || skip "cannot make a network namespace (ip netns add)"
 ip netns add "$nsb" || skip "cannot make a second network namespace"
