@@ -191,46 +191,10 @@ fill_frame_info_planes (GstDoradmaSinkRender * r, const GstVideoInfo * info,
     const gsize * offset, const gint * pstride, gsize buf_size,
     gsize slot_size, GstBuffer * src, struct doradma_frame_info *fi)
 {
-  const GstVideoCropMeta *crop;
-  guint64 end = 0;
-  guint p;
-
-  memset (fi, 0, sizeof (*fi));
-  fi->n_planes = GST_VIDEO_INFO_N_PLANES (info);
-  fi->width = GST_VIDEO_INFO_WIDTH (info);
-  fi->height = GST_VIDEO_INFO_HEIGHT (info);
-  for (p = 0; p < fi->n_planes; p++) {
-    struct doradma_shm_plane *pl = &fi->planes[p];
-
-    pl->offset = offset[p];
-    pl->stride = pstride[p];
-    pl->rows = r->needs.rows[p];
-    pl->row_bytes = r->needs.row_bytes[p];
-    if (pl->rows > 0)
-      end = MAX (end, pl->offset + (guint64) pl->stride * (pl->rows - 1) +
-          pl->row_bytes);
-  }
-  if (end > slot_size)
-    return FALSE;
-  fi->payload_bytes = MIN (MAX (end, buf_size), slot_size);
-
   /* render_copy applied a crop that defines the caps */
-  crop = r->crop_defines_caps ? NULL : r->crop;
-  if (crop && crop->width > 0 && crop->height > 0) {
-    fi->crop_x = crop->x;
-    fi->crop_y = crop->y;
-    fi->crop_width = crop->width;
-    fi->crop_height = crop->height;
-  }
-  fi->pts = GST_BUFFER_PTS (src);
-  fi->dts = GST_BUFFER_DTS (src);
-  fi->duration = GST_BUFFER_DURATION (src);
-  fi->offset = GST_BUFFER_OFFSET (src);
-  fi->offset_end = GST_BUFFER_OFFSET_END (src);
-  fi->flags = GST_BUFFER_FLAGS (src) & GST_DORADMA_CARRIED_FLAGS;
-  fi->video_flags = GST_BUFFER_FLAGS (src) & ~(GST_BUFFER_FLAG_LAST - 1);
-  fi->mono_pts = to_monotonic (r, GST_BUFFER_PTS (src));
-  return TRUE;
+  return gst_doradma_frame_info_fill (info, &r->needs, offset, pstride,
+      buf_size, slot_size, src, r->crop_defines_caps ? NULL : r->crop,
+      to_monotonic (r, GST_BUFFER_PTS (src)), fi);
 }
 
 static GstFlowReturn

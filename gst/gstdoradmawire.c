@@ -86,3 +86,49 @@ gst_doradma_frame_copy (GstVideoFrame * dst, const GstVideoFrame * src,
       memcpy (d + (gssize) r * ds, s + (gssize) r * ss, row_bytes);
   }
 }
+
+gboolean
+gst_doradma_frame_info_fill (const GstVideoInfo * info,
+    const GstDoradmaPlaneNeeds * needs, const gsize * offset,
+    const gint * pstride, gsize buf_size, gsize slot_size, GstBuffer * src,
+    const GstVideoCropMeta * crop, guint64 mono_pts,
+    struct doradma_frame_info *fi)
+{
+  guint64 end = 0;
+  guint p;
+
+  memset (fi, 0, sizeof (*fi));
+  fi->n_planes = GST_VIDEO_INFO_N_PLANES (info);
+  fi->width = GST_VIDEO_INFO_WIDTH (info);
+  fi->height = GST_VIDEO_INFO_HEIGHT (info);
+  for (p = 0; p < fi->n_planes; p++) {
+    struct doradma_shm_plane *pl = &fi->planes[p];
+
+    pl->offset = offset[p];
+    pl->stride = pstride[p];
+    pl->rows = needs->rows[p];
+    pl->row_bytes = needs->row_bytes[p];
+    if (pl->rows > 0)
+      end = MAX (end, pl->offset + (guint64) pl->stride * (pl->rows - 1) +
+          pl->row_bytes);
+  }
+  if (end > slot_size)
+    return FALSE;
+  fi->payload_bytes = MIN (MAX (end, buf_size), slot_size);
+
+  if (crop && crop->width > 0 && crop->height > 0) {
+    fi->crop_x = crop->x;
+    fi->crop_y = crop->y;
+    fi->crop_width = crop->width;
+    fi->crop_height = crop->height;
+  }
+  fi->pts = GST_BUFFER_PTS (src);
+  fi->dts = GST_BUFFER_DTS (src);
+  fi->duration = GST_BUFFER_DURATION (src);
+  fi->offset = GST_BUFFER_OFFSET (src);
+  fi->offset_end = GST_BUFFER_OFFSET_END (src);
+  fi->flags = GST_BUFFER_FLAGS (src) & GST_DORADMA_CARRIED_FLAGS;
+  fi->video_flags = GST_BUFFER_FLAGS (src) & ~(GST_BUFFER_FLAG_LAST - 1);
+  fi->mono_pts = mono_pts;
+  return TRUE;
+}

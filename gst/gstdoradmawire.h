@@ -9,9 +9,9 @@
 
 #include <gst/gst.h>
 #include <gst/video/video.h>
+#include <doradma/doradma.h>
 
 G_BEGIN_DECLS
-
 /* Buffer flags that travel with a frame (the wire contract: the writer
  * stores exactly these, the reader restores exactly these). */
 #define GST_DORADMA_CARRIED_FLAGS (GST_BUFFER_FLAG_DISCONT | \
@@ -45,6 +45,17 @@ void gst_doradma_plane_needs_all (const GstVideoInfo * info,
  * gst_video_frame_copy. */
 void gst_doradma_frame_copy (GstVideoFrame * dst, const GstVideoFrame * src,
     const GstVideoInfo * info);
+
+/* The frame record of a frame whose planes start at `offset` with
+ * `pstride` (bytes from the first byte of a slot of `slot_size` bytes):
+ * geometry of `info` with its plane `needs`, payload bytes, `crop` (NULL:
+ * none), timestamps and carried flags of `src`, and `mono_pts`. FALSE
+ * when the planes do not fit in the slot. */
+gboolean gst_doradma_frame_info_fill (const GstVideoInfo * info,
+    const GstDoradmaPlaneNeeds * needs, const gsize * offset,
+    const gint * pstride, gsize buf_size, gsize slot_size, GstBuffer * src,
+    const GstVideoCropMeta * crop, guint64 mono_pts,
+    struct doradma_frame_info *fi);
 
 G_END_DECLS
 

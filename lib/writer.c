@@ -1004,27 +1004,7 @@ doradma_writer_publish (struct doradma_writer *w, uint32_t slot,
   info->caps_epoch = w->caps_epoch;
   info->publish_time = monotonic_ns ();
 
-  memset (&rec, 0, sizeof rec);
-  rec.seq = seq;
-  rec.caps_epoch = info->caps_epoch;
-  rec.n_planes = info->n_planes;
-  rec.width = info->width;
-  rec.height = info->height;
-  memcpy (rec.planes, info->planes, sizeof rec.planes);
-  rec.crop_x = info->crop_x;
-  rec.crop_y = info->crop_y;
-  rec.crop_width = info->crop_width;
-  rec.crop_height = info->crop_height;
-  rec.pts = info->pts;
-  rec.dts = info->dts;
-  rec.duration = info->duration;
-  rec.offset = info->offset;
-  rec.offset_end = info->offset_end;
-  rec.flags = info->flags;
-  rec.video_flags = info->video_flags;
-  rec.payload_bytes = info->payload_bytes;
-  rec.publish_time = info->publish_time;
-  rec.mono_pts = info->mono_pts;
+  doradma_frame_record_encode (info, &rec);
   store_record (&w->rcb->slots[slot], &rec);
 
   /* Record and payload before the even gen (RELEASE; full fence first for

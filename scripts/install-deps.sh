@@ -47,6 +47,19 @@ clang_major () {
   echo "${v%%[.~-]*}"
 }
 
+# Installed, or installable from this distribution's sources (looked up in
+# the local lists first: no network when they know it).
+available () {
+  local c
+  dpkg-query -W -f='${Status}' "$1" 2>/dev/null | grep -q "install ok installed" && return 0
+  c=$(apt-cache policy "$1" 2>/dev/null | sed -n 's/^ *Candidate: //p')
+  if [ -z "$c" ] || [ "$c" = "(none)" ]; then
+    apt_update
+    c=$(apt-cache policy "$1" 2>/dev/null | sed -n 's/^ *Candidate: //p')
+  fi
+  [ -n "$c" ] && [ "$c" != "(none)" ]
+}
+
 BUILD=(meson ninja-build pkg-config gcc python3)
 GST_DEV=(libglib2.0-dev libjson-glib-dev libgstreamer1.0-dev
          libgstreamer-plugins-base1.0-dev libibverbs-dev)
@@ -72,6 +85,14 @@ case $profile in
               indent
               # tests/relacy: the protocol on a relaxed memory model
               relacy-dev)
+    # doradmanetsink/doradmanetsrc (UCX: Debian 12 has 1.13, 13 has 1.18)
+    # and their namespace tests (ip, tc: tests/net); built only where UCX is
+    if available libucx-dev; then
+      PACKAGES+=(libucx-dev ucx-utils iproute2)
+    else
+      echo "install-deps: no libucx-dev here: doradmanetsink/doradmanetsrc will not be built" >&2
+      PACKAGES+=(iproute2)
+    fi
     if [ "$profile" = full ]; then
       # scripts/chroot-test.sh: Debian 13 / Debian 11 chroots, arm64 under qemu
       PACKAGES+=(debootstrap qemu-user-static)

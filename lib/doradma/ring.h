@@ -93,6 +93,26 @@ struct doradma_frame {
   struct doradma_frame_info info;
 };
 
+/* The frame record of `info` as a slot stores it (seq, caps_epoch and
+ * publish_time included, reserved words zero). */
+void doradma_frame_record_encode (const struct doradma_frame_info *info,
+    struct doradma_shm_slot *rec);
+
+/* Checks a local copy of a frame record by the slot record rules
+ * (docs/format.md, "Reader validation"), with `capacity` as the slot
+ * stride, and fills *info from the checked values. For records that did not
+ * come from a ring (the network bridge's wire header). Returns 0 or
+ * -EBADMSG (diag.field "slot.*"). */
+int doradma_frame_record_validate (const struct doradma_shm_slot *rec,
+    uint64_t capacity, struct doradma_frame_info *info,
+    struct doradma_diag *diag);
+
+/* The caps string rule of the ring: video/x-raw, no caps features, one
+ * structure, printable ASCII, NUL within min (len, DORADMA_CAPS_MAX).
+ * Returns 0 or -EBADMSG (diag.field "caps*"). */
+int doradma_caps_validate (const char *caps, size_t len,
+    struct doradma_diag *diag);
+
 /* ------------------------------------------------------------------------ */
 /* Writer                                                                   */
 /*                                                                          */

@@ -1,0 +1,1048 @@
+/* doradma GStreamer plugin — doradmanetsrc: raw video frames from a
+ * doradmanetsink on another host, written into a doradma ring on this one.
+ *
+ * SECTION:element-doradmanetsrc
+ * @title: doradmanetsrc
+ * @see_also: doradmanetsink, doradmasrc, doradmasink
+ *
+ * Listens on `address`:`port` for one doradmanetsink at a time (UCX; a
+ * second sender is refused while one is connected). Each frame's header
+ * is validated by the rules of a ring's slot record (geometry inside the
+ * payload, crop inside the frame, caps video/x-raw without features,
+ * bounded by `max-frame-bytes`); the payload is received straight into a
+ * slot of the ring `channel` on this host (rendezvous: UCX writes the
+ * slot; eager: one copy out of UCX's buffer), and published: every
+ * `doradmasrc channel=...` on this host reads it zero-copy. The same slot
+ * is also pushed downstream (link a fakesink when only the ring is
+ * wanted). With no `channel`, frames go downstream only, in system memory.
+ *
+ * A frame whose connection breaks before all of it arrived is abandoned:
+ * its slot is never readable. `mode=lossless` makes the ring wait for its
+ * `next`-mode readers and returns a credit to the sender per frame written,
+ * so a lossless sender is held back end to end; `latest` drops (counted)
+ * when every slot is busy.
+ *
+ * When the sender goes away (killed, link cut, found by UCX's error
+ * handling and keepalive) the element posts a "doradmanetsrc-peer-lost"
+ * element message and, with `on-peer-lost=wait`, waits for the next
+ * sender ("doradmanetsrc-connected"). A malformed header gets a warning
+ * naming the field, and that sender is disconnected. The sender's EOS
+ * ends the ring's stream (its readers drain it and end) and this
+ * element's, which then posts its stats as a "doradmanetsrc-stats" element
+ * message.
+ *
+ * ## Example launch line
+ * |[
+ * gst-launch-1.0 doradmanetsrc address=10.250.0.2 port=13337 transports=tcp channel=cam0 ! fakesink
+ * gst-launch-1.0 doradmasrc channel=cam0 ! videoconvert ! autovideosink
+ * ]|
+ *
+ * Copyright (C) 2025 the doradma authors
+ * SPDX-License-Identifier: LGPL-2.1-or-later
+ */
+#ifdef HAVE_CONFIG_H
+#include "config.h"
+#endif
+
+#include <string.h>
+#include <time.h>
+
+#include <gst/base/gstpushsrc.h>
+#include <gst/video/video.h>
+
+#include "gstdoradmaelements.h"
+#include "gstdoradmaenums.h"
+#include "gstdoradmaproducer.h"
+#include "gstdoradmasettings.h"
+#include "gstdoradmawire.h"
+#include "gstdoradmanetwire.h"
+#include "gstdoradmanetucx.h"
+
+GST_DEBUG_CATEGORY_STATIC (gst_doradma_net_src_debug);
+#define GST_CAT_DEFAULT gst_doradma_net_src_debug
+
+#define GST_TYPE_DORADMA_NET_SRC (gst_doradma_net_src_get_type ())
+G_DECLARE_FINAL_TYPE (GstDoradmaNetSrc, gst_doradma_net_src, GST,
+    DORADMA_NET_SRC, GstPushSrc);
+
+#define DEFAULT_ADDRESS "0.0.0.0"
+#define DEFAULT_PORT 13337
+#define DEFAULT_CHANNEL NULL
+#define DEFAULT_SLOTS 4
+#define DEFAULT_MODE GST_DORADMA_MODE_LATEST
+#define DEFAULT_PERMISSIONS 0
+#define DEFAULT_MAX_FRAME_BYTES DORADMA_NET_MAX_FRAME_DEFAULT
+#define DEFAULT_ON_PEER_LOST GST_DORADMA_WRITER_LOST_WAIT
+#define DEFAULT_WAIT_FOR_READERS 0
+#define DEFAULT_PEER_TIMEOUT (5 * GST_SECOND)
+
+enum
+{
+  PROP_0,
+  PROP_ADDRESS,
+  PROP_PORT,
+  PROP_TRANSPORTS,
+  PROP_CHANNEL,
+  PROP_SLOTS,
+  PROP_MODE,
+  PROP_PERMISSIONS,
+  PROP_MAX_FRAME_BYTES,
+  PROP_ON_PEER_LOST,
+  PROP_WAIT_FOR_READERS,
+  PROP_PEER_TIMEOUT,
+  PROP_STATS,
+  NUM_PROPERTIES
+};
+
+static GParamSpec *properties[NUM_PROPERTIES];
+
+typedef enum
+{
+  C_FRAMES, C_BYTES, C_DROPPED_RING_FULL, C_SENDER_DROPS, C_MALFORMED,
+  C_CONNECTS, C_PEER_LOST, C_REFUSED, C_ABANDONED, C_N
+} Counter;
+
+static const gchar *const counter_names[C_N] = {
+  "frames", "bytes", "dropped-ring-full", "sender-drops", "malformed",
+  "connects", "peer-lost", "refused", "abandoned",
+};
+
+/* A frame announced by the sender, its payload still with UCX. */
+typedef struct
+{
+  struct doradma_net_frame hdr;
+  void *data;                   /* UCX's data or rendezvous descriptor */
+  gsize length;
+  gboolean rndv;
+  gboolean owned;               /* data is ours (g_free) */
+} PendingFrame;
+
+struct _GstDoradmaNetSrc
+{
+  GstPushSrc parent;
+
+  /* properties (object lock) */
+  gchar *address;
+  guint port;
+  gchar *transports;
+  gchar *channel;
+  guint slots;
+  GstDoradmaMode mode;
+  guint permissions;
+  guint64 max_frame_bytes;
+  GstDoradmaWriterLost on_peer_lost;
+  guint wait_for_readers_prop;
+  guint wait_for_readers;       /* streaming thread's copy */
+  guint64 peer_timeout, peer_timeout_prop;
+
+  guint64 counters[C_N];        /* atomic */
+
+  /* streaming thread (and start/stop) */
+  GstDoradmaNetUcx ucx;
+  gboolean ucx_open;
+  ucp_listener_h listener;
+  ucp_ep_h ep;
+  gboolean ep_failed;           /* error callback */
+  gchar *bad_peer;              /* a malformed header's diagnostic */
+  GQueue pending;               /* PendingFrame */
+  guint64 last_sender_seq;
+  gboolean discont;
+  GstDoradmaProducer *producer; /* NULL without a channel */
+  gchar *caps_str;
+  GstVideoInfo vinfo;
+  guint slots_now;              /* credits granted per connection */
+  gboolean peer_eos;            /* the sender ended the stream */
+  gboolean readers_joined;      /* wait-for-readers done */
+  gint64 last_heard;            /* monotonic us: the sender's last frame */
+  gboolean link_lost;           /* a receive closed the connection */
+};
+
+G_DEFINE_TYPE (GstDoradmaNetSrc, gst_doradma_net_src, GST_TYPE_PUSH_SRC);
+GST_ELEMENT_REGISTER_DEFINE_WITH_CODE (doradmanetsrc, "doradmanetsrc",
+    GST_RANK_NONE, GST_TYPE_DORADMA_NET_SRC, gst_doradma_element_init (plugin));
+
+static GstStaticPadTemplate src_template = GST_STATIC_PAD_TEMPLATE ("src",
+    GST_PAD_SRC, GST_PAD_ALWAYS, GST_STATIC_CAPS ("video/x-raw"));
+
+#define COUNT(self, c, n) \
+  __atomic_fetch_add (&(self)->counters[c], (n), __ATOMIC_RELAXED)
+
+static guint64
+monotonic_ns (void)
+{
+  struct timespec ts;
+
+  clock_gettime (CLOCK_MONOTONIC, &ts);
+  return (guint64) ts.tv_sec * 1000000000u + ts.tv_nsec;
+}
+
+static void
+post_message (GstDoradmaNetSrc * self, const gchar * name, const gchar * reason)
+{
+  gst_element_post_message (GST_ELEMENT (self),
+      gst_message_new_element (GST_OBJECT (self),
+          gst_structure_new (name, "reason", G_TYPE_STRING, reason, NULL)));
+}
+
+/* ---------------------------------------------------------------------- */
+/* Credits back to the sender */
+
+static void
+credit_sent (void *request, ucs_status_t status, void *user_data)
+{
+  g_free (user_data);
+  /* freed here, not at the send: a freed request gets no callback */
+  ucp_request_free (request);
+}
+
+static void
+send_credit (GstDoradmaNetSrc * self, gboolean hello, guint credits)
+{
+  struct doradma_net_credit *c;
+  ucp_request_param_t param = { 0 };
+  void *req;
+
+  if (self->ep == NULL || self->ep_failed)
+    return;
+  c = g_new (struct doradma_net_credit, 1);
+  doradma_net_credit_encode (c, hello, credits, self->last_sender_seq);
+  param.op_attr_mask = UCP_OP_ATTR_FIELD_CALLBACK | UCP_OP_ATTR_FIELD_USER_DATA;
+  param.cb.send = credit_sent;
+  param.user_data = c;
+  req = ucp_am_send_nbx (self->ep, DORADMA_NET_AM_CREDIT, c, sizeof (*c),
+      NULL, 0, &param);
+  if (req == NULL || UCS_PTR_IS_ERR (req))
+    g_free (c);
+  /* else credit_sent frees c and req */
+}
+
+/* ---------------------------------------------------------------------- */
+/* UCX callbacks (streaming thread, inside the worker's progress) */
+
+static void
+on_ep_error (void *arg, ucp_ep_h ep, ucs_status_t status)
+{
+  GstDoradmaNetSrc *self = arg;
+
+  GST_DEBUG_OBJECT (self, "endpoint error: %s", ucs_status_string (status));
+  if (ep == self->ep)
+    self->ep_failed = TRUE;
+}
+
+static void
+on_connection (ucp_conn_request_h request, void *arg)
+{
+  GstDoradmaNetSrc *self = arg;
+  GError *err = NULL;
+
+  if (self->ep != NULL) {
+    /* one sender at a time; a dead one is let go first (create) */
+    COUNT (self, C_REFUSED, 1);
+    ucp_listener_reject (self->listener, request);
+    return;
+  }
+  self->ep = gst_doradma_net_ucx_accept (&self->ucx, request, on_ep_error,
+      self, &err);
+  if (self->ep == NULL) {
+    GST_ELEMENT_WARNING (self, RESOURCE, OPEN_READ, ("%s", err->message),
+        (NULL));
+    g_clear_error (&err);
+    return;
+  }
+  self->ep_failed = FALSE;
+  self->discont = TRUE;
+  self->last_heard = g_get_monotonic_time ();
+  COUNT (self, C_CONNECTS, 1);
+  send_credit (self, TRUE, self->slots_now);
+  post_message (self, "doradmanetsrc-connected", "a sender connected");
+}
+
+static ucs_status_t
+on_frame (void *arg, const void *header, size_t header_length, void *data,
+    size_t length, const ucp_am_recv_param_t * param)
+{
+  GstDoradmaNetSrc *self = arg;
+  gboolean rndv = (param->recv_attr & UCP_AM_RECV_ATTR_FLAG_RNDV) != 0;
+  struct doradma_diag diag = { 0 };
+  PendingFrame *pf = g_new0 (PendingFrame, 1);
+  int r;
+
+  r = doradma_net_frame_decode (header, header_length, length,
+      self->max_frame_bytes, &pf->hdr, &diag);
+  if (r < 0 || self->ep == NULL || self->bad_peer) {
+    g_free (pf);
+    if (r < 0 && self->bad_peer == NULL) {
+      COUNT (self, C_MALFORMED, 1);
+      self->bad_peer = g_strdup_printf ("%s (field %s)", diag.msg,
+          diag.field ? diag.field : "?");
+    }
+    /* eager data goes back to UCX at once; a rendezvous is refused */
+    return rndv ? UCS_ERR_INVALID_PARAM : UCS_OK;
+  }
+  self->last_heard = g_get_monotonic_time ();
+  pf->length = length;
+  pf->rndv = rndv;
+  if (rndv || (param->recv_attr & UCP_AM_RECV_ATTR_FLAG_DATA)) {
+    pf->data = data;
+    g_queue_push_tail (&self->pending, pf);
+    return UCS_INPROGRESS;
+  }
+  /* UCX keeps no such data (not with the flags we register): copy it */
+  pf->data = g_memdup2 (data, length);
+  pf->owned = TRUE;
+  g_queue_push_tail (&self->pending, pf);
+  return UCS_OK;
+}
+
+static ucs_status_t
+on_eos (void *arg, const void *header, size_t header_length, void *data,
+    size_t length, const ucp_am_recv_param_t * param)
+{
+  GstDoradmaNetSrc *self = arg;
+
+  self->peer_eos = TRUE;
+  return UCS_OK;
+}
+
+static void
+pending_release (GstDoradmaNetSrc * self, PendingFrame * pf)
+{
+  /* a rendezvous descriptor not received is dropped with its endpoint */
+  if (pf->owned)
+    g_free (pf->data);
+  else if (!pf->rndv && pf->data)
+    ucp_am_data_release (self->ucx.worker, pf->data);
+  g_free (pf);
+}
+
+static void
+drop_sender (GstDoradmaNetSrc * self)
+{
+  PendingFrame *pf;
+
+  while ((pf = g_queue_pop_head (&self->pending)) != NULL) {
+    COUNT (self, C_ABANDONED, 1);
+    pending_release (self, pf);
+  }
+  gst_doradma_net_ucx_close_ep (&self->ucx, self->ep, TRUE);
+  self->ep = NULL;
+  self->ep_failed = FALSE;
+}
+
+/* ---------------------------------------------------------------------- */
+/* Frames */
+
+static GstFlowReturn
+apply_caps (GstDoradmaNetSrc * self, const PendingFrame * pf)
+{
+  GstCaps *caps;
+
+  if (self->caps_str && strcmp (self->caps_str, pf->hdr.caps) == 0)
+    return GST_FLOW_OK;
+  caps = gst_caps_from_string (pf->hdr.caps);
+  if (caps == NULL || !gst_video_info_from_caps (&self->vinfo, caps)) {
+    /* passed the ring's caps rule but not GStreamer's parser */
+    g_free (self->bad_peer);
+    self->bad_peer = g_strdup_printf ("caps \"%.80s\" do not parse as "
+        "video caps", pf->hdr.caps);
+    COUNT (self, C_MALFORMED, 1);
+    if (caps)
+      gst_caps_unref (caps);
+    return GST_FLOW_CUSTOM_SUCCESS;
+  }
+  if (!gst_base_src_set_caps (GST_BASE_SRC (self), caps)) {
+    gst_caps_unref (caps);
+    GST_ELEMENT_ERROR (self, CORE, NEGOTIATION, (NULL),
+        ("downstream refused %s", pf->hdr.caps));
+    return GST_FLOW_NOT_NEGOTIATED;
+  }
+  gst_caps_unref (caps);
+  if (self->producer)
+    gst_doradma_producer_set_caps (self->producer, pf->hdr.caps,
+        pf->hdr.info.payload_bytes);
+  g_free (self->caps_str);
+  self->caps_str = g_strdup (pf->hdr.caps);
+  return GST_FLOW_OK;
+}
+
+/* Where the payload goes: a ring slot, or system memory without a ring.
+ * OK with *mem NULL: the ring is full (latest). */
+static GstFlowReturn
+frame_memory (GstDoradmaNetSrc * self, gsize size, GstMemory ** mem)
+{
+  GstFlowReturn ret;
+
+  if (self->producer == NULL) {
+    *mem = gst_allocator_alloc (NULL, size, NULL);
+    return GST_FLOW_OK;
+  }
+  if (self->wait_for_readers > 0 && !self->readers_joined) {
+    /* the ring exists once prepared; hold the first frame until the
+     * readers joined it */
+    ret = gst_doradma_producer_prepare (self->producer, size);
+    if (ret == GST_FLOW_OK)
+      ret = gst_doradma_producer_wait_readers (self->producer,
+          self->wait_for_readers);
+    if (ret != GST_FLOW_OK)
+      return ret;
+    self->readers_joined = TRUE;
+  }
+  return gst_doradma_producer_acquire (self->producer, size,
+      self->mode == GST_DORADMA_MODE_LATEST, NULL, mem);
+}
+
+/* Waits for a rendezvous receive into the slot. A payload that stops
+ * coming (link cut) or an unlock closes the connection, which fails the
+ * request: UCX must be done writing the slot before it is given back. */
+static ucs_status_t
+finish_receive (GstDoradmaNetSrc * self, void *req, gboolean * keep_slot)
+{
+  gint64 deadline = g_get_monotonic_time () + self->peer_timeout / 1000;
+  gint64 hard = 0;
+  ucs_status_t st;
+
+  *keep_slot = FALSE;
+  if (req == NULL || UCS_PTR_IS_ERR (req))
+    return UCS_PTR_STATUS (req);
+  while ((st = ucp_request_check_status (req)) == UCS_INPROGRESS) {
+    gboolean go_on = gst_doradma_net_ucx_wait (&self->ucx, 100);
+    gint64 now = g_get_monotonic_time ();
+
+    if (hard == 0 && (!go_on || (self->peer_timeout && now > deadline))) {
+      GST_DEBUG_OBJECT (self, "payload %s; closing the connection",
+          go_on ? "stopped coming" : "interrupted");
+      gst_doradma_net_ucx_close_ep (&self->ucx, self->ep, TRUE);
+      self->ep = NULL;
+      self->link_lost = TRUE;
+      hard = now + G_USEC_PER_SEC;
+    } else if (hard && now > hard) {
+      /* never seen: keep the slot WRITING for good rather than let a late
+       * write land in a frame readers lease */
+      GST_WARNING_OBJECT (self, "a receive outlived its connection");
+      *keep_slot = TRUE;
+      return UCS_ERR_TIMED_OUT;
+    }
+  }
+  ucp_request_free (req);
+  return st;
+}
+
+static gboolean
+receive_payload (GstDoradmaNetSrc * self, PendingFrame * pf, GstMemory * mem)
+{
+  ucp_request_param_t param = { 0 };
+  gboolean keep_slot = FALSE;
+  GstMapInfo map;
+  ucs_status_t st = UCS_OK;
+
+  if (!gst_memory_map (mem, &map, GST_MAP_WRITE)) {
+    pending_release (self, pf);
+    return FALSE;
+  }
+  if (pf->rndv) {
+    /* UCX writes the slot itself */
+    param.op_attr_mask = UCP_OP_ATTR_FIELD_MEMORY_TYPE;
+    param.memory_type = UCS_MEMORY_TYPE_HOST;
+    st = finish_receive (self, ucp_am_recv_data_nbx (self->ucx.worker,
+            pf->data, map.data, pf->length, &param), &keep_slot);
+    g_free (pf);
+  } else {
+    memcpy (map.data, pf->data, pf->length);
+    pending_release (self, pf);
+  }
+  gst_memory_unmap (mem, &map);
+  if (keep_slot)
+    gst_memory_ref (mem);       /* leaked on purpose, see finish_receive */
+  if (st != UCS_OK)
+    GST_DEBUG_OBJECT (self, "receive: %s", ucs_status_string (st));
+  return st == UCS_OK;
+}
+
+static GstBuffer *
+frame_buffer (GstDoradmaNetSrc * self, GstMemory * mem,
+    const struct doradma_frame_info *fi)
+{
+  GstBuffer *buf = gst_buffer_new ();
+  gsize offset[GST_VIDEO_MAX_PLANES] = { 0 };
+  gint stride[GST_VIDEO_MAX_PLANES] = { 0 };
+  guint p;
+
+  gst_buffer_append_memory (buf, gst_memory_ref (mem));
+  for (p = 0; p < fi->n_planes; p++) {
+    offset[p] = fi->planes[p].offset;
+    stride[p] = fi->planes[p].stride;
+  }
+  gst_buffer_add_video_meta_full (buf, GST_VIDEO_FRAME_FLAG_NONE,
+      GST_VIDEO_INFO_FORMAT (&self->vinfo), fi->width, fi->height,
+      fi->n_planes, offset, stride);
+  if (fi->crop_width) {
+    GstVideoCropMeta *crop = gst_buffer_add_video_crop_meta (buf);
+
+    crop->x = fi->crop_x;
+    crop->y = fi->crop_y;
+    crop->width = fi->crop_width;
+    crop->height = fi->crop_height;
+  }
+  GST_BUFFER_DURATION (buf) = fi->duration;
+  GST_BUFFER_OFFSET (buf) = fi->offset;
+  GST_BUFFER_OFFSET_END (buf) = fi->offset_end;
+  GST_BUFFER_FLAGS (buf) |= fi->flags & GST_DORADMA_CARRIED_FLAGS;
+  if (self->discont) {
+    GST_BUFFER_FLAG_SET (buf, GST_BUFFER_FLAG_DISCONT);
+    self->discont = FALSE;
+  }
+  return buf;
+}
+
+/* One pending frame into the ring (and *out for downstream, or NULL when
+ * it was dropped). */
+static GstFlowReturn
+handle_frame (GstDoradmaNetSrc * self, PendingFrame * pf, GstBuffer ** out)
+{
+  struct doradma_frame_info fi = pf->hdr.info;
+  guint64 sender_seq = pf->hdr.sender_seq;
+  GstMemory *mem = NULL;
+  GstFlowReturn ret;
+  guint p;
+
+  *out = NULL;
+  ret = apply_caps (self, pf);
+  if (ret == GST_FLOW_OK)
+    ret = frame_memory (self, fi.payload_bytes, &mem);
+  if (ret != GST_FLOW_OK || mem == NULL) {
+    pending_release (self, pf);
+    if (ret == GST_FLOW_OK) {
+      COUNT (self, C_DROPPED_RING_FULL, 1);
+      self->discont = TRUE;
+      self->last_sender_seq = sender_seq;
+      send_credit (self, FALSE, 1);
+    }
+    return ret == GST_FLOW_CUSTOM_SUCCESS ? GST_FLOW_OK : ret;
+  }
+  if (!receive_payload (self, pf, mem)) {
+    /* the sender went away mid-frame: the slot is abandoned, never read */
+    COUNT (self, C_ABANDONED, 1);
+    gst_memory_unref (mem);
+    return GST_FLOW_OK;
+  }
+
+  if (self->last_sender_seq && sender_seq > self->last_sender_seq + 1) {
+    COUNT (self, C_SENDER_DROPS, sender_seq - self->last_sender_seq - 1);
+    self->discont = TRUE;
+  }
+  self->last_sender_seq = sender_seq;
+  /* the record's offsets count from the slot's first byte */
+  for (p = 0; p < fi.n_planes; p++)
+    fi.planes[p].offset += mem->offset;
+  fi.mono_pts = monotonic_ns ();        /* arrival, on this host's clock */
+  if (self->producer) {
+    ret = gst_doradma_producer_publish (self->producer, mem, &fi);
+    if (ret != GST_FLOW_OK) {
+      gst_memory_unref (mem);
+      return ret == GST_FLOW_CUSTOM_SUCCESS ? GST_FLOW_OK : ret;
+    }
+  }
+  COUNT (self, C_FRAMES, 1);
+  COUNT (self, C_BYTES, fi.payload_bytes);
+  send_credit (self, FALSE, 1);
+  *out = frame_buffer (self, mem, &fi);
+  gst_memory_unref (mem);
+  return GST_FLOW_OK;
+}
+
+/* ---------------------------------------------------------------------- */
+/* GstPushSrc */
+
+static GstStructure *get_stats (GstDoradmaNetSrc * self);
+
+/* The sender left, broke the link or misbehaved. */
+static GstFlowReturn
+peer_lost (GstDoradmaNetSrc * self, const gchar * reason)
+{
+  GstDoradmaWriterLost policy;
+
+  drop_sender (self);
+  COUNT (self, C_PEER_LOST, 1);
+  self->discont = TRUE;
+  post_message (self, "doradmanetsrc-peer-lost", reason);
+  GST_OBJECT_LOCK (self);
+  policy = self->on_peer_lost;
+  GST_OBJECT_UNLOCK (self);
+  if (policy == GST_DORADMA_WRITER_LOST_ERROR) {
+    GST_ELEMENT_ERROR (self, RESOURCE, READ,
+        ("The sender went away (on-peer-lost=error)"), ("%s", reason));
+    return GST_FLOW_ERROR;
+  }
+  if (policy == GST_DORADMA_WRITER_LOST_EOS) {
+    if (self->producer)
+      gst_doradma_producer_eos (self->producer);
+    return GST_FLOW_EOS;
+  }
+  return GST_FLOW_OK;
+}
+
+static GstFlowReturn
+gst_doradma_net_src_create (GstPushSrc * psrc, GstBuffer ** out)
+{
+  GstDoradmaNetSrc *self = GST_DORADMA_NET_SRC (psrc);
+  GstFlowReturn ret;
+  PendingFrame *pf;
+
+  *out = NULL;
+  for (;;) {
+    gst_doradma_net_ucx_progress (&self->ucx);
+    if (self->bad_peer) {
+      GST_ELEMENT_WARNING (self, STREAM, DECODE,
+          ("Malformed frame from the sender; disconnecting it"), ("%s",
+              self->bad_peer));
+      g_clear_pointer (&self->bad_peer, g_free);
+      ret = peer_lost (self, "malformed frame header");
+      if (ret != GST_FLOW_OK)
+        return ret;
+    } else if ((self->ep && self->ep_failed) || self->link_lost) {
+      self->link_lost = FALSE;
+      ret = peer_lost (self, "the sender went away or the link broke");
+      if (ret != GST_FLOW_OK)
+        return ret;
+    } else if (self->ep && self->peer_timeout && g_get_monotonic_time () -
+        self->last_heard > (gint64) (self->peer_timeout / 1000)) {
+      ret = peer_lost (self, "nothing from the sender for peer-timeout");
+      if (ret != GST_FLOW_OK)
+        return ret;
+    }
+    if ((pf = g_queue_pop_head (&self->pending)) != NULL) {
+      ret = handle_frame (self, pf, out);
+      /* time spent here (a full lossless ring) is not the sender's silence */
+      self->last_heard = g_get_monotonic_time ();
+      if (ret != GST_FLOW_OK || *out != NULL)
+        return ret;
+      continue;
+    }
+    if (self->peer_eos) {
+      if (self->producer)
+        gst_doradma_producer_eos (self->producer);
+      gst_element_post_message (GST_ELEMENT (self),
+          gst_message_new_element (GST_OBJECT (self), get_stats (self)));
+      return GST_FLOW_EOS;
+    }
+    if (!gst_doradma_net_ucx_wait (&self->ucx, 100))
+      return GST_FLOW_FLUSHING;
+  }
+}
+
+static gboolean
+gst_doradma_net_src_negotiate (GstBaseSrc * bsrc)
+{
+  /* the caps come with the first frame (apply_caps) */
+  return TRUE;
+}
+
+static gboolean
+gst_doradma_net_src_start (GstBaseSrc * bsrc)
+{
+  GstDoradmaNetSrc *self = GST_DORADMA_NET_SRC (bsrc);
+  GstDoradmaProducerSettings ps = { 0 };
+  GError *err = NULL;
+  gchar *transports, *address, *channel;
+  guint port, c;
+
+  for (c = 0; c < C_N; c++)
+    self->counters[c] = 0;
+  GST_OBJECT_LOCK (self);
+  transports = g_strdup (self->transports);
+  address = g_strdup (self->address);
+  channel = g_strdup (self->channel);
+  port = self->port;
+  ps.slots = self->slots;
+  ps.mode = self->mode;
+  ps.permissions = self->permissions;
+  self->wait_for_readers = self->wait_for_readers_prop;
+  self->peer_timeout = self->peer_timeout_prop;
+  GST_OBJECT_UNLOCK (self);
+
+  if (channel && channel[0]) {
+    if (!gst_doradma_channel_check_or_error (GST_ELEMENT (self), channel))
+      goto failed;
+    ps.channel = channel;
+    ps.transport = GST_DORADMA_TRANSPORT_SHMEM;
+    ps.timeout = GST_CLOCK_TIME_NONE;
+    ps.on_stall = GST_DORADMA_STALL_WAIT;
+    self->producer = gst_doradma_producer_new (GST_ELEMENT (self));
+    gst_doradma_producer_start (self->producer, &ps);
+  }
+  /* credits: as many frames as the ring has slots but the newest */
+  self->slots_now = MAX (ps.slots - 1, 1);
+
+  self->ucx_open = gst_doradma_net_ucx_open (&self->ucx, transports, &err);
+  if (!self->ucx_open
+      || !gst_doradma_net_ucx_set_am_handler (&self->ucx,
+          DORADMA_NET_AM_FRAME, on_frame, self, &err)
+      || !gst_doradma_net_ucx_set_am_handler (&self->ucx,
+          DORADMA_NET_AM_EOS, on_eos, self, &err))
+    goto ucx_failed;
+  self->listener = gst_doradma_net_ucx_listen (&self->ucx, address, port,
+      on_connection, self, &err);
+  if (self->listener == NULL)
+    goto ucx_failed;
+  GST_INFO_OBJECT (self, "listening on %s:%u, UCX memory types %s", address,
+      port, gst_doradma_net_ucx_memory_types (&self->ucx));
+  self->ep = NULL;
+  self->ep_failed = FALSE;
+  self->last_sender_seq = 0;
+  self->discont = TRUE;
+  self->peer_eos = self->readers_joined = self->link_lost = FALSE;
+  g_free (transports);
+  g_free (address);
+  g_free (channel);
+  return TRUE;
+
+ucx_failed:
+  GST_ELEMENT_ERROR (self, RESOURCE, OPEN_READ, ("%s", err->message), (NULL));
+  g_clear_error (&err);
+failed:
+  g_free (transports);
+  g_free (address);
+  g_free (channel);
+  return FALSE;
+}
+
+static gboolean
+gst_doradma_net_src_stop (GstBaseSrc * bsrc)
+{
+  GstDoradmaNetSrc *self = GST_DORADMA_NET_SRC (bsrc);
+
+  if (self->ucx_open) {
+    drop_sender (self);
+    if (self->listener)
+      ucp_listener_destroy (self->listener);
+    self->listener = NULL;
+    gst_doradma_net_ucx_close (&self->ucx);
+    self->ucx_open = FALSE;
+  }
+  g_clear_pointer (&self->bad_peer, g_free);
+  if (self->producer) {
+    gst_doradma_producer_stop (self->producer);
+    gst_doradma_producer_detach (self->producer);
+    g_clear_pointer (&self->producer, gst_doradma_producer_unref);
+  }
+  g_clear_pointer (&self->caps_str, g_free);
+  return TRUE;
+}
+
+static gboolean
+gst_doradma_net_src_unlock (GstBaseSrc * bsrc)
+{
+  GstDoradmaNetSrc *self = GST_DORADMA_NET_SRC (bsrc);
+
+  gst_doradma_net_ucx_interrupt (&self->ucx, TRUE);
+  if (self->producer)
+    gst_doradma_producer_unlock (self->producer);
+  return TRUE;
+}
+
+static gboolean
+gst_doradma_net_src_unlock_stop (GstBaseSrc * bsrc)
+{
+  GstDoradmaNetSrc *self = GST_DORADMA_NET_SRC (bsrc);
+
+  gst_doradma_net_ucx_interrupt (&self->ucx, FALSE);
+  if (self->producer)
+    gst_doradma_producer_unlock_stop (self->producer);
+  return TRUE;
+}
+
+static GstStructure *
+get_stats (GstDoradmaNetSrc * self)
+{
+  return gst_doradma_net_ucx_stats_new (&self->ucx, self->ucx_open,
+      "doradmanetsrc-stats", counter_names, self->counters, C_N);
+}
+
+static void
+gst_doradma_net_src_set_property (GObject * object, guint prop_id,
+    const GValue * value, GParamSpec * pspec)
+{
+  GstDoradmaNetSrc *self = GST_DORADMA_NET_SRC (object);
+
+  GST_OBJECT_LOCK (self);
+  switch (prop_id) {
+    case PROP_ADDRESS:
+      g_free (self->address);
+      self->address = g_value_dup_string (value);
+      break;
+    case PROP_PORT:
+      self->port = g_value_get_uint (value);
+      break;
+    case PROP_TRANSPORTS:
+      g_free (self->transports);
+      self->transports = g_value_dup_string (value);
+      break;
+    case PROP_CHANNEL:
+      g_free (self->channel);
+      self->channel = g_value_dup_string (value);
+      break;
+    case PROP_SLOTS:
+      self->slots = g_value_get_uint (value);
+      break;
+    case PROP_MODE:
+      self->mode = g_value_get_enum (value);
+      break;
+    case PROP_PERMISSIONS:
+      self->permissions = g_value_get_uint (value);
+      break;
+    case PROP_MAX_FRAME_BYTES:
+      self->max_frame_bytes = g_value_get_uint64 (value);
+      break;
+    case PROP_ON_PEER_LOST:
+      self->on_peer_lost = g_value_get_enum (value);
+      break;
+    case PROP_WAIT_FOR_READERS:
+      self->wait_for_readers_prop = g_value_get_uint (value);
+      break;
+    case PROP_PEER_TIMEOUT:
+      self->peer_timeout_prop = g_value_get_uint64 (value);
+      break;
+    default:
+      G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
+      break;
+  }
+  GST_OBJECT_UNLOCK (self);
+}
+
+static void
+gst_doradma_net_src_get_property (GObject * object, guint prop_id,
+    GValue * value, GParamSpec * pspec)
+{
+  GstDoradmaNetSrc *self = GST_DORADMA_NET_SRC (object);
+
+  if (prop_id == PROP_STATS) {
+    g_value_take_boxed (value, get_stats (self));
+    return;
+  }
+  GST_OBJECT_LOCK (self);
+  switch (prop_id) {
+    case PROP_ADDRESS:
+      g_value_set_string (value, self->address);
+      break;
+    case PROP_PORT:
+      g_value_set_uint (value, self->port);
+      break;
+    case PROP_TRANSPORTS:
+      g_value_set_string (value, self->transports);
+      break;
+    case PROP_CHANNEL:
+      g_value_set_string (value, self->channel);
+      break;
+    case PROP_SLOTS:
+      g_value_set_uint (value, self->slots);
+      break;
+    case PROP_MODE:
+      g_value_set_enum (value, self->mode);
+      break;
+    case PROP_PERMISSIONS:
+      g_value_set_uint (value, self->permissions);
+      break;
+    case PROP_MAX_FRAME_BYTES:
+      g_value_set_uint64 (value, self->max_frame_bytes);
+      break;
+    case PROP_ON_PEER_LOST:
+      g_value_set_enum (value, self->on_peer_lost);
+      break;
+    case PROP_WAIT_FOR_READERS:
+      g_value_set_uint (value, self->wait_for_readers_prop);
+      break;
+    case PROP_PEER_TIMEOUT:
+      g_value_set_uint64 (value, self->peer_timeout_prop);
+      break;
+    default:
+      G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
+      break;
+  }
+  GST_OBJECT_UNLOCK (self);
+}
+
+static void
+gst_doradma_net_src_finalize (GObject * object)
+{
+  GstDoradmaNetSrc *self = GST_DORADMA_NET_SRC (object);
+
+  g_free (self->address);
+  g_free (self->transports);
+  g_free (self->channel);
+  G_OBJECT_CLASS (gst_doradma_net_src_parent_class)->finalize (object);
+}
+
+static void
+gst_doradma_net_src_class_init (GstDoradmaNetSrcClass * klass)
+{
+  GObjectClass *gobject_class = G_OBJECT_CLASS (klass);
+  GstElementClass *element_class = GST_ELEMENT_CLASS (klass);
+  GstBaseSrcClass *bsrc_class = GST_BASE_SRC_CLASS (klass);
+  GstPushSrcClass *psrc_class = GST_PUSH_SRC_CLASS (klass);
+
+  GST_DEBUG_CATEGORY_INIT (gst_doradma_net_src_debug, "doradmanetsrc", 0,
+      "doradma network source (UCX)");
+
+  gobject_class->set_property = gst_doradma_net_src_set_property;
+  gobject_class->get_property = gst_doradma_net_src_get_property;
+  gobject_class->finalize = gst_doradma_net_src_finalize;
+
+  gst_element_class_add_static_pad_template (element_class, &src_template);
+  gst_element_class_set_static_metadata (element_class,
+      "doradma network source", "Source/Network/Video",
+      "Receives raw video frames from a doradmanetsink over UCX into a "
+      "doradma ring on this host", "the doradma authors");
+
+  bsrc_class->start = GST_DEBUG_FUNCPTR (gst_doradma_net_src_start);
+  bsrc_class->stop = GST_DEBUG_FUNCPTR (gst_doradma_net_src_stop);
+  bsrc_class->negotiate = GST_DEBUG_FUNCPTR (gst_doradma_net_src_negotiate);
+  bsrc_class->unlock = GST_DEBUG_FUNCPTR (gst_doradma_net_src_unlock);
+  bsrc_class->unlock_stop = GST_DEBUG_FUNCPTR (gst_doradma_net_src_unlock_stop);
+  psrc_class->create = GST_DEBUG_FUNCPTR (gst_doradma_net_src_create);
+
+  /**
+   * GstDoradmaNetSrc:address:
+   *
+   * Local address to listen on (0.0.0.0: every IPv4 address).
+   */
+  properties[PROP_ADDRESS] = g_param_spec_string ("address", "Address",
+      "Local address to listen on", DEFAULT_ADDRESS,
+      G_PARAM_READWRITE | G_PARAM_STATIC_STRINGS);
+  /**
+   * GstDoradmaNetSrc:port:
+   *
+   * TCP port to listen on for a doradmanetsink.
+   */
+  properties[PROP_PORT] = g_param_spec_uint ("port", "Port",
+      "Port to listen on for a doradmanetsink", 1, 65535, DEFAULT_PORT,
+      G_PARAM_READWRITE | G_PARAM_STATIC_STRINGS);
+  /**
+   * GstDoradmaNetSrc:transports:
+   *
+   * UCX transports, as UCX_TLS takes them ("tcp", "rc", "all"...). Empty
+   * (the default): UCX chooses, honouring UCX_TLS.
+   */
+  properties[PROP_TRANSPORTS] = g_param_spec_string ("transports",
+      "Transports", "UCX transports as UCX_TLS takes them (e.g. tcp, rc); "
+      "empty: UCX_TLS or UCX's own choice", NULL,
+      G_PARAM_READWRITE | G_PARAM_STATIC_STRINGS);
+  /**
+   * GstDoradmaNetSrc:channel:
+   *
+   * The ring on this host the frames are written into (as doradmasink's
+   * channel); local doradmasrc elements read it zero-copy. Empty: no ring,
+   * frames only go downstream.
+   */
+  properties[PROP_CHANNEL] = g_param_spec_string ("channel", "Channel",
+      "Ring on this host to write the frames into (empty: none, downstream "
+      "only)", DEFAULT_CHANNEL, G_PARAM_READWRITE | G_PARAM_STATIC_STRINGS);
+  /**
+   * GstDoradmaNetSrc:slots:
+   *
+   * Frame slots of the ring; the sender gets slots - 1 credits.
+   */
+  properties[PROP_SLOTS] = g_param_spec_uint ("slots", "Slots",
+      "Frame slots in the ring (the sender gets slots - 1 credits)", 2,
+      DORADMA_MAX_SLOTS, DEFAULT_SLOTS,
+      G_PARAM_READWRITE | G_PARAM_STATIC_STRINGS);
+  /**
+   * GstDoradmaNetSrc:mode:
+   *
+   * The ring's mode: `latest` drops a frame when every slot is busy
+   * (dropped-ring-full); `lossless` waits for the ring's `next`-mode
+   * readers, and so holds back a lossless sender through its credits.
+   */
+  properties[PROP_MODE] = g_param_spec_enum ("mode", "Mode",
+      "Ring mode: latest drops when the ring is full; lossless waits for "
+      "next-mode readers (and so holds back the sender)",
+      GST_TYPE_DORADMA_MODE, DEFAULT_MODE,
+      G_PARAM_READWRITE | G_PARAM_STATIC_STRINGS);
+  /**
+   * GstDoradmaNetSrc:permissions:
+   *
+   * File mode of the ring's objects, as doradmasink's permissions (0 =
+   * 0600; o+w is refused).
+   */
+  properties[PROP_PERMISSIONS] = g_param_spec_uint ("permissions",
+      "Permissions", "File mode of the ring's shared-memory objects (0 = "
+      "0600; o+w is refused)", 0, 0777, DEFAULT_PERMISSIONS,
+      G_PARAM_READWRITE | G_PARAM_STATIC_STRINGS);
+  /**
+   * GstDoradmaNetSrc:max-frame-bytes:
+   *
+   * The largest frame accepted from the sender; a larger one is a
+   * malformed header (the sender is disconnected).
+   */
+  properties[PROP_MAX_FRAME_BYTES] = g_param_spec_uint64 ("max-frame-bytes",
+      "Max frame bytes", "Largest frame accepted from the sender", 4096,
+      G_MAXUINT32, DEFAULT_MAX_FRAME_BYTES,
+      G_PARAM_READWRITE | G_PARAM_STATIC_STRINGS);
+  /**
+   * GstDoradmaNetSrc:on-peer-lost:
+   *
+   * When the sender goes away (killed, link cut) or sends a malformed
+   * header: `wait` for the next sender, `eos` (the ring gets EOS too) or
+   * `error`. Each loss posts a "doradmanetsrc-peer-lost" element message.
+   */
+  properties[PROP_ON_PEER_LOST] = g_param_spec_enum ("on-peer-lost",
+      "On peer lost", "What to do when the sender goes away: wait (for the "
+      "next one), eos or error", GST_TYPE_DORADMA_WRITER_LOST,
+      DEFAULT_ON_PEER_LOST, G_PARAM_READWRITE | G_PARAM_STATIC_STRINGS);
+  /**
+   * GstDoradmaNetSrc:wait-for-readers:
+   *
+   * Holds the first frame until this many readers joined the ring (the
+   * sender waits meanwhile in lossless mode, drops in latest mode).
+   */
+  properties[PROP_WAIT_FOR_READERS] = g_param_spec_uint ("wait-for-readers",
+      "Wait for readers", "Hold the first frame until this many readers "
+      "joined the ring", 0, 64, DEFAULT_WAIT_FOR_READERS,
+      G_PARAM_READWRITE | G_PARAM_STATIC_STRINGS);
+  /**
+   * GstDoradmaNetSrc:peer-timeout:
+   *
+   * Nanoseconds without a frame from the connected sender after which it
+   * counts as lost (a link cut: TCP alone may take minutes), so that it
+   * can connect again. A sender idle for longer (paused) is disconnected
+   * too and reconnects with its next frame. 0 never.
+   */
+  properties[PROP_PEER_TIMEOUT] = g_param_spec_uint64 ("peer-timeout",
+      "Peer timeout", "Nanoseconds without a frame from the sender before "
+      "it counts as lost (0 = never)", 0, G_MAXUINT64, DEFAULT_PEER_TIMEOUT,
+      G_PARAM_READWRITE | G_PARAM_STATIC_STRINGS);
+  /**
+   * GstDoradmaNetSrc:stats:
+   *
+   * "doradmanetsrc-stats": frames and bytes written, dropped-ring-full
+   * (latest: no free slot), sender-drops (gaps in the sender's sequence:
+   * frames it dropped), malformed (headers refused), connects, peer-lost,
+   * refused (second senders), abandoned (frames cut by a lost connection),
+   * memory-path ("host") and ucx-memory-types.
+   */
+  properties[PROP_STATS] = g_param_spec_boxed ("stats", "Statistics",
+      "Counters: frames, bytes, dropped-ring-full, sender-drops, malformed, "
+      "connects, peer-lost, refused, abandoned, memory-path, "
+      "ucx-memory-types", GST_TYPE_STRUCTURE,
+      G_PARAM_READABLE | G_PARAM_STATIC_STRINGS);
+
+  g_object_class_install_properties (gobject_class, NUM_PROPERTIES, properties);
+}
+
+static void
+gst_doradma_net_src_init (GstDoradmaNetSrc * self)
+{
+  self->address = g_strdup (DEFAULT_ADDRESS);
+  self->port = DEFAULT_PORT;
+  self->channel = g_strdup (DEFAULT_CHANNEL);
+  self->slots = DEFAULT_SLOTS;
+  self->mode = DEFAULT_MODE;
+  self->permissions = DEFAULT_PERMISSIONS;
+  self->max_frame_bytes = DEFAULT_MAX_FRAME_BYTES;
+  self->on_peer_lost = DEFAULT_ON_PEER_LOST;
+  self->peer_timeout_prop = DEFAULT_PEER_TIMEOUT;
+  self->ucx.worker_fd = self->ucx.cancel_fd = -1;
+  g_queue_init (&self->pending);
+  gst_base_src_set_live (GST_BASE_SRC (self), TRUE);
+  gst_base_src_set_format (GST_BASE_SRC (self), GST_FORMAT_TIME);
+  gst_base_src_set_do_timestamp (GST_BASE_SRC (self), TRUE);
+}

@@ -1,0 +1,442 @@
+/* doradma GStreamer plugin — the UCX worker of a network element (see the
+ * header).
+ *
+ * Copyright (C) 2025 the doradma authors
+ * SPDX-License-Identifier: LGPL-2.1-or-later
+ */
+#ifdef HAVE_CONFIG_H
+#include "config.h"
+#endif
+
+#include <errno.h>
+#include <netdb.h>
+#include <poll.h>
+#include <string.h>
+#include <sys/eventfd.h>
+#include <unistd.h>
+
+#include "gstdoradmanetucx.h"
+
+#define UCX_ERROR(error, status, ...) \
+  g_set_error (error, GST_RESOURCE_ERROR, GST_RESOURCE_ERROR_OPEN_READ_WRITE, \
+      __VA_ARGS__), (void) (status)
+
+gboolean
+gst_doradma_net_ucx_open (GstDoradmaNetUcx * u, const gchar * transports,
+    GError ** error)
+{
+  ucp_params_t params = { 0 };
+  ucp_worker_params_t wparams = { 0 };
+  ucp_context_attr_t attr = { 0 };
+  ucp_config_t *config = NULL;
+  ucs_status_t st;
+  GString *types;
+  guint t;
+
+  memset (u, 0, sizeof (*u));
+  u->worker_fd = u->cancel_fd = -1;
+
+  /* A receiver restarted after kill -9 listens on the same port at once,
+   * beside the dead one's connections in TIME_WAIT. The connection
+   * manager reads only the environment (ucp_config_modify does not reach
+   * it); a value the user set wins. */
+  g_setenv ("UCX_TCP_CM_REUSEADDR", "y", FALSE);
+  /* A connection with nothing in flight whose peer vanished (link cut,
+   * host down) is found by TCP keepalive in about 5 s instead of UCX's
+   * default ~30 s. One with data in flight: the sink's peer-timeout. */
+  g_setenv ("UCX_TCP_KEEPIDLE", "2s", FALSE);
+  g_setenv ("UCX_TCP_KEEPINTVL", "1s", FALSE);
+  g_setenv ("UCX_TCP_KEEPCNT", "3", FALSE);
+  st = ucp_config_read (NULL, NULL, &config);
+  if (st != UCS_OK) {
+    UCX_ERROR (error, st, "Could not read the UCX configuration: %s",
+        ucs_status_string (st));
+    return FALSE;
+  }
+  if (transports && transports[0]) {
+    st = ucp_config_modify (config, "TLS", transports);
+    if (st != UCS_OK) {
+      UCX_ERROR (error, st, "UCX refused transports=\"%s\": %s", transports,
+          ucs_status_string (st));
+      ucp_config_release (config);
+      return FALSE;
+    }
+  }
+  /* A peer that vanishes without closing (link cut, host down) is found
+   * by keepalive; UCX_KEEPALIVE_INTERVAL in the environment still wins. */
+  if (g_getenv ("UCX_KEEPALIVE_INTERVAL") == NULL)
+    ucp_config_modify (config, "KEEPALIVE_INTERVAL", "1s");
+
+  params.field_mask = UCP_PARAM_FIELD_FEATURES | UCP_PARAM_FIELD_NAME;
+  params.features = UCP_FEATURE_AM | UCP_FEATURE_WAKEUP;
+  params.name = "doradma";
+  st = ucp_init (&params, config, &u->context);
+  ucp_config_release (config);
+  if (st != UCS_OK) {
+    UCX_ERROR (error, st, "Could not initialise UCX (transports \"%s\"): %s",
+        transports && transports[0] ? transports :
+        (g_getenv ("UCX_TLS") ? g_getenv ("UCX_TLS") : "UCX default"),
+        ucs_status_string (st));
+    return FALSE;
+  }
+
+  wparams.field_mask = UCP_WORKER_PARAM_FIELD_THREAD_MODE;
+  /* one thread at a time: the caller's, or the progress thread under lock */
+  wparams.thread_mode = UCS_THREAD_MODE_SERIALIZED;
+  st = ucp_worker_create (u->context, &wparams, &u->worker);
+  if (st == UCS_OK)
+    st = ucp_worker_get_efd (u->worker, &u->worker_fd);
+  if (st != UCS_OK) {
+    UCX_ERROR (error, st, "Could not create a UCX worker: %s",
+        ucs_status_string (st));
+    gst_doradma_net_ucx_close (u);
+    return FALSE;
+  }
+  u->cancel_fd = eventfd (0, EFD_NONBLOCK | EFD_CLOEXEC);
+  if (u->cancel_fd < 0) {
+    g_set_error (error, GST_RESOURCE_ERROR, GST_RESOURCE_ERROR_FAILED,
+        "eventfd: %s", g_strerror (errno));
+    gst_doradma_net_ucx_close (u);
+    return FALSE;
+  }
+
+  /* The run-time probe: which memory UCX can send from. */
+  attr.field_mask = UCP_ATTR_FIELD_MEMORY_TYPES;
+  types = g_string_new (NULL);
+  if (ucp_context_query (u->context, &attr) == UCS_OK) {
+    for (t = 0; t < UCS_MEMORY_TYPE_LAST; t++) {
+      if (attr.memory_types & UCS_BIT (t))
+        g_string_append_printf (types, "%s%s", types->len ? "," : "",
+            ucs_memory_type_names[t]);
+    }
+  }
+  u->memory_types = g_string_free (types, FALSE);
+  return TRUE;
+}
+
+void
+gst_doradma_net_ucx_close (GstDoradmaNetUcx * u)
+{
+  if (u->worker)
+    ucp_worker_destroy (u->worker);
+  if (u->context)
+    ucp_cleanup (u->context);
+  if (u->cancel_fd >= 0)
+    close (u->cancel_fd);
+  g_free (u->memory_types);
+  g_mutex_clear (&u->lock);
+  g_cond_clear (&u->cond);
+  memset (u, 0, sizeof (*u));
+  u->worker_fd = u->cancel_fd = -1;
+}
+
+static gpointer
+progress_thread (gpointer data)
+{
+  GstDoradmaNetUcx *u = data;
+  struct pollfd pfd[2] = {
+    {u->worker_fd, POLLIN, 0},
+    {u->cancel_fd, POLLIN, 0},
+  };
+  guint64 v;
+
+  g_mutex_lock (&u->lock);
+  while (!u->stop) {
+    if (ucp_worker_progress (u->worker) != 0) {
+      g_cond_broadcast (&u->cond);
+      continue;
+    }
+    g_cond_broadcast (&u->cond);
+    if (ucp_worker_arm (u->worker) != UCS_OK)
+      continue;                 /* BUSY: events came meanwhile */
+    g_mutex_unlock (&u->lock);
+    while (poll (pfd, 2, 100) < 0 && errno == EINTR);
+    if (pfd[1].revents & POLLIN && read (u->cancel_fd, &v, sizeof (v)) < 0)
+      GST_DEBUG ("eventfd read: %s", g_strerror (errno));
+    g_mutex_lock (&u->lock);
+  }
+  g_mutex_unlock (&u->lock);
+  return NULL;
+}
+
+void
+gst_doradma_net_ucx_start_thread (GstDoradmaNetUcx * u)
+{
+  u->stop = FALSE;
+  u->thread = g_thread_new ("doradmanet-ucx", progress_thread, u);
+}
+
+void
+gst_doradma_net_ucx_stop_thread (GstDoradmaNetUcx * u)
+{
+  guint64 v = 1;
+
+  if (u->thread == NULL)
+    return;
+  g_mutex_lock (&u->lock);
+  u->stop = TRUE;
+  g_mutex_unlock (&u->lock);
+  if (write (u->cancel_fd, &v, sizeof (v)) < 0)
+    GST_WARNING ("eventfd write: %s", g_strerror (errno));
+  g_thread_join (u->thread);
+  u->thread = NULL;
+  /* the thread's wake-up must not read as an interrupt later */
+  gst_doradma_net_ucx_interrupt (u, FALSE);
+}
+
+void
+gst_doradma_net_ucx_wait_progress (GstDoradmaNetUcx * u, gint timeout_ms)
+{
+  g_cond_wait_until (&u->cond, &u->lock,
+      g_get_monotonic_time () + timeout_ms * G_TIME_SPAN_MILLISECOND);
+}
+
+void
+gst_doradma_net_ucx_progress (GstDoradmaNetUcx * u)
+{
+  while (ucp_worker_progress (u->worker) != 0);
+}
+
+gboolean
+gst_doradma_net_ucx_interrupted (GstDoradmaNetUcx * u)
+{
+  struct pollfd pfd = { u->cancel_fd, POLLIN, 0 };
+
+  return poll (&pfd, 1, 0) > 0;
+}
+
+gboolean
+gst_doradma_net_ucx_wait (GstDoradmaNetUcx * u, gint timeout_ms)
+{
+  struct pollfd pfd[2] = {
+    {u->worker_fd, POLLIN, 0},
+    {u->cancel_fd, POLLIN, 0},
+  };
+  ucs_status_t st;
+
+  if (ucp_worker_progress (u->worker) != 0) {
+    gst_doradma_net_ucx_progress (u);
+    return !gst_doradma_net_ucx_interrupted (u);
+  }
+  /* BUSY: events came in since the progress; run them instead of sleeping. */
+  st = ucp_worker_arm (u->worker);
+  if (st == UCS_OK) {
+    while (poll (pfd, 2, timeout_ms) < 0 && errno == EINTR);
+  }
+  gst_doradma_net_ucx_progress (u);
+  return !gst_doradma_net_ucx_interrupted (u);
+}
+
+void
+gst_doradma_net_ucx_interrupt (GstDoradmaNetUcx * u, gboolean on)
+{
+  guint64 v = 1;
+
+  if (u->cancel_fd < 0)
+    return;
+  if (on) {
+    if (write (u->cancel_fd, &v, sizeof (v)) < 0)
+      GST_WARNING ("eventfd write: %s", g_strerror (errno));
+  } else if (read (u->cancel_fd, &v, sizeof (v)) < 0 && errno != EAGAIN) {
+    GST_WARNING ("eventfd read: %s", g_strerror (errno));
+  }
+}
+
+ucs_status_t
+gst_doradma_net_ucx_finish (GstDoradmaNetUcx * u, void *req, gint64 timeout_us)
+{
+  gint64 deadline = timeout_us ? g_get_monotonic_time () + timeout_us : 0;
+  ucs_status_t st, why = UCS_OK;
+
+  if (req == NULL)
+    return UCS_OK;
+  if (UCS_PTR_IS_ERR (req))
+    return UCS_PTR_STATUS (req);
+  while ((st = ucp_request_check_status (req)) == UCS_INPROGRESS) {
+    gboolean go_on = gst_doradma_net_ucx_wait (u, 100);
+
+    if (why != UCS_OK)
+      continue;                 /* cancelled: wait for the completion */
+    if (!go_on)
+      why = UCS_ERR_CANCELED;
+    else if (deadline && g_get_monotonic_time () > deadline)
+      why = UCS_ERR_TIMED_OUT;
+    if (why != UCS_OK)
+      ucp_request_cancel (u->worker, req);
+  }
+  ucp_request_free (req);
+  return why != UCS_OK && st != UCS_OK ? why : st;
+}
+
+gboolean
+gst_doradma_net_ucx_resolve (const gchar * host, guint port,
+    struct sockaddr_storage *ss, socklen_t * len, GError ** error)
+{
+  struct addrinfo hints = { 0 }, *res = NULL;
+  gchar service[16];
+  int r;
+
+  hints.ai_family = AF_UNSPEC;
+  hints.ai_socktype = SOCK_STREAM;
+  hints.ai_flags = AI_PASSIVE | AI_NUMERICSERV;
+  g_snprintf (service, sizeof (service), "%u", port);
+  r = getaddrinfo (host && host[0] ? host : NULL, service, &hints, &res);
+  if (r != 0 || res == NULL) {
+    g_set_error (error, GST_RESOURCE_ERROR, GST_RESOURCE_ERROR_NOT_FOUND,
+        "Could not resolve \"%s\" port %u: %s", host ? host : "", port,
+        gai_strerror (r));
+    return FALSE;
+  }
+  memcpy (ss, res->ai_addr, res->ai_addrlen);
+  *len = res->ai_addrlen;
+  freeaddrinfo (res);
+  return TRUE;
+}
+
+ucp_ep_h
+gst_doradma_net_ucx_connect (GstDoradmaNetUcx * u, const gchar * host,
+    guint port, ucp_err_handler_cb_t on_error, gpointer arg, GError ** error)
+{
+  struct sockaddr_storage ss;
+  socklen_t len;
+  ucp_ep_params_t p = { 0 };
+  ucp_ep_h ep = NULL;
+  ucs_status_t st;
+
+  if (!gst_doradma_net_ucx_resolve (host, port, &ss, &len, error))
+    return NULL;
+  p.field_mask = UCP_EP_PARAM_FIELD_FLAGS | UCP_EP_PARAM_FIELD_SOCK_ADDR |
+      UCP_EP_PARAM_FIELD_ERR_HANDLER | UCP_EP_PARAM_FIELD_ERR_HANDLING_MODE;
+  p.flags = UCP_EP_PARAMS_FLAGS_CLIENT_SERVER;
+  p.sockaddr.addr = (const struct sockaddr *) &ss;
+  p.sockaddr.addrlen = len;
+  p.err_mode = UCP_ERR_HANDLING_MODE_PEER;
+  p.err_handler.cb = on_error;
+  p.err_handler.arg = arg;
+  st = ucp_ep_create (u->worker, &p, &ep);
+  if (st != UCS_OK) {
+    g_set_error (error, GST_RESOURCE_ERROR, GST_RESOURCE_ERROR_OPEN_WRITE,
+        "Could not connect to %s port %u: %s", host, port,
+        ucs_status_string (st));
+    return NULL;
+  }
+  return ep;
+}
+
+ucp_ep_h
+gst_doradma_net_ucx_accept (GstDoradmaNetUcx * u, ucp_conn_request_h request,
+    ucp_err_handler_cb_t on_error, gpointer arg, GError ** error)
+{
+  ucp_ep_params_t p = { 0 };
+  ucp_ep_h ep = NULL;
+  ucs_status_t st;
+
+  p.field_mask = UCP_EP_PARAM_FIELD_CONN_REQUEST |
+      UCP_EP_PARAM_FIELD_ERR_HANDLER | UCP_EP_PARAM_FIELD_ERR_HANDLING_MODE;
+  p.conn_request = request;
+  p.err_mode = UCP_ERR_HANDLING_MODE_PEER;
+  p.err_handler.cb = on_error;
+  p.err_handler.arg = arg;
+  st = ucp_ep_create (u->worker, &p, &ep);
+  if (st != UCS_OK) {
+    g_set_error (error, GST_RESOURCE_ERROR, GST_RESOURCE_ERROR_OPEN_READ,
+        "Could not accept a connection: %s", ucs_status_string (st));
+    return NULL;
+  }
+  return ep;
+}
+
+ucp_listener_h
+gst_doradma_net_ucx_listen (GstDoradmaNetUcx * u, const gchar * address,
+    guint port, ucp_listener_conn_callback_t on_conn, gpointer arg,
+    GError ** error)
+{
+  struct sockaddr_storage ss;
+  socklen_t len;
+  ucp_listener_params_t p = { 0 };
+  ucp_listener_h l = NULL;
+  ucs_status_t st;
+
+  if (!gst_doradma_net_ucx_resolve (address, port, &ss, &len, error))
+    return NULL;
+  p.field_mask = UCP_LISTENER_PARAM_FIELD_SOCK_ADDR |
+      UCP_LISTENER_PARAM_FIELD_CONN_HANDLER;
+  p.sockaddr.addr = (const struct sockaddr *) &ss;
+  p.sockaddr.addrlen = len;
+  p.conn_handler.cb = on_conn;
+  p.conn_handler.arg = arg;
+  st = ucp_listener_create (u->worker, &p, &l);
+  if (st != UCS_OK) {
+    g_set_error (error, GST_RESOURCE_ERROR, GST_RESOURCE_ERROR_OPEN_READ,
+        "Could not listen on %s port %u: %s", address && address[0] ?
+        address : "*", port, ucs_status_string (st));
+    return NULL;
+  }
+  return l;
+}
+
+void
+gst_doradma_net_ucx_close_ep (GstDoradmaNetUcx * u, ucp_ep_h ep, gboolean force)
+{
+  ucp_request_param_t p = { 0 };
+  void *req;
+
+  if (ep == NULL)
+    return;
+  p.op_attr_mask = UCP_OP_ATTR_FIELD_FLAGS;
+  p.flags = force ? UCP_EP_CLOSE_FLAG_FORCE : 0;
+  req = ucp_ep_close_nbx (ep, &p);
+  if (req == NULL || UCS_PTR_IS_ERR (req))
+    return;
+  /* not interruptible: the endpoint must be gone before the worker */
+  while (ucp_request_check_status (req) == UCS_INPROGRESS)
+    ucp_worker_progress (u->worker);
+  ucp_request_free (req);
+}
+
+gboolean
+gst_doradma_net_ucx_set_am_handler (GstDoradmaNetUcx * u, guint id,
+    ucp_am_recv_callback_t cb, gpointer arg, GError ** error)
+{
+  ucp_am_handler_param_t p = { 0 };
+  ucs_status_t st;
+
+  p.field_mask = UCP_AM_HANDLER_PARAM_FIELD_ID |
+      UCP_AM_HANDLER_PARAM_FIELD_FLAGS | UCP_AM_HANDLER_PARAM_FIELD_CB |
+      UCP_AM_HANDLER_PARAM_FIELD_ARG;
+  p.id = id;
+  p.flags = UCP_AM_FLAG_WHOLE_MSG | UCP_AM_FLAG_PERSISTENT_DATA;
+  p.cb = cb;
+  p.arg = arg;
+  st = ucp_worker_set_am_recv_handler (u->worker, &p);
+  if (st != UCS_OK) {
+    g_set_error (error, GST_RESOURCE_ERROR, GST_RESOURCE_ERROR_FAILED,
+        "Could not register the UCX active message handler: %s",
+        ucs_status_string (st));
+    return FALSE;
+  }
+  return TRUE;
+}
+
+const gchar *
+gst_doradma_net_ucx_memory_types (GstDoradmaNetUcx * u)
+{
+  return u->memory_types ? u->memory_types : "";
+}
+
+GstStructure *
+gst_doradma_net_ucx_stats_new (GstDoradmaNetUcx * u, gboolean open,
+    const gchar * name, const gchar * const *names, guint64 * counters, guint n)
+{
+  GstStructure *s = gst_structure_new_empty (name);
+  guint c;
+
+  for (c = 0; c < n; c++)
+    gst_structure_set (s, names[c], G_TYPE_UINT64,
+        __atomic_load_n (&counters[c], __ATOMIC_RELAXED), NULL);
+  /* no device path yet (docs/network.md, "RDMA NICs and GPUDirect") */
+  gst_structure_set (s, "memory-path", G_TYPE_STRING, "host",
+      "ucx-memory-types", G_TYPE_STRING, open ?
+      gst_doradma_net_ucx_memory_types (u) : "", NULL);
+  return s;
+}

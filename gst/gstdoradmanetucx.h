@@ -1,0 +1,109 @@
+/* doradma GStreamer plugin — private: the UCX worker of one network
+ * element (doradmanetsink or doradmanetsrc).
+ *
+ * One responsibility: UCP context, worker, listener and endpoints. Either
+ * driven from one thread (the receiver's streaming thread), with a wait
+ * that sleeps on the worker's event fd and can be interrupted from any
+ * thread (the element's unlock); or, `threaded`, progressed by a thread of
+ * its own so that transfers go on between the caller's calls (the
+ * sender: a rendezvous needs the sender's progress to move the data):
+ * then every UCX call, and the callbacks, run under `lock`, and `cond` is
+ * broadcast after each progress. Transports: the
+ * element's `transports` when set, else UCX's own choice (UCX_TLS and the
+ * other UCX_* variables are honoured as UCX reads them).
+ *
+ * Copyright (C) 2025 the doradma authors
+ * SPDX-License-Identifier: LGPL-2.1-or-later
+ */
+#ifndef __GST_DORADMA_NET_UCX_H__
+#define __GST_DORADMA_NET_UCX_H__
+
+#include <gst/gst.h>
+#include <ucp/api/ucp.h>
+
+G_BEGIN_DECLS typedef struct
+{
+  ucp_context_h context;
+  ucp_worker_h worker;
+  int worker_fd;                /* ucp_worker_get_efd */
+  int cancel_fd;                /* eventfd: readable while interrupted */
+  gchar *memory_types;          /* what UCX can send from, e.g. "host" */
+  /* threaded */
+  GMutex lock;
+  GCond cond;
+  GThread *thread;
+  gboolean stop;
+} GstDoradmaNetUcx;
+
+/* Opens the context and the worker; `transports` NULL or "" leaves the
+ * choice to UCX (UCX_TLS). FALSE with *error. */
+gboolean gst_doradma_net_ucx_open (GstDoradmaNetUcx * u,
+    const gchar * transports, GError ** error);
+void gst_doradma_net_ucx_close (GstDoradmaNetUcx * u);
+
+/* Threaded use: starts the progress thread (after open), stops and joins
+ * it (before close). Call neither with `lock` held. */
+void gst_doradma_net_ucx_start_thread (GstDoradmaNetUcx * u);
+void gst_doradma_net_ucx_stop_thread (GstDoradmaNetUcx * u);
+/* Threaded use, `lock` held: waits for the next progress (or any
+ * broadcast) up to timeout_ms. */
+void gst_doradma_net_ucx_wait_progress (GstDoradmaNetUcx * u, gint timeout_ms);
+
+/* Runs the worker's callbacks; then, when none ran, sleeps until the
+ * network has news, `timeout_ms` passed, or the wait is interrupted.
+ * Returns FALSE when interrupted. */
+gboolean gst_doradma_net_ucx_wait (GstDoradmaNetUcx * u, gint timeout_ms);
+/* Runs the worker's callbacks without sleeping. */
+void gst_doradma_net_ucx_progress (GstDoradmaNetUcx * u);
+
+/* Any thread: on = TRUE makes waits return FALSE until on = FALSE. */
+void gst_doradma_net_ucx_interrupt (GstDoradmaNetUcx * u, gboolean on);
+gboolean gst_doradma_net_ucx_interrupted (GstDoradmaNetUcx * u);
+
+/* Completes request `req` (the return of a *_nbx call): UCS_OK, the
+ * request's error, UCS_ERR_CANCELED when interrupted or
+ * UCS_ERR_TIMED_OUT after `timeout_us` (0: none); the request is
+ * cancelled and completed before returning. */
+ucs_status_t gst_doradma_net_ucx_finish (GstDoradmaNetUcx * u, void *req,
+    gint64 timeout_us);
+
+/* Resolves host:port (IPv4 or IPv6, numeric or a name). */
+gboolean gst_doradma_net_ucx_resolve (const gchar * host, guint port,
+    struct sockaddr_storage *ss, socklen_t * len, GError ** error);
+
+/* A client endpoint to host:port; `on_error` is called from the worker's
+ * progress when the connection fails or breaks. */
+ucp_ep_h gst_doradma_net_ucx_connect (GstDoradmaNetUcx * u,
+    const gchar * host, guint port, ucp_err_handler_cb_t on_error,
+    gpointer arg, GError ** error);
+/* A server endpoint for a connection request (listener callback). */
+ucp_ep_h gst_doradma_net_ucx_accept (GstDoradmaNetUcx * u,
+    ucp_conn_request_h request, ucp_err_handler_cb_t on_error, gpointer arg,
+    GError ** error);
+ucp_listener_h gst_doradma_net_ucx_listen (GstDoradmaNetUcx * u,
+    const gchar * address, guint port, ucp_listener_conn_callback_t on_conn,
+    gpointer arg, GError ** error);
+/* Closes an endpoint: flushed when `force` is FALSE, else at once
+ * (pending sends complete with an error). Waits for the close. */
+void gst_doradma_net_ucx_close_ep (GstDoradmaNetUcx * u, ucp_ep_h ep,
+    gboolean force);
+
+/* Registers `cb` for active message `id` (data kept by returning
+ * UCS_INPROGRESS). */
+gboolean gst_doradma_net_ucx_set_am_handler (GstDoradmaNetUcx * u, guint id,
+    ucp_am_recv_callback_t cb, gpointer arg, GError ** error);
+
+/* "host", "host,cuda"... : the memory types this UCX can send from (the
+ * run-time probe of docs/network.md, "GPU memory"). */
+const gchar *gst_doradma_net_ucx_memory_types (GstDoradmaNetUcx * u);
+
+/* The element's stats structure `name`: counters[i] (read atomically) as
+ * guint64 fields names[i], then memory-path ("host": frames are sent from
+ * and received into host memory) and ucx-memory-types (the probe; "" when
+ * `open` is FALSE). */
+GstStructure *gst_doradma_net_ucx_stats_new (GstDoradmaNetUcx * u,
+    gboolean open, const gchar * name, const gchar * const *names,
+    guint64 * counters, guint n);
+
+G_END_DECLS
+#endif /* __GST_DORADMA_NET_UCX_H__ */

@@ -1,0 +1,282 @@
+#!/usr/bin/env bash
+# doradmanetsink → doradmanetsrc between two network namespaces joined by a
+# veth pair, UCX over TCP (UCX_TLS=tcp). Usage: netns.sh SCENARIO
+#   lossless   N frames byte-exact across (sender file == receiver file), and
+#              a doradmasrc on the receiving side reading them zero-copy
+#              from the local ring, byte-exact too
+#   latest     latest mode: every frame delivered is one the sender made,
+#              in order; sent + dropped accounted
+#   netem      lossless byte-exact with tc netem delay 20ms and 2% loss
+#   kill-rx    kill -9 of the receiver: the sender reports it and
+#              reconnects to a new receiver, which gets frames
+#   kill-tx    kill -9 of the sender mid-stream: the receiver reports it,
+#              its ring's reader sees no torn frame, a new sender is served
+#   link-cut   the veth link goes down mid-stream: both ends report the
+#              lost peer (keepalive); link up: the sender reconnects
+#   rtp        the composition that needs no new element (docs/network.md):
+#              doradmasrc ! rtpvrawpay ! udpsink on one side, udpsrc !
+#              rtpvrawdepay ! doradmasink on the other, a doradmasrc
+#              reading the far ring
+#   soak       $DURATION s (default 60) of 1080p60 NV12 from namespace a
+#              to a ring in b read by three doradmasrc (two zero-copy, one
+#              copying under the seqlock): 0 torn, every frame accounted
+#              for (delivered or counted as dropped) at every stage
+#   malformed  hostile senders (bad crop, version, payload length, caps
+#              with features): each gets a warning naming the field and is
+#              disconnected; the receiver lives on and serves a real sender
+# The namespaces, the veth pair and the addresses (10.250.N.1/.2 /30, no
+# default route: nothing leaves them) are made here and removed on exit.
+# Every step has a deadline. Exit 77 (skip) where namespaces cannot be made.
+set -u
+scenario=${1:?scenario}
+: "${GST_PLUGIN_PATH_1_0:?}"
+
+here=$(cd "$(dirname "$0")" && pwd)
+# shellcheck source=netns-lib.sh
+. "$here/netns-lib.sh"
+
+W=320; H=240
+CAPS="video/x-raw,format=I420,width=$W,height=$H,framerate=30/1"
+FRAME=$(( W * H * 3 / 2 ))
+# frames that differ from each other (a moving ball), the same every run
+SOURCE="videotestsrc pattern=ball motion=sweep animation-mode=frames"
+
+# the bytes the sender sends, made alone for comparison
+reference () {
+  timeout 60 gst-launch-1.0 -q $SOURCE num-buffers="$1" ! "$CAPS" ! \
+    filesink location="$work/ref.raw" || fail "reference frames"
+}
+
+receiver () {   # receiver LOG ARGS... (background, in namespace b)
+  local log=$1; shift
+  start_in "$nsb" "$log" gst-launch-1.0 -m doradmanetsrc address="$addr_b" \
+    port="$port" "$@"
+  rx_pid=$started
+  wait_for 20 "$log" "PLAYING" || fail "receiver did not start: $(tail -5 "$log")"
+}
+
+run_lossless () {   # run_lossless N [netem]
+  local n=$1
+  reference "$n"
+  receiver "$work/rx.log" channel=net-ll-$id mode=lossless slots=4 \
+    wait-for-readers=1 ! filesink location="$work/rx.raw"
+  # a consumer on the receiving host, zero-copy from the local ring
+  start_in "$nsb" "$work/ring.log" gst-launch-1.0 -m doradmasrc \
+    channel=net-ll-$id read-mode=next timeout=30000000000 ! \
+    filesink location="$work/ring.raw"
+  local consumer=$started_timeout
+  in_a timeout 120 gst-launch-1.0 -m $SOURCE num-buffers="$n" ! "$CAPS" ! \
+    doradmanetsink host="$addr_b" port="$port" mode=lossless \
+    timeout=60000000000 > "$work/tx.log" 2>&1 || fail "sender: $(tail -5 "$work/tx.log")"
+  wait_for 60 "$work/rx.log" "EOS" || fail "receiver got no EOS"
+  wait "$consumer" || fail "consumer: $(tail -5 "$work/ring.log")"
+  cmp "$work/ref.raw" "$work/rx.raw" || fail "received frames differ from the sent ones"
+  cmp "$work/ref.raw" "$work/ring.raw" || fail "the ring's reader read other bytes"
+  [ "$(stat_of "$work/ring.log" doradmasrc-stats frames)" = "$n" ] ||
+    fail "ring reader: $(grep -o 'doradmasrc-stats.*' "$work/ring.log")"
+  [ "$(stat_of "$work/ring.log" doradmasrc-stats copies)" = 0 ] ||
+    fail "ring reader copied (not zero-copy)"
+  [ "$(stat_of "$work/ring.log" doradmasrc-stats torn)" = 0 ] || fail "torn frames"
+  [ "$(stat_of "$work/tx.log" doradmanetsink-stats frames)" = "$n" ] ||
+    fail "sender stats: $(grep -o 'doradmanetsink-stats.*' "$work/tx.log")"
+  echo "ok: $n frames ($FRAME bytes each) byte-exact across, and from the ring zero-copy"
+}
+
+# every frame of FILE is one of ref.raw's frames, in increasing order
+frames_in_order () {
+  /usr/bin/python3 - "$work/ref.raw" "$1" "$FRAME" <<'PY'
+import sys
+ref, got, size = open(sys.argv[1], 'rb').read(), open(sys.argv[2], 'rb').read(), int(sys.argv[3])
+if len(got) % size: sys.exit("partial frame received")
+index = {ref[i:i + size]: i // size for i in range(0, len(ref), size)}
+last = -1
+for k in range(0, len(got), size):
+    i = index.get(got[k:k + size])
+    if i is None: sys.exit("frame %d is not one the sender made" % (k // size))
+    if i <= last: sys.exit("frame %d out of order" % (k // size))
+    last = i
+print(len(got) // size)
+PY
+}
+
+case "$scenario" in
+  lossless) run_lossless 60 ;;
+  netem)
+    command -v tc >/dev/null || skip "no tc (iproute2)"
+    in_a tc qdisc add dev "dda$id" root netem delay 20ms loss 2% ||
+      skip "tc netem unavailable (sch_netem)"
+    run_lossless 30
+    ;;
+  latest)
+    n=120
+    reference "$n"
+    receiver "$work/rx.log" channel=net-la-$id ! filesink location="$work/rx.raw"
+    in_a timeout 120 gst-launch-1.0 -m $SOURCE num-buffers="$n" ! "$CAPS" ! \
+      doradmanetsink host="$addr_b" port="$port" mode=latest > "$work/tx.log" 2>&1 ||
+      fail "sender: $(tail -5 "$work/tx.log")"
+    wait_for 60 "$work/rx.log" "EOS" || fail "receiver got no EOS"
+    got=$(frames_in_order "$work/rx.raw") || fail "latest: $got"
+    sent=$(stat_of "$work/tx.log" doradmanetsink-stats frames)
+    busy=$(stat_of "$work/tx.log" doradmanetsink-stats dropped-busy)
+    disc=$(stat_of "$work/tx.log" doradmanetsink-stats dropped-disconnected)
+    rxf=$(stat_of "$work/rx.log" doradmanetsrc-stats frames)
+    full=$(stat_of "$work/rx.log" doradmanetsrc-stats dropped-ring-full)
+    [ $(( sent + busy + disc )) = "$n" ] ||
+      fail "sender accounts for $sent + $busy + $disc of $n frames"
+    [ $(( rxf + full )) = "$sent" ] ||
+      fail "receiver accounts for $rxf + $full of $sent frames sent"
+    [ "$got" = "$rxf" ] || fail "$got frames in the file, $rxf counted"
+    [ "$got" -gt 0 ] || fail "no frame arrived"
+    echo "ok: latest: $n made, $sent sent ($busy busy, $disc disconnected), $got delivered in order"
+    ;;
+  kill-rx)
+    receiver "$work/rx1.log" channel=net-kr-$id ! fakesink
+    start_in "$nsa" "$work/tx.log" gst-launch-1.0 -m $SOURCE is-live=true ! \
+      "$CAPS" ! doradmanetsink host="$addr_b" port="$port" \
+      retry-interval=100000000
+    tx=$started
+    wait_for 20 "$work/tx.log" "doradmanetsink-connected" || fail "never connected"
+    sleep 1
+    kill -9 "$rx_pid"
+    wait_for 20 "$work/tx.log" "doradmanetsink-peer-lost" ||
+      fail "the sender did not report the receiver's death"
+    # a new receiver on the same port: the sender comes back to it
+    receiver "$work/rx2.log" channel=net-kr-$id num-buffers=30 ! fakesink
+    wait_for 30 "$work/rx2.log" "EOS" ||
+      fail "the new receiver got no frames: $(tail -3 "$work/rx2.log")"
+    [ "$(grep -c doradmanetsink-connected "$work/tx.log")" -ge 2 ] ||
+      fail "the sender did not reconnect"
+    kill -0 "$tx" || fail "the sender died"
+    echo "ok: receiver killed -9, reported, sender reconnected and sent 30 frames"
+    ;;
+  kill-tx)
+    receiver "$work/rx.log" channel=net-kt-$id ! fakesink
+    first_rx=$rx_pid
+    start_in "$nsb" "$work/ring.log" gst-launch-1.0 -m doradmasrc \
+      channel=net-kt-$id timeout=30000000000 copy=true ! fakesink
+    consumer=$started_timeout
+    start_in "$nsa" "$work/tx1.log" gst-launch-1.0 $SOURCE is-live=true ! \
+      "$CAPS" ! doradmanetsink host="$addr_b" port="$port"
+    tx=$started
+    wait_for 20 "$work/rx.log" "doradmanetsrc-connected" || fail "never connected"
+    sleep 1
+    kill -9 "$tx"
+    wait_for 20 "$work/rx.log" "doradmanetsrc-peer-lost" ||
+      fail "the receiver did not report the sender's death"
+    kill -0 "$first_rx" || fail "the receiver died with its sender"
+    in_a timeout 60 gst-launch-1.0 $SOURCE num-buffers=30 ! "$CAPS" ! \
+      doradmanetsink host="$addr_b" port="$port" mode=lossless \
+      timeout=30000000000 > "$work/tx2.log" 2>&1 || fail "second sender: $(tail -3 "$work/tx2.log")"
+    wait_for 30 "$work/rx.log" "EOS" || fail "the receiver did not serve the second sender"
+    [ "$(grep -c doradmanetsrc-connected "$work/rx.log")" -ge 2 ] ||
+      fail "no second connection"
+    wait "$consumer" || fail "ring reader: $(tail -3 "$work/ring.log")"
+    [ "$(stat_of "$work/ring.log" doradmasrc-stats torn)" = 0 ] ||
+      fail "the ring's reader saw torn frames"
+    echo "ok: sender killed -9, reported, ring consistent (0 torn), next sender served"
+    ;;
+  link-cut)
+    receiver "$work/rx.log" channel=net-lc-$id ! fakesink
+    start_in "$nsa" "$work/tx.log" gst-launch-1.0 -m $SOURCE is-live=true ! \
+      "$CAPS" ! doradmanetsink host="$addr_b" port="$port" \
+      retry-interval=100000000
+    wait_for 20 "$work/tx.log" "doradmanetsink-connected" || fail "never connected"
+    sleep 1
+    ip -n "$nsa" link set "dda$id" down
+    wait_for 60 "$work/tx.log" "doradmanetsink-peer-lost" ||
+      fail "the sender did not notice the cut link"
+    wait_for 60 "$work/rx.log" "doradmanetsrc-peer-lost" ||
+      fail "the receiver did not notice the cut link"
+    ip -n "$nsa" link set "dda$id" up
+    end=$(( SECONDS + 60 ))
+    while [ "$(grep -c doradmanetsink-connected "$work/tx.log")" -lt 2 ]; do
+      [ $SECONDS -lt $end ] || fail "no reconnection after the link came back"
+      sleep 0.2
+    done
+    echo "ok: link cut: both ends reported it; reconnected when it came back"
+    ;;
+  malformed)
+    : "${DORADMA_BAD_PEER:?path of bad-peer}"
+    receiver "$work/rx.log" channel=net-mf-$id ! fakesink
+    for how in crop version payload caps; do
+      timeout 30 ip netns exec "$nsa" "$DORADMA_BAD_PEER" "$addr_b" "$port" \
+        "$how" || fail "bad-peer $how: the receiver kept the connection"
+    done
+    kill -0 "$rx_pid" || fail "the receiver died: $(tail -5 "$work/rx.log")"
+    for field in slot.crop net.version net.payload caps.features; do
+      grep -q "Malformed frame from the sender.*\|$field" "$work/rx.log" &&
+        grep -q "field $field" "$work/rx.log" ||
+        fail "no warning naming $field: $(grep -i malformed "$work/rx.log" | head -3)"
+    done
+    in_a timeout 60 gst-launch-1.0 $SOURCE num-buffers=10 ! "$CAPS" ! \
+      doradmanetsink host="$addr_b" port="$port" mode=lossless \
+      timeout=30000000000 > "$work/tx.log" 2>&1 || fail "real sender: $(tail -3 "$work/tx.log")"
+    wait_for 30 "$work/rx.log" "EOS" || fail "the receiver did not serve a real sender"
+    [ "$(stat_of "$work/rx.log" doradmanetsrc-stats malformed)" = 4 ] ||
+      fail "malformed count: $(grep -o 'doradmanetsrc-stats.*' "$work/rx.log")"
+    echo "ok: 4 malformed senders refused with the field named; receiver served the next"
+    ;;
+  rtp)
+    rtp_caps="application/x-rtp,media=video,clock-rate=90000,encoding-name=RAW,sampling=YCbCr-4:2:0,depth=(string)8,width=(string)$W,height=(string)$H,colorimetry=(string)BT601-5,payload=96"
+    start_in "$nsb" "$work/ring.log" gst-launch-1.0 -m doradmasrc \
+      channel=rtp-b-$id timeout=30000000000 num-buffers=30 ! \
+      filesink location="$work/ring.raw"
+    consumer=$started_timeout
+    start_in "$nsb" "$work/rx.log" gst-launch-1.0 udpsrc address="$addr_b" \
+      port="$port" caps="$rtp_caps" ! rtpvrawdepay ! doradmasink \
+      channel=rtp-b-$id
+    start_in "$nsa" "$work/cam.log" gst-launch-1.0 $SOURCE is-live=true ! \
+      "$CAPS" ! doradmasink channel=rtp-a-$id
+    start_in "$nsa" "$work/tx.log" gst-launch-1.0 doradmasrc \
+      channel=rtp-a-$id timeout=30000000000 ! rtpvrawpay ! udpsink \
+      host="$addr_b" port="$port"
+    wait "$consumer" || fail "far ring reader: $(tail -3 "$work/ring.log")"
+    [ "$(stat -c %s "$work/ring.raw")" = $(( 30 * FRAME )) ] ||
+      fail "far ring reader: $(stat -c %s "$work/ring.raw") bytes"
+    echo "ok: RTP raw video between the namespaces, doradma on each side: 30 frames read from the far ring"
+    ;;
+  soak)
+    secs=${DURATION:-60}
+    n=$(( secs * 60 ))
+    caps="video/x-raw,format=NV12,width=1920,height=1080,framerate=60/1"
+    receiver "$work/rx.log" channel=net-soak-$id slots=8 wait-for-readers=3 \
+      ! fakesink
+    consumers=()
+    for c in 1 2 3; do
+      copy=false; [ $c = 3 ] && copy=true
+      start_in "$nsb" "$work/c$c.log" gst-launch-1.0 -m doradmasrc \
+        channel=net-soak-$id timeout=30000000000 read-mode=next copy=$copy ! \
+        fakesink
+      consumers+=($started_timeout)
+    done
+    start_in "$nsa" "$work/tx.log" gst-launch-1.0 -m videotestsrc \
+      is-live=true pattern=ball num-buffers=$n ! "$caps" ! doradmanetsink \
+      host="$addr_b" port="$port"
+    tx=$started_timeout
+    wait "$tx" || fail "sender: $(tail -n 3 "$work/tx.log")"
+    for c in "${consumers[@]}"; do wait "$c" || fail "a consumer failed"; done
+    sent=$(stat_of "$work/tx.log" doradmanetsink-stats frames)
+    busy=$(stat_of "$work/tx.log" doradmanetsink-stats dropped-busy)
+    disc=$(stat_of "$work/tx.log" doradmanetsink-stats dropped-disconnected)
+    rxf=$(stat_of "$work/rx.log" doradmanetsrc-stats frames)
+    full=$(stat_of "$work/rx.log" doradmanetsrc-stats dropped-ring-full)
+    gaps=$(stat_of "$work/rx.log" doradmanetsrc-stats sender-drops)
+    echo "sender: $n made, $sent sent, $busy dropped (wire busy), $disc dropped (not connected)"
+    echo "receiver: $rxf written to the ring, $full dropped (ring full), $gaps sender gaps seen"
+    [ $(( sent + busy + disc )) = "$n" ] || fail "the sender lost track of frames"
+    [ $(( rxf + full )) = "$sent" ] || fail "the receiver lost track of frames"
+    # drops after the first frame sent are gaps in the sender's numbering
+    [ "$gaps" -ge "$busy" ] && [ "$gaps" -le $(( busy + disc )) ] ||
+      fail "the receiver saw $gaps gaps for $busy + $disc drops"
+    for c in 1 2 3; do
+      f=$(stat_of "$work/c$c.log" doradmasrc-stats frames)
+      k=$(stat_of "$work/c$c.log" doradmasrc-stats skipped)
+      t=$(stat_of "$work/c$c.log" doradmasrc-stats torn)
+      echo "consumer $c: $f delivered, $k skipped, $t torn"
+      [ "$t" = 0 ] || fail "consumer $c: torn frames"
+      [ $(( f + k )) = "$rxf" ] || fail "consumer $c accounts for $(( f + k )) of $rxf"
+    done
+    echo "ok: soak ${secs}s 1080p60: every frame accounted for, 0 torn"
+    ;;
+  *) fail "unknown scenario" ;;
+esac
