@@ -42,6 +42,11 @@ trap 'exit 143' TERM INT
 
 ip netns add "$nsa" 2>/dev/null || skip "cannot make a network namespace (ip netns add)"
 ip netns add "$nsb" || skip "cannot make a second network namespace"
+# `ip netns exec` makes / a slave mount: in a chroot whose / is not a
+# mount point (scripts/chroot-test.sh's legs) it cannot run anything
+if ! err=$(ip netns exec "$nsa" true 2>&1); then
+  skip "ip netns exec cannot run a command here: $err"
+fi
 ip link add "dda$id" type veth peer name "ddb$id" 2>/dev/null ||
   skip "cannot make a veth pair"
 ip link set "dda$id" netns "$nsa"
