@@ -8,25 +8,8 @@
 #include <sys/mman.h>
 #include <unistd.h>
 
+#include "doradma/file-type.h"
 #include "segment-desc.h"       /* diag_set */
-
-static const char *
-file_type_name (mode_t mode)
-{
-  if (S_ISFIFO (mode))
-    return "a FIFO";
-  if (S_ISSOCK (mode))
-    return "a socket";
-  if (S_ISCHR (mode))
-    return "a character device";
-  if (S_ISBLK (mode))
-    return "a block device";
-  if (S_ISDIR (mode))
-    return "a directory";
-  if (S_ISLNK (mode))
-    return "a symbolic link";
-  return "not a regular file";
-}
 
 static const char *
 user_name (uid_t uid)
@@ -42,7 +25,7 @@ squatter_diag (const struct stat *st, const char *label,
 {
   return diag_set (diag, -EBADMSG, "object.type",
       "%s is %s owned by user %s (uid %u), not a shared memory object: "
-      "someone squats the name", label, file_type_name (st->st_mode),
+      "someone squats the name", label, doradma_file_type (st->st_mode)->phrase,
       user_name (st->st_uid), (unsigned) st->st_uid);
 }
 

@@ -8,9 +8,10 @@
 #                          with mktemp and removes it at the end). Unset (a
 #                          `meson test` started by hand): one per meson
 #                          process, /dev/shm/doradma-test-run-<pid>-<start>,
-#                          removed by the no-leftovers test at the end of
-#                          the run, or by the next run once that meson
-#                          process is gone.
+#                          removed by the last test that leaves it empty,
+#                          by the no-leftovers test at the end of the run,
+#                          or by the next run once that meson process is
+#                          gone.
 #   DORADMA_SHM_DIR        set here for the test: <run dir>/t-XXXXXX, mode
 #                          1777 as /dev/shm (tests run writers and readers
 #                          as other uids), removed when the test ends. A doradma* object still in it
@@ -39,8 +40,13 @@ if [ -z "${DORADMA_TEST_RUN_DIR:-}" ]; then
   done
 fi
 export DORADMA_TEST_RUN_DIR
-mkdir -p "$DORADMA_TEST_RUN_DIR" && chmod 0755 "$DORADMA_TEST_RUN_DIR" 2>/dev/null
-dir=$(mktemp -d "$DORADMA_TEST_RUN_DIR/t-XXXXXX") || {
+# a few tries: a test of the same hand-started run that ends now removes
+# the run directory if it finds it empty (below)
+for try in 1 2 3; do
+  mkdir -p "$DORADMA_TEST_RUN_DIR" && chmod 0755 "$DORADMA_TEST_RUN_DIR" 2>/dev/null
+  dir=$(mktemp -d "$DORADMA_TEST_RUN_DIR/t-XXXXXX" 2>/dev/null) && break
+done
+[ -n "$dir" ] || {
   echo "isolate.sh: cannot make a private directory in $DORADMA_TEST_RUN_DIR" >&2
   exit 1
 }
@@ -75,6 +81,9 @@ kill -KILL -- "-$child" 2>/dev/null
 
 left=$(find "$dir" -name 'doradma*' 2>/dev/null)
 rm -rf "$dir"
+# a hand-started run leaves no empty run directory behind (rmdir fails
+# while another of its tests still has a directory in it)
+[ -n "${DORADMA_TEST_RUN_DIR_AUTO:-}" ] && rmdir "$DORADMA_TEST_RUN_DIR" 2>/dev/null
 if [ -n "$left" ]; then
   echo "isolate.sh: the test left doradma objects behind (removed):" >&2
   echo "$left" | sed 's/^/  /' >&2

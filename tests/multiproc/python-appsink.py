@@ -8,7 +8,9 @@ import os
 import shlex
 import subprocess
 import sys
-import time
+
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "dora"))
+from steps import deadline, on_deadline, step, track, waiting_for  # noqa: E402
 
 try:
     import gi
@@ -50,7 +52,17 @@ def pull_all(desc, n):
     return sums, caps, eos
 
 
+def remove_channel(name):
+    """Removes what the channel left in the test's shm directory; returns the names."""
+    left = [f for f in os.listdir(shm) if f.startswith("doradma." + name)]
+    for f in left:
+        os.unlink(os.path.join(shm, f))
+    return left
+
+
 def main():
+    deadline(35)  # meson kills at 60 s; a pull in C can hold the alarm off 20 s more
+    step("reference frames in-process")
     ref, ref_caps, _ = pull_all(
         "videotestsrc pattern=ball num-buffers=%d ! %s ! appsink name=out sync=false" % (N, CAPS), N)
     assert len(ref) == N, "reference has %d frames" % len(ref)
@@ -58,15 +70,21 @@ def main():
     env = dict(os.environ)
     if env.get("GST_PLUGIN_SYSTEM_PATH_1_0", None) == "":
         del env["GST_PLUGIN_SYSTEM_PATH_1_0"]
-    prod = subprocess.Popen(
+    step("producer started: gst-launch-1.0 ... doradmasink channel=" + channel)
+    prod = track(subprocess.Popen(
         shlex.split("gst-launch-1.0 videotestsrc pattern=ball num-buffers=%d ! %s ! "
                     "doradmasink channel=%s mode=lossless wait-for-readers=1 sync=false"
                     % (N, CAPS, channel)),
-        stdout=subprocess.PIPE, stderr=subprocess.STDOUT, env=env)
+        stdout=subprocess.PIPE, stderr=subprocess.STDOUT, env=env))
+    on_deadline(lambda: remove_channel(channel))
     try:
+        step("pulling %d frames through doradmasrc ! appsink" % N)
         got, caps, eos = pull_all(
             "doradmasrc channel=%s timeout=20000000000 ! appsink name=out sync=false" % channel, N)
+        step("waiting for the producer to exit")
+        waiting_for(prod)
         rc = prod.wait(timeout=30)
+        waiting_for(None)
     finally:
         if prod.poll() is None:
             prod.kill()
@@ -84,9 +102,7 @@ def main():
         print("caps %s != %s" % (caps, ref_caps)); ok = False
     if not eos:
         print("no EOS after the last frame"); ok = False
-    left = [f for f in os.listdir(shm) if f.startswith("doradma." + channel)]
-    for f in left:
-        os.unlink(os.path.join(shm, f))
+    left = remove_channel(channel)
     if left:
         print("left in %s: %s" % (shm, left)); ok = False
     print("PASS" if ok else "FAIL")

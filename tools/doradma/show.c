@@ -3,6 +3,8 @@
  * field by field (never trusted: only printed). */
 #include "tool.h"
 
+#include <doradma/file-type.h>
+
 #include <errno.h>
 #include <inttypes.h>
 #include <stdio.h>
@@ -219,26 +221,6 @@ text_ctl (const struct doradma_inspect *in)
   }
 }
 
-/* What the name is when the object could not be used: lstat (never
- * follows a link), so a user refused access still learns the owner. */
-static const char *
-file_type (mode_t mode)
-{
-  if (S_ISREG (mode))
-    return "regular file";
-  if (S_ISDIR (mode))
-    return "directory";
-  if (S_ISLNK (mode))
-    return "symbolic link";
-  if (S_ISFIFO (mode))
-    return "fifo";
-  if (S_ISSOCK (mode))
-    return "socket";
-  if (S_ISCHR (mode) || S_ISBLK (mode))
-    return "device";
-  return "other";
-}
-
 static void
 print_text (const struct doradma_inspect *in)
 {
@@ -249,9 +231,10 @@ print_text (const struct doradma_inspect *in)
   if (in->object.rc != 0) {
     if (lstat (in->data_path, &st) == 0)
       printf ("object  %s  %" PRIu64 " bytes  uid %u  mode %04o  inode %"
-          PRIu64 ": %s\n", file_type (st.st_mode), (guint64) st.st_size,
-          (unsigned) st.st_uid, (unsigned) st.st_mode & 07777,
-          (guint64) st.st_ino, verdict_text (&in->object));
+          PRIu64 ": %s\n", doradma_file_type (st.st_mode)->word,
+          (guint64) st.st_size, (unsigned) st.st_uid,
+          (unsigned) st.st_mode & 07777, (guint64) st.st_ino,
+          verdict_text (&in->object));
     else
       printf ("object  %s\n", verdict_text (&in->object));
     printf ("status  %s  writer %s (nothing else was read)\n",
@@ -538,7 +521,7 @@ json_object (JsonBuilder * b, const struct doradma_inspect *in)
     m_uint (b, "inode", in->ino);
   } else if (lstat (in->data_path, &st) == 0) {
     json_builder_set_member_name (b, "type");
-    json_builder_add_string_value (b, file_type (st.st_mode));
+    json_builder_add_string_value (b, doradma_file_type (st.st_mode)->word);
     m_uint (b, "size", st.st_size);
     m_uint (b, "uid", st.st_uid);
     m_uint (b, "mode", st.st_mode & 07777);
