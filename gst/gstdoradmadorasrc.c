@@ -534,6 +534,9 @@ pool_owner_to_allow (GstBaseSrc * src, const gchar * name)
   return uid;
 }
 
+static GstFlowReturn adopt_pool (GstBaseSrc * src, DoraSrc * s,
+    const gchar * name);
+
 /* Opens and validates the pool, waiting up to the element's `timeout` for
  * it to appear. Returns GST_FLOW_OK, FLUSHING or ERROR (posted). */
 static GstFlowReturn
@@ -565,6 +568,14 @@ open_pool (GstBaseSrc * src, DoraSrc * s, const gchar * name)
         ("dora-pool", G_TYPE_STRING, name, NULL));
     return GST_FLOW_ERROR;
   }
+  return adopt_pool (src, s, name);
+}
+
+/* Takes the pool reader just opened into s->r: its caps, its device
+ * mapping, a fresh epoch. Returns GST_FLOW_OK or ERROR (posted). */
+static GstFlowReturn
+adopt_pool (GstBaseSrc * src, DoraSrc * s, const gchar * name)
+{
   /* caps first: a pool with no usable frames is refused for that, even
    * where CUDA is missing */
   if (!setup_caps (src, s, doradma_pool_reader_info (s->r), name) ||
@@ -698,10 +709,10 @@ check_replaced (GstBaseSrc * src, DoraSrc * s, const gchar * name)
     return GST_FLOW_OK;
   }
   GST_INFO_OBJECT (src, "dora pool %s was re-created: switching", name);
-  doradma_pool_reader_close (fresh);
   release_pool (s);
+  s->r = fresh;
   s->have_last = FALSE;
-  return open_pool (src, s, name);
+  return adopt_pool (src, s, name);
 }
 
 GstFlowReturn
