@@ -96,6 +96,7 @@ share/gir-1.0/GstDoradma-1.0.gir"
 bin/doradma"
   [ -n "$SDK_PYTHON" ] && want="$want
 $(rel "${SDK_PYTHON_DIR%/}")/doradma/__init__.py
+$(rel "${SDK_PYTHON_DIR%/}")/gi/overrides/GstDoradma.py
 $(rel "${SDK_PYTHON_DIR%/}")/doradma/_frames$("$SDK_PYTHON" -c 'import sysconfig; print(sysconfig.get_config_var("EXT_SUFFIX"))')"
   # meson >= 1.2 byte-compiles installed Python sources (__pycache__/*.pyc,
   # per interpreter version): the module's bytecode, not a file of the SDK.
