@@ -49,14 +49,18 @@ def raises(exc, fn, *words):
     return False
 
 
-def device_buffer(address, size, fmt, width, height, offsets, strides):
-    """A Gst.Buffer of one fake CUDA memory at `address`, with a video meta."""
-    buf = Gst.Buffer.new()
+def append_fake_cuda(buf, address, size):
     # the GstBuffer behind gi's wrapper (PyGBoxed: the pointer follows the
     # object header, as python/frame.c reads it too)
     ptr = ctypes.c_void_p.from_address(id(buf) + object.__basicsize__).value
     if fake.fake_cuda_append(ptr, address, size) != 0:
         sys.exit("FAIL: fake_cuda_append refused the buffer")
+
+
+def device_buffer(address, size, fmt, width, height, offsets, strides):
+    """A Gst.Buffer of one fake CUDA memory at `address`, with a video meta."""
+    buf = Gst.Buffer.new()
+    append_fake_cuda(buf, address, size)
     GstVideo.buffer_add_video_meta_full(buf, GstVideo.VideoFrameFlags.NONE,
                                         fmt, width, height, len(offsets),
                                         offsets + [0] * (4 - len(offsets)),
@@ -145,8 +149,7 @@ del frame, buf
 
 # -- no layout: no caps, no video meta ---------------------------------
 buf = Gst.Buffer.new()
-fake.fake_cuda_append(ctypes.c_void_p.from_address(
-    id(buf) + object.__basicsize__).value, ADDR, 256)
+append_fake_cuda(buf, ADDR, 256)
 r = raises(ValueError, lambda: doradma.Frame(buf), "CUDAMemory",
            "no video caps")
 check(r is True, "CUDA memory without caps or video meta: a ValueError "
