@@ -97,8 +97,11 @@ export PYTHONPATH=$PWD/$K/destdir$SDK_PYDIR:$PYTHONPATH
 : > "$O/frames.log"
 for tr in unified ipc; do
   channel=sdk-gpu-frames-$tr-$$
+  # unified: the producer as in round 3 (shm slots; the reader registers
+  # them); ipc: slots in the producer's GPU allocation
+  sink_transport=; [ $tr = ipc ] && sink_transport=transport=ipc
   gst-launch-1.0 -q videotestsrc pattern=ball num-buffers=$N ! $CAPS ! \
-    doradmasink channel=$channel transport=$tr mode=lossless wait-for-readers=1 sync=false \
+    doradmasink channel=$channel $sink_transport mode=lossless wait-for-readers=1 sync=false \
     > "$T/producer-frames-$tr.log" 2>&1 &
   prod=$!
   $py tests/sdk/gpu-frames.py $channel $N $tr "$T/ref.txt" > "$T/frames-$tr.log" 2>&1
