@@ -7,6 +7,13 @@
 
 #include <gst/doradma/gstdoradma.h>
 
+/* gstreamer-cuda's public names (gst/cuda/gstcudamemory.h, 1.22 on), kept
+ * here so that the module needs neither that library nor cuda.h: a
+ * GstCudaMemory is told by its allocator's memory type, and mapping it with
+ * this flag gives its CUDA device address instead of a host copy. */
+#define CUDA_MEMORY_TYPE_NAME "gst.cuda.memory"
+#define MAP_CUDA (GST_MAP_FLAG_LAST << 1)
+
 /* PyGObject's wrapper of a boxed value (pygobject.h's PyGBoxed, the same
  * since PyGObject 3.0): the pointer is trusted only after the GType stored
  * next to it is one we expect and the object is a gi boxed wrapper. */
@@ -73,6 +80,20 @@ doradma_memory (const FrameObject * f)
     return NULL;
   mem = gst_buffer_peek_memory (f->buffer, 0);
   return gst_is_doradma_memory (mem) ? mem : NULL;
+}
+
+/* Is every memory of the buffer a GstCudaMemory (memory:CUDAMemory, e.g.
+ * doradmasrc's output for such caps)? */
+static gboolean
+cuda_memory_buffer (const FrameObject * f)
+{
+  guint i, n = gst_buffer_n_memory (f->buffer);
+
+  for (i = 0; i < n; i++)
+    if (!gst_memory_is_type (gst_buffer_peek_memory (f->buffer, i),
+            CUDA_MEMORY_TYPE_NAME))
+      return FALSE;
+  return n > 0;
 }
 
 /* The CUDA address of host byte `p` of a one-memory doradma buffer with a
@@ -144,9 +165,17 @@ layout_video (FrameObject * f)
       }
     if (GST_VIDEO_FORMAT_INFO_IS_TILED (finfo))
       pstride = 0;
-    l->host = GST_VIDEO_FRAME_PLANE_DATA (&f->vframe, p);
-    l->device = device_alias (f, l->host);
-    layout_plane (l, bytes_after (f, l->host), rows, columns, pstride,
+    if (f->cuda) {
+      /* mapped with MAP_CUDA: the plane's address is a device address */
+      l->host = NULL;
+      l->device = (guint64) (guintptr) GST_VIDEO_FRAME_PLANE_DATA (&f->vframe,
+          p);
+    } else {
+      l->host = GST_VIDEO_FRAME_PLANE_DATA (&f->vframe, p);
+      l->device = device_alias (f, l->host);
+    }
+    layout_plane (l, bytes_after (f, GST_VIDEO_FRAME_PLANE_DATA (&f->vframe,
+                p)), rows, columns, pstride,
         GST_VIDEO_FRAME_PLANE_STRIDE (&f->vframe, p));
   }
 }
@@ -210,6 +239,21 @@ frame_map (FrameObject * f)
   GstVideoInfo info;
   gboolean have_info = video_info (f, &info);
 
+  /* CUDA memory mapped for the host would be a download into a staging
+   * copy: map it on the device, the planes' addresses are device ones. */
+  if (cuda_memory_buffer (f)) {
+    if (!have_info || !gst_video_frame_map (&f->vframe, &info, f->buffer,
+            flags | MAP_CUDA)) {
+      PyErr_Format (PyExc_ValueError, "the buffer's CUDA memory (memory:"
+          "CUDAMemory) cannot be mapped on the device for %s%s",
+          f->writable ? "writing" : "reading", have_info ? "" :
+          ": no video caps and no GstVideoMeta to lay its planes out");
+      return -1;
+    }
+    f->video = f->cuda = TRUE;
+    layout_video (f);
+    return 0;
+  }
   if (have_info && gst_video_frame_map (&f->vframe, &info, f->buffer, flags)) {
     f->video = TRUE;
     layout_video (f);
@@ -413,6 +457,8 @@ frame_get_transport (FrameObject * self, void *closure)
 {
   GstMemory *mem = doradma_memory (self);
 
+  if (self->cuda)
+    return PyUnicode_FromString ("cuda");
   if (mem == NULL)
     return PyUnicode_FromString ("system");
   if (gst_doradma_memory_get_host_pointer (mem) == NULL)
@@ -530,7 +576,7 @@ frame_get_cai (FrameObject * self, void *closure)
     PyErr_SetString (PyExc_AttributeError, self->n_planes != 1 ?
         "__cuda_array_interface__: use frame.planes[i] of a planar frame" :
         "__cuda_array_interface__: the frame has no CUDA address (transport "
-        "shmem or system memory)");
+        "shmem or system memory; memory:CUDAMemory caps give device frames)");
     return NULL;
   }
   plane = plane_new (self, 0);
@@ -572,7 +618,8 @@ static PyGetSetDef frame_getset[] = {
   {"publish_time", (getter) frame_get_meta, NULL,
       "CLOCK_MONOTONIC ns of the publish, or None", "publish_time"},
   {"transport", (getter) frame_get_transport, NULL,
-      "shmem, unified (host and CUDA), ipc (CUDA only) or system"},
+      "shmem, unified (host and CUDA), ipc (a CUDA-only slot), cuda "
+        "(memory:CUDAMemory, device only) or system"},
   {"slot", (getter) frame_get_slot, NULL, "ring slot index, or None"},
   {"writable", (getter) frame_get_writable, NULL, "mapped for writing"},
   {"caps", (getter) frame_get_caps, NULL, "the sample's caps, or None"},

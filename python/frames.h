@@ -31,6 +31,7 @@ typedef struct
   GstCaps *caps;                /* NULL when none was given */
   gboolean video;               /* a GstVideoFrame is mapped */
   gboolean mapped;              /* `map` is mapped (not video) */
+  gboolean cuda;                /* memory:CUDAMemory, vframe mapped on the device */
   gboolean writable;
   GstVideoFrame vframe;
   GstMapInfo map;

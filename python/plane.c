@@ -33,6 +33,17 @@ plane_dealloc (PlaneObject * self)
   PyObject_Free (self);
 }
 
+/* A device-only plane has no bytes the CPU may read: say what to use. */
+static PyObject *
+refuse_device_only (const PlaneObject * self)
+{
+  PyErr_Format (PyExc_BufferError, "a device-only frame (%s) has no host "
+      "bytes: use __cuda_array_interface__ or DLPack (CuPy, torch), or "
+      "copy it to system memory upstream (cudadownload)", self->frame->cuda ?
+      "memory:CUDAMemory" : "transport ipc");
+  return NULL;
+}
+
 static int
 plane_getbuffer (PlaneObject * self, Py_buffer * view, int flags)
 {
@@ -40,8 +51,7 @@ plane_getbuffer (PlaneObject * self, Py_buffer * view, int flags)
 
   if (l->host == NULL) {
     view->obj = NULL;
-    PyErr_SetString (PyExc_BufferError, "a device-only plane (transport "
-        "ipc) has no host bytes: use __cuda_array_interface__ or DLPack");
+    refuse_device_only (self);
     return -1;
   }
   /* view->obj = self (a reference): the view keeps the frame mapped. */
@@ -105,11 +115,8 @@ plane_numpy (PlaneObject * self, PyObject * unused)
   PyObject *np = NULL, *tricks = NULL, *flat = NULL, *shape = NULL,
       *strides = NULL, *kw = NULL, *args = NULL, *fn = NULL, *r = NULL;
 
-  if (l->host == NULL) {
-    PyErr_SetString (PyExc_BufferError, "a device-only plane (transport ipc) "
-        "has no host bytes: use __cuda_array_interface__ or DLPack");
-    return NULL;
-  }
+  if (l->host == NULL)
+    return refuse_device_only (self);
   if (!(np = PyImport_ImportModule ("numpy"))
       || !(tricks = PyImport_ImportModule ("numpy.lib.stride_tricks"))
       || !(flat = PyObject_CallMethod (np, "frombuffer", "Os", self, "uint8"))
@@ -236,7 +243,8 @@ plane_get_cai (PlaneObject * self, void *closure)
 
   if (l->device == 0) {
     PyErr_SetString (PyExc_AttributeError, "__cuda_array_interface__: the "
-        "plane has no CUDA address (transport shmem or system memory)");
+        "plane has no CUDA address (transport shmem or system memory; "
+        "memory:CUDAMemory caps give device frames)");
     return NULL;
   }
   shape = plane_get_shape (self, NULL);

@@ -725,6 +725,24 @@ gst_doradma_slab_memory_export_dmabuf (GstMemory * mem, guint64 * size,
   return fd;
 }
 
+/* The memory functions that report through a GError (the ones bindings
+ * call with an application's object) name a wrong memory there instead of
+ * a g_return_if_fail warning and a bare FALSE. */
+static gboolean
+check_slab_memory (GstMemory * mem, const gchar * what, GError ** error)
+{
+  const gchar *type = "NULL";
+
+  if (gst_is_doradma_slab_memory (mem))
+    return TRUE;
+  if (mem && mem->allocator && mem->allocator->mem_type)
+    type = mem->allocator->mem_type;
+  g_set_error (error, GST_DORADMA_SLAB_ERROR,
+      GST_DORADMA_SLAB_ERROR_UNSUPPORTED, "%s: not doradma slab memory "
+      "(memory type %s)", what, type);
+  return FALSE;
+}
+
 gboolean
 gst_doradma_slab_memory_upload (GstMemory * mem, gsize offset,
     gconstpointer src, gsize size, GError ** error)
@@ -732,7 +750,8 @@ gst_doradma_slab_memory_upload (GstMemory * mem, gsize offset,
   GstDoradmaSlabAllocator *self;
   GstDoradmaSlabEntry *e;
 
-  g_return_val_if_fail (gst_is_doradma_slab_memory (mem), FALSE);
+  if (!check_slab_memory (mem, "slab_memory_upload", error))
+    return FALSE;
   self = (GstDoradmaSlabAllocator *) mem->allocator;
   e = ((GstDoradmaSlabMemory *) mem)->e;
   if (offset > mem->size || size > mem->size - offset) {
@@ -770,7 +789,8 @@ gboolean
 gst_doradma_slab_memory_attach_stream (GstMemory * mem, gpointer stream,
     GError ** error)
 {
-  g_return_val_if_fail (gst_is_doradma_slab_memory (mem), FALSE);
+  if (!check_slab_memory (mem, "slab_memory_attach_stream", error))
+    return FALSE;
   return attach_locked_entry ((GstDoradmaSlabAllocator *) mem->allocator,
       ((GstDoradmaSlabMemory *) mem)->e, stream, error);
 }

@@ -314,7 +314,19 @@ gboolean gst_doradma_slab_memory_upload (GstMemory * mem, gsize offset,
 
 /**
  * gst_doradma_slab_memory_attach_stream:
- * @stream: (nullable): a CUstream, or %NULL to attach back to the host
+ * @mem: slab memory
+ * @stream: (nullable): a CUstream of @mem's device (a context on it), or
+ *   %NULL to attach back to the host
+ * @error: return location for a #GST_DORADMA_SLAB_ERROR
+ *
+ * @stream is the raw driver handle, as CUDA libraries hand it out: in
+ * Python an int, such as CuPy's `Stream.ptr` or torch's
+ * `torch.cuda.Stream.cuda_stream`; 0 or None means the host (not CUDA's
+ * legacy default stream, which SINGLE cannot take). Like those libraries'
+ * external streams, doradma cannot check that the handle is live: the
+ * caller keeps the stream alive while the slab is attached to it. A
+ * handle the driver refuses comes back as an error naming the CUresult;
+ * memory that is not slab memory as #GST_DORADMA_SLAB_ERROR_UNSUPPORTED.
  *
  * Managed slabs only (no-op for others): cuStreamAttachMemAsync with
  * SINGLE (to @stream) or HOST. On devices without concurrentManagedAccess

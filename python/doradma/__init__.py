@@ -24,10 +24,17 @@ Frame(sample_or_buffer, writable=False)
                       .host_pointer, .device_pointer, DLPack, CUDA
     .__dlpack__(), .__dlpack_device__()    single-plane frames
     .__cuda_array_interface__              frames with a CUDA address
-                                           (transport unified or ipc)
+                                           (transport unified, ipc or cuda)
     .format .size .strides .pts .dts .duration .caps
     .sequence .skipped .publish_time       (GstDoradmaFrameMeta)
-    .transport ("shmem", "unified", "ipc", "system") .slot .writable
+    .transport ("shmem", "unified", "ipc", "cuda", "system") .slot .writable
+    (read-only: setting any of them raises AttributeError)
+
+memory:CUDAMemory buffers (e.g. "doradmasrc channel=cam !
+video/x-raw(memory:CUDAMemory) ! appsink", how an ipc producer's frames
+stay on the GPU) are device frames: transport "cuda", __dlpack_device__
+(kDLCUDA, 0), __cuda_array_interface__ at the device address with the
+video meta's pitch; numpy() raises BufferError.
 """
 import gi
 

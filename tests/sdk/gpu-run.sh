@@ -13,7 +13,7 @@
 # env.log (versions, and the full error if the Python imports fail),
 # unified.log (the example's output; its tail is also printed on failure),
 # producer.log, summary.log, frames.log (tests/sdk/gpu-frames.py: the
-# doradma module's __cuda_array_interface__). Scratch (registry, reference) goes to a temp dir.
+# doradma module's __cuda_array_interface__ of unified and ipc frames). Scratch (registry, reference) goes to a temp dir.
 set -u
 K=${1:-build-sdk/sdk-gpu}; O=${2:-/tmp/out}; mkdir -p "$O"
 T=$(mktemp -d /tmp/sdk-gpu-XXXXXX)
@@ -87,19 +87,30 @@ n=$(grep -c ' zero-copy .* device=0x[1-9a-f]' "$O/unified.log")
 [ "$n" -eq $N ] || fail "$n of $N frames zero-copy with a device pointer"
 echo "PASS: $N frames, NumPy view at the slot address, device pointer read back through ctypes equal" | tee -a "$O/summary.log"
 
-# The doradma module (doradma.Frame): __cuda_array_interface__ of unified
-# frames read back byte-exact, also for a frame kept past the pipeline.
+# The doradma module (doradma.Frame): __cuda_array_interface__ read back
+# byte-exact (SHA-1 = checksumsink's), also for a frame kept past the
+# pipeline: unified frames (the slot's device alias), then ipc frames (a
+# producer writing into CUDA IPC slots, the consumer asking for
+# memory:CUDAMemory: device-only GstCudaMemory frames). Both go to frames.log.
 [ -n "${SDK_PYDIR:-}" ] || fail "no doradma Python module in the install (python/, -Dpython)"
 export PYTHONPATH=$PWD/$K/destdir$SDK_PYDIR:$PYTHONPATH
-channel=sdk-gpu-frames-$$
-gst-launch-1.0 -q videotestsrc pattern=ball num-buffers=$N ! $CAPS ! \
-  doradmasink channel=$channel mode=lossless wait-for-readers=1 sync=false \
-  > "$T/producer-frames.log" 2>&1 &
-prod=$!
-$py tests/sdk/gpu-frames.py $channel $N > "$O/frames.log" 2>&1
-r=$?
-[ $r -eq 0 ] || kill $prod 2>/dev/null
-wait $prod
-tail -3 "$O/frames.log"
-[ $r -eq 0 ] || { tail -40 "$O/frames.log" >> "$O/summary.log"; fail "gpu-frames.py exited $r (frames.log)"; }
-tail -1 "$O/frames.log" >> "$O/summary.log"
+: > "$O/frames.log"
+for tr in unified ipc; do
+  channel=sdk-gpu-frames-$tr-$$
+  # unified: the producer as in round 3 (shm slots; the reader registers
+  # them); ipc: slots in the producer's GPU allocation
+  sink_transport=; [ $tr = ipc ] && sink_transport=transport=ipc
+  gst-launch-1.0 -q videotestsrc pattern=ball num-buffers=$N ! $CAPS ! \
+    doradmasink channel=$channel $sink_transport mode=lossless wait-for-readers=1 sync=false \
+    > "$T/producer-frames-$tr.log" 2>&1 &
+  prod=$!
+  $py tests/sdk/gpu-frames.py $channel $N $tr "$T/ref.txt" > "$T/frames-$tr.log" 2>&1
+  r=$?
+  [ $r -eq 0 ] || kill $prod 2>/dev/null
+  wait $prod; pr=$?
+  { echo "=== $tr (producer exit $pr)"; cat "$T/frames-$tr.log" "$T/producer-frames-$tr.log"; } >> "$O/frames.log"
+  tail -3 "$T/frames-$tr.log"
+  [ $r -eq 0 ] || { tail -40 "$T/frames-$tr.log" >> "$O/summary.log"; fail "gpu-frames.py $tr exited $r (frames.log)"; }
+  [ $pr -eq 0 ] || fail "the $tr producer exited $pr (frames.log)"
+  tail -1 "$T/frames-$tr.log" >> "$O/summary.log"
+done

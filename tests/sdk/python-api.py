@@ -57,6 +57,40 @@ check(src and src[0].get_type().get_tag_as_string() == "array",
       "slab_memory_upload(mem, offset, src): src is %s"
       % (src[0].get_type().get_tag_as_string() if src else None))
 
+# 13: slab_memory_attach_stream takes the raw CUstream handle as an int
+# (CuPy's Stream.ptr, torch's Stream.cuda_stream), None for the host;
+# anything else is a ValueError (PyGObject), and memory that is not slab memory a
+# GLib.Error naming it (not a critical and a bare False)
+sysmem = Gst.Allocator.find(None).alloc(64, None)
+
+
+def slab_error(fn, *args):
+    try:
+        r = fn(*args)
+        return "returned %r" % (r,)
+    except GLib.Error as e:
+        return (e.domain == "gst-doradma-slab-error-quark"
+                and e.code == GstDoradma.SlabError.UNSUPPORTED
+                and "not doradma slab memory" in e.message
+                and "SystemMemory" in e.message) or e.message
+    except TypeError as e:
+        return "TypeError: %s" % e
+
+
+for stream in (0x7f00dead0000, None):
+    r = slab_error(GstDoradma.slab_memory_attach_stream, sysmem, stream)
+    check(r is True, "slab_memory_attach_stream(system memory, %r): GLib.Error "
+          "UNSUPPORTED naming the memory (%s)" % (stream, r))
+r = slab_error(GstDoradma.slab_memory_upload, sysmem, 0, b"abcd")
+check(r is True, "slab_memory_upload(system memory): GLib.Error naming the "
+      "memory (%s)" % r)
+try:
+    GstDoradma.slab_memory_attach_stream(sysmem, "stream")
+    check(False, "slab_memory_attach_stream(mem, 'stream') is refused")
+except (TypeError, ValueError) as e:
+    check("integers" in str(e), "slab_memory_attach_stream(mem, 'stream') is "
+          "refused: %s" % e)
+
 # 15: versions
 v = GstDoradma.version()
 check("%d.%d.%d" % (v.major, v.minor, v.micro) == version

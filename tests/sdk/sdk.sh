@@ -16,6 +16,9 @@
 #                   python3-torch)
 #   python-doc-example  docs/sdk.md's Python example, extracted and run as
 #                   written
+#   python-device-frames  the doradma module on memory:CUDAMemory-like
+#                   buffers without a GPU (tests/sdk/python-device-frames.py,
+#                   fake-cuda-memory.c); read-only frame info
 #   python-api      the typelib's Python names: error domain, SlabAllocator
 #                   not hiding Gst.Allocator.alloc, the probe report, the
 #                   version; every GstDoradma.name docs/sdk.md shows exists
@@ -93,6 +96,7 @@ share/gir-1.0/GstDoradma-1.0.gir"
 bin/doradma"
   [ -n "$SDK_PYTHON" ] && want="$want
 $(rel "${SDK_PYTHON_DIR%/}")/doradma/__init__.py
+$(rel "${SDK_PYTHON_DIR%/}")/gi/overrides/GstDoradma.py
 $(rel "${SDK_PYTHON_DIR%/}")/doradma/_frames$("$SDK_PYTHON" -c 'import sysconfig; print(sysconfig.get_config_var("EXT_SUFFIX"))')"
   # meson >= 1.2 byte-compiles installed Python sources (__pycache__/*.pyc,
   # per interpreter version): the module's bytecode, not a file of the SDK.
@@ -207,6 +211,21 @@ python-api)
   /usr/bin/python3 "$SDK_SOURCE_ROOT/tests/sdk/python-api.py" "$SDK_SOURCE_ROOT/docs/sdk.md" "$SDK_VERSION" \
     > "$T/out.txt" 2>&1 || { r=$?; cat "$T/out.txt"; fail "python-api.py exited $r"; }
   cat "$T/out.txt"
+  ;;
+python-device-frames)
+  [ -n "$SDK_PYTHON" ] || skip "the doradma Python module was not built (-Dpython, or no python3 with PyGObject, NumPy and headers)"
+  [ "$SDK_INTROSPECTION" = yes ] || skip "built without GObject introspection: no GstDoradma-1.0 typelib"
+  command -v pkg-config > /dev/null || skip "no pkg-config"
+  export GI_TYPELIB_PATH=$L/girepository-1.0
+  export PYTHONPATH=$D${SDK_PYTHON_DIR%/}
+  # shellcheck disable=SC2046
+  "$SDK_CC" -shared -fPIC -Wall -Werror -o "$T/fake-cuda-memory.so" \
+    "$SDK_SOURCE_ROOT/tests/sdk/fake-cuda-memory.c" $(pkg-config --cflags --libs gstreamer-1.0) \
+    || fail "building fake-cuda-memory.c"
+  "$SDK_PYTHON" "$SDK_SOURCE_ROOT/tests/sdk/python-device-frames.py" "$T/fake-cuda-memory.so" \
+    > "$T/out.txt" 2>&1
+  r=$?; cat "$T/out.txt"
+  [ $r -eq 0 ] || fail "python-device-frames.py exited $r"
   ;;
 python-frames|python-frames-torch|python-doc-example)
   [ -n "$SDK_PYTHON" ] || skip "the doradma Python module was not built (-Dpython, or no python3 with PyGObject, NumPy and headers)"
