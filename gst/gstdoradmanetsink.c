@@ -148,6 +148,9 @@ struct _GstDoradmaNetSink
   GstVideoInfo vinfo;
   gchar *caps_str;
   GstDoradmaNetGpu gpu;         /* device frames: staged or sent as such */
+#ifdef HAVE_GST_CUDA
+  GstCudaContext *cuda_ctx;     /* under the object lock */
+#endif
 };
 
 G_DEFINE_TYPE (GstDoradmaNetSink, gst_doradma_net_sink, GST_TYPE_BASE_SINK);
@@ -679,6 +682,29 @@ gst_doradma_net_sink_unlock_stop (GstBaseSink * bsink)
   return TRUE;
 }
 
+#ifdef HAVE_GST_CUDA
+/* Device 0's primary context for a CUDA neighbour (cudaupload): its
+ * memory and our staging copies then share one context. */
+static gboolean
+gst_doradma_net_sink_query (GstBaseSink * bsink, GstQuery * query)
+{
+  if (gst_doradma_cuda_element_query (GST_ELEMENT (bsink),
+          &GST_DORADMA_NET_SINK (bsink)->cuda_ctx, query))
+    return TRUE;
+  return GST_BASE_SINK_CLASS (gst_doradma_net_sink_parent_class)->query
+      (bsink, query);
+}
+
+static void
+gst_doradma_net_sink_set_context (GstElement * element, GstContext * context)
+{
+  gst_doradma_cuda_element_set_context (element,
+      &GST_DORADMA_NET_SINK (element)->cuda_ctx, context);
+  GST_ELEMENT_CLASS (gst_doradma_net_sink_parent_class)->set_context
+      (element, context);
+}
+#endif
+
 static GstStructure *
 get_stats (GstDoradmaNetSink * self)
 {
@@ -788,6 +814,9 @@ gst_doradma_net_sink_finalize (GObject * object)
 
   g_free (self->host);
   g_free (self->transports);
+#ifdef HAVE_GST_CUDA
+  gst_clear_object (&self->cuda_ctx);
+#endif
   G_OBJECT_CLASS (gst_doradma_net_sink_parent_class)->finalize (object);
 }
 
@@ -819,6 +848,11 @@ gst_doradma_net_sink_class_init (GstDoradmaNetSinkClass * klass)
   bsink_class->unlock = GST_DEBUG_FUNCPTR (gst_doradma_net_sink_unlock);
   bsink_class->unlock_stop =
       GST_DEBUG_FUNCPTR (gst_doradma_net_sink_unlock_stop);
+#ifdef HAVE_GST_CUDA
+  bsink_class->query = GST_DEBUG_FUNCPTR (gst_doradma_net_sink_query);
+  element_class->set_context =
+      GST_DEBUG_FUNCPTR (gst_doradma_net_sink_set_context);
+#endif
 
   /**
    * GstDoradmaNetSink:host:
