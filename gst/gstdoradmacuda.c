@@ -14,6 +14,8 @@
 #include "gstdoradmacuda.h"
 #include "gstdoradmaelements.h"
 #include "gstdoradmawire.h"
+#include <gst/doradma/gstdoradmaallocator.h>
+#include <gst/doradma/gstdoradmamemory.h>
 #ifdef HAVE_GST_CUDA
 /* gst_cuda_load_library: 1.22's gstcudamemory.h includes it, 1.24+ not */
 #include <gst/cuda/gstcudaloader.h>
@@ -608,81 +610,119 @@ gst_doradma_cuda_element_set_context (GstElement * element,
 /* Writer side: a frame into a device slot (transport=ipc) */
 
 gboolean
-gst_doradma_cuda_upload_frame (GstDoradmaCudaCopier * copier,
-    const GstVideoInfo * info, GstBuffer * buf, guint64 dst_ptr,
-    gboolean * from_device, gchar ** err)
+gst_doradma_cuda_source_open (const GstVideoInfo * info, GstBuffer * buf,
+    GstDoradmaCudaSource * src, gboolean * is_device, gchar ** err)
 {
-  GstDoradmaCudaFrame dst = { 0 }, src = { 0 };
-  guint32 rows[GST_VIDEO_MAX_PLANES], rb[GST_VIDEO_MAX_PLANES];
-  GstVideoFrame vf;
-  gboolean mapped_frame = FALSE, ok;
+  GstMemory *mem = gst_buffer_n_memory (buf) == 1 ?
+      gst_buffer_peek_memory (buf, 0) : NULL;
+  GstVideoMeta *meta = gst_buffer_get_video_meta (buf);
+  const GstVideoInfo *layout = info;
   guint p;
-#ifdef HAVE_GST_CUDA
-  GstMemory *cmem = NULL;
-  GstMapInfo cmap;
-#endif
 
-  *from_device = FALSE;
+  memset (src, 0, sizeof (*src));
+  *is_device = FALSE;
+  if (mem == NULL)
+    return TRUE;
+#ifdef HAVE_GST_CUDA
+  if (gst_is_cuda_memory (mem)) {
+#ifdef HAVE_GST_CUDA_ALLOC_WRAPPED
+    /* >= 1.24: upstream may have queued its write on the memory's stream
+     * and returned; our copy runs on another stream */
+    gst_cuda_memory_sync (GST_CUDA_MEMORY_CAST (mem));
+#endif
+    if (!gst_memory_map (mem, &src->map, GST_MAP_READ | GST_MAP_CUDA)) {
+      set_reason (err, g_strdup ("could not map the upstream CUDA memory"));
+      return FALSE;
+    }
+    src->mapped = mem;
+    src->frame.ptr = (guint64) (guintptr) src->map.data;
+    layout = &((GstCudaMemory *) mem)->info;
+  } else
+#endif
+    if (gst_is_doradma_memory (mem)
+      && gst_doradma_memory_get_host_pointer (mem) == NULL)
+    /* a slot of a writer whose slots live in GPU memory (transport ipc) */
+    src->frame.ptr = gst_doradma_memory_get_device_pointer (mem);
+  else if (gst_is_doradma_slab_memory (mem)
+      && gst_doradma_slab_memory_get_kind (mem) == GST_DORADMA_SLAB_KIND_DEVICE)
+    src->frame.ptr = gst_doradma_slab_memory_get_device_pointer (mem);
+  else
+    return TRUE;                /* host memory: map it */
+  if (src->frame.ptr == 0) {
+    set_reason (err, g_strdup ("device memory without a device pointer"));
+    return FALSE;
+  }
+  src->frame.kind = GST_DORADMA_CUDA_MEM_DEVICE;
+  src->size = src->mapped ? src->map.size : gst_memory_get_sizes (mem, NULL,
+      NULL);
+  for (p = 0; p < GST_VIDEO_MAX_PLANES; p++) {
+    src->frame.offset[p] = meta ? meta->offset[p] : layout->offset[p];
+    src->frame.stride[p] = meta ? meta->stride[p] : layout->stride[p];
+  }
+  *is_device = TRUE;
+  return TRUE;
+}
+
+void
+gst_doradma_cuda_source_close (GstDoradmaCudaSource * src)
+{
+  if (src->mapped)
+    gst_memory_unmap (src->mapped, &src->map);
+  src->mapped = NULL;
+}
+
+gboolean
+gst_doradma_cuda_copy_frame (GstDoradmaCudaCopier * copier,
+    const GstVideoInfo * info, const GstDoradmaCudaFrame * src,
+    guint64 dst_ptr, GstDoradmaCudaMemKind dst_kind, gchar ** err)
+{
+  GstDoradmaCudaFrame dst = { 0 };
+  guint32 rows[GST_VIDEO_MAX_PLANES], rb[GST_VIDEO_MAX_PLANES];
+  guint p;
+
   dst.ptr = dst_ptr;
-  dst.kind = GST_DORADMA_CUDA_MEM_DEVICE;
+  dst.kind = dst_kind;
   for (p = 0; p < GST_VIDEO_INFO_N_PLANES (info); p++) {
-    /* the slot in the caps' default layout */
+    /* the destination in the caps' default layout */
     dst.offset[p] = info->offset[p];
     dst.stride[p] = info->stride[p];
     gst_doradma_plane_needs (info, p, &rows[p], &rb[p]);
   }
+  /* synchronised BEFORE the caller publishes or sends: GPU work is not
+   * ordered by the ring's CPU fences */
+  return gst_doradma_cuda_copier_copy (copier, GST_VIDEO_INFO_N_PLANES (info),
+      &dst, src, rows, rb, err) && gst_doradma_cuda_copier_sync (copier, err);
+}
 
-#ifdef HAVE_GST_CUDA
-  if (gst_buffer_n_memory (buf) == 1
-      && gst_is_cuda_memory ((cmem = gst_buffer_peek_memory (buf, 0)))) {
-    GstVideoMeta *meta = gst_buffer_get_video_meta (buf);
+gboolean
+gst_doradma_cuda_upload_frame (GstDoradmaCudaCopier * copier,
+    const GstVideoInfo * info, GstBuffer * buf, guint64 dst_ptr,
+    gboolean * from_device, gchar ** err)
+{
+  GstDoradmaCudaSource src;
+  GstVideoFrame vf;
+  gboolean ok;
+  guint p;
 
-#ifdef HAVE_GST_CUDA_ALLOC_WRAPPED
-    /* >= 1.24: upstream may have queued its write on the memory's stream
-     * and returned; our copy runs on another stream */
-    gst_cuda_memory_sync (GST_CUDA_MEMORY_CAST (cmem));
-#endif
-    if (!gst_memory_map (cmem, &cmap, GST_MAP_READ | GST_MAP_CUDA)) {
-      set_reason (err, g_strdup ("could not map the upstream CUDA memory"));
-      return FALSE;
-    }
-    src.ptr = (guint64) (guintptr) cmap.data;
-    src.kind = GST_DORADMA_CUDA_MEM_DEVICE;
-    for (p = 0; p < GST_VIDEO_INFO_N_PLANES (info); p++) {
-      src.offset[p] = meta ? meta->offset[p] :
-          ((GstCudaMemory *) cmem)->info.offset[p];
-      src.stride[p] = meta ? meta->stride[p] :
-          ((GstCudaMemory *) cmem)->info.stride[p];
-    }
-    *from_device = TRUE;
-  } else
-#endif
-  {
-#ifdef HAVE_GST_CUDA
-    cmem = NULL;
-#endif
-    if (!gst_video_frame_map (&vf, info, buf, GST_MAP_READ)) {
-      set_reason (err, g_strdup ("the buffer does not match the caps"));
-      return FALSE;
-    }
-    mapped_frame = TRUE;
-    src.kind = GST_DORADMA_CUDA_MEM_HOST;
-    for (p = 0; p < GST_VIDEO_FRAME_N_PLANES (&vf); p++) {
-      src.offset[p] = (gsize) vf.data[p];
-      src.stride[p] = GST_VIDEO_FRAME_PLANE_STRIDE (&vf, p);
-    }
+  if (!gst_doradma_cuda_source_open (info, buf, &src, from_device, err))
+    return FALSE;
+  if (*from_device) {
+    ok = gst_doradma_cuda_copy_frame (copier, info, &src.frame, dst_ptr,
+        GST_DORADMA_CUDA_MEM_DEVICE, err);
+    gst_doradma_cuda_source_close (&src);
+    return ok;
   }
-
-  /* synchronised BEFORE the caller publishes: GPU work is not ordered by
-   * the ring's CPU fences */
-  ok = gst_doradma_cuda_copier_copy (copier, GST_VIDEO_INFO_N_PLANES (info),
-      &dst, &src, rows, rb, err)
-      && gst_doradma_cuda_copier_sync (copier, err);
-  if (mapped_frame)
-    gst_video_frame_unmap (&vf);
-#ifdef HAVE_GST_CUDA
-  if (cmem)
-    gst_memory_unmap (cmem, &cmap);
-#endif
+  if (!gst_video_frame_map (&vf, info, buf, GST_MAP_READ)) {
+    set_reason (err, g_strdup ("the buffer does not match the caps"));
+    return FALSE;
+  }
+  src.frame.kind = GST_DORADMA_CUDA_MEM_HOST;
+  for (p = 0; p < GST_VIDEO_FRAME_N_PLANES (&vf); p++) {
+    src.frame.offset[p] = (gsize) vf.data[p];
+    src.frame.stride[p] = GST_VIDEO_FRAME_PLANE_STRIDE (&vf, p);
+  }
+  ok = gst_doradma_cuda_copy_frame (copier, info, &src.frame, dst_ptr,
+      GST_DORADMA_CUDA_MEM_DEVICE, err);
+  gst_video_frame_unmap (&vf);
   return ok;
 }

@@ -40,10 +40,9 @@
 #endif
 
 G_BEGIN_DECLS
-
 /* The caps feature of GStreamer's CUDA memory. */
 #define GST_DORADMA_CUDA_FEATURE "memory:CUDAMemory"
-struct doradma_cuda_device;
+    struct doradma_cuda_device;
 
 typedef enum
 {
@@ -149,9 +148,36 @@ gboolean gst_doradma_cuda_copier_sync (GstDoradmaCudaCopier * c, gchar ** err);
 /* Counters since creation. */
 guint64 gst_doradma_cuda_copier_copies (GstDoradmaCudaCopier * c);
 
+/* The device side of a buffer whose one memory is device memory:
+ * memory:CUDAMemory (mapped for CUDA until _close), a doradma slot of a
+ * writer with GPU slots (transport ipc) or a device slab. Layout: the video
+ * meta's, else the CUDA memory's own, else the default of the caps. */
+typedef struct
+{
+  GstDoradmaCudaFrame frame;
+  gsize size;                   /* bytes of the memory */
+  GstMemory *mapped;
+  GstMapInfo map;
+} GstDoradmaCudaSource;
+
+/* *is_device FALSE: host memory, nothing opened (map the buffer instead).
+ * FALSE with *err when device memory cannot be read. */
+gboolean gst_doradma_cuda_source_open (const GstVideoInfo * info,
+    GstBuffer * buf, GstDoradmaCudaSource * src, gboolean * is_device,
+    gchar ** err);
+void gst_doradma_cuda_source_close (GstDoradmaCudaSource * src);
+
+/* Copies the frame `src` (caps `info`) to `dst_ptr` in the default layout
+ * of `info`, plane by plane honouring the source's strides, and waits for
+ * the copy. FALSE with *err. */
+gboolean gst_doradma_cuda_copy_frame (GstDoradmaCudaCopier * copier,
+    const GstVideoInfo * info, const GstDoradmaCudaFrame * src,
+    guint64 dst_ptr, GstDoradmaCudaMemKind dst_kind, gchar ** err);
+
 /* transport=ipc: copies the frame of `buf` (caps `info`) into the device
  * slot at `dst_ptr`, in the default layout of `info`: device to device from
- * memory:CUDAMemory (*from_device TRUE), host to device from anything else,
+ * device memory (gst_doradma_cuda_source_open: *from_device TRUE), host to
+ * device from anything else,
  * plane by plane honouring the source's strides. Waits for the copy before
  * returning, so the caller may publish at once. FALSE with *err. */
 gboolean gst_doradma_cuda_upload_frame (GstDoradmaCudaCopier * copier,

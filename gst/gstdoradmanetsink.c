@@ -12,6 +12,15 @@
  * Upstream may be a `doradmasrc`, whose buffers are the slots of a local
  * ring: their bytes then go straight from the ring to the network.
  *
+ * Device frames (`video/x-raw(memory:CUDAMemory)`, in builds with
+ * gstreamer-cuda, or doradma's device memory: an ipc ring's slot, a device
+ * slab) go from the device where the UCX memory-type probe finds CUDA
+ * (a UCX built with CUDA); elsewhere each is copied once into a pinned
+ * host buffer, reused frame after frame, and sent from there. The stats
+ * say which path ran (`gpu-path`: host, staged-pinned, device) and count
+ * `staged-frames`. memory:CUDAMemory caps without CUDA at run time are an
+ * error that names what is missing.
+ *
  * `mode=latest` never waits: a frame the wire cannot take now (more than
  * `max-in-flight` frames still being sent) or sent while no receiver is
  * connected is dropped and counted. `mode=lossless` waits for credits from
@@ -30,6 +39,7 @@
  * ## Example launch line
  * |[
  * gst-launch-1.0 videotestsrc is-live=true ! video/x-raw,format=NV12,width=1920,height=1080 ! doradmanetsink host=10.250.0.2 port=13337 transports=tcp
+ * gst-launch-1.0 videotestsrc ! video/x-raw,format=RGBA,width=1920,height=1080 ! cudaupload ! "video/x-raw(memory:CUDAMemory)" ! doradmanetsink host=10.250.0.2
  * ]|
  *
  * Copyright (C) 2025 the doradma authors
@@ -49,6 +59,7 @@
 #include "gstdoradmawire.h"
 #include "gstdoradmanetwire.h"
 #include "gstdoradmanetucx.h"
+#include "gstdoradmanetgpu.h"
 
 GST_DEBUG_CATEGORY_STATIC (gst_doradma_net_sink_debug);
 #define GST_CAT_DEFAULT gst_doradma_net_sink_debug
@@ -90,12 +101,14 @@ static GParamSpec *properties[NUM_PROPERTIES];
 typedef enum
 {
   C_FRAMES, C_BYTES, C_DROPPED_BUSY, C_DROPPED_DISCONNECTED, C_CONNECTS,
-  C_PEER_LOST, C_SEND_ERRORS, C_BAD_CREDITS, C_N
+  C_PEER_LOST, C_SEND_ERRORS, C_BAD_CREDITS, C_STAGED_FRAMES,
+  C_DEVICE_FRAMES, C_STAGING_BUFFERS, C_N
 } Counter;
 
 static const gchar *const counter_names[C_N] = {
   "frames", "bytes", "dropped-busy", "dropped-disconnected", "connects",
-  "peer-lost", "send-errors", "bad-credits",
+  "peer-lost", "send-errors", "bad-credits", "staged-frames",
+  "device-frames", "staging-buffers",
 };
 
 struct _GstDoradmaNetSink
@@ -114,6 +127,8 @@ struct _GstDoradmaNetSink
   guint64 peer_timeout;
 
   guint64 counters[C_N];        /* atomic */
+  gint gpu_path;                /* GstDoradmaNetGpuPath of the last frame
+                                 * sent (atomic) */
 
   /* under ucx.lock (the streaming thread and the UCX progress thread) */
   GstDoradmaNetUcx ucx;
@@ -132,6 +147,10 @@ struct _GstDoradmaNetSink
   guint64 sender_seq;
   GstVideoInfo vinfo;
   gchar *caps_str;
+  GstDoradmaNetGpu gpu;         /* device frames: staged or sent as such */
+#ifdef HAVE_GST_CUDA
+  GstCudaContext *cuda_ctx;     /* under the object lock */
+#endif
 };
 
 G_DEFINE_TYPE (GstDoradmaNetSink, gst_doradma_net_sink, GST_TYPE_BASE_SINK);
@@ -139,26 +158,33 @@ GST_ELEMENT_REGISTER_DEFINE_WITH_CODE (doradmanetsink, "doradmanetsink",
     GST_RANK_NONE, GST_TYPE_DORADMA_NET_SINK,
     gst_doradma_element_init (plugin));
 
+/* memory:CUDAMemory frames are staged through pinned memory, or sent from
+ * the device where UCX has CUDA (gstdoradmanetgpu.h) */
+#ifdef HAVE_GST_CUDA
+#define SINK_CAPS "video/x-raw; video/x-raw(" GST_DORADMA_CUDA_FEATURE ")"
+#else
+#define SINK_CAPS "video/x-raw"
+#endif
+
 static GstStaticPadTemplate sink_template = GST_STATIC_PAD_TEMPLATE ("sink",
-    GST_PAD_SINK, GST_PAD_ALWAYS, GST_STATIC_CAPS ("video/x-raw"));
+    GST_PAD_SINK, GST_PAD_ALWAYS, GST_STATIC_CAPS (SINK_CAPS));
 
 #define COUNT(self, c, n) \
   __atomic_fetch_add (&(self)->counters[c], (n), __ATOMIC_RELAXED)
 
-/* One frame on its way: the buffer stays mapped until UCX is done. */
+/* One frame on its way: its bytes (the mapped buffer, the device frame or
+ * the pinned staging buffer) are held until UCX is done. */
 typedef struct
 {
   GstDoradmaNetSink *self;
-  GstBuffer *buf;
-  GstMapInfo map;
+  GstDoradmaNetGpuFrame frame;
   struct doradma_net_frame_header header;
 } SendCtx;
 
 static void
 send_ctx_free (SendCtx * ctx)
 {
-  gst_buffer_unmap (ctx->buf, &ctx->map);
-  gst_buffer_unref (ctx->buf);
+  gst_doradma_net_gpu_frame_close (&ctx->frame);
   ctx->self->in_flight--;
   g_free (ctx);
 }
@@ -351,29 +377,20 @@ wait_for_credit (GstDoradmaNetSink * self)
   }
 }
 
+/* The record of the frame's bytes `f` (their layout) and of `buf`'s
+ * timestamps, flags and crop. */
 static gboolean
-fill_record (GstDoradmaNetSink * self, GstBuffer * buf, gsize size,
-    struct doradma_frame_info *fi)
+fill_record (GstDoradmaNetSink * self, GstBuffer * buf,
+    const GstDoradmaNetGpuFrame * f, struct doradma_frame_info *fi)
 {
-  GstVideoMeta *meta = gst_buffer_get_video_meta (buf);
   const GstVideoInfo *info = &self->vinfo;
-  gsize offset[GST_VIDEO_MAX_PLANES];
-  gint stride[GST_VIDEO_MAX_PLANES];
   GstDoradmaPlaneNeeds needs;
-  guint p;
 
-  for (p = 0; p < GST_VIDEO_MAX_PLANES; p++) {
-    offset[p] = meta ? meta->offset[p] : info->offset[p];
-    stride[p] = meta ? meta->stride[p] : info->stride[p];
-  }
-  if (meta && (meta->n_planes != GST_VIDEO_INFO_N_PLANES (info)
-          || meta->width != (guint) GST_VIDEO_INFO_WIDTH (info)
-          || meta->height != (guint) GST_VIDEO_INFO_HEIGHT (info)))
-    return FALSE;
   /* the receiver sets the CLOCK_MONOTONIC pts of its own host */
   gst_doradma_plane_needs_all (info, &needs);
-  return gst_doradma_frame_info_fill (info, &needs, offset, stride, size,
-      size, buf, gst_buffer_get_video_crop_meta (buf), DORADMA_TIME_NONE, fi);
+  return gst_doradma_frame_info_fill (info, &needs, f->offset, f->stride,
+      f->size, f->size, buf, gst_buffer_get_video_crop_meta (buf),
+      DORADMA_TIME_NONE, fi);
 }
 
 static GstFlowReturn
@@ -381,7 +398,9 @@ render_locked (GstDoradmaNetSink * self, GstBuffer * buf)
 {
   struct doradma_frame_info fi;
   ucp_request_param_t param = { 0 };
+  GstDoradmaNetGpuPath path;
   GstFlowReturn ret;
+  gchar *err = NULL;
   SendCtx *ctx;
   void *req;
 
@@ -403,20 +422,26 @@ render_locked (GstDoradmaNetSink * self, GstBuffer * buf)
 
   ctx = g_new0 (SendCtx, 1);
   ctx->self = self;
-  ctx->buf = gst_buffer_ref (buf);
-  if (!gst_buffer_map (buf, &ctx->map, GST_MAP_READ)) {
-    gst_buffer_unref (ctx->buf);
+  if (!gst_doradma_net_gpu_frame_open (&self->gpu, &self->vinfo, buf,
+          &ctx->frame, &err)) {
     g_free (ctx);
-    GST_ELEMENT_ERROR (self, STREAM, FORMAT, ("Could not map a frame"), (NULL));
+    GST_ELEMENT_ERROR (self, STREAM, FORMAT, ("Could not read a frame"),
+        ("%s (buffer %" GST_PTR_FORMAT ")", err, buf));
+    g_free (err);
     return GST_FLOW_ERROR;
   }
-  if (!fill_record (self, buf, ctx->map.size, &fi)) {
-    gst_buffer_unmap (buf, &ctx->map);
-    gst_buffer_unref (ctx->buf);
+  if (!fill_record (self, buf, &ctx->frame, &fi)) {
+    gst_doradma_net_gpu_frame_close (&ctx->frame);
     g_free (ctx);
     GST_ELEMENT_ERROR (self, STREAM, FORMAT, ("Could not map a video frame"),
         ("buffer %" GST_PTR_FORMAT " does not match the caps", buf));
     return GST_FLOW_ERROR;
+  }
+  path = ctx->frame.path;
+  if (path == GST_DORADMA_NET_GPU_PATH_STAGED_PINNED) {
+    COUNT (self, C_STAGED_FRAMES, 1);
+    __atomic_store_n (&self->counters[C_STAGING_BUFFERS],
+        gst_doradma_net_gpu_staging_buffers (&self->gpu), __ATOMIC_RELAXED);
   }
   fi.seq = self->sender_seq;
   doradma_net_frame_encode (&ctx->header, &fi, self->caps_str,
@@ -432,9 +457,14 @@ render_locked (GstDoradmaNetSink * self, GstBuffer * buf)
   param.flags = 0;
   param.cb.send = send_done;
   param.user_data = ctx;
-  /* the frame's own bytes: no staging copy */
+  if (path == GST_DORADMA_NET_GPU_PATH_DEVICE) {
+    /* the probe said UCX reads CUDA memory: no guessing on its side */
+    param.op_attr_mask |= UCP_OP_ATTR_FIELD_MEMORY_TYPE;
+    param.memory_type = UCS_MEMORY_TYPE_CUDA;
+  }
+  /* host path: the frame's own bytes, no staging copy */
   req = ucp_am_send_nbx (self->ep, DORADMA_NET_AM_FRAME, &ctx->header,
-      sizeof (ctx->header), ctx->map.data, fi.payload_bytes, &param);
+      sizeof (ctx->header), ctx->frame.data, fi.payload_bytes, &param);
   if (req == NULL) {
     send_ctx_free (ctx);
   } else if (UCS_PTR_IS_ERR (req)) {
@@ -445,6 +475,9 @@ render_locked (GstDoradmaNetSink * self, GstBuffer * buf)
     return GST_FLOW_OK;
   }
   /* else send_done frees ctx and req */
+  if (path == GST_DORADMA_NET_GPU_PATH_DEVICE)
+    COUNT (self, C_DEVICE_FRAMES, 1);
+  g_atomic_int_set (&self->gpu_path, path);
   COUNT (self, C_FRAMES, 1);
   COUNT (self, C_BYTES, fi.payload_bytes);
   return GST_FLOW_OK;
@@ -524,12 +557,34 @@ static gboolean
 gst_doradma_net_sink_set_caps (GstBaseSink * bsink, GstCaps * caps)
 {
   GstDoradmaNetSink *self = GST_DORADMA_NET_SINK (bsink);
+  GstCapsFeatures *features = gst_caps_get_features (caps, 0);
   struct doradma_diag diag = { 0 };
-  gchar *str;
+  gchar *reason = NULL, *str;
+  GstCaps *plain;
 
   if (!gst_video_info_from_caps (&self->vinfo, caps))
     return FALSE;
-  str = gst_caps_to_string (caps);
+  if (features && gst_caps_features_contains (features,
+          GST_DORADMA_CUDA_FEATURE)) {
+    gboolean ok;
+
+    g_mutex_lock (&self->ucx.lock);
+    ok = gst_doradma_net_gpu_prepare (&self->gpu, &reason);
+    g_mutex_unlock (&self->ucx.lock);
+    if (!ok) {
+      GST_ELEMENT_ERROR (self, RESOURCE, SETTINGS,
+          ("%s frames need CUDA at run time, which is not available here",
+              GST_DORADMA_CUDA_FEATURE), ("%s", reason));
+      g_free (reason);
+      return FALSE;
+    }
+  }
+  /* the frame arrives in host memory (a ring, system memory): the caps
+   * that cross the wire say so */
+  plain = gst_caps_copy (caps);
+  gst_caps_set_features (plain, 0, NULL);
+  str = gst_caps_to_string (plain);
+  gst_caps_unref (plain);
   if (strlen (str) >= DORADMA_CAPS_MAX
       || doradma_caps_validate (str, strlen (str) + 1, &diag) < 0) {
     GST_ELEMENT_ERROR (self, STREAM, FORMAT, ("Caps cannot cross the wire"),
@@ -565,8 +620,13 @@ gst_doradma_net_sink_start (GstBaseSink * bsink)
     g_clear_error (&err);
     return FALSE;
   }
-  GST_INFO_OBJECT (self, "UCX memory types: %s",
-      gst_doradma_net_ucx_memory_types (&self->ucx));
+  GST_INFO_OBJECT (self, "UCX memory types: %s (device frames: %s)",
+      gst_doradma_net_ucx_memory_types (&self->ucx),
+      gst_doradma_net_ucx_has_cuda (&self->ucx) ? "sent from the device" :
+      "staged once through pinned memory");
+  gst_doradma_net_gpu_init (&self->gpu,
+      gst_doradma_net_ucx_has_cuda (&self->ucx));
+  g_atomic_int_set (&self->gpu_path, GST_DORADMA_NET_GPU_PATH_NONE);
   self->ep = NULL;
   self->ep_failed = self->connected = self->was_connected = FALSE;
   self->next_attempt = 0;
@@ -589,6 +649,7 @@ gst_doradma_net_sink_stop (GstBaseSink * bsink)
     while (self->in_flight > 0)
       gst_doradma_net_ucx_progress (&self->ucx);
     gst_doradma_net_ucx_close (&self->ucx);
+    gst_doradma_net_gpu_clear (&self->gpu);
     self->ucx_open = FALSE;
   }
   g_clear_pointer (&self->caps_str, g_free);
@@ -621,11 +682,39 @@ gst_doradma_net_sink_unlock_stop (GstBaseSink * bsink)
   return TRUE;
 }
 
+#ifdef HAVE_GST_CUDA
+/* Device 0's primary context for a CUDA neighbour (cudaupload): its
+ * memory and our staging copies then share one context. */
+static gboolean
+gst_doradma_net_sink_query (GstBaseSink * bsink, GstQuery * query)
+{
+  if (gst_doradma_cuda_element_query (GST_ELEMENT (bsink),
+          &GST_DORADMA_NET_SINK (bsink)->cuda_ctx, query))
+    return TRUE;
+  return GST_BASE_SINK_CLASS (gst_doradma_net_sink_parent_class)->query
+      (bsink, query);
+}
+
+static void
+gst_doradma_net_sink_set_context (GstElement * element, GstContext * context)
+{
+  gst_doradma_cuda_element_set_context (element,
+      &GST_DORADMA_NET_SINK (element)->cuda_ctx, context);
+  GST_ELEMENT_CLASS (gst_doradma_net_sink_parent_class)->set_context
+      (element, context);
+}
+#endif
+
 static GstStructure *
 get_stats (GstDoradmaNetSink * self)
 {
-  return gst_doradma_net_ucx_stats_new (&self->ucx, self->ucx_open,
-      "doradmanetsink-stats", counter_names, self->counters, C_N);
+  GstStructure *s = gst_doradma_net_ucx_stats_new (&self->ucx,
+      self->ucx_open, "doradmanetsink-stats", counter_names, self->counters,
+      C_N);
+
+  gst_structure_set (s, "gpu-path", G_TYPE_STRING,
+      gst_doradma_net_gpu_path_name (g_atomic_int_get (&self->gpu_path)), NULL);
+  return s;
 }
 
 static void
@@ -725,6 +814,9 @@ gst_doradma_net_sink_finalize (GObject * object)
 
   g_free (self->host);
   g_free (self->transports);
+#ifdef HAVE_GST_CUDA
+  gst_clear_object (&self->cuda_ctx);
+#endif
   G_OBJECT_CLASS (gst_doradma_net_sink_parent_class)->finalize (object);
 }
 
@@ -756,6 +848,11 @@ gst_doradma_net_sink_class_init (GstDoradmaNetSinkClass * klass)
   bsink_class->unlock = GST_DEBUG_FUNCPTR (gst_doradma_net_sink_unlock);
   bsink_class->unlock_stop =
       GST_DEBUG_FUNCPTR (gst_doradma_net_sink_unlock_stop);
+#ifdef HAVE_GST_CUDA
+  bsink_class->query = GST_DEBUG_FUNCPTR (gst_doradma_net_sink_query);
+  element_class->set_context =
+      GST_DEBUG_FUNCPTR (gst_doradma_net_sink_set_context);
+#endif
 
   /**
    * GstDoradmaNetSink:host:
@@ -857,13 +954,19 @@ gst_doradma_net_sink_class_init (GstDoradmaNetSinkClass * klass)
    * "doradmanetsink-stats": frames and bytes sent, dropped-busy (latest:
    * the wire was busy), dropped-disconnected (latest: no receiver),
    * connects, peer-lost, send-errors, bad-credits (malformed messages
-   * from the receiver), memory-path ("host": sent from the mapped host
-   * buffer) and ucx-memory-types (what this UCX can send from).
+   * from the receiver), staged-frames (device frames copied once into
+   * pinned memory and sent from there), device-frames (sent from device
+   * memory by a UCX with CUDA), staging-buffers (pinned buffers allocated:
+   * the rest were reused), gpu-path (the path of the last frame sent:
+   * "host" from the mapped host buffer, "staged-pinned", "device"; "none"
+   * before the first) and ucx-memory-types (what this UCX can send from:
+   * "cuda" there means device frames go as such).
    */
   properties[PROP_STATS] = g_param_spec_boxed ("stats", "Statistics",
       "Counters: frames, bytes, dropped-busy, dropped-disconnected, "
-      "connects, peer-lost, send-errors, bad-credits, memory-path, "
-      "ucx-memory-types", GST_TYPE_STRUCTURE,
+      "connects, peer-lost, send-errors, bad-credits, staged-frames, "
+      "device-frames, staging-buffers; gpu-path (host, staged-pinned, "
+      "device: the last frame's), ucx-memory-types", GST_TYPE_STRUCTURE,
       G_PARAM_READABLE | G_PARAM_STATIC_STRINGS);
 
   g_object_class_install_properties (gobject_class, NUM_PROPERTIES, properties);

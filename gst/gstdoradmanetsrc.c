@@ -754,8 +754,14 @@ gst_doradma_net_src_unlock_stop (GstBaseSrc * bsrc)
 static GstStructure *
 get_stats (GstDoradmaNetSrc * self)
 {
-  return gst_doradma_net_ucx_stats_new (&self->ucx, self->ucx_open,
-      "doradmanetsrc-stats", counter_names, self->counters, C_N);
+  GstStructure *s = gst_doradma_net_ucx_stats_new (&self->ucx,
+      self->ucx_open, "doradmanetsrc-stats", counter_names, self->counters,
+      C_N);
+
+  /* frames are received into host memory: the ring's slots, or system
+   * memory downstream (doradmasrc gives CUDAMemory from the ring) */
+  gst_structure_set (s, "memory-path", G_TYPE_STRING, "host", NULL);
+  return s;
 }
 
 static void

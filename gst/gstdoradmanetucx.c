@@ -104,6 +104,7 @@ gst_doradma_net_ucx_open (GstDoradmaNetUcx * u, const gchar * transports,
   attr.field_mask = UCP_ATTR_FIELD_MEMORY_TYPES;
   types = g_string_new (NULL);
   if (ucp_context_query (u->context, &attr) == UCS_OK) {
+    u->memory_type_mask = attr.memory_types;
     for (t = 0; t < UCS_MEMORY_TYPE_LAST; t++) {
       if (attr.memory_types & UCS_BIT (t))
         g_string_append_printf (types, "%s%s", types->len ? "," : "",
@@ -424,6 +425,12 @@ gst_doradma_net_ucx_memory_types (GstDoradmaNetUcx * u)
   return u->memory_types ? u->memory_types : "";
 }
 
+gboolean
+gst_doradma_net_ucx_has_cuda (GstDoradmaNetUcx * u)
+{
+  return (u->memory_type_mask & UCS_BIT (UCS_MEMORY_TYPE_CUDA)) != 0;
+}
+
 GstStructure *
 gst_doradma_net_ucx_stats_new (GstDoradmaNetUcx * u, gboolean open,
     const gchar * name, const gchar * const *names, guint64 * counters, guint n)
@@ -434,9 +441,7 @@ gst_doradma_net_ucx_stats_new (GstDoradmaNetUcx * u, gboolean open,
   for (c = 0; c < n; c++)
     gst_structure_set (s, names[c], G_TYPE_UINT64,
         __atomic_load_n (&counters[c], __ATOMIC_RELAXED), NULL);
-  /* no device path yet (docs/network.md, "RDMA NICs and GPUDirect") */
-  gst_structure_set (s, "memory-path", G_TYPE_STRING, "host",
-      "ucx-memory-types", G_TYPE_STRING, open ?
+  gst_structure_set (s, "ucx-memory-types", G_TYPE_STRING, open ?
       gst_doradma_net_ucx_memory_types (u) : "", NULL);
   return s;
 }

@@ -28,6 +28,7 @@ G_BEGIN_DECLS typedef struct
   int worker_fd;                /* ucp_worker_get_efd */
   int cancel_fd;                /* eventfd: readable while interrupted */
   gchar *memory_types;          /* what UCX can send from, e.g. "host" */
+  guint64 memory_type_mask;     /* the same: UCS_BIT (ucs_memory_type_t) */
   /* threaded */
   GMutex lock;
   GCond cond;
@@ -97,9 +98,12 @@ gboolean gst_doradma_net_ucx_set_am_handler (GstDoradmaNetUcx * u, guint id,
  * run-time probe of docs/network.md, "GPU memory"). */
 const gchar *gst_doradma_net_ucx_memory_types (GstDoradmaNetUcx * u);
 
+/* TRUE when the probe found that this UCX sends from CUDA device memory
+ * (a UCX built --with-cuda: UCS_MEMORY_TYPE_CUDA in the send params). */
+gboolean gst_doradma_net_ucx_has_cuda (GstDoradmaNetUcx * u);
+
 /* The element's stats structure `name`: counters[i] (read atomically) as
- * guint64 fields names[i], then memory-path ("host": frames are sent from
- * and received into host memory) and ucx-memory-types (the probe; "" when
+ * guint64 fields names[i], then ucx-memory-types (the probe; "" when
  * `open` is FALSE). */
 GstStructure *gst_doradma_net_ucx_stats_new (GstDoradmaNetUcx * u,
     gboolean open, const gchar * name, const gchar * const *names,
