@@ -96,12 +96,13 @@ for i in range(n):
     cai = frame.__cuda_array_interface__
     got = read_back(cai)
     sha = hashlib.sha1(got.tobytes()).hexdigest()
-    notes = []
+    notes = []   # what is wrong with the frame
+    where = ""   # what is only reported
     if transport == "unified":
         host = frame.numpy()
         if not np.array_equal(got, host):
             notes.append("device != numpy()")
-        notes.append("host=0x%x" % host.ctypes.data)
+        where = " host=0x%x" % host.ctypes.data
         del host
     else:
         if frame.transport != "cuda":
@@ -117,10 +118,10 @@ for i in range(n):
         notes.append("sha1 differs from checksumsink's")
     primary = in_primary_context(cai["data"][0])
     print("frame %d seq %s transport %s device=0x%x shape %s strides %s "
-          "primary-context %s sha1 %s %s" %
+          "primary-context %s sha1 %s %s%s" %
           (i, frame.sequence, frame.transport, cai["data"][0], cai["shape"],
            cai["strides"], "yes" if primary else "no", sha,
-           "; ".join(notes) if notes else "equal"))
+           "; ".join(notes) if notes else "equal", where))
     if notes:
         bad.append(i)
     if i == n // 2:
