@@ -8,10 +8,18 @@
 # frame with CLOCK_MONOTONIC before the sending element and reads it after
 # the receiving one (the namespaces share the clock): frames/s delivered,
 # end-to-end p50/p99, CPU per delivered frame (both processes).
-#   sudo tests/bench/net/compare.sh BUILD_DIR [SECONDS] > table.md
+#   sudo tests/bench/net/compare.sh BUILD_DIR [SECONDS [CSV]] > table.md
+# CSV, when given, gets the same rows machine-readable (one header line;
+# columns case,transport,made,delivered,fps,p50_ms,p99_ms,cpu_ms_per_frame;
+# empty fields where nothing arrived) for tests/bench/net/plot.py.
 set -u
-build=${1:?usage: compare.sh BUILD_DIR [SECONDS]}
+build=${1:?usage: compare.sh BUILD_DIR [SECONDS [CSV]]}
 secs=${2:-10}
+csv=${3:-}
+if [ -n "$csv" ]; then
+  echo "case,transport,made,delivered,fps,p50_ms,p99_ms,cpu_ms_per_frame" > "$csv" ||
+    { echo "compare.sh: cannot write $csv" >&2; exit 2; }
+fi
 scenario=bench
 probe=$build/tests/bench/net/net-probe
 export GST_PLUGIN_PATH_1_0=${GST_PLUGIN_PATH_1_0:-$build/gst}
@@ -70,12 +78,18 @@ run_case () {   # run_case TRANSPORT LABEL CAPS LIVE N
   cpu_tx=$(sed -n 's/.*cpu_s=\([0-9.]*\).*/\1/p' <<< "$s")
   if [ -z "$frames" ] || [ "$frames" = 0 ]; then
     echo "| $label | $t | $n | 0 | - | - | - | - |"
+    [ -z "$csv" ] || echo "$label,$t,$n,0,,,," >> "$csv"
     return
   fi
-  awk -v l="$label" -v t="$t" -v n="$n" -v f="$frames" -v fps="$fps" \
-    -v p50="$p50" -v p99="$p99" -v a="${cpu_tx:-0}" -v b="${cpu_rx:-0}" \
-    'BEGIN { printf "| %s | %s | %d | %d | %.1f | %.2f | %.2f | %.2f |\n",
-             l, t, n, f, fps, p50 / 1000, p99 / 1000, (a + b) * 1000 / f }'
+  # one line of numbers, then printed as a table row and as a CSV row
+  local row d_fps d_p50 d_p99 d_cpu
+  row=$(awk -v f="$frames" -v fps="$fps" -v p50="$p50" -v p99="$p99" \
+    -v a="${cpu_tx:-0}" -v b="${cpu_rx:-0}" \
+    'BEGIN { printf "%d %.1f %.2f %.2f %.2f", f, fps, p50 / 1000, p99 / 1000,
+             (a + b) * 1000 / f }')
+  read -r frames d_fps d_p50 d_p99 d_cpu <<< "$row"
+  echo "| $label | $t | $n | $frames | $d_fps | $d_p50 | $d_p99 | $d_cpu |"
+  [ -z "$csv" ] || echo "$label,$t,$n,$frames,$d_fps,$d_p50,$d_p99,$d_cpu" >> "$csv"
 }
 
 echo "| case | transport | frames made | delivered | frames/s delivered | p50 ms | p99 ms | CPU ms / delivered frame |"
