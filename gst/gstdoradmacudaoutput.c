@@ -367,8 +367,7 @@ gst_doradma_cuda_output_cuda_memory (GstDoradmaCudaOutput * o,
   GstCudaContext *ctx;
   GstBufferPool *pool;
   GstBuffer *out = NULL;
-  GstMemory *mem;
-  GstMapInfo map;
+  GstVideoFrame vf;
   guint p;
   gboolean ok;
 
@@ -392,20 +391,23 @@ gst_doradma_cuda_output_cuda_memory (GstDoradmaCudaOutput * o,
     *err = g_strdup ("no buffer from the CUDA buffer pool");
     goto fail;
   }
-  mem = gst_buffer_peek_memory (out, 0);
-  if (!gst_is_cuda_memory (mem)
-      || !gst_memory_map (mem, &map, GST_MAP_WRITE | GST_MAP_CUDA)) {
+  /* the planes where the buffer's video meta says, as every CUDA element
+   * reads them: on 1.22 the pool's meta has the caps' default strides
+   * while the memory's own info has the allocation's pitch (a 638-pixel
+   * RGBA row: 2552 against 2560), so writing by the memory's info skewed
+   * every row that downstream read */
+  if (!gst_is_cuda_memory (gst_buffer_peek_memory (out, 0))
+      || !gst_video_frame_map (&vf, info, out, GST_MAP_WRITE | GST_MAP_CUDA)) {
     *err = g_strdup ("could not map the CUDA memory for writing");
     goto fail;
   }
-  default_layout (&dst, (guint64) (guintptr) map.data,
-      GST_DORADMA_CUDA_MEM_DEVICE, info);
-  for (p = 0; p < GST_VIDEO_INFO_N_PLANES (info); p++) {
-    dst.offset[p] = ((GstCudaMemory *) mem)->info.offset[p];
-    dst.stride[p] = ((GstCudaMemory *) mem)->info.stride[p];
+  default_layout (&dst, 0, GST_DORADMA_CUDA_MEM_DEVICE, info);
+  for (p = 0; p < GST_VIDEO_FRAME_N_PLANES (&vf); p++) {
+    dst.offset[p] = (gsize) vf.data[p];
+    dst.stride[p] = GST_VIDEO_FRAME_PLANE_STRIDE (&vf, p);
   }
   ok = device_copy_and_release (o, c, frame, info, &dst, err);
-  gst_memory_unmap (mem, &map);
+  gst_video_frame_unmap (&vf);
   if (!ok) {
     gst_buffer_unref (out);
     return NULL;
