@@ -260,7 +260,13 @@ post_message (GstDoradmaNetSink * self, const gchar * name,
 static void
 drop_connection (GstDoradmaNetSink * self, gboolean force)
 {
-  gst_doradma_net_ucx_close_ep (&self->ucx, self->ep, force);
+  /* a flush waits at most what makes a silent peer lost */
+  gint64 grace = (gint64) ((self->peer_timeout ? self->peer_timeout :
+          DEFAULT_PEER_TIMEOUT) / 1000);
+
+  if (!gst_doradma_net_ucx_close_ep (&self->ucx, self->ep, force, grace))
+    GST_WARNING_OBJECT (self, "the receiver took nothing for %" G_GINT64_FORMAT
+        " ms: connection closed without its last frames", grace / 1000);
   self->ep = NULL;
   self->ep_failed = FALSE;
   self->connected = FALSE;
@@ -641,13 +647,20 @@ static gboolean
 gst_doradma_net_sink_stop (GstBaseSink * bsink)
 {
   GstDoradmaNetSink *self = GST_DORADMA_NET_SINK (bsink);
+  gint64 deadline;
 
   if (self->ucx_open) {
     gst_doradma_net_ucx_stop_thread (&self->ucx);
     /* a live peer gets what was sent (flush); a dead one is not waited for */
     drop_connection (self, self->ep_failed || !self->connected);
-    while (self->in_flight > 0)
+    /* the close ended every send, flushed or forced; bounded all the same:
+     * a stop never waits on the network for ever */
+    deadline = g_get_monotonic_time () + G_USEC_PER_SEC;
+    while (self->in_flight > 0 && g_get_monotonic_time () < deadline)
       gst_doradma_net_ucx_progress (&self->ucx);
+    if (self->in_flight > 0)
+      GST_WARNING_OBJECT (self, "%u sends still unfinished at stop",
+          (guint) self->in_flight);
     gst_doradma_net_ucx_close (&self->ucx);
     gst_doradma_net_gpu_clear (&self->gpu);
     self->ucx_open = FALSE;

@@ -324,7 +324,7 @@ drop_sender (GstDoradmaNetSrc * self)
     COUNT (self, C_ABANDONED, 1);
     pending_release (self, pf);
   }
-  gst_doradma_net_ucx_close_ep (&self->ucx, self->ep, TRUE);
+  gst_doradma_net_ucx_close_ep (&self->ucx, self->ep, TRUE, 0);
   self->ep = NULL;
   self->ep_failed = FALSE;
 }
@@ -411,7 +411,7 @@ finish_receive (GstDoradmaNetSrc * self, void *req, gboolean * keep_slot)
     if (hard == 0 && (!go_on || (self->peer_timeout && now > deadline))) {
       GST_DEBUG_OBJECT (self, "payload %s; closing the connection",
           go_on ? "stopped coming" : "interrupted");
-      gst_doradma_net_ucx_close_ep (&self->ucx, self->ep, TRUE);
+      gst_doradma_net_ucx_close_ep (&self->ucx, self->ep, TRUE, 0);
       self->ep = NULL;
       self->link_lost = TRUE;
       hard = now + G_USEC_PER_SEC;

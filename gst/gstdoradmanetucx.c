@@ -376,23 +376,55 @@ gst_doradma_net_ucx_listen (GstDoradmaNetUcx * u, const gchar * address,
   return l;
 }
 
-void
-gst_doradma_net_ucx_close_ep (GstDoradmaNetUcx * u, ucp_ep_h ep, gboolean force)
+/* Progresses the worker until `req` completes (then frees it) or the
+ * monotonic `deadline` passes (0: none). TRUE when it completed. */
+static gboolean
+wait_request (GstDoradmaNetUcx * u, void *req, gint64 deadline)
+{
+  while (ucp_request_check_status (req) == UCS_INPROGRESS) {
+    if (deadline && g_get_monotonic_time () >= deadline)
+      return FALSE;
+    ucp_worker_progress (u->worker);
+  }
+  ucp_request_free (req);
+  return TRUE;
+}
+
+gboolean
+gst_doradma_net_ucx_close_ep (GstDoradmaNetUcx * u, ucp_ep_h ep,
+    gboolean force, gint64 grace_us)
 {
   ucp_request_param_t p = { 0 };
+  gint64 deadline;
+  gboolean clean = TRUE;
   void *req;
 
   if (ep == NULL)
-    return;
+    return TRUE;
+  deadline = grace_us > 0 ? g_get_monotonic_time () + grace_us : 0;
+  if (!force) {
+    /* a peer that takes no more data (stopped, its host stuck) never lets
+     * a flush complete: past the grace the close is forced instead */
+    req = ucp_ep_flush_nbx (ep, &p);
+    if (UCS_PTR_IS_PTR (req) && !wait_request (u, req, deadline)) {
+      ucp_request_free (req);   /* released when the forced close ends it */
+      force = TRUE;
+      clean = FALSE;
+    }
+  }
   p.op_attr_mask = UCP_OP_ATTR_FIELD_FLAGS;
   p.flags = force ? UCP_EP_CLOSE_FLAG_FORCE : 0;
   req = ucp_ep_close_nbx (ep, &p);
   if (req == NULL || UCS_PTR_IS_ERR (req))
-    return;
-  /* not interruptible: the endpoint must be gone before the worker */
-  while (ucp_request_check_status (req) == UCS_INPROGRESS)
-    ucp_worker_progress (u->worker);
-  ucp_request_free (req);
+    return clean;
+  /* a forced close is local and ends; a graceful one is bounded again, its
+   * request then released to the worker's teardown */
+  deadline = force || grace_us <= 0 ? 0 : g_get_monotonic_time () + grace_us;
+  if (!wait_request (u, req, deadline)) {
+    ucp_request_free (req);
+    clean = FALSE;
+  }
+  return clean;
 }
 
 gboolean

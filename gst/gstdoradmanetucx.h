@@ -85,9 +85,12 @@ ucp_listener_h gst_doradma_net_ucx_listen (GstDoradmaNetUcx * u,
     const gchar * address, guint port, ucp_listener_conn_callback_t on_conn,
     gpointer arg, GError ** error);
 /* Closes an endpoint: flushed when `force` is FALSE, else at once
- * (pending sends complete with an error). Waits for the close. */
-void gst_doradma_net_ucx_close_ep (GstDoradmaNetUcx * u, ucp_ep_h ep,
-    gboolean force);
+ * (pending sends complete with an error). A flush that does not complete
+ * within `grace_us` (> 0; a peer that stopped reading) turns into a forced
+ * close, so that no stop waits on a peer forever. Returns FALSE when the
+ * grace ran out (what was in flight may be lost). */
+gboolean gst_doradma_net_ucx_close_ep (GstDoradmaNetUcx * u, ucp_ep_h ep,
+    gboolean force, gint64 grace_us);
 
 /* Registers `cb` for active message `id` (data kept by returning
  * UCS_INPROGRESS). */

@@ -11,6 +11,8 @@
 #              reconnects to a new receiver, which gets frames
 #   kill-tx    kill -9 of the sender mid-stream: the receiver reports it,
 #              its ring's reader sees no torn frame, a new sender is served
+#   stop-stalled  the receiver stopped (SIGSTOP) as the sender stops: the
+#              sender's stop ends within its peer-timeout (forced close)
 #   link-cut   the veth link goes down mid-stream: both ends report the
 #              lost peer (keepalive); link up: the sender reconnects
 #   rtp        the composition that needs no new element (docs/network.md):
@@ -177,6 +179,33 @@ case "$scenario" in
     [ "$(stat_of "$work/ring.log" doradmasrc-stats torn)" = 0 ] ||
       fail "the ring's reader saw torn frames"
     echo "ok: sender killed -9, reported, ring consistent (0 torn), next sender served"
+    ;;
+  stop-stalled)
+    # a receiver that takes nothing more (stopped: its host stuck, or its
+    # pipeline wedged): the sender's stop must not wait on it for ever,
+    # only up to its peer-timeout, then close by force
+    receiver "$work/rx.log" channel=net-ss-$id ! fakesink
+    start_in "$nsa" "$work/tx.log" gst-launch-1.0 -e -m $SOURCE is-live=true ! \
+      "$CAPS" ! doradmanetsink host="$addr_b" port="$port" \
+      peer-timeout=3000000000
+    tx=$started
+    wait_for 20 "$work/tx.log" "doradmanetsink-connected" || fail "never connected"
+    sleep 1
+    kill -STOP "$rx_pid"
+    # stopped at once: inside peer-timeout, the sender still counts the
+    # receiver as connected and its stop flushes towards it
+    kill -INT "$tx"
+    end=$(( SECONDS + 25 ))
+    while kill -0 "$tx" 2>/dev/null; do
+      if [ $SECONDS -ge $end ]; then
+        kill -CONT "$rx_pid"
+        fail "the sender's stop still waits on the stopped receiver after 25 s"
+      fi
+      sleep 0.2
+    done
+    kill -CONT "$rx_pid"
+    grep -q "EOS" "$work/tx.log" || fail "the sender did not reach EOS: $(tail -3 "$work/tx.log")"
+    echo "ok: receiver stopped (SIGSTOP): the sender's stop ended within its peer-timeout"
     ;;
   link-cut)
     receiver "$work/rx.log" channel=net-lc-$id ! fakesink
