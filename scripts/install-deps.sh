@@ -86,9 +86,9 @@ case $profile in
               # tests/relacy: the protocol on a relaxed memory model
               relacy-dev)
     # doradmanetsink/doradmanetsrc (UCX: Debian 12 has 1.13, 13 has 1.18)
-    # and their namespace tests (ip, tc: tests/net); built only where UCX is
+    # and their namespace tests (ip, tc, nft: tests/net); built only where UCX is
     if available libucx-dev; then
-      PACKAGES+=(libucx-dev ucx-utils iproute2)
+      PACKAGES+=(libucx-dev ucx-utils iproute2 nftables)
     else
       echo "install-deps: no libucx-dev here: doradmanetsink/doradmanetsrc will not be built" >&2
       PACKAGES+=(iproute2)
