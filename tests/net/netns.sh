@@ -113,14 +113,15 @@ case "$scenario" in
     else
       # a kernel without sch_netem: the loss half by nftables (2% of the
       # sender's packets dropped at random, counted); no delay emulation
+      # (nft run without the sanitizer legs' preloaded ASan runtime, as pgrep)
       command -v nft >/dev/null ||
         skip "tc netem unavailable (sch_netem) and no nft (nftables) for the loss"
       echo "table inet ddloss { chain out { type filter hook output priority 0;
         oifname \"dda$id\" numgen random mod 100 < 2 counter drop; }; }" |
-        in_a nft -f - ||
+        in_a env LD_PRELOAD= nft -f - ||
         skip "tc netem unavailable (sch_netem) and nftables refused the loss rule"
       run_lossless 30
-      dropped=$(in_a nft list table inet ddloss | grep -o 'packets [0-9]*' | cut -d' ' -f2)
+      dropped=$(in_a env LD_PRELOAD= nft list table inet ddloss | grep -o 'packets [0-9]*' | cut -d' ' -f2)
       [ "${dropped:-0}" -gt 0 ] || fail "nftables dropped no packet: the loss was not exercised"
       echo "ok: under 2% random packet loss (nftables: $dropped packets dropped); tc netem unavailable (sch_netem), so no delay"
     fi
