@@ -391,11 +391,10 @@ gst_doradma_cuda_output_cuda_memory (GstDoradmaCudaOutput * o,
     *err = g_strdup ("no buffer from the CUDA buffer pool");
     goto fail;
   }
-  /* the planes where the buffer's video meta says, as every CUDA element
-   * reads them: on 1.22 the pool's meta has the caps' default strides
-   * while the memory's own info has the allocation's pitch (a 638-pixel
-   * RGBA row: 2552 against 2560), so writing by the memory's info skewed
-   * every row that downstream read */
+  /* the planes where the buffer's video meta says, as CUDA elements read
+   * them (gst_video_frame_map with GST_MAP_CUDA); on the H200 with 1.22
+   * this equals the memory's own pitched layout (tests/cuda-elements/
+   * pitch.sh passes with either) */
   if (!gst_is_cuda_memory (gst_buffer_peek_memory (out, 0))
       || !gst_video_frame_map (&vf, info, out, GST_MAP_WRITE | GST_MAP_CUDA)) {
     *err = g_strdup ("could not map the CUDA memory for writing");

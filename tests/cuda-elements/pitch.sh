@@ -3,10 +3,12 @@
 # ! video/x-raw(memory:CUDAMemory) ! cudadownload at sizes whose default
 # row stride is not the CUDA allocation's pitch (638-pixel RGBA: 2552 bytes
 # a row), and one where they agree. Every frame's SHA-1 (checksumsink) must
-# equal the producer's pattern made without doradma. It failed on the H200
-# with GStreamer 1.22 before the source wrote the planes where the buffer's
-# video meta says (gst/gstdoradmacudaoutput.c): 30 of 30 frames differed at
-# 638x479, none at 640x480.
+# equal the producer's pattern made without doradma. Coverage, not a
+# regression test: it passes on the H200 (1.22) with the source writing by
+# the CUDA memory's own info (before 0ce5bda) and by the video meta (after).
+# The mismatch that led to it was the probe's: `cudadownload ! checksumsink`
+# without video/x-raw between them passes CUDA memory through, hashed with
+# its pitch (2560 bytes a row at 638 RGBA, not 2552).
 # Usage: pitch.sh (gst-launch-1.0 and the plugin on the environment's paths)
 set -u
 N=30

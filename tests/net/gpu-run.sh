@@ -84,10 +84,12 @@ cat "$O/env.log"
 if [ -n "${HOST_ONLY:-}" ]; then
   UP="identity"; DEV="video/x-raw"; DOWN="identity"; RING=shmem; READ=shmem
 else
-  UP="cudaupload"; DEV="video/x-raw(memory:CUDAMemory)"; DOWN="cudadownload"
+  # video/x-raw after cudadownload: checksumsink takes any caps, and without
+  # it cudadownload passes the CUDA memory through (hashed with its pitch)
+  UP="cudaupload"; DEV="video/x-raw(memory:CUDAMemory)"; DOWN="cudadownload ! video/x-raw"
   RING=ipc; READ=unified
 fi
-for e in $UP $DOWN checksumsink doradmanetsink doradmanetsrc; do
+for e in $UP ${DOWN%% *} checksumsink doradmanetsink doradmanetsrc; do
   gst-inspect-1.0 "$e" > /dev/null 2>&1 || { fail "element $e missing (env.log)"; exit 1; }
 done
 gst-inspect-1.0 doradmanetsink | grep -q 'memory:CUDAMemory' ||
