@@ -99,10 +99,12 @@ $(rel "${SDK_PYTHON_DIR%/}")/doradma/__init__.py
 $(rel "${SDK_PYTHON_DIR%/}")/gi/overrides/GstDoradma.py
 $(rel "${SDK_PYTHON_DIR%/}")/doradma/_frames$("$SDK_PYTHON" -c 'import sysconfig; print(sysconfig.get_config_var("EXT_SUFFIX"))')"
   # meson >= 1.2 byte-compiles installed Python sources (__pycache__/*.pyc,
-  # per interpreter version): the module's bytecode, not a file of the SDK.
+  # per interpreter version): bytecode of the module and of the overrides,
+  # not files of the SDK.
   (cd "$P" && find . \( -type f -o -type l \) | sed 's|^\./||' \
      | grep -v '^'"$(rel "$SDK_LIBDIR")"'/libgstdoradma-1.0\.so\.0\.[0-9.]*$' \
-     | grep -v '/doradma/__pycache__/[^/]*\.pyc$' | sort) > "$T/got.txt"
+     | grep -v -e '/doradma/__pycache__/[^/]*\.pyc$' \
+         -e '/gi/overrides/__pycache__/GstDoradma\.[^/]*\.pyc$' | sort) > "$T/got.txt"
   echo "$want" | sort > "$T/want.txt"
   diff "$T/want.txt" "$T/got.txt" || fail "installed files differ from the SDK's list (< expected, > installed)"
   ls "$L"/libgstdoradma-1.0.so.0.* > /dev/null 2>&1 || fail "no versioned libgstdoradma-1.0.so.0.x.y"
