@@ -694,6 +694,20 @@ gst_doradma_cuda_copy_frame (GstDoradmaCudaCopier * copier,
       &dst, src, rows, rb, err) && gst_doradma_cuda_copier_sync (copier, err);
 }
 
+void
+gst_doradma_cuda_frame_of_video_frame (GstDoradmaCudaFrame * f,
+    GstDoradmaCudaMemKind kind, const GstVideoFrame * vf)
+{
+  guint p;
+
+  memset (f, 0, sizeof (*f));
+  f->kind = kind;
+  for (p = 0; p < GST_VIDEO_FRAME_N_PLANES (vf); p++) {
+    f->offset[p] = (gsize) vf->data[p];
+    f->stride[p] = GST_VIDEO_FRAME_PLANE_STRIDE (vf, p);
+  }
+}
+
 gboolean
 gst_doradma_cuda_upload_frame (GstDoradmaCudaCopier * copier,
     const GstVideoInfo * info, GstBuffer * buf, guint64 dst_ptr,
@@ -702,7 +716,6 @@ gst_doradma_cuda_upload_frame (GstDoradmaCudaCopier * copier,
   GstDoradmaCudaSource src;
   GstVideoFrame vf;
   gboolean ok;
-  guint p;
 
   if (!gst_doradma_cuda_source_open (info, buf, &src, from_device, err))
     return FALSE;
@@ -716,11 +729,8 @@ gst_doradma_cuda_upload_frame (GstDoradmaCudaCopier * copier,
     set_reason (err, g_strdup ("the buffer does not match the caps"));
     return FALSE;
   }
-  src.frame.kind = GST_DORADMA_CUDA_MEM_HOST;
-  for (p = 0; p < GST_VIDEO_FRAME_N_PLANES (&vf); p++) {
-    src.frame.offset[p] = (gsize) vf.data[p];
-    src.frame.stride[p] = GST_VIDEO_FRAME_PLANE_STRIDE (&vf, p);
-  }
+  gst_doradma_cuda_frame_of_video_frame (&src.frame,
+      GST_DORADMA_CUDA_MEM_HOST, &vf);
   ok = gst_doradma_cuda_copy_frame (copier, info, &src.frame, dst_ptr,
       GST_DORADMA_CUDA_MEM_DEVICE, err);
   gst_video_frame_unmap (&vf);

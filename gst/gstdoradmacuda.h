@@ -170,6 +170,12 @@ void gst_doradma_cuda_source_close (GstDoradmaCudaSource * src);
 /* Copies the frame `src` (caps `info`) to `dst_ptr` in the default layout
  * of `info`, plane by plane honouring the source's strides, and waits for
  * the copy. FALSE with *err. */
+/* `f` as the planes of the mapped `vf`, in memory of `kind`: ptr 0 and
+ * each plane's address in its offset (a GstVideoFrame mapped with
+ * GST_MAP_CUDA gives device addresses). */
+void gst_doradma_cuda_frame_of_video_frame (GstDoradmaCudaFrame * f,
+    GstDoradmaCudaMemKind kind, const GstVideoFrame * vf);
+
 gboolean gst_doradma_cuda_copy_frame (GstDoradmaCudaCopier * copier,
     const GstVideoInfo * info, const GstDoradmaCudaFrame * src,
     guint64 dst_ptr, GstDoradmaCudaMemKind dst_kind, gchar ** err);

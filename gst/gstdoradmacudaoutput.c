@@ -132,7 +132,6 @@ gst_doradma_cuda_output_download (GstDoradmaCudaOutput * o,
   GstDoradmaCudaFrame dst;
   GstVideoFrame vf;
   GstBuffer *out = NULL;
-  guint p;
   gboolean ok;
 
   if (pool == NULL || gst_buffer_pool_acquire_buffer (pool, &out, NULL)
@@ -142,11 +141,7 @@ gst_doradma_cuda_output_download (GstDoradmaCudaOutput * o,
     *err = g_strdup ("no local buffer to download into");
     return NULL;
   }
-  default_layout (&dst, 0, GST_DORADMA_CUDA_MEM_HOST, info);
-  for (p = 0; p < GST_VIDEO_FRAME_N_PLANES (&vf); p++) {
-    dst.offset[p] = (gsize) vf.data[p];
-    dst.stride[p] = GST_VIDEO_FRAME_PLANE_STRIDE (&vf, p);
-  }
+  gst_doradma_cuda_frame_of_video_frame (&dst, GST_DORADMA_CUDA_MEM_HOST, &vf);
   ok = device_copy_and_release (o, c, frame, info, &dst, err);
   gst_video_frame_unmap (&vf);
   if (!ok) {
@@ -368,7 +363,6 @@ gst_doradma_cuda_output_cuda_memory (GstDoradmaCudaOutput * o,
   GstBufferPool *pool;
   GstBuffer *out = NULL;
   GstVideoFrame vf;
-  guint p;
   gboolean ok;
 
   ctx = gst_doradma_cuda_element_context (o->element, &o->ctx, err);
@@ -400,11 +394,8 @@ gst_doradma_cuda_output_cuda_memory (GstDoradmaCudaOutput * o,
     *err = g_strdup ("could not map the CUDA memory for writing");
     goto fail;
   }
-  default_layout (&dst, 0, GST_DORADMA_CUDA_MEM_DEVICE, info);
-  for (p = 0; p < GST_VIDEO_FRAME_N_PLANES (&vf); p++) {
-    dst.offset[p] = (gsize) vf.data[p];
-    dst.stride[p] = GST_VIDEO_FRAME_PLANE_STRIDE (&vf, p);
-  }
+  gst_doradma_cuda_frame_of_video_frame (&dst, GST_DORADMA_CUDA_MEM_DEVICE,
+      &vf);
   ok = device_copy_and_release (o, c, frame, info, &dst, err);
   gst_video_frame_unmap (&vf);
   if (!ok) {
