@@ -15,32 +15,6 @@
   "video/x-raw,format=%s,width=320,height=240,framerate=30/1 ! " \
   "videocrop left=10 top=20 right=30 bottom=40"
 
-/* Runs "<up> ! doradmasink channel=<channel> <props>" to EOS (an error
- * fails the test). */
-static void
-t_produce (const gchar * up, const gchar * channel, const gchar * props)
-{
-  gchar *desc = g_strdup_printf ("%s ! doradmasink channel=%s sync=false %s",
-      up, channel, props ? props : "");
-  GstElement *p = gst_parse_launch (desc, NULL);
-  GstMessage *msg;
-
-  fail_unless (p != NULL, "%s", desc);
-  msg = t_run (p, 20 * GST_SECOND);
-  fail_unless (msg != NULL, "producer: no EOS within 20 s");
-  if (GST_MESSAGE_TYPE (msg) == GST_MESSAGE_ERROR) {
-    GError *err = NULL;
-    gchar *dbg = NULL;
-
-    gst_message_parse_error (msg, &err, &dbg);
-    fail ("producer: %s (%s)", err->message, dbg);
-  }
-  gst_message_unref (msg);
-  gst_element_set_state (p, GST_STATE_NULL);
-  gst_object_unref (p);
-  g_free (desc);
-}
-
 /* The consumer "doradmasrc channel=<channel> <props> ! appsink" gets every
  * frame of `up` as the local reference has it, with caps `want_caps`. */
 static void
@@ -98,6 +72,36 @@ GST_START_TEST (test_videocrop_upstream_delivers_the_cropped_picture)
     gchar *up = g_strdup_printf (CROP_CHAIN, formats[i]);
     gchar *want = g_strdup_printf ("video/x-raw,format=%s,width=280,"
         "height=180", formats[i]);
+
+    check_delivered_like_local (up, NULL, want);
+    g_free (want);
+    g_free (up);
+  }
+}
+
+GST_END_TEST;
+
+/* R4-E2: an odd crop origin on subsampled chroma (videocrop left=11
+ * top=21) is applied as videocrop applies it (each plane starts at the
+ * sample that covers the origin): the consumer gets what videocrop copies
+ * into a sink without crop meta (the local reference). One format per
+ * subsampling. Before, the producer failed with "the crop's origin is not
+ * a whole pixel of every plane". */
+GST_START_TEST (test_an_odd_crop_origin_is_applied_as_videocrop_does)
+{
+  /* 4:2:0 planar and semi-planar, 4:2:2, 4:1:1, 4:4:4, 10-bit 4:2:0 and
+   * no chroma: the subsamplings videocrop takes */
+  const gchar *formats[] = { "I420", "YV12", "NV12", "NV21", "Y42B", "Y41B",
+    "Y444", "I420_10LE", "GRAY8"
+  };
+  guint i;
+
+  for (i = 0; i < G_N_ELEMENTS (formats); i++) {
+    gchar *up = g_strdup_printf ("videotestsrc num-buffers=4 pattern=smpte ! "
+        "video/x-raw,format=%s,width=320,height=240,framerate=30/1 ! "
+        "videocrop left=11 top=21 right=30 bottom=40", formats[i]);
+    gchar *want = g_strdup_printf ("video/x-raw,format=%s,width=279,"
+        "height=179", formats[i]);
 
     check_delivered_like_local (up, NULL, want);
     g_free (want);
@@ -715,6 +719,7 @@ agreement_suite (void)
   tcase_set_timeout (tc, 120);
   suite_add_tcase (s, tc);
   tcase_add_test (tc, test_videocrop_upstream_delivers_the_cropped_picture);
+  tcase_add_test (tc, test_an_odd_crop_origin_is_applied_as_videocrop_does);
   tcase_add_test (tc, test_a_refused_record_is_skipped_and_consumed);
   tcase_add_test (tc, test_a_producer_stopped_cleanly_is_not_a_death);
   tcase_add_test (tc,
