@@ -107,6 +107,10 @@ static const gchar *const src_features[] = { "",
   NULL
 };
 
+/* GstBaseSink's default processing-deadline (not exported): the room a
+ * syncing sink downstream asks of a live source's max latency */
+#define DOWNSTREAM_DEADLINE (20 * GST_MSECOND)
+
 /* create()'s "this frame does not go out, read the next one" */
 #define SKIP_FRAME GST_DORADMA_SRC_SKIP_FRAME
 
@@ -310,10 +314,14 @@ gst_doradma_src_query (GstBaseSrc * bsrc, GstQuery * query)
     GST_OBJECT_UNLOCK (self);
 
     /* latest: the newest frame stays in the ring for at least a frame
-     * period (the writer fills the other slots first); downstream's
-     * processing deadline needs that room, or every syncing sink warns */
+     * period (the writer fills the other slots first), and a reader that
+     * is later than that takes the next frame instead: nothing is lost
+     * that latest mode would keep. Downstream's processing deadline needs
+     * the room, or every syncing sink warns: at least basesink's default
+     * deadline, also above 50 fps. */
     if (rmode == GST_DORADMA_READ_MODE_LATEST)
-      max = GST_CLOCK_TIME_IS_VALID (dur) ? min + dur : GST_CLOCK_TIME_NONE;
+      max = GST_CLOCK_TIME_IS_VALID (dur) ?
+          min + MAX (dur, DOWNSTREAM_DEADLINE) : GST_CLOCK_TIME_NONE;
     else if (GST_CLOCK_TIME_IS_VALID (dur) && slots > 1)
       max = min + (slots - 1) * dur;
     else
