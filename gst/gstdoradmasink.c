@@ -470,7 +470,8 @@ gst_doradma_sink_start (GstBaseSink * bsink)
   ps.spin_time = self->spin_time;
   GST_OBJECT_UNLOCK (self);
 
-  if (!gst_doradma_channel_check_or_error (GST_ELEMENT (self), channel))
+  if (!gst_doradma_channel_check_or_error (GST_ELEMENT (self), channel)
+      || !gst_doradma_channel_free_or_error (GST_ELEMENT (self), channel))
     goto failed;
   if (ps.permissions & S_IWOTH)
     goto world_writable;
