@@ -7,7 +7,11 @@
 #include "config.h"
 #endif
 
+#include <errno.h>
+#include <unistd.h>
+
 #include <doradma/doradma.h>
+#include <doradma/inspect.h>
 
 #include "gstdoradmasettings.h"
 
@@ -100,4 +104,47 @@ gst_doradma_channel_check_or_error (GstElement * element, const gchar * channel)
     return FALSE;
   }
   return TRUE;
+}
+
+gboolean
+gst_doradma_channel_free_or_error (GstElement * element, const gchar * channel)
+{
+  struct doradma_inspect *in = g_new0 (struct doradma_inspect, 1);
+  gboolean ok = TRUE;
+  int r;
+
+  /* read-only: opened O_NONBLOCK|O_NOFOLLOW, copied with pread, never
+   * mapped or locked (doradma/inspect.h) */
+  r = doradma_inspect_channel (NULL, channel, in);
+  if (r == -ENOENT) {
+    /* nothing there: the usual case */
+  } else if (r < 0 || in->object.rc < 0) {
+    const struct doradma_diag *d = &in->object.diag;
+
+    GST_ELEMENT_ERROR_WITH_DETAILS (element, RESOURCE, OPEN_WRITE,
+        ("Could not create channel \"%s\"", channel),
+        ("%s", d->msg[0] ? d->msg : g_strerror (-r)),
+        ("channel", G_TYPE_STRING, channel, "field", G_TYPE_STRING,
+            d->field ? d->field : "", NULL));
+    ok = FALSE;
+  } else if (in->uid != (guint32) geteuid ()) {
+    GST_ELEMENT_ERROR_WITH_DETAILS (element, RESOURCE, NOT_AUTHORIZED,
+        ("Not allowed to create channel \"%s\"", channel),
+        ("%s belongs to uid %u: only its owner may replace it",
+            in->data_path, in->uid),
+        ("channel", G_TYPE_STRING, channel, "field", G_TYPE_STRING, "owner",
+            NULL));
+    ok = FALSE;
+  } else if (in->writer_alive == 1) {
+    GST_ELEMENT_ERROR_WITH_DETAILS (element, RESOURCE, BUSY,
+        ("Channel \"%s\" is in use by another live writer", channel),
+        ("%s: its writer, process %u, holds the writer lock",
+            in->data_path, in->segment.rc == 0 ? in->writer_pid :
+            in->rcb_read ? in->rcb.writer_pid : 0),
+        ("channel", G_TYPE_STRING, channel, NULL));
+    ok = FALSE;
+  }
+  doradma_inspect_clear (in);
+  g_free (in);
+  return ok;
 }

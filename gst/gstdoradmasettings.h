@@ -12,10 +12,9 @@
 #include "gstdoradmaenums.h"
 
 G_BEGIN_DECLS
-
 /* What $DORADMA_TRANSPORT names: AUTO when unset, empty or "auto". FALSE
  * with *bad_value set (to be g_free'd) when it holds an unknown value. */
-gboolean gst_doradma_transport_from_env (GstDoradmaTransport * from_env,
+    gboolean gst_doradma_transport_from_env (GstDoradmaTransport * from_env,
     gchar ** bad_value);
 /* The same, posting RESOURCE/SETTINGS on `element` naming the variable. */
 gboolean gst_doradma_transport_from_env_or_error (GstElement * element,
@@ -32,6 +31,14 @@ const gchar *gst_doradma_transport_name (GstDoradmaTransport t);
  * RESOURCE/SETTINGS on `element` naming the fault (call it without the
  * object lock). */
 gboolean gst_doradma_channel_check_or_error (GstElement * element,
+    const gchar * channel);
+
+/* doradmasink at start: TRUE unless the name `channel` holds now what the
+ * writer would refuse (a live writer's channel, a FIFO, a link or another
+ * user's object: a squatter); else posts that error on `element`, so the
+ * state change fails at once instead of upstream's streaming thread
+ * failing later. The creation checks again (the name may change). */
+gboolean gst_doradma_channel_free_or_error (GstElement * element,
     const gchar * channel);
 
 G_END_DECLS

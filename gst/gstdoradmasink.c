@@ -59,6 +59,7 @@
 #include <gst/video/video.h>
 
 #include "gstdoradmaelements.h"
+#include "gstdoradmaformats.h"
 #include "gstdoradmaclock.h"
 #include "gstdoradmasettings.h"
 #include "gstdoradmadora.h"
@@ -138,15 +139,14 @@ enum
 
 static GParamSpec *properties[NUM_PROPERTIES];
 
+/* The pad template: every carried format (gstdoradmaformats.h), in system
+ * memory and, with gstreamer-cuda, in CUDA memory. */
+static const gchar *const sink_features[] = { "",
 #ifdef HAVE_GST_CUDA
-#define SINK_CAPS GST_VIDEO_CAPS_MAKE (GST_VIDEO_FORMATS_ALL) "; " \
-    GST_VIDEO_CAPS_MAKE_WITH_FEATURES (GST_DORADMA_CUDA_FEATURE, GST_VIDEO_FORMATS_ALL)
-#else
-#define SINK_CAPS GST_VIDEO_CAPS_MAKE (GST_VIDEO_FORMATS_ALL)
+  GST_DORADMA_CUDA_FEATURE,
 #endif
-
-static GstStaticPadTemplate sink_template = GST_STATIC_PAD_TEMPLATE ("sink",
-    GST_PAD_SINK, GST_PAD_ALWAYS, GST_STATIC_CAPS (SINK_CAPS));
+  NULL
+};
 
 /* ---------------------------------------------------------------------- */
 /* Rendering (the paths themselves: gstdoradmasinkrender.c) */
@@ -470,7 +470,8 @@ gst_doradma_sink_start (GstBaseSink * bsink)
   ps.spin_time = self->spin_time;
   GST_OBJECT_UNLOCK (self);
 
-  if (!gst_doradma_channel_check_or_error (GST_ELEMENT (self), channel))
+  if (!gst_doradma_channel_check_or_error (GST_ELEMENT (self), channel)
+      || !gst_doradma_channel_free_or_error (GST_ELEMENT (self), channel))
     goto failed;
   if (ps.permissions & S_IWOTH)
     goto world_writable;
@@ -696,7 +697,9 @@ gst_doradma_sink_class_init (GstDoradmaSinkClass * klass)
       "Publishes raw video frames into a shared-memory ring that doradmasrc "
       "elements in other processes read without copying",
       "doradma authors <https://github.com/doradma/doradma>");
-  gst_element_class_add_static_pad_template (element_class, &sink_template);
+  gst_element_class_add_pad_template (element_class,
+      gst_pad_template_new ("sink", GST_PAD_SINK, GST_PAD_ALWAYS,
+          gst_doradma_formats_caps (sink_features)));
 
   gobject_class->set_property = gst_doradma_sink_set_property;
   gobject_class->get_property = gst_doradma_sink_get_property;

@@ -101,26 +101,35 @@ copy_crop (const GstVideoInfo * info, GstBuffer * buf, GstVideoFrame * dst,
   }
   for (p = 0; p < GST_VIDEO_INFO_N_PLANES (info); p++) {
     gint comps[GST_VIDEO_MAX_COMPONENTS];
-    guint i;
+    guint i, wsub, hsub, x, y;
     gint ps;
 
-    /* the origin must be a whole (subsampled, macro) pixel of the plane */
     gst_video_format_info_component (finfo, p, comps);
     ps = GST_VIDEO_FORMAT_INFO_PSTRIDE (finfo, comps[0]);
+    wsub = GST_VIDEO_FORMAT_INFO_W_SUB (finfo, comps[0]);
+    hsub = GST_VIDEO_FORMAT_INFO_H_SUB (finfo, comps[0]);
+    /* As videocrop does: the origin is rounded down to a whole sample of
+     * the plane, so an odd crop on 4:2:0 starts its chroma at the sample
+     * that covers the origin. */
+    x = crop->x & ~((1u << wsub) - 1);
+    y = crop->y & ~((1u << hsub) - 1);
+    /* a plane that packs samples of several subsamplings (YUY2's
+     * macro-pixels) can only start at a whole macro-pixel */
     for (i = 0; i < GST_VIDEO_MAX_COMPONENTS && comps[i] >= 0; i++)
       if (crop->x % (1u << GST_VIDEO_FORMAT_INFO_W_SUB (finfo, comps[i]))
           || crop->y % (1u << GST_VIDEO_FORMAT_INFO_H_SUB (finfo, comps[i])))
-        ps = 0;
+        if (GST_VIDEO_FORMAT_INFO_W_SUB (finfo, comps[i]) != wsub
+            || GST_VIDEO_FORMAT_INFO_H_SUB (finfo, comps[i]) != hsub)
+          ps = 0;
     if (ps <= 0) {
       gst_video_frame_unmap (&src);
-      *why = "the crop's origin is not a whole pixel of every plane";
+      *why = "the crop's origin splits a macro-pixel of a packed format";
       return FALSE;
     }
     src.data[p] = (guint8 *) src.data[p]
         + (gsize) GST_VIDEO_FORMAT_INFO_SCALE_HEIGHT (finfo, comps[0],
-        crop->y) * src.info.stride[p]
-        + (gsize) GST_VIDEO_FORMAT_INFO_SCALE_WIDTH (finfo, comps[0],
-        crop->x) * ps;
+        y) * src.info.stride[p]
+        + (gsize) GST_VIDEO_FORMAT_INFO_SCALE_WIDTH (finfo, comps[0], x) * ps;
   }
   src.info.width = GST_VIDEO_INFO_WIDTH (info);
   src.info.height = GST_VIDEO_INFO_HEIGHT (info);

@@ -50,6 +50,7 @@
 #include <gst/video/video.h>
 
 #include "gstdoradmaelements.h"
+#include "gstdoradmaformats.h"
 #include "gstdoradmaclock.h"
 #include "gstdoradmasettings.h"
 #include "gstdoradmaconsumer.h"
@@ -97,16 +98,18 @@ GST_ELEMENT_REGISTER_DEFINE_WITH_CODE (doradmasrc, "doradmasrc",
 /* the settings' properties (gstdoradmasrcsettings.c) come first */
 #define PROP_STATS GST_DORADMA_SRC_SETTINGS_N_PROPS
 
+/* The pad template: every carried format (gstdoradmaformats.h), in system
+ * memory and, with gstreamer-cuda, in CUDA memory. */
+static const gchar *const src_features[] = { "",
 #ifdef HAVE_GST_CUDA
-#define SRC_CAPS GST_VIDEO_CAPS_MAKE (GST_VIDEO_FORMATS_ALL) "; " \
-    GST_VIDEO_CAPS_MAKE_WITH_FEATURES (GST_CAPS_FEATURE_MEMORY_CUDA_MEMORY, \
-        GST_VIDEO_FORMATS_ALL)
-#else
-#define SRC_CAPS GST_VIDEO_CAPS_MAKE (GST_VIDEO_FORMATS_ALL)
+  GST_CAPS_FEATURE_MEMORY_CUDA_MEMORY,
 #endif
+  NULL
+};
 
-static GstStaticPadTemplate src_template = GST_STATIC_PAD_TEMPLATE ("src",
-    GST_PAD_SRC, GST_PAD_ALWAYS, GST_STATIC_CAPS (SRC_CAPS));
+/* GstBaseSink's default processing-deadline (not exported): the room a
+ * syncing sink downstream asks of a live source's max latency */
+#define DOWNSTREAM_DEADLINE (20 * GST_MSECOND)
 
 /* create()'s "this frame does not go out, read the next one" */
 #define SKIP_FRAME GST_DORADMA_SRC_SKIP_FRAME
@@ -311,10 +314,14 @@ gst_doradma_src_query (GstBaseSrc * bsrc, GstQuery * query)
     GST_OBJECT_UNLOCK (self);
 
     /* latest: the newest frame stays in the ring for at least a frame
-     * period (the writer fills the other slots first); downstream's
-     * processing deadline needs that room, or every syncing sink warns */
+     * period (the writer fills the other slots first), and a reader that
+     * is later than that takes the next frame instead: nothing is lost
+     * that latest mode would keep. Downstream's processing deadline needs
+     * the room, or every syncing sink warns: at least basesink's default
+     * deadline, also above 50 fps. */
     if (rmode == GST_DORADMA_READ_MODE_LATEST)
-      max = GST_CLOCK_TIME_IS_VALID (dur) ? min + dur : GST_CLOCK_TIME_NONE;
+      max = GST_CLOCK_TIME_IS_VALID (dur) ?
+          min + MAX (dur, DOWNSTREAM_DEADLINE) : GST_CLOCK_TIME_NONE;
     else if (GST_CLOCK_TIME_IS_VALID (dur) && slots > 1)
       max = min + (slots - 1) * dur;
     else
@@ -537,7 +544,9 @@ gst_doradma_src_class_init (GstDoradmaSrcClass * klass)
       "Reads raw video frames that a doradmasink in another process "
       "publishes into a shared-memory ring, without copying",
       "doradma authors <https://github.com/doradma/doradma>");
-  gst_element_class_add_static_pad_template (element_class, &src_template);
+  gst_element_class_add_pad_template (element_class,
+      gst_pad_template_new ("src", GST_PAD_SRC, GST_PAD_ALWAYS,
+          gst_doradma_formats_caps (src_features)));
 
   gobject_class->set_property = gst_doradma_src_set_property;
   gobject_class->get_property = gst_doradma_src_get_property;

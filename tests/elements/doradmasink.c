@@ -5,6 +5,8 @@
  */
 #include <glib/gstdio.h>
 
+#include <sys/stat.h>
+
 #include "common.h"
 #include "gstdoradmacuda.h"
 
@@ -171,6 +173,71 @@ GST_START_TEST (test_cuda_transports_fail_clearly_without_cuda)
   t_assert_error (msg, GST_RESOURCE_ERROR, GST_RESOURCE_ERROR_SETTINGS, "ipc");
   gst_message_unref (msg);
   fail_unless (t_shm_clean (ch));
+  g_free (ch);
+}
+
+GST_END_TEST;
+
+/* R4-E4: a name the writer would refuse (a FIFO, a symbolic link, a live
+ * writer's channel) fails the state change itself, synchronously, with
+ * the error naming the cause first. Before, the error came from upstream's
+ * streaming thread at the ALLOCATION query, with upstream's not-negotiated
+ * after it, while set_state had returned ASYNC: gst-launch-1.0 hung when
+ * both came before its main loop ran (gdb: main in g_main_loop_run). */
+static void
+check_refused_at_start (const gchar * ch, GQuark domain, gint code,
+    const gchar * in_text)
+{
+  gchar *desc = g_strdup_printf ("videotestsrc num-buffers=3 ! " T_CAPS
+      " ! doradmasink channel=%s sync=false", ch);
+  GstElement *p = gst_parse_launch (desc, NULL);
+  GstBus *bus = gst_element_get_bus (p);
+  GstMessage *msg;
+
+  fail_unless_equals_int (gst_element_set_state (p, GST_STATE_PAUSED),
+      GST_STATE_CHANGE_FAILURE);
+  /* posted before set_state returned */
+  msg = gst_bus_pop_filtered (bus, GST_MESSAGE_ERROR);
+  t_assert_error (msg, domain, code, in_text);
+  gst_message_unref (msg);
+  gst_element_set_state (p, GST_STATE_NULL);
+  gst_object_unref (bus);
+  gst_object_unref (p);
+  g_free (desc);
+}
+
+GST_START_TEST (test_a_squatted_name_fails_the_state_change_at_once)
+{
+  gchar *ch = t_channel ("squat");
+  gchar *path = g_strdup_printf ("%s/doradma.%s", doradma_shm_dir (NULL), ch);
+
+  fail_unless (mkfifo (path, 0600) == 0, "mkfifo %s: %s", path,
+      g_strerror (errno));
+  check_refused_at_start (ch, GST_RESOURCE_ERROR,
+      GST_RESOURCE_ERROR_OPEN_WRITE, "is a FIFO");
+  fail_unless (unlink (path) == 0);
+  fail_unless (symlink ("/nonexistent", path) == 0);
+  check_refused_at_start (ch, GST_RESOURCE_ERROR,
+      GST_RESOURCE_ERROR_OPEN_WRITE, "symbolic link");
+  fail_unless (unlink (path) == 0);
+  g_free (path);
+  g_free (ch);
+}
+
+GST_END_TEST;
+
+GST_START_TEST (test_a_live_writers_channel_fails_the_state_change_at_once)
+{
+  gchar *ch = t_channel ("busy0");
+  GstHarness *h1 = t_sink_harness (ch, T_CAPS);
+  gchar *pid = g_strdup_printf ("process %d", (int) getpid ());
+
+  fail_unless_equals_int (gst_harness_push (h1, t_sysmem_frame (T_CAPS, 1)),
+      GST_FLOW_OK);
+  check_refused_at_start (ch, GST_RESOURCE_ERROR, GST_RESOURCE_ERROR_BUSY, pid);
+  gst_harness_teardown (h1);
+  fail_unless (t_shm_clean (ch));
+  g_free (pid);
   g_free (ch);
 }
 
@@ -1161,6 +1228,9 @@ doradmasink_suite (void)
       test_transport_env_does_not_override_an_explicit_transport);
   tcase_add_test (tc, test_cuda_transports_fail_clearly_without_cuda);
   tcase_add_test (tc, test_second_live_writer_is_refused_naming_its_pid);
+  tcase_add_test (tc, test_a_squatted_name_fails_the_state_change_at_once);
+  tcase_add_test (tc,
+      test_a_live_writers_channel_fails_the_state_change_at_once);
   tcase_add_test (tc, test_inplace_buffers_are_published_without_copy);
   tcase_add_test (tc,
       test_system_memory_is_copied_honouring_strides_and_counted);

@@ -148,4 +148,30 @@ t_reference (const gchar * up)
   return frames;
 }
 
+/* Runs "<up> ! doradmasink channel=<channel> <props>" to EOS (an error
+ * fails the test). */
+static inline void
+t_produce (const gchar * up, const gchar * channel, const gchar * props)
+{
+  gchar *desc = g_strdup_printf ("%s ! doradmasink channel=%s sync=false %s",
+      up, channel, props ? props : "");
+  GstElement *p = gst_parse_launch (desc, NULL);
+  GstMessage *msg;
+
+  fail_unless (p != NULL, "%s", desc);
+  msg = t_run (p, 20 * GST_SECOND);
+  fail_unless (msg != NULL, "producer: no EOS within 20 s");
+  if (GST_MESSAGE_TYPE (msg) == GST_MESSAGE_ERROR) {
+    GError *err = NULL;
+    gchar *dbg = NULL;
+
+    gst_message_parse_error (msg, &err, &dbg);
+    fail ("producer: %s (%s)", err->message, dbg);
+  }
+  gst_message_unref (msg);
+  gst_element_set_state (p, GST_STATE_NULL);
+  gst_object_unref (p);
+  g_free (desc);
+}
+
 #endif
