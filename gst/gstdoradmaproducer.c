@@ -518,6 +518,10 @@ again:
   cfg.slot_size = size;
   cfg.caps = p->caps;
   cfg.transport = gst_doradma_transport_name (p->s.transport);
+  /* written before the name is linked: readers that join before the first
+   * frame, even at once, read the right latency */
+  if (GST_CLOCK_TIME_IS_VALID (p->latency))
+    cfg.latency = p->latency;
 
   if (p->s.transport == GST_DORADMA_TRANSPORT_IPC) {
     /* the slot area is one device allocation; its IPC handle goes into
@@ -559,9 +563,6 @@ again:
   seg->n_slots = doradma_writer_slot_count (w);
   seg->stride = doradma_writer_slot_stride (w);
   seg->device_slots = area;
-  /* readers that join before the first frame read the right latency */
-  if (GST_CLOCK_TIME_IS_VALID (p->latency))
-    doradma_writer_set_latency (w, p->latency);
   p->seg = seg;
   p->replace = FALSE;
   *out = segment_ref (seg);

@@ -221,6 +221,9 @@ fill_objects (struct doradma_writer *w, const struct doradma_writer_config *cfg,
   rcb->state = DORADMA_STATE_LIVE;
   rcb->writer_start = process_start_time ();
   rcb->first_seq = w->next_seq;
+  /* before the name exists: a reader never reads a latency of 0 that the
+   * writer did not mean */
+  rcb->latency = cfg->latency;
 
   ctl->magic = DORADMA_CTL_MAGIC;
   ctl->layout_version = DORADMA_LAYOUT_VERSION;

@@ -137,6 +137,9 @@ struct doradma_writer_config {
   const char *transport;    /* "shmem" (default), "unified" or "ipc": JSON only */
   const uint8_t *ipc_handle;/* 64 bytes: slots in device memory (ipc_flag 1), else NULL */
   uint64_t first_seq;       /* first frame sequence; 0 means 1 */
+  uint64_t latency;         /* producer latency, ns (0: unknown): in the RCB
+                             * before the name is linked, so a reader that
+                             * joins at once reads it */
 };
 
 /* Creates the channel. A stale channel (no live writer) is replaced; a live
@@ -250,7 +253,8 @@ int doradma_writer_abandon (struct doradma_writer *w, uint32_t slot);
 int doradma_writer_set_caps (struct doradma_writer *w, const char *caps,
     uint32_t *epoch);
 
-/* Producer latency in ns, published for doradmasrc's LATENCY answer. */
+/* Producer latency in ns, published for doradmasrc's LATENCY answer. For
+ * changes after creation: the initial value is the config's `latency`. */
 void doradma_writer_set_latency (struct doradma_writer *w, uint64_t latency_ns);
 
 /* End of stream: final_seq = last published sequence, state EOS, readers

@@ -17,10 +17,9 @@ import os
 import shutil
 import struct
 import subprocess
-import time
 
 from dorapool import (MAGIC, check, data_offset_for, gst_launch, gst_run,
-                      rust_json, shm_dir)
+                      rust_json, shm_dir, wait_size)
 
 U64 = 2**64 - 1
 
@@ -182,9 +181,14 @@ def main():
         name = "dora_pool_df_node_shrink"
         path = os.path.join(d, name)
         put(d, name, image(js=js(64, "uint8", [8, 8]), gen=2))
+        out_path = os.path.join(d, "shrink.raw")
         p = gst_launch("doradmasrc", "dora-pool=" + name, "num-buffers=2",
-                       "!", "fakesink", "sync=false")
-        time.sleep(0.5)         # frame 1 (gen 2) pushed; the source polls
+                       "!", "filesink", "location=" + out_path,
+                       "buffer-mode=unbuffered", "sync=false")
+        # the event, not a time: frame 1 (gen 2, 64 bytes) pushed, so the
+        # source has the pool open and polls it (a source that opened only
+        # after the shrink refused it at open instead, another message)
+        wait_size(p, out_path, 64, "shrunk pool", limit=60)
         with open(path, "r+b") as f:
             f.truncate(256)
             f.seek(96)

@@ -45,6 +45,37 @@ def inode(path):
         return None
 
 
+def header(path):
+    """The pool's header fields, or None while the name is absent (the sink
+    unlinks a stale pool, then links its own: for a moment there is none)."""
+    try:
+        mm, h = read_header(path)
+    except FileNotFoundError:
+        return None
+    mm.close()
+    return h
+
+
+def wait_replaced(path, ino, p, deadline_s=20):
+    """Waits for the event: the name leads to an object other than inode
+    `ino` and its header was read from that object (the name still leads to
+    it after the read). The sink links only complete pools, so that header
+    is the new pool's final one. Returns it, or None after the deadline (the
+    script's own deadline, scaled for the sanitizer runs, is the outer
+    bound)."""
+    t0 = time.time()
+    while time.time() - t0 < deadline_s:
+        if p.poll() is not None:
+            fail("replacing a stale pool failed: %s" % (p.communicate(),))
+        i = inode(path)
+        if i not in (ino, None):
+            h = header(path)
+            if h is not None and inode(path) == i:
+                return h
+        time.sleep(0.005)
+    return None
+
+
 def main():
     d = shm_dir("live")
     pid = os.getpid()
@@ -103,14 +134,10 @@ time.sleep(60)
         p = gst_launch("videotestsrc", "is-live=true", "!",
                        "video/x-raw,format=GRAY8,width=8,height=4", "!",
                        "doradmasink", "dora-pool=" + name)
-        t0 = time.time()
-        while os.stat(path).st_ino == ino and time.time() - t0 < 20:
-            if p.poll() is not None:
-                fail("replacing a stale pool failed: %s" % (p.communicate(),))
-            time.sleep(0.005)
-        _, h = read_header(path)
-        check(h["json_text"] == rust_json(32, "uint8", [4, 8]),
-              "stale pool replaced by the sink's: %s" % h["json_text"])
+        h = wait_replaced(path, ino, p)
+        check(h is not None and h["json_text"] == rust_json(32, "uint8", [4, 8]),
+              "stale pool replaced by the sink's: %s"
+              % (h and h["json_text"],))
         p.send_signal(signal.SIGINT)
         p.communicate(timeout=20)
         # another user's pool is not ours to replace: only root could test it

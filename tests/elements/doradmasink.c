@@ -787,6 +787,10 @@ GST_START_TEST (test_latency_is_published_when_the_segment_is_created)
   while (!g_file_test (path, G_FILE_TEST_EXISTS)
       && g_get_monotonic_time () < end)
     g_usleep (10 * 1000);
+  fail_unless (g_file_test (path, G_FILE_TEST_EXISTS), "%s never appeared",
+      path);
+  /* the reader joins as soon as the name exists: the latency is in the
+   * segment before its name (tests/lib/latency-at-link.c), no wait for it */
   r = t_reader (ch, FALSE);
   /* one frame at 10/1 */
   fail_unless (doradma_reader_latency (r) >= 100 * GST_MSECOND,
