@@ -110,6 +110,10 @@ retire_reader (GstDoradmaConsumer * c, GstDoradmaReaderHandle * rh)
   c->acc_spins += rs.spins;
   c->acc_sleeps += rs.sleeps;
   g_mutex_unlock (&c->lock);
+  /* We read no more: the entry leaves back-pressure now, not when the
+   * last buffer still out comes back (a view kept past NULL would stall a
+   * lossless producer); the slots of those buffers stay leased. */
+  doradma_reader_stop (rh->r);
   /* outstanding buffers keep the mapping until they are freed */
   gst_doradma_reader_handle_unref (rh);
 }

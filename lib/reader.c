@@ -57,6 +57,7 @@ struct doradma_reader
 
   uint64_t last_seq;
   int writer_lost;              /* seen once: every later wait says so at once */
+  int stopped;                  /* atomic: doradma_reader_stop */
   int interrupted;              /* atomic */
   uint64_t spin_ns;             /* atomic: poll this long before sleeping */
   struct doradma_reader_stats stats;
@@ -461,6 +462,30 @@ doradma_reader_close (struct doradma_reader *r)
   reader_free (r);
 }
 
+DORADMA_API void
+doradma_reader_stop (struct doradma_reader *r)
+{
+  KEEP_ERRNO;
+  struct doradma_shm_reader *ent;
+
+  if (r == NULL || __atomic_exchange_n (&r->stopped, 1, __ATOMIC_RELAXED))
+    return;
+  if (r->ctl == NULL || r->bit == 0 || fork_generation () != r->fork_gen)
+    return;
+  ent = &r->ctl->readers[r->entry];
+  /* The writer waits only for ACTIVE/RESERVED entries with the flag and
+   * the active bit: dropping the flag first ends back-pressure even if an
+   * eviction racing with us overwrites the state. The lease bits stay
+   * (the writer never rewrites a leased slot); our entry lock stays, so
+   * no sweep frees the entry under them. */
+  r->backpressure = 0;
+  dr_store_relaxed (&ent->flags, 0);
+  dr_fetch_and_release (&r->ctl->active, ~r->bit);
+  dr_store_release (&ent->state, DORADMA_READER_STOPPED);
+  /* A lossless writer may be waiting for us. */
+  eventcount_bump (&r->ctl->space);
+}
+
 /* ------------------------------------------------------------------------ */
 /* frames                                                                   */
 /* ------------------------------------------------------------------------ */
@@ -775,6 +800,9 @@ next_common (struct doradma_reader *r, enum doradma_read_mode mode,
   uint64_t spin_ns = __atomic_load_n (&r->spin_ns, __ATOMIC_RELAXED);
   int ret, spun = 0, slept = 0;
 
+  if (__atomic_load_n (&r->stopped, __ATOMIC_RELAXED))
+    return diag_set (diag, -ESHUTDOWN, "reader",
+        "%s: this reader was stopped (doradma_reader_stop)", r->paths.label);
   for (;;) {
     /* Snapshot BEFORE looking for a frame: a publish after this point
      * moves the word and the wait returns at once (no lost wakeup). */

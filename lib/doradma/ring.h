@@ -353,6 +353,14 @@ int doradma_ctl_validate (const uint8_t *image, size_t len, uint64_t token,
  * they are released. NULL is a no-op. */
 void doradma_reader_close (struct doradma_reader *r);
 
+/* The application reads no more, but frames it leased are still in use
+ * (views kept past a pipeline's NULL): the entry leaves back-pressure and
+ * the writer's count of readers at once (state STOPPED), while the slots
+ * leased now stay pinned until released. Later next/copy_next return
+ * -ESHUTDOWN; release and ref_slot work as before; close frees the entry.
+ * Idempotent. Any thread, but not during a next/copy_next of this reader. */
+void doradma_reader_stop (struct doradma_reader *r);
+
 /* Reader calls: doradma_reader_next/copy_next from one thread at a time;
  * ref_slot, release, consume, interrupt and get_stats from any thread. */
 
