@@ -77,6 +77,7 @@ typedef struct
   gboolean have_last;
   guint64 last_gen;
   guint64 n_frames, n_torn;
+  guint64 n_skipped;            /* atomic: generations never pushed */
   gint64 next_replaced_check;
   gint64 freed_since;           /* the name led nowhere since; 0: it does */
   gboolean freed_reported;
@@ -800,6 +801,17 @@ gst_doradma_dora_src_create (GstPushSrc * psrc, GstBuffer ** outbuf)
     }
   }
 
+  /* every complete write adds 2 to the generation: a larger step is
+   * frames we never saw (polled too rarely, or pushed too slowly) */
+  if (s->have_last && gen > s->last_gen + 2) {
+    guint64 lost = (gen - s->last_gen) / 2 - 1;
+
+    __atomic_fetch_add (&s->n_skipped, lost, __ATOMIC_RELAXED);
+    GST_DEBUG_OBJECT (src, "generation %" G_GUINT64_FORMAT " after %"
+        G_GUINT64_FORMAT ": %" G_GUINT64_FORMAT " frames skipped", gen,
+        s->last_gen, lost);
+    s->discont = TRUE;
+  }
   s->have_last = TRUE;
   s->last_gen = gen;
   {
@@ -813,7 +825,8 @@ gst_doradma_dora_src_create (GstPushSrc * psrc, GstBuffer ** outbuf)
       gst_object_unref (clock);
     }
   }
-  GST_BUFFER_OFFSET (buf) = s->n_frames++;
+  GST_BUFFER_OFFSET (buf) = __atomic_fetch_add (&s->n_frames, 1,
+      __ATOMIC_RELAXED);
   if (s->discont) {
     GST_BUFFER_FLAG_SET (buf, GST_BUFFER_FLAG_DISCONT);
     s->discont = FALSE;
@@ -838,7 +851,9 @@ gst_doradma_dora_src_start (GstBaseSrc * src)
   gboolean ok = gst_doradma_dora_check_settings (GST_ELEMENT (src));
 
   s->have_last = FALSE;
-  s->n_frames = s->n_torn = 0;
+  __atomic_store_n (&s->n_frames, 0, __ATOMIC_RELAXED);
+  __atomic_store_n (&s->n_skipped, 0, __ATOMIC_RELAXED);
+  s->n_torn = 0;
   return ok;
 }
 
@@ -848,12 +863,23 @@ gst_doradma_dora_src_stop (GstBaseSrc * src)
   DoraSrc *s = dora_src_get (src);
 
   GST_INFO_OBJECT (src, "dora pool: %" G_GUINT64_FORMAT " frames, %"
-      G_GUINT64_FORMAT " torn copies discarded", s->n_frames, s->n_torn);
+      G_GUINT64_FORMAT " skipped, %" G_GUINT64_FORMAT " torn copies "
+      "discarded", s->n_frames, s->n_skipped, s->n_torn);
   release_pool (s);
   g_mutex_lock (&s->head.lock);
   gst_clear_caps (&s->out_caps);
   g_mutex_unlock (&s->head.lock);
   return TRUE;
+}
+
+void
+gst_doradma_dora_src_counts (GstBaseSrc * src, guint64 * frames,
+    guint64 * skipped)
+{
+  DoraSrc *s = dora_src_get (src);
+
+  *frames = __atomic_load_n (&s->n_frames, __ATOMIC_RELAXED);
+  *skipped = __atomic_load_n (&s->n_skipped, __ATOMIC_RELAXED);
 }
 
 gboolean

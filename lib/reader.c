@@ -56,6 +56,8 @@ struct doradma_reader
   uint32_t n_leases;
 
   uint64_t last_seq;
+  uint64_t evict_skipped;       /* frames an eviction jumped over, counted
+                                 * with the next frame delivered or refused */
   int writer_lost;              /* seen once: every later wait says so at once */
   int stopped;                  /* atomic: doradma_reader_stop */
   int interrupted;              /* atomic */
@@ -648,7 +650,8 @@ doradma_reader_consume (struct doradma_reader *r, uint64_t seq)
 }
 
 /* The writer evicted us (a stalled lossless reader): resume at the newest
- * frame, which the caller sees as a gap. */
+ * frame, which the caller sees as a gap: the frames jumped over are
+ * counted as skipped with the next frame (so it is marked DISCONT). */
 static void
 check_evicted (struct doradma_reader *r)
 {
@@ -659,8 +662,10 @@ check_evicted (struct doradma_reader *r)
     return;
   newest = DORADMA_NEWEST_SEQ (dr_load_acquire (&r->rcb->newest));
   __atomic_store_n (&r->stats.evicted, 1, __ATOMIC_RELAXED);
-  if (newest > r->last_seq + 1)
+  if (newest > r->last_seq + 1) {
+    r->evict_skipped += newest - 1 - r->last_seq;
     r->last_seq = newest - 1;
+  }
   dr_store_release (&ent->consumed_seq, r->last_seq);
   dr_store_release (&ent->state, DORADMA_READER_ACTIVE);
 }
@@ -690,7 +695,9 @@ deliver (struct doradma_reader *r, uint32_t slot, uint64_t seq,
   frame->data_offset =
       r->desc.slots_offset + r->desc.slot_stride * (uint64_t) slot;
   frame->data = r->desc.ipc ? NULL : r->map + frame->data_offset;
-  frame->skipped = seq > r->last_seq + 1 ? seq - r->last_seq - 1 : 0;
+  frame->skipped = (seq > r->last_seq + 1 ? seq - r->last_seq - 1 : 0) +
+      r->evict_skipped;
+  r->evict_skipped = 0;
   STAT_ADD (r->stats.skipped, frame->skipped);
   STAT_ADD (r->stats.frames, 1);
   r->last_seq = seq;
@@ -704,8 +711,10 @@ deliver (struct doradma_reader *r, uint32_t slot, uint64_t seq,
 static void
 skip_refused (struct doradma_reader *r, uint64_t seq, uint64_t now)
 {
-  uint64_t skipped = seq > r->last_seq ? seq - r->last_seq : 0;
+  uint64_t skipped = (seq > r->last_seq ? seq - r->last_seq : 0) +
+      r->evict_skipped;
 
+  r->evict_skipped = 0;
   STAT_ADD (r->stats.skipped, skipped);
   r->last_seq = seq;            /* never retried */
   tool_counters_add (&r->ctl->readers[r->entry], seq, 0, skipped, now);
