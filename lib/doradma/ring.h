@@ -476,7 +476,9 @@ int doradma_reader_set_last_seq (struct doradma_reader *r, uint64_t seq);
 int doradma_reader_ctl_writable_by_others (const struct doradma_reader *r);
 
 /* Waits until the channel's data object exists (inotify on the shm directory,
- * no polling), up to timeout_ns (< 0 forever). `cancel_fd` (or -1) is an fd
+ * no polling), up to timeout_ns (< 0 forever). Anything at the name counts
+ * (a FIFO, a dangling symlink: doradma_reader_open then names the
+ * squatter). `cancel_fd` (or -1) is an fd
  * that becomes readable to interrupt. Returns 0, -ETIMEDOUT, -EINTR, -EINVAL. */
 int doradma_channel_wait (const char *shm_dir, const char *channel,
     int64_t timeout_ns, int cancel_fd);
