@@ -201,6 +201,7 @@ open_ctl (struct doradma_reader *r, int64_t allowed_uid,
     struct doradma_diag *diag)
 {
   char ctl_label[sizeof r->paths.label + 8];
+  struct doradma_diag parsed;
   struct stat st;
   int attempt, ret = -ENOENT;
   void *map;
@@ -232,8 +233,19 @@ open_ctl (struct doradma_reader *r, int64_t allowed_uid,
       close (fd);
       return ret;
     }
+    memset (&parsed, 0, sizeof parsed);
     ret = ctl_parse (map, sizeof (struct doradma_shm_ctl), r->desc.ctl_token,
-        diag);
+        &parsed);
+    /* Only a token of another segment is a moment of a replace: a ctl
+     * object is complete before its name exists, so a bad magic or layout
+     * version is what it is (a peer wrote it), not worth retrying. */
+    if (ret < 0 && (parsed.field == NULL ||
+            strcmp (parsed.field, "ctl.token") != 0)) {
+      munmap (map, sizeof (struct doradma_shm_ctl));
+      close (fd);
+      return diag_set (diag, ret, parsed.field, "%s: %s", ctl_label,
+          parsed.msg);
+    }
     if (ret == 0) {
       r->ctl_fd = fd;
       r->ctl = map;
@@ -247,9 +259,12 @@ open_ctl (struct doradma_reader *r, int64_t allowed_uid,
     close (fd);
     nanosleep (&ms, NULL);
   }
+  /* whether the data object's writer still holds it tells a switch in
+   * progress (or a peer's scribble over a live channel) from a leftover */
   return ret == -EBADMSG ? diag_set (diag, -ESTALE, "ctl.token",
-      "%s~ctl belongs to another segment (the writer is switching)",
-      r->paths.label) : ret;
+      "%s~ctl belongs to another segment (the writer is switching; the "
+      "data object's writer lock is %s)", r->paths.label,
+      ofd_is_locked (r->data_fd, 0) == 1 ? "held" : "free") : ret;
 }
 
 /* The entry's counters for tools (doradma watch): zero at a fresh join; an
