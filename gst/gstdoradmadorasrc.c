@@ -78,6 +78,8 @@ typedef struct
   guint64 last_gen;
   guint64 n_frames, n_torn;
   guint64 n_skipped;            /* atomic: generations never pushed */
+  gint64 odd_since;             /* the generation stayed odd since; 0: not */
+  gboolean odd_warned;
   gint64 next_replaced_check;
   gint64 freed_since;           /* the name led nowhere since; 0: it does */
   gboolean freed_reported;
@@ -589,6 +591,8 @@ adopt_pool (GstBaseSrc * src, DoraSrc * s, const gchar * name)
   s->freed_reported = FALSE;
   s->pool_epoch++;
   s->discont = TRUE;
+  s->odd_since = 0;
+  s->odd_warned = FALSE;
   return GST_FLOW_OK;
 }
 
@@ -639,6 +643,38 @@ copy_generation (DoraSrc * s, guint8 * dst, guint64 * gen,
     return -ESTALE;
   *gen = g;
   return 0;
+}
+
+/* A generation odd for this long is no write in progress (F4) */
+#define ODD_WARN_US (3 * G_USEC_PER_SEC)
+
+/* No new complete generation: when the generation word stays odd, a write
+ * never ended (its writer died mid-write, or abandoned it): said once per
+ * such stall, and we go on waiting for the next complete write. */
+static void
+check_odd_generation (GstBaseSrc * src, DoraSrc * s, const gchar * name)
+{
+  gint64 now = g_get_monotonic_time ();
+  guint64 g;
+
+  if (doradma_pool_read_begin (s->r, &g) == 0) {
+    s->odd_since = 0;
+    return;
+  }
+  if (s->odd_since == 0) {
+    s->odd_since = now;
+    return;
+  }
+  if (s->odd_warned || now - s->odd_since < ODD_WARN_US)
+    return;
+  GST_ELEMENT_WARNING_WITH_DETAILS (src, RESOURCE, READ,
+      ("Dora pool %s has had no complete frame for %" G_GINT64_FORMAT " s: "
+          "its generation %" G_GUINT64_FORMAT " stays odd (a write that "
+          "never ended: its writer may have died mid-write)", name,
+          (now - s->odd_since) / G_USEC_PER_SEC, g),
+      ("waiting for the next complete write"),
+      ("pool", G_TYPE_STRING, name, "generation", G_TYPE_UINT64, g, NULL));
+  s->odd_warned = TRUE;
 }
 
 /* The pool was freed and its name still leads nowhere a check later (or
@@ -791,8 +827,10 @@ gst_doradma_dora_src_create (GstPushSrc * psrc, GstBuffer ** outbuf)
           ("%s", g_strerror (-ret)));
       fret = GST_FLOW_ERROR;
       goto out;
-    } else if ((fret = check_replaced (src, s, name)) != GST_FLOW_OK) {
-      goto out;
+    } else {
+      check_odd_generation (src, s, name);
+      if ((fret = check_replaced (src, s, name)) != GST_FLOW_OK)
+        goto out;
     }
     torn_in_row = 0;
     if (!wait_unless_unlocked (s, (gint64) (interval / 1000))) {
@@ -814,6 +852,8 @@ gst_doradma_dora_src_create (GstPushSrc * psrc, GstBuffer ** outbuf)
   }
   s->have_last = TRUE;
   s->last_gen = gen;
+  s->odd_since = 0;
+  s->odd_warned = FALSE;
   {
     GstClock *clock = gst_element_get_clock (GST_ELEMENT (src));
 
