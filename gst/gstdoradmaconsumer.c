@@ -25,6 +25,8 @@ GST_DEBUG_CATEGORY_EXTERN (gst_doradma_src_debug);
 #define GST_CAT_DEFAULT gst_doradma_src_debug
 
 #define N_LATENCY_SAMPLES 512
+/* A wait this long for something that should be brief gets a warning */
+#define WAIT_WARN_NS (3 * GST_SECOND)
 
 /* _read's outcomes besides GST_FLOW_OK */
 #define AGAIN GST_FLOW_CUSTOM_SUCCESS   /* no frame (timeout 0) */
@@ -110,6 +112,10 @@ retire_reader (GstDoradmaConsumer * c, GstDoradmaReaderHandle * rh)
   c->acc_spins += rs.spins;
   c->acc_sleeps += rs.sleeps;
   g_mutex_unlock (&c->lock);
+  /* We read no more: the entry leaves back-pressure now, not when the
+   * last buffer still out comes back (a view kept past NULL would stall a
+   * lossless producer); the slots of those buffers stay leased. */
+  doradma_reader_stop (rh->r);
   /* outstanding buffers keep the mapping until they are freed */
   gst_doradma_reader_handle_unref (rh);
 }
@@ -306,7 +312,8 @@ open_reader (GstDoradmaConsumer * c, guint64 token,
   struct doradma_reader *reader;
   GstDoradmaCudaReader *cr;
   GstClockTime start = gst_doradma_monotonic_now ();
-  gboolean fatal;
+  GstClockTime stale_since = GST_CLOCK_TIME_NONE;
+  gboolean fatal, warned = FALSE;
   int r;
 
   cfg.channel = c->s.channel;
@@ -338,6 +345,28 @@ open_reader (GstDoradmaConsumer * c, guint64 token,
     if (r == -ENOENT && token) {
       token = 0;
       continue;
+    }
+    if (r == -ESTALE) {
+      /* A replace links the data object a moment before its control
+       * object: a control object of another segment for seconds is not
+       * that (a peer's scribble, a writer killed mid-replace). Said
+       * once; we go on waiting, as for a successor. */
+      GstClockTime now = gst_doradma_monotonic_now ();
+
+      if (!GST_CLOCK_TIME_IS_VALID (stale_since))
+        stale_since = now;
+      else if (!warned && now - stale_since >= WAIT_WARN_NS) {
+        GST_ELEMENT_WARNING_WITH_DETAILS (c->owner, RESOURCE, OPEN_READ,
+            ("Waiting for channel \"%s\": its control object does not "
+                "belong to its data object", c->s.channel),
+            ("%s (for %" GST_TIME_FORMAT ")", diag.msg,
+                GST_TIME_ARGS (now - stale_since)),
+            ("channel", G_TYPE_STRING, c->s.channel, "field", G_TYPE_STRING,
+                diag.field ? diag.field : "", NULL));
+        warned = TRUE;
+      }
+    } else {
+      stale_since = GST_CLOCK_TIME_NONE;
     }
     if (r == -ENOENT || r == -ESTALE) {
       /* gone again, or the successor is not linked yet */
@@ -391,7 +420,15 @@ open_reader (GstDoradmaConsumer * c, guint64 token,
 
   /* ERRORS */
 timed_out:
-  {
+  if (GST_CLOCK_TIME_IS_VALID (stale_since)) {
+    /* it was there all along: say what kept us out */
+    GST_ELEMENT_ERROR_WITH_DETAILS (c->owner, RESOURCE, NOT_FOUND,
+        ("Could not join channel \"%s\" within %" GST_TIME_FORMAT ": its "
+            "control object does not belong to its data object",
+            c->s.channel, GST_TIME_ARGS (c->s.timeout)), ("%s", diag.msg),
+        ("channel", G_TYPE_STRING, c->s.channel, NULL));
+    return GST_FLOW_ERROR;
+  } else {
     GST_ELEMENT_ERROR_WITH_DETAILS (c->owner, RESOURCE, NOT_FOUND,
         ("Channel \"%s\" did not appear within %" GST_TIME_FORMAT,
             c->s.channel, GST_TIME_ARGS (c->s.timeout)), ("no %s/doradma.%s",

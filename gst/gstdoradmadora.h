@@ -39,6 +39,10 @@ GstFlowReturn gst_doradma_dora_src_create (GstPushSrc * psrc,
 /* unlock (TRUE) and unlock_stop (FALSE): called whichever path runs (the
  * one not running has nothing to unlock) */
 gboolean gst_doradma_dora_src_unlock (GstBaseSrc * src, gboolean unlocked);
+/* Frames pushed and generations skipped (never pushed: a gap, marked
+ * DISCONT) since start; any thread. */
+void gst_doradma_dora_src_counts (GstBaseSrc * src, guint64 * frames,
+    guint64 * skipped);
 
 /* The same for doradmasink: the property dora-pool. */
 void gst_doradma_dora_sink_class_init (GObjectClass * klass);

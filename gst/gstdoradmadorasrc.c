@@ -77,6 +77,9 @@ typedef struct
   gboolean have_last;
   guint64 last_gen;
   guint64 n_frames, n_torn;
+  guint64 n_skipped;            /* atomic: generations never pushed */
+  gint64 odd_since;             /* the generation stayed odd since; 0: not */
+  gboolean odd_warned;
   gint64 next_replaced_check;
   gint64 freed_since;           /* the name led nowhere since; 0: it does */
   gboolean freed_reported;
@@ -588,6 +591,8 @@ adopt_pool (GstBaseSrc * src, DoraSrc * s, const gchar * name)
   s->freed_reported = FALSE;
   s->pool_epoch++;
   s->discont = TRUE;
+  s->odd_since = 0;
+  s->odd_warned = FALSE;
   return GST_FLOW_OK;
 }
 
@@ -638,6 +643,38 @@ copy_generation (DoraSrc * s, guint8 * dst, guint64 * gen,
     return -ESTALE;
   *gen = g;
   return 0;
+}
+
+/* A generation odd for this long is no write in progress (F4) */
+#define ODD_WARN_US (3 * G_USEC_PER_SEC)
+
+/* No new complete generation: when the generation word stays odd, a write
+ * never ended (its writer died mid-write, or abandoned it): said once per
+ * such stall, and we go on waiting for the next complete write. */
+static void
+check_odd_generation (GstBaseSrc * src, DoraSrc * s, const gchar * name)
+{
+  gint64 now = g_get_monotonic_time ();
+  guint64 g;
+
+  if (doradma_pool_read_begin (s->r, &g) == 0) {
+    s->odd_since = 0;
+    return;
+  }
+  if (s->odd_since == 0) {
+    s->odd_since = now;
+    return;
+  }
+  if (s->odd_warned || now - s->odd_since < ODD_WARN_US)
+    return;
+  GST_ELEMENT_WARNING_WITH_DETAILS (src, RESOURCE, READ,
+      ("Dora pool %s has had no complete frame for %" G_GINT64_FORMAT " s: "
+          "its generation %" G_GUINT64_FORMAT " stays odd (a write that "
+          "never ended: its writer may have died mid-write)", name,
+          (now - s->odd_since) / G_USEC_PER_SEC, g),
+      ("waiting for the next complete write"),
+      ("pool", G_TYPE_STRING, name, "generation", G_TYPE_UINT64, g, NULL));
+  s->odd_warned = TRUE;
 }
 
 /* The pool was freed and its name still leads nowhere a check later (or
@@ -790,8 +827,10 @@ gst_doradma_dora_src_create (GstPushSrc * psrc, GstBuffer ** outbuf)
           ("%s", g_strerror (-ret)));
       fret = GST_FLOW_ERROR;
       goto out;
-    } else if ((fret = check_replaced (src, s, name)) != GST_FLOW_OK) {
-      goto out;
+    } else {
+      check_odd_generation (src, s, name);
+      if ((fret = check_replaced (src, s, name)) != GST_FLOW_OK)
+        goto out;
     }
     torn_in_row = 0;
     if (!wait_unless_unlocked (s, (gint64) (interval / 1000))) {
@@ -800,8 +839,21 @@ gst_doradma_dora_src_create (GstPushSrc * psrc, GstBuffer ** outbuf)
     }
   }
 
+  /* every complete write adds 2 to the generation: a larger step is
+   * frames we never saw (polled too rarely, or pushed too slowly) */
+  if (s->have_last && gen > s->last_gen + 2) {
+    guint64 lost = (gen - s->last_gen) / 2 - 1;
+
+    __atomic_fetch_add (&s->n_skipped, lost, __ATOMIC_RELAXED);
+    GST_DEBUG_OBJECT (src, "generation %" G_GUINT64_FORMAT " after %"
+        G_GUINT64_FORMAT ": %" G_GUINT64_FORMAT " frames skipped", gen,
+        s->last_gen, lost);
+    s->discont = TRUE;
+  }
   s->have_last = TRUE;
   s->last_gen = gen;
+  s->odd_since = 0;
+  s->odd_warned = FALSE;
   {
     GstClock *clock = gst_element_get_clock (GST_ELEMENT (src));
 
@@ -813,7 +865,8 @@ gst_doradma_dora_src_create (GstPushSrc * psrc, GstBuffer ** outbuf)
       gst_object_unref (clock);
     }
   }
-  GST_BUFFER_OFFSET (buf) = s->n_frames++;
+  GST_BUFFER_OFFSET (buf) = __atomic_fetch_add (&s->n_frames, 1,
+      __ATOMIC_RELAXED);
   if (s->discont) {
     GST_BUFFER_FLAG_SET (buf, GST_BUFFER_FLAG_DISCONT);
     s->discont = FALSE;
@@ -838,7 +891,9 @@ gst_doradma_dora_src_start (GstBaseSrc * src)
   gboolean ok = gst_doradma_dora_check_settings (GST_ELEMENT (src));
 
   s->have_last = FALSE;
-  s->n_frames = s->n_torn = 0;
+  __atomic_store_n (&s->n_frames, 0, __ATOMIC_RELAXED);
+  __atomic_store_n (&s->n_skipped, 0, __ATOMIC_RELAXED);
+  s->n_torn = 0;
   return ok;
 }
 
@@ -848,12 +903,23 @@ gst_doradma_dora_src_stop (GstBaseSrc * src)
   DoraSrc *s = dora_src_get (src);
 
   GST_INFO_OBJECT (src, "dora pool: %" G_GUINT64_FORMAT " frames, %"
-      G_GUINT64_FORMAT " torn copies discarded", s->n_frames, s->n_torn);
+      G_GUINT64_FORMAT " skipped, %" G_GUINT64_FORMAT " torn copies "
+      "discarded", s->n_frames, s->n_skipped, s->n_torn);
   release_pool (s);
   g_mutex_lock (&s->head.lock);
   gst_clear_caps (&s->out_caps);
   g_mutex_unlock (&s->head.lock);
   return TRUE;
+}
+
+void
+gst_doradma_dora_src_counts (GstBaseSrc * src, guint64 * frames,
+    guint64 * skipped)
+{
+  DoraSrc *s = dora_src_get (src);
+
+  *frames = __atomic_load_n (&s->n_frames, __ATOMIC_RELAXED);
+  *skipped = __atomic_load_n (&s->n_skipped, __ATOMIC_RELAXED);
 }
 
 gboolean

@@ -126,6 +126,8 @@ gst_doradma_src_get_stats (GstDoradmaSrc * self)
   GST_OBJECT_LOCK (self);
   if (self->consumer)
     gst_doradma_consumer_get_stats (self->consumer, &cs);
+  else if (self->dora)
+    gst_doradma_dora_src_counts (GST_BASE_SRC (self), &cs.frames, &cs.skipped);
   cuda_out = self->out.cuda_out;
   GST_OBJECT_UNLOCK (self);
 

@@ -33,6 +33,7 @@ gst_doradma_src_time_start (GstDoradmaSrcTime * t, GstDoradmaReadMode read_mode)
   t->pushed = FALSE;
   t->last_pts = 0;
   t->rebase = 0;
+  t->last_mono_pts = DORADMA_TIME_NONE;
 }
 
 void
@@ -101,8 +102,12 @@ published_before_resume (GstDoradmaSrcTime * t,
  * latency publishes after the join but captured before our base time:
  * `latest` drops them (the first frame goes out at 0), `next` (which must
  * not lose frames of a lossless writer) shifts its running times once, by
- * what the first frame was early, so PTS keep the capture spacing. PTS
- * never repeat nor go backwards (1 ns after the previous one at worst). */
+ * what the first frame was early, so PTS keep the capture spacing. The
+ * same after a pause: a lossless writer waited for us, so frames captured
+ * during the pause come after the resume, mapped before it; `next` shifts
+ * again, so that they keep the capture spacing instead of a run 1 ns
+ * apart. PTS never repeat nor go backwards (1 ns after the previous one
+ * at worst: capture times that do not advance). */
 gboolean
 gst_doradma_src_time_place (GstDoradmaSrcTime * t,
     GstDoradmaConsumer * consumer, GstDoradmaConsumerFrame * fr,
@@ -137,8 +142,25 @@ gst_doradma_src_time_place (GstDoradmaSrcTime * t,
   }
   if (rt < 0 && !t->pushed)
     t->rebase = -rt;
-  if (t->read_mode == GST_DORADMA_READ_MODE_NEXT)
+  if (t->read_mode == GST_DORADMA_READ_MODE_NEXT) {
+    guint64 mono = fr->f.info.mono_pts;
+
     rt += t->rebase;
+    /* capture times compared on the writer's clock: our running time
+     * jumped at the resume */
+    if (t->pushed && rt <= (gint64) t->last_pts && mono != DORADMA_TIME_NONE
+        && t->last_mono_pts != DORADMA_TIME_NONE && mono > t->last_mono_pts) {
+      gint64 spaced = (gint64) t->last_pts + (gint64) (mono - t->last_mono_pts);
+
+      GST_LOG_OBJECT (t->element, "seq %" G_GUINT64_FORMAT " was captured "
+          "%" G_GINT64_FORMAT " ns before the previous frame's PTS: "
+          "running times shifted to keep the capture spacing",
+          fr->f.info.seq, (gint64) t->last_pts - rt);
+      t->rebase += spaced - rt;
+      rt = spaced;
+    }
+    t->last_mono_pts = mono;
+  }
   *pts = MAX (rt, 0);
   if (t->pushed && *pts <= t->last_pts)
     *pts = t->last_pts + 1;

@@ -34,6 +34,8 @@ G_BEGIN_DECLS typedef struct
   gboolean pushed;              /* a buffer went out since start() */
   GstClockTime last_pts;
   GstClockTime rebase;          /* next mode: added to running times */
+  guint64 last_mono_pts;        /* the last frame's capture time (writer's
+                                 * CLOCK_MONOTONIC), or DORADMA_TIME_NONE */
   GstDoradmaClockMap clock_map; /* mono_pts → running time */
 } GstDoradmaSrcTime;
 

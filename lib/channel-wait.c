@@ -13,13 +13,15 @@
 #include "keep-errno.h"
 #include "segment.h"
 
-/* Does `path` exist, as another inode than (dev, ino) when ino != 0? */
+/* Does `path` exist, as another inode than (dev, ino) when ino != 0?
+ * lstat, as the door judges the name: anything there (a dangling symlink
+ * too) is present, and the open that follows names what squats it. */
 static int
 present (const char *path, uint64_t dev, uint64_t ino)
 {
   struct stat st;
 
-  if (stat (path, &st) != 0)
+  if (lstat (path, &st) != 0)
     return 0;
   return ino == 0 || st.st_ino != ino || st.st_dev != dev;
 }

@@ -56,7 +56,10 @@ struct doradma_reader
   uint32_t n_leases;
 
   uint64_t last_seq;
+  uint64_t evict_skipped;       /* frames an eviction jumped over, counted
+                                 * with the next frame delivered or refused */
   int writer_lost;              /* seen once: every later wait says so at once */
+  int stopped;                  /* atomic: doradma_reader_stop */
   int interrupted;              /* atomic */
   uint64_t spin_ns;             /* atomic: poll this long before sleeping */
   struct doradma_reader_stats stats;
@@ -198,6 +201,7 @@ open_ctl (struct doradma_reader *r, int64_t allowed_uid,
     struct doradma_diag *diag)
 {
   char ctl_label[sizeof r->paths.label + 8];
+  struct doradma_diag parsed;
   struct stat st;
   int attempt, ret = -ENOENT;
   void *map;
@@ -229,8 +233,19 @@ open_ctl (struct doradma_reader *r, int64_t allowed_uid,
       close (fd);
       return ret;
     }
+    memset (&parsed, 0, sizeof parsed);
     ret = ctl_parse (map, sizeof (struct doradma_shm_ctl), r->desc.ctl_token,
-        diag);
+        &parsed);
+    /* Only a token of another segment is a moment of a replace: a ctl
+     * object is complete before its name exists, so a bad magic or layout
+     * version is what it is (a peer wrote it), not worth retrying. */
+    if (ret < 0 && (parsed.field == NULL ||
+            strcmp (parsed.field, "ctl.token") != 0)) {
+      munmap (map, sizeof (struct doradma_shm_ctl));
+      close (fd);
+      return diag_set (diag, ret, parsed.field, "%s: %s", ctl_label,
+          parsed.msg);
+    }
     if (ret == 0) {
       r->ctl_fd = fd;
       r->ctl = map;
@@ -244,9 +259,12 @@ open_ctl (struct doradma_reader *r, int64_t allowed_uid,
     close (fd);
     nanosleep (&ms, NULL);
   }
+  /* whether the data object's writer still holds it tells a switch in
+   * progress (or a peer's scribble over a live channel) from a leftover */
   return ret == -EBADMSG ? diag_set (diag, -ESTALE, "ctl.token",
-      "%s~ctl belongs to another segment (the writer is switching)",
-      r->paths.label) : ret;
+      "%s~ctl belongs to another segment (the writer is switching; the "
+      "data object's writer lock is %s)", r->paths.label,
+      ofd_is_locked (r->data_fd, 0) == 1 ? "held" : "free") : ret;
 }
 
 /* The entry's counters for tools (doradma watch): zero at a fresh join; an
@@ -461,6 +479,30 @@ doradma_reader_close (struct doradma_reader *r)
   reader_free (r);
 }
 
+DORADMA_API void
+doradma_reader_stop (struct doradma_reader *r)
+{
+  KEEP_ERRNO;
+  struct doradma_shm_reader *ent;
+
+  if (r == NULL || __atomic_exchange_n (&r->stopped, 1, __ATOMIC_RELAXED))
+    return;
+  if (r->ctl == NULL || r->bit == 0 || fork_generation () != r->fork_gen)
+    return;
+  ent = &r->ctl->readers[r->entry];
+  /* The writer waits only for ACTIVE/RESERVED entries with the flag and
+   * the active bit: dropping the flag first ends back-pressure even if an
+   * eviction racing with us overwrites the state. The lease bits stay
+   * (the writer never rewrites a leased slot); our entry lock stays, so
+   * no sweep frees the entry under them. */
+  r->backpressure = 0;
+  dr_store_relaxed (&ent->flags, 0);
+  dr_fetch_and_release (&r->ctl->active, ~r->bit);
+  dr_store_release (&ent->state, DORADMA_READER_STOPPED);
+  /* A lossless writer may be waiting for us. */
+  eventcount_bump (&r->ctl->space);
+}
+
 /* ------------------------------------------------------------------------ */
 /* frames                                                                   */
 /* ------------------------------------------------------------------------ */
@@ -623,7 +665,8 @@ doradma_reader_consume (struct doradma_reader *r, uint64_t seq)
 }
 
 /* The writer evicted us (a stalled lossless reader): resume at the newest
- * frame, which the caller sees as a gap. */
+ * frame, which the caller sees as a gap: the frames jumped over are
+ * counted as skipped with the next frame (so it is marked DISCONT). */
 static void
 check_evicted (struct doradma_reader *r)
 {
@@ -634,8 +677,10 @@ check_evicted (struct doradma_reader *r)
     return;
   newest = DORADMA_NEWEST_SEQ (dr_load_acquire (&r->rcb->newest));
   __atomic_store_n (&r->stats.evicted, 1, __ATOMIC_RELAXED);
-  if (newest > r->last_seq + 1)
+  if (newest > r->last_seq + 1) {
+    r->evict_skipped += newest - 1 - r->last_seq;
     r->last_seq = newest - 1;
+  }
   dr_store_release (&ent->consumed_seq, r->last_seq);
   dr_store_release (&ent->state, DORADMA_READER_ACTIVE);
 }
@@ -665,7 +710,9 @@ deliver (struct doradma_reader *r, uint32_t slot, uint64_t seq,
   frame->data_offset =
       r->desc.slots_offset + r->desc.slot_stride * (uint64_t) slot;
   frame->data = r->desc.ipc ? NULL : r->map + frame->data_offset;
-  frame->skipped = seq > r->last_seq + 1 ? seq - r->last_seq - 1 : 0;
+  frame->skipped = (seq > r->last_seq + 1 ? seq - r->last_seq - 1 : 0) +
+      r->evict_skipped;
+  r->evict_skipped = 0;
   STAT_ADD (r->stats.skipped, frame->skipped);
   STAT_ADD (r->stats.frames, 1);
   r->last_seq = seq;
@@ -679,8 +726,10 @@ deliver (struct doradma_reader *r, uint32_t slot, uint64_t seq,
 static void
 skip_refused (struct doradma_reader *r, uint64_t seq, uint64_t now)
 {
-  uint64_t skipped = seq > r->last_seq ? seq - r->last_seq : 0;
+  uint64_t skipped = (seq > r->last_seq ? seq - r->last_seq : 0) +
+      r->evict_skipped;
 
+  r->evict_skipped = 0;
   STAT_ADD (r->stats.skipped, skipped);
   r->last_seq = seq;            /* never retried */
   tool_counters_add (&r->ctl->readers[r->entry], seq, 0, skipped, now);
@@ -775,6 +824,9 @@ next_common (struct doradma_reader *r, enum doradma_read_mode mode,
   uint64_t spin_ns = __atomic_load_n (&r->spin_ns, __ATOMIC_RELAXED);
   int ret, spun = 0, slept = 0;
 
+  if (__atomic_load_n (&r->stopped, __ATOMIC_RELAXED))
+    return diag_set (diag, -ESHUTDOWN, "reader",
+        "%s: this reader was stopped (doradma_reader_stop)", r->paths.label);
   for (;;) {
     /* Snapshot BEFORE looking for a frame: a publish after this point
      * moves the word and the wait returns at once (no lost wakeup). */

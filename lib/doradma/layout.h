@@ -197,6 +197,7 @@ struct doradma_shm_rcb {
 #define DORADMA_READER_RESERVED 1u   /* carried over a supersede; token must match */
 #define DORADMA_READER_ACTIVE 2u
 #define DORADMA_READER_EVICTED 3u    /* stalled lossless reader, no back-pressure */
+#define DORADMA_READER_STOPPED 4u    /* reads no more; only its leases stay honoured */
 
 /* reader entry flags */
 #define DORADMA_READER_BACKPRESSURE (1u << 0) /* `next` reader: lossless writer waits */

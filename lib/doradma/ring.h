@@ -357,6 +357,14 @@ int doradma_ctl_validate (const uint8_t *image, size_t len, uint64_t token,
  * they are released. NULL is a no-op. */
 void doradma_reader_close (struct doradma_reader *r);
 
+/* The application reads no more, but frames it leased are still in use
+ * (views kept past a pipeline's NULL): the entry leaves back-pressure and
+ * the writer's count of readers at once (state STOPPED), while the slots
+ * leased now stay pinned until released. Later next/copy_next return
+ * -ESHUTDOWN; release and ref_slot work as before; close frees the entry.
+ * Idempotent. Any thread, but not during a next/copy_next of this reader. */
+void doradma_reader_stop (struct doradma_reader *r);
+
 /* Reader calls: doradma_reader_next/copy_next from one thread at a time;
  * ref_slot, release, consume, interrupt and get_stats from any thread. */
 
@@ -472,7 +480,9 @@ int doradma_reader_set_last_seq (struct doradma_reader *r, uint64_t seq);
 int doradma_reader_ctl_writable_by_others (const struct doradma_reader *r);
 
 /* Waits until the channel's data object exists (inotify on the shm directory,
- * no polling), up to timeout_ns (< 0 forever). `cancel_fd` (or -1) is an fd
+ * no polling), up to timeout_ns (< 0 forever). Anything at the name counts
+ * (a FIFO, a dangling symlink: doradma_reader_open then names the
+ * squatter). `cancel_fd` (or -1) is an fd
  * that becomes readable to interrupt. Returns 0, -ETIMEDOUT, -EINTR, -EINVAL. */
 int doradma_channel_wait (const char *shm_dir, const char *channel,
     int64_t timeout_ns, int cancel_fd);

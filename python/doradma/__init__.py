@@ -12,7 +12,9 @@ from it (frame.numpy(), frame.planes[i], DLPack capsules and the arrays
 NumPy or torch make from them, CUDA arrays) keeps the frame alive; when the
 last one is garbage-collected the buffer is unmapped and released, and with
 it the ring slot's lease. The trade-off: a held frame holds a ring slot
-(`doradma show` lists the lease), so a producer has one slot fewer, and
+(`doradma show` lists the lease), so a producer has one slot fewer (a
+lossless one too: once the pipeline is at NULL its reader holds no
+back-pressure, only the slots of frames still held), and
 past doradmasrc's max-leases it copies instead of lending. Keep views of
 frames you still need, copy (numpy.array(view)) what you keep for long.
 

@@ -18,7 +18,10 @@
  * At the end, when an element is named "src" and has a "stats" property,
  * "final STRUCTURE" with its value.
  *
- * Options: --frames N (stop with exit 0 after N frames), --pause-after N
+ * Options: --frames N (stop with exit 0 after N frames; with --hold-last,
+ * the app keeps a reference on frame N's buffer, sets the pipeline to NULL,
+ * prints "holding sha1=SHA1" and runs on until SIGINT/SIGTERM, then prints
+ * "held sha1=SHA1" of that buffer's bytes then, and drops it), --pause-after N
  * --pause-ms MS (PAUSED after N frames for MS, then PLAYING), --timeout S
  * (exit 2 after S seconds).
  *
@@ -55,6 +58,9 @@ static gint64 appsrc_frames = -1;
 static gboolean replay, replaying;
 static gint64 stop_ms, set_after_ms;
 static gchar *set_what;
+static gboolean hold_last;
+static GstBuffer *held;         /* --hold-last: frame N, kept past NULL */
+static GstVideoInfo held_info;
 
 /* SHA-1 of the visible bytes of every row of every plane, at the default
  * layout of `info`. Formats whose rows are whole pixels (I420, NV12, RGBA,
@@ -153,6 +159,10 @@ new_sample (GstAppSink * sink, gpointer data)
       GST_TIME_ARGS (pts), hex);
   g_free (hex);
   gst_buffer_unmap (buf, &map);
+  if (hold_last && n_frames == frames_max) {
+    held = gst_buffer_ref (buf);
+    held_info = info;
+  }
   gst_sample_unref (sample);
 
   if (n_frames == pause_after)
@@ -386,6 +396,8 @@ main (int argc, char **argv)
         "set a property (with --set-after-ms)", "ELEMENT:PROPERTY=VALUE"},
     {"set-after-ms", 0, 0, G_OPTION_ARG_INT64, &set_after_ms,
         "when to --set, after PLAYING", "MS"},
+    {"hold-last", 0, 0, G_OPTION_ARG_NONE, &hold_last,
+        "keep frame N (--frames) past NULL until a signal", NULL},
     {"stop-ms", 0, 0, G_OPTION_ARG_INT64, &stop_ms,
         "play [0, MS] (a seek in PAUSED before PLAYING)", "MS"},
     {NULL}
@@ -473,6 +485,22 @@ main (int argc, char **argv)
     gst_clear_object (&src);
   }
   gst_element_set_state (pipeline, GST_STATE_NULL);
+  if (held) {
+    GstMapInfo map;
+    gchar *hex;
+
+    /* the pipeline is gone; its frame is still ours */
+    gst_buffer_map (held, &map, GST_MAP_READ);
+    hex = visible_sha1 (&held_info, map.data, map.size);
+    printf ("holding sha1=%s\n", hex);
+    g_free (hex);
+    g_main_loop_run (loop);
+    hex = visible_sha1 (&held_info, map.data, map.size);
+    printf ("held sha1=%s\n", hex);
+    g_free (hex);
+    gst_buffer_unmap (held, &map);
+    gst_buffer_unref (held);
+  }
   if (pusher)
     g_thread_join (pusher);
   printf ("frames %" G_GINT64_FORMAT "\n", n_frames);

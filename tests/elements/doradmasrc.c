@@ -8,6 +8,8 @@
 #include <signal.h>
 #include <sys/wait.h>
 #include <grp.h>
+#include <fcntl.h>
+#include <sys/mman.h>
 
 #include <gst/base/gstbasesrc.h>
 
@@ -1558,6 +1560,81 @@ GST_END_TEST;
  * a new writer on its stale channel (sequence numbers start over): the src
  * goes on with the new writer's frames, the first one DISCONT, instead of
  * waiting for the new sequence to pass the old one. */
+/* Review round 4, R4-1: a control object whose identity line a peer
+ * overwrote. A zeroed magic is an error naming ctl.magic at once (the src
+ * used to wait for ever without a word); a token of another segment that
+ * stays (not a replace in progress) is waited for, with one warning that
+ * says why after a few seconds. */
+GST_START_TEST (test_corrupt_control_object_is_named)
+{
+  gchar *ch = t_channel ("ctlbad"), *path, *desc;
+  GstHarness *w = t_sink_harness (ch, T_CAPS);
+  struct doradma_shm_ctl *ctl;
+  GstElement *p;
+  GstMessage *msg;
+  GstBus *bus;
+  guint64 magic;
+  int fd;
+
+  fail_unless_equals_int (gst_harness_push (w, t_sysmem_frame (T_CAPS, 1)),
+      GST_FLOW_OK);
+  path = g_strdup_printf ("%s/doradma.%s~ctl", doradma_shm_dir (NULL), ch);
+  fd = open (path, O_RDWR);
+  fail_unless (fd >= 0, "open %s", path);
+  ctl = mmap (NULL, sizeof *ctl, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+  fail_unless (ctl != MAP_FAILED);
+  close (fd);
+  desc = g_strdup_printf ("doradmasrc channel=%s ! fakesink", ch);
+
+  magic = ctl->magic;
+  ctl->magic = 0;
+  p = gst_parse_launch (desc, NULL);
+  msg = t_run (p, 10 * GST_SECOND);
+  t_assert_error (msg, GST_STREAM_ERROR, GST_STREAM_ERROR_FORMAT, "ctl.magic");
+  gst_message_unref (msg);
+  gst_element_set_state (p, GST_STATE_NULL);
+  gst_object_unref (p);
+  ctl->magic = magic;
+
+  ctl->token ^= 1;
+  p = gst_parse_launch (desc, NULL);
+  bus = gst_element_get_bus (p);
+  gst_element_set_state (p, GST_STATE_PLAYING);
+  msg = gst_bus_timed_pop_filtered (bus, 20 * GST_SECOND,
+      GST_MESSAGE_WARNING | GST_MESSAGE_ERROR);
+  fail_unless (msg != NULL, "no warning in 20 s");
+  fail_unless_equals_int (GST_MESSAGE_TYPE (msg), GST_MESSAGE_WARNING);
+  {
+    GError *err = NULL;
+    gchar *dbg = NULL;
+
+    gst_message_parse_warning (msg, &err, &dbg);
+    fail_unless (strstr (err->message, ch) && strstr (err->message,
+            "control object") && dbg && strstr (dbg, "writer lock is held"),
+        "warning: %s / %s", err->message, dbg);
+    g_clear_error (&err);
+    g_free (dbg);
+  }
+  gst_message_unref (msg);
+  /* once: no second warning while it goes on waiting */
+  msg = gst_bus_timed_pop_filtered (bus, 4 * GST_SECOND,
+      GST_MESSAGE_WARNING | GST_MESSAGE_ERROR);
+  fail_unless (msg == NULL, "a second message: %" GST_PTR_FORMAT, msg);
+  gst_element_set_state (p, GST_STATE_NULL);
+  gst_object_unref (bus);
+  gst_object_unref (p);
+  ctl->token ^= 1;
+
+  munmap (ctl, sizeof *ctl);
+  g_free (desc);
+  g_free (path);
+  gst_harness_teardown (w);
+  fail_unless (t_shm_clean (ch), "leftovers of %s", ch);
+  g_free (ch);
+}
+
+GST_END_TEST;
+
 GST_START_TEST (test_stale_takeover_goes_on_with_the_new_writer)
 {
   gchar *ch = t_channel ("takeover");
@@ -1718,6 +1795,7 @@ doradmasrc_suite (void)
   tcase_add_test (tc, test_allowed_uid_admits_the_channel_owner);
   tcase_add_test (tc, test_late_joiner_gets_no_run_of_pts_0);
   tcase_add_test (tc, test_stale_takeover_goes_on_with_the_new_writer);
+  tcase_add_test (tc, test_corrupt_control_object_is_named);
   tcase_add_test (tc, test_stats_blurb_lists_every_field);
   tcase_add_test (tc, test_transport_enum_is_the_srcs_own);
   tcase_add_test (tc, test_settings_are_refused_once_started);

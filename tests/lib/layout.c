@@ -215,6 +215,7 @@ test_code (void)
   T_EXPECT (failures, DORADMA_READER_RESERVED == 1, "%s", __func__);
   T_EXPECT (failures, DORADMA_READER_ACTIVE == 2, "%s", __func__);
   T_EXPECT (failures, DORADMA_READER_EVICTED == 3, "%s", __func__);
+  T_EXPECT (failures, DORADMA_READER_STOPPED == 4, "%s", __func__);
   T_EXPECT (failures, DORADMA_READER_BACKPRESSURE == 1, "%s", __func__);
   T_EXPECT (failures, DORADMA_TIME_NONE == UINT64_MAX, "%s", __func__);
   T_EXPECT (failures, DORADMA_NEWEST_PACK (5, 3) == ((5ull << 8) | 3), "%s",

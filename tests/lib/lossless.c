@@ -9,7 +9,9 @@
  * back-pressure reader: the reader is lapped and sees the skip. (4) A
  * stalled reader is evicted (doradma_writer_evict_stalled names its pid):
  * the writer proceeds, the evicted reader's live lease is still honoured,
- * and the reader learns it was evicted and resumes with a gap.
+ * and the reader learns it was evicted and resumes with a gap, the frames
+ * it jumped over counted as skipped with the frame after it (review round
+ * 4, D1: they were not).
  */
 #include <errno.h>
 #include <pthread.h>
@@ -324,6 +326,15 @@ test_evict (void)
   T_CHECK (rst.evicted, "the reader was not told it was evicted");
   T_CHECK (f.info.seq > held.info.seq + 1, "resumed at %llu, no gap",
       (unsigned long long) f.info.seq);
+  /* the frames jumped over are counted with the frame after the gap (the
+   * element marks it DISCONT), in the stats and for tools */
+  T_CHECK (f.skipped == f.info.seq - held.info.seq - 1, "resumed at %llu "
+      "after %llu, but frame.skipped %llu", (unsigned long long) f.info.seq,
+      (unsigned long long) held.info.seq, (unsigned long long) f.skipped);
+  doradma_reader_get_stats (r, &rst);
+  T_CHECK (rst.skipped == f.skipped, "stats.skipped %llu, frame.skipped %llu",
+      (unsigned long long) rst.skipped, (unsigned long long) f.skipped);
+
   doradma_reader_release (r, f.slot);
   doradma_reader_close (r);
   doradma_writer_close (w);

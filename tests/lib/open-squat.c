@@ -2,7 +2,9 @@
  * (review #6). Any local user may create /dev/shm/doradma.<ch> as a FIFO
  * before the producer starts: doradma_reader_open and doradma_writer_create
  * fail at once with an error naming the file type and the squatter's uid,
- * instead of hanging in open(2) before any check.
+ * instead of hanging in open(2) before any check. doradma_channel_wait
+ * finds the name present whatever squats it, a dangling symlink included
+ * (round 4, R4-8), so the open names it instead of a wait for ever.
  */
 #include <errno.h>
 #include <stdio.h>
@@ -100,6 +102,18 @@ main (void)
       == 0, "reader on a socket");
   close (sock);
   unlink (sa.sun_path);
+
+  /* review round 4, R4-8: a dangling symlink is not "absent" (the wait
+   * used stat (), which follows it, and waited for ever) */
+  t_channel (ch, sizeof ch, "dangle");
+  snprintf (path, sizeof path, "%s/doradma.%s", dir, ch);
+  T_EXPECT (failed, symlink ("doradma.nothing-here", path) == 0, "symlink %s",
+      path);
+  T_EXPECT (failed, doradma_channel_wait (dir, ch, 0, -1) == 0,
+      "a dangling symlink at the name is present");
+  T_EXPECT (failed, prompt (reader_open_child, "symbolic link",
+          "reader on a dangling symlink") == 0, "reader on a dangling symlink");
+  unlink (path);
   if (t_shm_dir_remove (dir) != 0)
     failed++;
   return failed ? T_EXIT_FAIL : T_EXIT_PASS;

@@ -19,6 +19,11 @@
 #   python-device-frames  the doradma module on memory:CUDAMemory-like
 #                   buffers without a GPU (tests/sdk/python-device-frames.py,
 #                   fake-cuda-memory.c); read-only frame info
+#   python-held-view  a doradma.Frame view kept past the consumer's NULL:
+#                   the lossless producer runs on, the slot stays pinned
+#                   (tests/sdk/python-held-view.py frame)
+#   gi-held-buffer  the same with a Gst.Buffer and its map, gi only
+#                   (tests/sdk/python-held-view.py gi)
 #   python-api      the typelib's Python names: error domain, SlabAllocator
 #                   not hiding Gst.Allocator.alloc, the probe report, the
 #                   version; every GstDoradma.name docs/sdk.md shows exists
@@ -253,6 +258,14 @@ python-frames|python-frames-torch|python-doc-example)
   r=$?; cat "$T/out.txt"
   [ $r -eq 77 ] && exit 77
   [ $r -eq 0 ] || fail "python-frames.py exited $r"
+  ;;
+python-held-view|gi-held-buffer)
+  [ -n "$SDK_PYTHON" ] || skip "the doradma Python module was not built (-Dpython, or no python3 with PyGObject, NumPy and headers)"
+  export PYTHONPATH=$D${SDK_PYTHON_DIR%/}
+  "$SDK_PYTHON" "$SDK_SOURCE_ROOT/tests/sdk/python-held-view.py" "$P/bin/doradma" \
+    $([ $mode = python-held-view ] && echo frame || echo gi) > "$T/out.txt" 2>&1
+  r=$?; cat "$T/out.txt"
+  [ $r -eq 0 ] || fail "python-held-view.py exited $r"
   ;;
 *) fail "unknown mode $mode" ;;
 esac

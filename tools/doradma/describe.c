@@ -58,6 +58,8 @@ tool_reader_state (guint32 state)
       return "active";
     case DORADMA_READER_EVICTED:
       return "evicted";
+    case DORADMA_READER_STOPPED:
+      return "stopped";
     default:
       return "unknown";
   }

@@ -125,7 +125,8 @@ print_text (GPtrArray * rows, GPtrArray * entries, gboolean rates)
     tool_reader_tally (in, &r->prev, r->when, &tally);
     if (tally.count[TOOL_KEEPING_UP] != tally.count[TOOL_KEEPING_UP] +
         tally.count[TOOL_SKIPPING] + tally.count[TOOL_STALLED] +
-        tally.count[TOOL_DEAD] + tally.count[TOOL_UNKNOWN]) {
+        tally.count[TOOL_DEAD] + tally.count[TOOL_UNKNOWN] +
+        tally.count[TOOL_STOPPED]) {
       char *t = tool_tally_text (&tally);
       printf ("%-24s   readers: %s\n", "", t);
       g_free (t);

@@ -16,6 +16,7 @@ static const char *const health_names[] = {
   [TOOL_STALLED] = "stalled",
   [TOOL_DEAD] = "dead",
   [TOOL_UNKNOWN] = "unknown",
+  [TOOL_STOPPED] = "stopped",
 };
 
 const char *
@@ -124,6 +125,11 @@ tool_reader_view (const struct doradma_inspect *in, guint32 r,
   if (rd->alive == 0) {
     v->health = TOOL_DEAD;
     v->why = "its entry lock is free: the process is gone";
+  } else if (e->state == DORADMA_READER_STOPPED) {
+    v->health = TOOL_STOPPED;
+    v->why = rd->leases ? "its application stopped reading; frames it still "
+        "holds pin their slots (no back-pressure)" :
+        "its application stopped reading (no back-pressure)";
   } else if (rd->alive < 0) {
     v->health = TOOL_UNKNOWN;
     v->why = "its entry lock could not be queried";
@@ -164,10 +170,14 @@ tool_reader_tally (const struct doradma_inspect *in,
       continue;
     tool_reader_view (in, r, prev, now, &v);
     t->count[v.health]++;
-    if (v.health == TOOL_DEAD)
-      for (s = 0; s < in->slot_count; s++)
-        if (in->slots[s].leases & (1ull << r))
-          t->pinned_by_dead |= 1ull << s;
+    for (s = 0; s < in->slot_count; s++) {
+      if (!(in->slots[s].leases & (1ull << r)))
+        continue;
+      if (v.health == TOOL_DEAD)
+        t->pinned_by_dead |= 1ull << s;
+      else if (v.health == TOOL_STOPPED)
+        t->pinned_by_stopped |= 1ull << s;
+    }
   }
 }
 
@@ -188,10 +198,14 @@ tool_tally_text (const struct tool_tally *t)
       continue;
     g_string_append_printf (s, "%s%u %s", s->len ? ", " : "", t->count[h],
         tool_health_name (h));
-    if (h == TOOL_DEAD && t->pinned_by_dead)
-      g_string_append_printf (s, " (pinning %u slot%s)",
-          tool_popcount (t->pinned_by_dead),
-          tool_popcount (t->pinned_by_dead) == 1 ? "" : "s");
+    if (h == TOOL_DEAD || h == TOOL_STOPPED) {
+      guint64 pinned = h == TOOL_DEAD ? t->pinned_by_dead :
+          t->pinned_by_stopped;
+
+      if (pinned)
+        g_string_append_printf (s, " (pinning %u slot%s)",
+            tool_popcount (pinned), tool_popcount (pinned) == 1 ? "" : "s");
+    }
   }
   return g_string_free (s, FALSE);
 }
@@ -272,4 +286,6 @@ tool_json_tally (JsonBuilder * b, const struct tool_tally *t)
   json_builder_end_object (b);
   tool_json_uint (b, "slots_pinned_by_dead_readers",
       tool_popcount (t->pinned_by_dead));
+  tool_json_uint (b, "slots_pinned_by_stopped_readers",
+      tool_popcount (t->pinned_by_stopped));
 }

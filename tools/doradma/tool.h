@@ -89,6 +89,7 @@ enum tool_health {
   TOOL_STALLED,
   TOOL_DEAD,
   TOOL_UNKNOWN,
+  TOOL_STOPPED,                 /* reads no more; views it holds pin slots */
   TOOL_N_HEALTH
 };
 const char *tool_health_name (enum tool_health h);
@@ -119,10 +120,12 @@ struct tool_reader_view {
 };
 void tool_reader_view (const struct doradma_inspect *in, guint32 r,
     const struct tool_look *prev, guint64 now, struct tool_reader_view *v);
-/* States of a channel's readers counted, and the slots dead ones pin. */
+/* States of a channel's readers counted, and the slots dead and stopped
+ * ones pin. */
 struct tool_tally {
   guint32 count[TOOL_N_HEALTH];
   guint64 pinned_by_dead;       /* slot bits */
+  guint64 pinned_by_stopped;    /* slot bits */
 };
 void tool_reader_tally (const struct doradma_inspect *in,
     const struct tool_look *prev, guint64 now, struct tool_tally *t);
