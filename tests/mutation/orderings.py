@@ -48,6 +48,7 @@ SRC = mutate.SRC
 KILLERS = [
     ('relacy-protocol', {'weaken', 'fence', 'swap'}),
     ('interleave-abandon', {'weaken', 'fence', 'swap'}),
+    ('interleave-stores', {'swap'}),
     ('lease-refs', {'swap'}),
     ('publish-eos', {'swap'}),
     ('caps-epochs', {'swap'}),
