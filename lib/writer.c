@@ -1046,7 +1046,9 @@ doradma_writer_abandon (struct doradma_writer *w, uint32_t slot)
     return -EINVAL;
   }
   /* The payload may be half written: the slot becomes empty (seq 0), never
-   * the old frame again. */
+   * the old frame again. BEFORE the publish: a reader that sampled the old
+   * frame's slot_seq before our mark finds gen even again, and only the
+   * record's seq tells it the frame is gone (tests/lib/interleave-abandon). */
   dr_store_relaxed (&w->rcb->slots[slot].seq, 0);
   seqlock_publish (&w->rcb->slots[slot].gen, w->gen[slot]);
   w->gen[slot] += 1;

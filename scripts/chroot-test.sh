@@ -19,7 +19,13 @@
 #                                          configuration), suites lib,
 #                                          reliability and multiproc run under
 #                                          qemu-user through binfmt_misc,
-#                                          registered for the run only
+#                                          registered for the run only; lib
+#                                          includes the Relacy model
+#                                          (relacy-protocol, aarch64 build)
+#                                          and the interleave tests; the leg
+#                                          fails if relacy-protocol was not
+#                                          built (docs/platforms.md: what
+#                                          this proves about weak memory)
 #
 # Needs root, debootstrap and (arm64) qemu-user-static on the host
 # (scripts/install-deps.sh installs them). The chroots live OUTSIDE the
@@ -114,6 +120,13 @@ case $leg in
   arm64)
     build_and_test build-arm64 \
       "--cross-file scripts/cross/aarch64-linux-gnu.ini -Dtests=enabled -Dbench=disabled" \
-      "--suite lib --suite reliability --suite multiproc" ;;
+      "--suite lib --suite reliability --suite multiproc"
+    # The model's scenarios must have run on this leg: a cross build that
+    # quietly lost C++ or the Relacy headers would skip them.
+    if [ -f "$SRC/build-arm64/build.ninja" ] &&
+       ! [ -x "$SRC/build-arm64/tests/relacy/relacy-protocol" ]; then
+      say "build-arm64: tests/relacy/relacy-protocol was not built (aarch64 g++ or relacy-dev missing): failed"
+      rc=1
+    fi ;;
 esac
 exit $rc

@@ -105,7 +105,10 @@ case $profile in
       $SUDO dpkg --add-architecture arm64
       updated=0
     fi
+    # g++-aarch64-linux-gnu and relacy-dev (headers, arch all): the
+    # Relacy model (tests/relacy) built for aarch64 too
     PACKAGES=("${BUILD[@]}" g++ gcc-aarch64-linux-gnu libc6-dev-arm64-cross
+              g++-aarch64-linux-gnu relacy-dev
               libglib2.0-dev:arm64 libjson-glib-dev:arm64 libgstreamer1.0-dev:arm64
               libgstreamer-plugins-base1.0-dev:arm64 libgstreamer-plugins-bad1.0-dev:arm64
               libibverbs-dev:arm64

@@ -30,7 +30,7 @@
 #include "doradma/layout.h"
 
 #include "seqlock.h"
-#include "orderings.h"
+#include "sites.h"
 
 /* ---- futex.c with the system call replaced by a model of the kernel's
  * futex: FUTEX_WAIT compares the word atomically (an RMW reads the latest
@@ -318,6 +318,338 @@ struct consume : rl::test_suite < consume, 2 >
   }
 };
 
+/* ---- Sites beyond the ring's slot protocol (R4-7): the caps table, the
+ * dora pool's generation word, SUPERSEDED, `stopped`, join's `active`, the
+ * eviction, the lease bits cleared on close, set_last_seq. Each scenario
+ * copies the statement order of its lib function and takes the ordering
+ * of every site from lib (SITE_*, orderings.py). */
+
+/* writer.c write_caps_entry / reader.c doradma_reader_caps: a reader that
+ * gets a caps entry through the seqlock gets the whole entry. */
+struct caps_publish : rl::test_suite < caps_publish, 2 >
+{
+  rl::atomic < uint64_t > gen;
+  rl::atomic < uint32_t > epoch;
+  rl::atomic < uint32_t > c0, c1;
+
+  void before ()
+  {
+    gen ($).store (0, rl::mo_relaxed);
+    epoch ($).store (0, rl::mo_relaxed);
+    c0 ($).store (0, rl::mo_relaxed);
+    c1 ($).store (0, rl::mo_relaxed);
+  }
+  void thread (unsigned t)
+  {
+    if (t == 0) {
+      dr_store_relaxed (U64 (gen), 1);
+      SITE_CAPS_ODD_FENCE ();
+      dr_store_relaxed ((uint32_t *) & epoch, 1);
+      dr_store_relaxed (U32 (c0), 'a');
+      dr_store_relaxed (U32 (c1), 'b');
+      SITE_CAPS_PUBLISH (U64 (gen), 2);
+    } else {
+      uint64_t g = seqlock_read_begin (U64 (gen));
+      if (g & 1)
+        return;
+      uint32_t e = dr_load_relaxed ((uint32_t *) & epoch);
+      uint32_t a = dr_load_relaxed (U32 (c0));
+      uint32_t b = dr_load_relaxed (U32 (c1));
+      if (!seqlock_read_ok (U64 (gen), g) || g == 0)
+        return;
+      RL_ASSERT (e == 1 && a == 'a' && b == 'b');
+    }
+  }
+};
+
+/* The same entry rewritten (a new epoch in the same slot of the table): a
+ * copy that passes the re-check is one entry, never half of each (the
+ * release fence after the odd gen). */
+struct caps_rewrite : rl::test_suite < caps_rewrite, 2 >
+{
+  rl::atomic < uint64_t > gen;
+  rl::atomic < uint32_t > c0, c1;
+
+  void before ()
+  {
+    gen ($).store (2, rl::mo_relaxed);
+    c0 ($).store ('a', rl::mo_relaxed);
+    c1 ($).store ('a', rl::mo_relaxed);
+  }
+  void thread (unsigned t)
+  {
+    if (t == 0) {
+      dr_store_relaxed (U64 (gen), 3);
+      SITE_CAPS_ODD_FENCE ();
+      dr_store_relaxed (U32 (c0), 'b');
+      dr_store_relaxed (U32 (c1), 'b');
+      SITE_CAPS_PUBLISH (U64 (gen), 4);
+    } else {
+      uint64_t g = seqlock_read_begin (U64 (gen));
+      if (g & 1)
+        return;
+      uint32_t b = dr_load_relaxed (U32 (c1));
+      uint32_t a = dr_load_relaxed (U32 (c0));
+      if (seqlock_read_ok (U64 (gen), g))
+        RL_ASSERT (a == b);
+    }
+  }
+};
+
+/* dora-pool.c writer_create: a reader that sees the first (odd) gen sees
+ * the header written before it. */
+struct pool_create : rl::test_suite < pool_create, 2 >
+{
+  rl::atomic < uint64_t > gen;
+  rl::var < int >header;
+
+  void before ()
+  {
+    gen ($).store (0, rl::mo_relaxed);
+  }
+  void thread (unsigned t)
+  {
+    if (t == 0) {
+      header ($) = 42;
+      SITE_POOL_CREATE (U64 (gen), 1);
+    } else if (SITE_POOL_READ_BEGIN (U64 (gen)) != 0) {
+      RL_ASSERT (header ($) == 42);
+    }
+  }
+};
+
+/* dora-pool.c writer_begin / writer_end / read_begin: a reader that sees
+ * the even gen of a write sees its payload. */
+struct pool_publish : rl::test_suite < pool_publish, 2 >
+{
+  rl::atomic < uint64_t > gen;
+  rl::var < int >payload;
+
+  void before ()
+  {
+    gen ($).store (1, rl::mo_relaxed);
+  }
+  void thread (unsigned t)
+  {
+    if (t == 0) {
+      uint64_t cur = dr_load_relaxed (U64 (gen));
+      if ((cur & 1) == 0)
+        dr_store_relaxed (U64 (gen), cur + 1);
+      SITE_POOL_BEGIN_FENCE ();
+      payload ($) = 42;
+      SITE_POOL_END (U64 (gen), (cur & ~(uint64_t) 1) + 2);
+    } else {
+      uint64_t g = SITE_POOL_READ_BEGIN (U64 (gen));
+      if (g == 2)
+        RL_ASSERT (payload ($) == 42);
+    }
+  }
+};
+
+/* dora-pool.c: a copy across a rewrite that passes read_ok is one write,
+ * never half of each (writer_begin's release fence, read_ok's acquire
+ * fence). */
+struct pool_rewrite : rl::test_suite < pool_rewrite, 2 >
+{
+  rl::atomic < uint64_t > gen, a, b;
+
+  void before ()
+  {
+    gen ($).store (2, rl::mo_relaxed);
+    a ($).store (1, rl::mo_relaxed);
+    b ($).store (1, rl::mo_relaxed);
+  }
+  void thread (unsigned t)
+  {
+    if (t == 0) {
+      uint64_t cur = dr_load_relaxed (U64 (gen));
+      if ((cur & 1) == 0)
+        dr_store_relaxed (U64 (gen), cur + 1);
+      SITE_POOL_BEGIN_FENCE ();
+      dr_store_relaxed (U64 (a), 2);
+      dr_store_relaxed (U64 (b), 2);
+      SITE_POOL_END (U64 (gen), (cur & ~(uint64_t) 1) + 2);
+    } else {
+      uint64_t g = SITE_POOL_READ_BEGIN (U64 (gen)), y, x;
+      if (g & 1)
+        return;
+      y = dr_load_relaxed (U64 (b));
+      x = dr_load_relaxed (U64 (a));
+      SITE_POOL_READ_FENCE ();
+      if (dr_load_relaxed (U64 (gen)) == g)
+        RL_ASSERT (x == y);
+    }
+  }
+};
+
+/* writer.c supersede_old and doradma_writer_replace: a reader that sees
+ * SUPERSEDED sees final_seq and every frame up to it. */
+template < int REPLACE > struct superseded_t:rl::test_suite < superseded_t <
+    REPLACE >, 2 >
+{
+  rl::atomic < uint64_t > newest, final_seq;
+  rl::atomic < uint32_t > state;
+
+  void before ()
+  {
+    newest ($).store (0, rl::mo_relaxed);
+    final_seq ($).store (0, rl::mo_relaxed);
+    state ($).store (DORADMA_STATE_LIVE, rl::mo_relaxed);
+  }
+  void thread (unsigned t)
+  {
+    if (t == 0) {
+      SITE_PUBLISH_NEWEST (U64 (newest), DORADMA_NEWEST_PACK (1ull, 0u));
+      dr_store_relaxed (U64 (final_seq), 1);
+      if (REPLACE)
+        SITE_REPLACE_STATE (U32 (state), DORADMA_STATE_SUPERSEDED);
+      else
+        SITE_SUPERSEDE_STATE (U32 (state), DORADMA_STATE_SUPERSEDED);
+    } else {
+      uint32_t st = SITE_NEXT_STATE (U32 (state));
+      uint64_t n = DORADMA_NEWEST_SEQ (SITE_FIND_NEWEST (U64 (newest)));
+      uint64_t f = dr_load_relaxed (U64 (final_seq));
+      RL_ASSERT (st != DORADMA_STATE_SUPERSEDED || (n == 1 && f == 1));
+    }
+  }
+};
+
+/* writer.c doradma_writer_close / reader.c doradma_reader_writer_stopped:
+ * a reader that sees the clean stop sees every frame published before it
+ * (it drains them before it reports the end). */
+struct stopped : rl::test_suite < stopped, 2 >
+{
+  rl::atomic < uint64_t > newest;
+  rl::atomic < uint32_t > stop;
+
+  void before ()
+  {
+    newest ($).store (0, rl::mo_relaxed);
+    stop ($).store (0, rl::mo_relaxed);
+  }
+  void thread (unsigned t)
+  {
+    if (t == 0) {
+      SITE_PUBLISH_NEWEST (U64 (newest), DORADMA_NEWEST_PACK (1ull, 0u));
+      SITE_STOPPED (U32 (stop), 1);
+    } else if (SITE_STOPPED_LOAD (U32 (stop)) == 1) {
+      RL_ASSERT (DORADMA_NEWEST_SEQ (SITE_FIND_NEWEST (U64 (newest))) == 1);
+    }
+  }
+};
+
+/* reader.c join against the writer's scans of `active` (min_consumed,
+ * evict_stalled, unadopted, active_readers, replace's carry-over): a scan
+ * that sees the reader's bit sees its entry ACTIVE with the consumed_seq
+ * it joined with (a stale 0 would let a lossless writer overwrite frames
+ * the new reader was promised). SCAN picks the writer's site. */
+enum
+{ SCAN_MIN, SCAN_EVICT, SCAN_UNADOPTED, SCAN_ACTIVE_READERS, SCAN_REPLACE };
+template < int SCAN > struct join_t:rl::test_suite < join_t < SCAN >, 2 >
+{
+  rl::atomic < uint64_t > active, consumed;
+  rl::atomic < uint32_t > state;
+
+  void before ()
+  {
+    active ($).store (0, rl::mo_relaxed);
+    consumed ($).store (0, rl::mo_relaxed);
+    state ($).store (DORADMA_READER_FREE, rl::mo_relaxed);
+  }
+  void thread (unsigned t)
+  {
+    if (t == 0) {
+      SITE_JOIN_CONSUMED (U64 (consumed), 5);
+      SITE_JOIN_STATE (U32 (state), DORADMA_READER_ACTIVE);
+      SITE_JOIN_ACTIVE (U64 (active), 1ull);
+    } else {
+      uint64_t a = SCAN == SCAN_MIN ? SITE_MIN_ACTIVE (U64 (active)) :
+          SCAN == SCAN_EVICT ? SITE_EVICT_ACTIVE (U64 (active)) :
+          SCAN == SCAN_UNADOPTED ? SITE_UNADOPTED_ACTIVE (U64 (active)) :
+          SCAN == SCAN_ACTIVE_READERS ? SITE_ACTIVE_READERS (U64 (active)) :
+          SITE_REPLACE_ACTIVE (U64 (active));
+      if (!(a & 1))
+        return;
+      RL_ASSERT (dr_load_relaxed (U32 (state)) == DORADMA_READER_ACTIVE);
+      uint64_t c = SCAN == SCAN_EVICT ? SITE_EVICT_CONSUMED (U64 (consumed)) :
+          SCAN == SCAN_MIN ? SITE_WRITER_CONSUMED (U64 (consumed)) :
+          dr_load_relaxed (U64 (consumed));
+      RL_ASSERT (c == 5);
+    }
+  }
+};
+
+/* writer.c evict_locked / reader.c check_evicted: a reader that sees
+ * itself evicted resumes no earlier than the newest frame at the eviction
+ * (older frames may already be rewritten: the writer stopped waiting). */
+struct evicted : rl::test_suite < evicted, 2 >
+{
+  rl::atomic < uint64_t > newest;
+  rl::atomic < uint32_t > state;
+
+  void before ()
+  {
+    newest ($).store (0, rl::mo_relaxed);
+    state ($).store (DORADMA_READER_ACTIVE, rl::mo_relaxed);
+  }
+  void thread (unsigned t)
+  {
+    if (t == 0) {
+      SITE_PUBLISH_NEWEST (U64 (newest), DORADMA_NEWEST_PACK (3ull, 0u));
+      SITE_EVICT_STATE (U32 (state), DORADMA_READER_EVICTED);
+    } else if (SITE_EVICTED_STATE (U32 (state)) == DORADMA_READER_EVICTED) {
+      RL_ASSERT (DORADMA_NEWEST_SEQ (SITE_EVICTED_NEWEST (U64 (newest))) == 3);
+    }
+  }
+};
+
+/* reader.c clear_our_bit_everywhere (close, fork child): payload reads
+ * under a lease happen before the writer's rewrite once the bit is gone. */
+struct clear_leases : rl::test_suite < clear_leases, 2 >
+{
+  rl::atomic < uint64_t > gen, lease;
+  rl::var < int >payload;
+
+  void before ()
+  {
+    gen ($).store (2, rl::mo_relaxed);
+    lease ($).store (1, rl::mo_relaxed);
+    payload ($) = 42;
+  }
+  void thread (unsigned t)
+  {
+    if (t == 0) {
+      RL_ASSERT (payload ($) == 42);
+      SITE_CLEAR_LEASES (U64 (lease), ~1ull);
+    } else if (seqlock_mark (U64 (gen), U64 (lease), 2, UINT64_MAX)) {
+      payload ($) = 7;
+    }
+  }
+};
+
+/* reader.c doradma_reader_set_last_seq: like consume, the frames up to
+ * the new position are read before a lossless writer rewrites them. */
+struct set_last_seq : rl::test_suite < set_last_seq, 2 >
+{
+  rl::atomic < uint64_t > consumed;
+  rl::var < int >payload;
+
+  void before ()
+  {
+    consumed ($).store (0, rl::mo_relaxed);
+    payload ($) = 42;
+  }
+  void thread (unsigned t)
+  {
+    if (t == 0) {
+      RL_ASSERT (payload ($) == 42);
+      SITE_SET_LAST_SEQ (U64 (consumed), 1);
+    } else if (SITE_WRITER_CONSUMED (U64 (consumed)) >= 1) {
+      payload ($) = 7;
+    }
+  }
+};
+
 template < class T > static int
 check (const char *name, const char *only)
 {
@@ -351,5 +683,22 @@ main (int argc, char **argv)
   failed += check < wake > ("wake", only);
   failed += check < eos > ("eos", only);
   failed += check < consume > ("consume", only);
+  failed += check < caps_publish > ("caps_publish", only);
+  failed += check < caps_rewrite > ("caps_rewrite", only);
+  failed += check < pool_create > ("pool_create", only);
+  failed += check < pool_publish > ("pool_publish", only);
+  failed += check < pool_rewrite > ("pool_rewrite", only);
+  failed += check < superseded_t < 0 > >("supersede_old", only);
+  failed += check < superseded_t < 1 > >("replace", only);
+  failed += check < stopped > ("stopped", only);
+  failed += check < join_t < SCAN_MIN > >("join_min_consumed", only);
+  failed += check < join_t < SCAN_EVICT > >("join_evict_stalled", only);
+  failed += check < join_t < SCAN_UNADOPTED > >("join_unadopted", only);
+  failed += check < join_t < SCAN_ACTIVE_READERS > >("join_active_readers",
+      only);
+  failed += check < join_t < SCAN_REPLACE > >("join_replace", only);
+  failed += check < evicted > ("evicted", only);
+  failed += check < clear_leases > ("clear_leases", only);
+  failed += check < set_last_seq > ("set_last_seq", only);
   return failed ? 1 : 0;
 }
