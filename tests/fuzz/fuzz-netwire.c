@@ -1,5 +1,5 @@
 /* libFuzzer target over the network bridge's wire decoders
- * (gst/gstdoradmanetwire.c): what a hostile peer controls. Besides "no
+ * (gst/net/gstdoradmanetwire.c): what a hostile peer controls. Besides "no
  * crash, no sanitizer report", it asserts what acceptance promises: an
  * accepted frame's payload is the announced length and at most max_frame
  * bytes, its planes lie inside it, its crop inside the picture, its caps

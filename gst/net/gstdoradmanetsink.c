@@ -55,6 +55,7 @@
 #include <gst/video/video.h>
 
 #include "gstdoradmaelements.h"
+#include "gstdoradmanetelements.h"
 #include "gstdoradmaenums.h"
 #include "gstdoradmawire.h"
 #include "gstdoradmanetwire.h"

@@ -51,6 +51,7 @@
 #include <gst/video/video.h>
 
 #include "gstdoradmaelements.h"
+#include "gstdoradmanetelements.h"
 #include "gstdoradmaenums.h"
 #include "gstdoradmaproducer.h"
 #include "gstdoradmasettings.h"
