@@ -57,6 +57,7 @@
 #include "gstdoradmasettings.h"
 #include "gstdoradmawire.h"
 #include "gstdoradmanetwire.h"
+#include "gstdoradmanetcaps.h"
 #include "gstdoradmanetucx.h"
 
 GST_DEBUG_CATEGORY_STATIC (gst_doradma_net_src_debug);
@@ -151,6 +152,7 @@ struct _GstDoradmaNetSrc
   GstDoradmaProducer *producer; /* NULL without a channel */
   gchar *caps_str;
   GstVideoInfo vinfo;
+  GstDoradmaPlaneNeeds needs;   /* of vinfo */
   guint slots_now;              /* credits granted per connection */
   gboolean peer_eos;            /* the sender ended the stream */
   gboolean readers_joined;      /* wait-for-readers done */
@@ -336,19 +338,20 @@ drop_sender (GstDoradmaNetSrc * self)
 static GstFlowReturn
 apply_caps (GstDoradmaNetSrc * self, const PendingFrame * pf)
 {
+  GstDoradmaPlaneNeeds needs;
+  const gchar *why;
+  GstVideoInfo info;
   GstCaps *caps;
 
   if (self->caps_str && strcmp (self->caps_str, pf->hdr.caps) == 0)
     return GST_FLOW_OK;
-  caps = gst_caps_from_string (pf->hdr.caps);
-  if (caps == NULL || !gst_video_info_from_caps (&self->vinfo, caps)) {
-    /* passed the ring's caps rule but not GStreamer's parser */
+  caps = gst_doradma_net_caps_parse (pf->hdr.caps, &info, &needs, &why);
+  if (caps == NULL) {
+    /* passed the ring's caps rule but not GStreamer's */
     g_free (self->bad_peer);
-    self->bad_peer = g_strdup_printf ("caps \"%.80s\" do not parse as "
-        "video caps", pf->hdr.caps);
+    self->bad_peer = g_strdup_printf ("caps \"%.80s\" %s (field caps)",
+        pf->hdr.caps, why);
     COUNT (self, C_MALFORMED, 1);
-    if (caps)
-      gst_caps_unref (caps);
     return GST_FLOW_CUSTOM_SUCCESS;
   }
   if (!gst_base_src_set_caps (GST_BASE_SRC (self), caps)) {
@@ -358,12 +361,34 @@ apply_caps (GstDoradmaNetSrc * self, const PendingFrame * pf)
     return GST_FLOW_NOT_NEGOTIATED;
   }
   gst_caps_unref (caps);
+  self->vinfo = info;
+  self->needs = needs;
   if (self->producer)
     gst_doradma_producer_set_caps (self->producer, pf->hdr.caps,
         pf->hdr.info.payload_bytes);
   g_free (self->caps_str);
   self->caps_str = g_strdup (pf->hdr.caps);
   return GST_FLOW_OK;
+}
+
+/* The frame's geometry covers its caps (the check doradmasrc makes on a
+ * ring's records): what goes downstream in a GstVideoMeta and into the
+ * ring is read by converters as the caps say. A frame that does not is
+ * malformed: dropped, counted, and its sender disconnected. */
+static gboolean
+frame_fits_caps (GstDoradmaNetSrc * self, const PendingFrame * pf)
+{
+  const struct doradma_frame_info *fi = &pf->hdr.info;
+
+  if (gst_doradma_frame_fits (&self->vinfo, &self->needs, fi))
+    return TRUE;
+  g_free (self->bad_peer);
+  self->bad_peer = g_strdup_printf ("frame geometry %ux%u, %u planes (plane "
+      "0 stride %u, %u rows of %u bytes) does not cover caps %.80s (field "
+      "planes)", fi->width, fi->height, fi->n_planes, fi->planes[0].stride,
+      fi->planes[0].rows, fi->planes[0].row_bytes, pf->hdr.caps);
+  COUNT (self, C_MALFORMED, 1);
+  return FALSE;
 }
 
 /* Where the payload goes: a ring slot, or system memory without a ring.
@@ -508,6 +533,8 @@ handle_frame (GstDoradmaNetSrc * self, PendingFrame * pf, GstBuffer ** out)
 
   *out = NULL;
   ret = apply_caps (self, pf);
+  if (ret == GST_FLOW_OK && !frame_fits_caps (self, pf))
+    ret = GST_FLOW_CUSTOM_SUCCESS;
   if (ret == GST_FLOW_OK)
     ret = frame_memory (self, fi.payload_bytes, &mem);
   if (ret != GST_FLOW_OK || mem == NULL) {

@@ -1,8 +1,15 @@
 /* A hostile doradmanetsink: connects to a doradmanetsrc, waits for its
- * hello, sends one frame whose header is malformed in the way named on the
- * command line, and waits until the receiver drops the connection (or 10 s).
- *   bad-peer HOST PORT crop|version|payload|caps
- * Exit 0 when the receiver disconnected us, 1 otherwise. */
+ * hello, misbehaves in the way named on the command line, and waits until
+ * the receiver drops the connection (or 10 s).
+ *   bad-peer HOST PORT MODE
+ * MODE, one frame each (docs/network.md, "What a peer can do"):
+ *   crop|version|payload|caps  a header the wire decoder refuses
+ *   geom-bigstride|geom-negstride|geom-narrow|geom-tiny  a valid record
+ *        (planes inside the payload) whose geometry does not cover its
+ *        caps, I420 1920x1080 (review N-1)
+ *   caps-unfixed|caps-negwidth|caps-encoded  caps the ring's rule lets
+ *        through, GStreamer's does not (N-11)
+ * Exit 0 when the receiver disconnected us, 1 otherwise, 2 on misuse. */
 #include <netdb.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -12,6 +19,9 @@
 #include <ucp/api/ucp.h>
 
 #include "gstdoradmanetwire.h"
+
+#define I420_1080P "video/x-raw, format=(string)I420, width=(int)1920, " \
+  "height=(int)1080, framerate=(fraction)30/1"
 
 static int hello, broken;
 
@@ -42,6 +52,112 @@ before (const struct timespec *end)
   return now.tv_sec < end->tv_sec;
 }
 
+static void
+set_caps (struct doradma_net_frame_header *h, const char *caps)
+{
+  memset (h->caps, 0, sizeof (h->caps));
+  strcpy (h->caps, caps);
+  h->caps_len = strlen (caps);
+}
+
+/* An I420 1920x1080 frame record with 3 planes of `stride`, `rows` and
+ * `row_bytes` each, `plane_bytes` apart, in a `payload`-byte payload. */
+static void
+i420_record (struct doradma_frame_info *fi, uint32_t stride, uint32_t rows,
+    uint32_t row_bytes, uint64_t plane_bytes, uint64_t payload)
+{
+  uint32_t p;
+
+  fi->width = 1920;
+  fi->height = 1080;
+  fi->n_planes = 3;
+  for (p = 0; p < 3; p++)
+    fi->planes[p] = (struct doradma_shm_plane) {
+    p * plane_bytes, stride, rows, row_bytes, 0
+    };
+  fi->payload_bytes = payload;
+}
+
+/* The header of frame MODE into `h`, its payload length into `len`;
+ * 0, or -1 for an unknown MODE. */
+static int
+make_frame (const char *what, struct doradma_net_frame_header *h,
+    uint64_t * len)
+{
+  struct doradma_frame_info fi;
+  const char *caps = "video/x-raw, format=(string)NV12, width=(int)64, "
+      "height=(int)48, framerate=(fraction)30/1";
+
+  memset (&fi, 0, sizeof (fi));
+  fi.seq = 1;
+  fi.n_planes = 2;
+  fi.width = 64;
+  fi.height = 48;
+  fi.planes[0] = (struct doradma_shm_plane) {
+    0, 64, 48, 64, 0
+  };
+  fi.planes[1] = (struct doradma_shm_plane) {
+    64 * 48, 64, 24, 64, 0
+  };
+  fi.payload_bytes = 64 * 48 * 3 / 2;
+  fi.pts = fi.dts = fi.mono_pts = DORADMA_TIME_NONE;
+  if (strcmp (what, "geom-bigstride") == 0) {
+    i420_record (&fi, 65536, 1, 1, 1024, 4096);
+    caps = I420_1080P;
+  } else if (strcmp (what, "geom-negstride") == 0) {
+    /* valid as a u32 with one row; -4096 as a GstVideoMeta gint */
+    i420_record (&fi, 0xFFFFF000u, 1, 1, 1024, 4096);
+    caps = I420_1080P;
+  } else if (strcmp (what, "geom-narrow") == 0) {
+    /* 1920x1080 announced, the planes of a 64x48 I420 frame */
+    fi.n_planes = 3;
+    fi.width = 1920;
+    fi.height = 1080;
+    fi.planes[0] = (struct doradma_shm_plane) {
+      0, 64, 48, 64, 0
+    };
+    fi.planes[1] = (struct doradma_shm_plane) {
+      3072, 32, 24, 32, 0
+    };
+    fi.planes[2] = (struct doradma_shm_plane) {
+      3840, 32, 24, 32, 0
+    };
+    fi.payload_bytes = 4608;
+    caps = I420_1080P;
+  } else if (strcmp (what, "geom-tiny") == 0) {
+    i420_record (&fi, 1, 1080, 1, 1080, 4096);
+    caps = I420_1080P;
+  }
+  *len = fi.payload_bytes;
+  doradma_net_frame_encode (h, &fi, caps, 1, 0, 0);
+  if (strncmp (what, "geom-", 5) == 0) {
+    if (strcmp (what + 5, "bigstride") && strcmp (what + 5, "negstride")
+        && strcmp (what + 5, "narrow") && strcmp (what + 5, "tiny"))
+      return -1;
+  } else if (strcmp (what, "crop") == 0) {
+    h->record.crop_width = 100;
+    h->record.crop_height = 10;
+  } else if (strcmp (what, "version") == 0) {
+    h->version = 99;
+  } else if (strcmp (what, "payload") == 0) {
+    *len -= 100;                /* fewer bytes than the record says */
+  } else if (strcmp (what, "caps") == 0) {
+    set_caps (h, "video/x-raw(memory:NVMM), format=NV12");
+  } else if (strcmp (what, "caps-unfixed") == 0) {
+    set_caps (h, "video/x-raw, format=(string)NV12, width=(int){ 64, 32 }, "
+        "height=(int)[ 1, 48 ]");
+  } else if (strcmp (what, "caps-negwidth") == 0) {
+    set_caps (h, "video/x-raw, format=(string)NV12, width=(int)-5, "
+        "height=(int)48");
+  } else if (strcmp (what, "caps-encoded") == 0) {
+    set_caps (h, "video/x-raw, format=(string)ENCODED, width=(int)64, "
+        "height=(int)48");
+  } else {
+    return -1;
+  }
+  return 0;
+}
+
 int
 main (int argc, char **argv)
 {
@@ -58,20 +174,21 @@ main (int argc, char **argv)
   };
   struct addrinfo hints = {.ai_socktype = SOCK_STREAM }, *res;
   struct doradma_net_frame_header h;
-  struct doradma_frame_info fi;
   ucp_request_param_t rp = { 0 };
   ucp_ep_params_t ep_params = { 0 };
   struct timespec end;
   ucp_context_h ctx;
   ucp_worker_h worker;
   ucp_ep_h ep;
-  uint64_t len = sizeof (payload);
+  uint64_t len;
   const char *what;
   void *req;
 
   if (argc != 4)
     return 2;
   what = argv[3];
+  if (make_frame (what, &h, &len) != 0 || len > sizeof (payload))
+    return 2;
   if (getaddrinfo (argv[1], argv[2], &hints, &res) != 0)
     return 2;
   if (ucp_init (&params, NULL, &ctx) != UCS_OK
@@ -98,34 +215,6 @@ main (int argc, char **argv)
     return 1;
   }
 
-  memset (&fi, 0, sizeof (fi));
-  fi.seq = 1;
-  fi.n_planes = 2;
-  fi.width = 64;
-  fi.height = 48;
-  fi.planes[0] = (struct doradma_shm_plane) {
-    0, 64, 48, 64, 0
-  };
-  fi.planes[1] = (struct doradma_shm_plane) {
-    64 * 48, 64, 24, 64, 0
-  };
-  fi.payload_bytes = sizeof (payload);
-  fi.pts = fi.dts = fi.mono_pts = DORADMA_TIME_NONE;
-  doradma_net_frame_encode (&h, &fi, "video/x-raw, format=(string)NV12, "
-      "width=(int)64, height=(int)48, framerate=(fraction)30/1", 1, 0, 0);
-  if (strcmp (what, "crop") == 0) {
-    h.record.crop_width = 100;
-    h.record.crop_height = 10;
-  } else if (strcmp (what, "version") == 0) {
-    h.version = 99;
-  } else if (strcmp (what, "payload") == 0) {
-    len -= 100;                 /* fewer bytes than the record says */
-  } else if (strcmp (what, "caps") == 0) {
-    strcpy (h.caps, "video/x-raw(memory:NVMM), format=NV12");
-    h.caps_len = strlen (h.caps);
-  } else {
-    return 2;
-  }
   req = ucp_am_send_nbx (ep, DORADMA_NET_AM_FRAME, &h, sizeof (h), payload,
       len, &rp);
   while (!broken && before (&end))

@@ -28,6 +28,13 @@
 #   malformed  hostile senders (bad crop, version, payload length, caps
 #              with features): each gets a warning naming the field and is
 #              disconnected; the receiver lives on and serves a real sender
+#   geometry   hostile senders whose frame records pass the wire decoder
+#              but not their caps (review N-1: stride too big, negative as
+#              a gint, narrow planes, 1-byte rows) or whose caps GStreamer
+#              refuses (N-11: unfixed, negative width, ENCODED), into
+#              doradmanetsrc ! videoconvert: each is disconnected and
+#              counted, nothing reaches videoconvert, the receiver serves a
+#              real sender (under valgrind when NET_VALGRIND=1)
 # The namespaces, the veth pair and the addresses (10.250.N.1/.2 /30, no
 # default route: nothing leaves them) are made here and removed on exit.
 # Every step has a deadline. Exit 77 (skip) where namespaces cannot be made.
@@ -264,6 +271,42 @@ case "$scenario" in
     [ "$(stat_of "$work/rx.log" doradmanetsrc-stats malformed)" = 4 ] ||
       fail "malformed count: $(grep -o 'doradmanetsrc-stats.*' "$work/rx.log")"
     echo "ok: 4 malformed senders refused with the field named; receiver served the next"
+    ;;
+  geometry)
+    : "${DORADMA_BAD_PEER:?path of bad-peer}"
+    vg=()
+    # not with a preloaded sanitizer runtime (the ASan legs): ASan there
+    [ -n "${NET_VALGRIND:-}" ] && [[ "${LD_PRELOAD:-}" != *san* ]] &&
+      vg=(valgrind --error-exitcode=99 -q)
+    start_in "$nsb" "$work/rx.log" "${vg[@]}" gst-launch-1.0 -m doradmanetsrc \
+      address="$addr_b" port="$port" channel=net-geo-$id ! videoconvert ! \
+      video/x-raw,format=RGBA ! fakesink
+    rx_pid=$started
+    wait_for 60 "$work/rx.log" "PLAYING" || fail "receiver did not start: $(tail -5 "$work/rx.log")"
+    cases="geom-bigstride geom-negstride geom-narrow geom-tiny caps-unfixed caps-negwidth caps-encoded"
+    for how in $cases; do
+      timeout 60 ip netns exec "$nsa" "$DORADMA_BAD_PEER" "$addr_b" "$port" \
+        "$how" || fail "bad-peer $how: the receiver kept the connection"
+      kill -0 "$rx_pid" 2> /dev/null ||
+        fail "the receiver died after $how: $(tail -5 "$work/rx.log")"
+    done
+    for field in planes caps; do
+      grep -q "field $field" "$work/rx.log" ||
+        fail "no warning naming $field: $(grep -i malformed "$work/rx.log" | head -3)"
+    done
+    in_a timeout 60 gst-launch-1.0 $SOURCE num-buffers=10 ! "$CAPS" ! \
+      doradmanetsink host="$addr_b" port="$port" mode=lossless \
+      timeout=30000000000 > "$work/tx.log" 2>&1 || fail "real sender: $(tail -3 "$work/tx.log")"
+    wait_for 120 "$work/rx.log" "EOS" || fail "the receiver did not serve a real sender"
+    [ "$(stat_of "$work/rx.log" doradmanetsrc-stats malformed)" = 7 ] ||
+      fail "malformed count: $(grep -o 'doradmanetsrc-stats.*' "$work/rx.log")"
+    [ "$(stat_of "$work/rx.log" doradmanetsrc-stats frames)" = 10 ] ||
+      fail "frames: $(grep -o 'doradmanetsrc-stats.*' "$work/rx.log")"
+    if [ ${#vg[@]} -gt 0 ]; then
+      wait "$started_timeout"; r=$?
+      [ $r = 0 ] || fail "valgrind: the receiver exited $r: $(grep '==' "$work/rx.log" | head -20)"
+    fi
+    echo "ok: 7 senders whose frames do not fit their caps refused; videoconvert saw none; a real sender served"
     ;;
   rtp)
     rtp_caps="application/x-rtp,media=video,clock-rate=90000,encoding-name=RAW,sampling=YCbCr-4:2:0,depth=(string)8,width=(string)$W,height=(string)$H,colorimetry=(string)BT601-5,payload=96"
