@@ -77,6 +77,8 @@ G_DECLARE_FINAL_TYPE (GstDoradmaNetSrc, gst_doradma_net_src, GST,
 #define DEFAULT_ON_PEER_LOST GST_DORADMA_WRITER_LOST_WAIT
 #define DEFAULT_WAIT_FOR_READERS 0
 #define DEFAULT_PEER_TIMEOUT (5 * GST_SECOND)
+#define DEFAULT_MAX_PENDING 128
+#define DEFAULT_MAX_PENDING_BYTES (64 * 1024 * 1024)
 
 enum
 {
@@ -92,6 +94,8 @@ enum
   PROP_ON_PEER_LOST,
   PROP_WAIT_FOR_READERS,
   PROP_PEER_TIMEOUT,
+  PROP_MAX_PENDING,
+  PROP_MAX_PENDING_BYTES,
   PROP_STATS,
   NUM_PROPERTIES
 };
@@ -101,12 +105,14 @@ static GParamSpec *properties[NUM_PROPERTIES];
 typedef enum
 {
   C_FRAMES, C_BYTES, C_DROPPED_RING_FULL, C_SENDER_DROPS, C_MALFORMED,
-  C_CONNECTS, C_PEER_LOST, C_REFUSED, C_ABANDONED, C_N
+  C_CONNECTS, C_PEER_LOST, C_REFUSED, C_ABANDONED, C_DROPPED_PENDING,
+  C_CREDIT_VIOLATIONS, C_PENDING_PEAK_BYTES, C_N
 } Counter;
 
 static const gchar *const counter_names[C_N] = {
   "frames", "bytes", "dropped-ring-full", "sender-drops", "malformed",
-  "connects", "peer-lost", "refused", "abandoned",
+  "connects", "peer-lost", "refused",
+  "abandoned", "dropped-pending", "credit-violations", "pending-peak-bytes",
 };
 
 /* A frame announced by the sender, its payload still with UCX. */
@@ -117,6 +123,7 @@ typedef struct
   gsize length;
   gboolean rndv;
   gboolean owned;               /* data is ours (g_free) */
+  gsize held;                   /* bytes held here: this and eager data */
 } PendingFrame;
 
 struct _GstDoradmaNetSrc
@@ -136,6 +143,8 @@ struct _GstDoradmaNetSrc
   guint wait_for_readers_prop;
   guint wait_for_readers;       /* streaming thread's copy */
   guint64 peer_timeout, peer_timeout_prop;
+  guint max_pending_prop, max_pending;  /* frames held before the ring */
+  guint64 max_pending_bytes_prop, max_pending_bytes;
 
   guint64 counters[C_N];        /* atomic */
 
@@ -147,6 +156,8 @@ struct _GstDoradmaNetSrc
   gboolean ep_failed;           /* error callback */
   gchar *bad_peer;              /* a malformed header's diagnostic */
   GQueue pending;               /* PendingFrame */
+  guint64 pending_bytes;        /* sum of their `held` */
+  gint64 credit_balance;        /* credits granted - frames received */
   guint64 last_sender_seq;
   gboolean discont;
   GstDoradmaProducer *producer; /* NULL without a channel */
@@ -207,6 +218,8 @@ send_credit (GstDoradmaNetSrc * self, gboolean hello, guint credits)
 
   if (self->ep == NULL || self->ep_failed)
     return;
+  if (!hello)
+    self->credit_balance += credits;
   c = g_new (struct doradma_net_credit, 1);
   doradma_net_credit_encode (c, hello, credits, self->last_sender_seq);
   param.op_attr_mask = UCP_OP_ATTR_FIELD_CALLBACK | UCP_OP_ATTR_FIELD_USER_DATA;
@@ -255,9 +268,55 @@ on_connection (ucp_conn_request_h request, void *arg)
   self->ep_failed = FALSE;
   self->discont = TRUE;
   self->last_heard = g_get_monotonic_time ();
+  self->credit_balance = self->slots_now;
   COUNT (self, C_CONNECTS, 1);
   send_credit (self, TRUE, self->slots_now);
   post_message (self, "doradmanetsrc-connected", "a sender connected");
+}
+
+static void pending_release (GstDoradmaNetSrc * self, PendingFrame * pf);
+
+/* Room for a frame holding `held` bytes (review N-2: what a sender sends
+ * is queued until the streaming thread takes it, and eager sends complete
+ * as soon as they are on the socket, so a sender that ignores credits, or
+ * a `latest` one with small frames, would grow this queue without bound).
+ * A lossless frame beyond the credits granted is the sender's fault
+ * (FALSE, the reason in bad_peer); latest frames make room by dropping the
+ * oldest latest frames held (dropped-pending), as a full ring would. */
+static gboolean
+make_room (GstDoradmaNetSrc * self, const PendingFrame * pf)
+{
+  if (pf->hdr.wire_flags & DORADMA_NET_FLAG_LOSSLESS) {
+    if (self->credit_balance <= 0) {
+      COUNT (self, C_CREDIT_VIOLATIONS, 1);
+      self->bad_peer = g_strdup_printf ("lossless frame %" G_GUINT64_FORMAT
+          " beyond the credits granted (field net.credits)",
+          pf->hdr.sender_seq);
+      return FALSE;
+    }
+  }
+  while (self->pending.length >= self->max_pending
+      || self->pending_bytes + pf->held > self->max_pending_bytes) {
+    PendingFrame *old = g_queue_peek_head (&self->pending);
+
+    /* a lossless frame is never dropped; a rendezvous one holds no data
+     * here and an honest sender has at most max-in-flight of them */
+    if (old == NULL || old->rndv
+        || (old->hdr.wire_flags & DORADMA_NET_FLAG_LOSSLESS)) {
+      self->bad_peer = g_strdup_printf ("more than %u frames or %"
+          G_GUINT64_FORMAT " bytes announced and not yet taken (field "
+          "net.pending)", self->max_pending, self->max_pending_bytes);
+      return FALSE;
+    }
+    g_queue_pop_head (&self->pending);
+    self->pending_bytes -= old->held;
+    /* handled, in order: not a gap in the sender's numbering */
+    self->last_sender_seq = old->hdr.sender_seq;
+    self->discont = TRUE;
+    COUNT (self, C_DROPPED_PENDING, 1);
+    pending_release (self, old);
+  }
+  return TRUE;
 }
 
 static ucs_status_t
@@ -272,25 +331,33 @@ on_frame (void *arg, const void *header, size_t header_length, void *data,
 
   r = doradma_net_frame_decode (header, header_length, length,
       self->max_frame_bytes, &pf->hdr, &diag);
-  if (r < 0 || self->ep == NULL || self->bad_peer) {
+  if (r < 0 && self->bad_peer == NULL) {
+    COUNT (self, C_MALFORMED, 1);
+    self->bad_peer = g_strdup_printf ("%s (field %s)", diag.msg,
+        diag.field ? diag.field : "?");
+  }
+  pf->held = sizeof (*pf) + (rndv ? 0 : length);
+  if (r < 0 || self->ep == NULL || self->bad_peer || !make_room (self, pf)) {
     g_free (pf);
-    if (r < 0 && self->bad_peer == NULL) {
-      COUNT (self, C_MALFORMED, 1);
-      self->bad_peer = g_strdup_printf ("%s (field %s)", diag.msg,
-          diag.field ? diag.field : "?");
-    }
     /* eager data goes back to UCX at once; a rendezvous is refused */
     return rndv ? UCS_ERR_INVALID_PARAM : UCS_OK;
   }
+  self->credit_balance--;
   self->last_heard = g_get_monotonic_time ();
   pf->length = length;
   pf->rndv = rndv;
-  if (rndv || (param->recv_attr & UCP_AM_RECV_ATTR_FLAG_DATA)) {
+  self->pending_bytes += pf->held;
+  if (self->pending_bytes > self->counters[C_PENDING_PEAK_BYTES])
+    __atomic_store_n (&self->counters[C_PENDING_PEAK_BYTES],
+        self->pending_bytes, __ATOMIC_RELAXED);
+  if (rndv) {
     pf->data = data;
     g_queue_push_tail (&self->pending, pf);
     return UCS_INPROGRESS;
   }
-  /* UCX keeps no such data (not with the flags we register): copy it */
+  /* eager data is copied and given back to UCX at once: kept, it would pin
+   * one of UCX's receive buffers (up to its 64 KiB segment) per frame,
+   * far more than max-pending-bytes counts */
   pf->data = g_memdup2 (data, length);
   pf->owned = TRUE;
   g_queue_push_tail (&self->pending, pf);
@@ -313,8 +380,6 @@ pending_release (GstDoradmaNetSrc * self, PendingFrame * pf)
   /* a rendezvous descriptor not received is dropped with its endpoint */
   if (pf->owned)
     g_free (pf->data);
-  else if (!pf->rndv && pf->data)
-    ucp_am_data_release (self->ucx.worker, pf->data);
   g_free (pf);
 }
 
@@ -327,6 +392,7 @@ drop_sender (GstDoradmaNetSrc * self)
     COUNT (self, C_ABANDONED, 1);
     pending_release (self, pf);
   }
+  self->pending_bytes = 0;
   gst_doradma_net_ucx_close_ep (&self->ucx, self->ep, TRUE, 0);
   self->ep = NULL;
   self->ep_failed = FALSE;
@@ -639,6 +705,7 @@ gst_doradma_net_src_create (GstPushSrc * psrc, GstBuffer ** out)
         return ret;
     }
     if ((pf = g_queue_pop_head (&self->pending)) != NULL) {
+      self->pending_bytes -= pf->held;
       ret = handle_frame (self, pf, out);
       /* time spent here (a full lossless ring) is not the sender's silence */
       self->last_heard = g_get_monotonic_time ();
@@ -686,6 +753,8 @@ gst_doradma_net_src_start (GstBaseSrc * bsrc)
   ps.permissions = self->permissions;
   self->wait_for_readers = self->wait_for_readers_prop;
   self->peer_timeout = self->peer_timeout_prop;
+  self->max_pending = self->max_pending_prop;
+  self->max_pending_bytes = self->max_pending_bytes_prop;
   GST_OBJECT_UNLOCK (self);
 
   if (channel && channel[0]) {
@@ -700,6 +769,8 @@ gst_doradma_net_src_start (GstBaseSrc * bsrc)
   }
   /* credits: as many frames as the ring has slots but the newest */
   self->slots_now = MAX (ps.slots - 1, 1);
+  /* an honest lossless sender never has more than its credits queued */
+  self->max_pending = MAX (self->max_pending, self->slots_now + 1);
 
   self->ucx_open = gst_doradma_net_ucx_open (&self->ucx, transports, &err);
   if (!self->ucx_open
@@ -836,6 +907,12 @@ gst_doradma_net_src_set_property (GObject * object, guint prop_id,
     case PROP_PEER_TIMEOUT:
       self->peer_timeout_prop = g_value_get_uint64 (value);
       break;
+    case PROP_MAX_PENDING:
+      self->max_pending_prop = g_value_get_uint (value);
+      break;
+    case PROP_MAX_PENDING_BYTES:
+      self->max_pending_bytes_prop = g_value_get_uint64 (value);
+      break;
     default:
       G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
       break;
@@ -887,6 +964,12 @@ gst_doradma_net_src_get_property (GObject * object, guint prop_id,
       break;
     case PROP_PEER_TIMEOUT:
       g_value_set_uint64 (value, self->peer_timeout_prop);
+      break;
+    case PROP_MAX_PENDING:
+      g_value_set_uint (value, self->max_pending_prop);
+      break;
+    case PROP_MAX_PENDING_BYTES:
+      g_value_set_uint64 (value, self->max_pending_bytes_prop);
       break;
     default:
       G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
@@ -1045,19 +1128,46 @@ gst_doradma_net_src_class_init (GstDoradmaNetSrcClass * klass)
       "it counts as lost (0 = never)", 0, G_MAXUINT64, DEFAULT_PEER_TIMEOUT,
       G_PARAM_READWRITE | G_PARAM_STATIC_STRINGS);
   /**
+   * GstDoradmaNetSrc:max-pending:
+   *
+   * Frames received and not yet written into the ring that are held at
+   * most (at least slots, so that a lossless sender's credits fit). Beyond
+   * it, the oldest latest-mode frames are dropped (dropped-pending); a
+   * lossless sender never gets there unless it ignores its credits, and is
+   * then disconnected (credit-violations).
+   */
+  properties[PROP_MAX_PENDING] = g_param_spec_uint ("max-pending",
+      "Max pending", "Frames received but not yet written held at most "
+      "(beyond: the oldest latest-mode ones are dropped)", 2, 4096,
+      DEFAULT_MAX_PENDING, G_PARAM_READWRITE | G_PARAM_STATIC_STRINGS);
+  /**
+   * GstDoradmaNetSrc:max-pending-bytes:
+   *
+   * Bytes of those frames held at most (their headers and eager data,
+   * copied out of UCX; a rendezvous frame's data stays with the sender
+   * until it is written), as max-pending.
+   */
+  properties[PROP_MAX_PENDING_BYTES] = g_param_spec_uint64
+      ("max-pending-bytes", "Max pending bytes", "Bytes of frames received "
+      "but not yet written held at most", 65536, G_MAXUINT32,
+      DEFAULT_MAX_PENDING_BYTES, G_PARAM_READWRITE | G_PARAM_STATIC_STRINGS);
+  /**
    * GstDoradmaNetSrc:stats:
    *
    * "doradmanetsrc-stats": frames and bytes written, dropped-ring-full
    * (latest: no free slot), sender-drops (gaps in the sender's sequence:
    * frames it dropped), malformed (headers refused), connects, peer-lost,
    * refused (second senders), abandoned (frames cut by a lost connection),
-   * memory-path ("host") and ucx-memory-types.
+   * dropped-pending (latest frames dropped beyond max-pending or
+   * max-pending-bytes), credit-violations (lossless senders that sent
+   * beyond their credits: disconnected), pending-peak-bytes (the most
+   * bytes held at once), memory-path ("host") and ucx-memory-types.
    */
   properties[PROP_STATS] = g_param_spec_boxed ("stats", "Statistics",
       "Counters: frames, bytes, dropped-ring-full, sender-drops, malformed, "
-      "connects, peer-lost, refused, abandoned, memory-path, "
-      "ucx-memory-types", GST_TYPE_STRUCTURE,
-      G_PARAM_READABLE | G_PARAM_STATIC_STRINGS);
+      "connects, peer-lost, refused, abandoned, dropped-pending, "
+      "credit-violations, pending-peak-bytes, memory-path, ucx-memory-types",
+      GST_TYPE_STRUCTURE, G_PARAM_READABLE | G_PARAM_STATIC_STRINGS);
 
   g_object_class_install_properties (gobject_class, NUM_PROPERTIES, properties);
 }
@@ -1074,6 +1184,8 @@ gst_doradma_net_src_init (GstDoradmaNetSrc * self)
   self->max_frame_bytes = DEFAULT_MAX_FRAME_BYTES;
   self->on_peer_lost = DEFAULT_ON_PEER_LOST;
   self->peer_timeout_prop = DEFAULT_PEER_TIMEOUT;
+  self->max_pending_prop = DEFAULT_MAX_PENDING;
+  self->max_pending_bytes_prop = DEFAULT_MAX_PENDING_BYTES;
   self->ucx.worker_fd = self->ucx.cancel_fd = -1;
   g_queue_init (&self->pending);
   gst_base_src_set_live (GST_BASE_SRC (self), TRUE);

@@ -9,7 +9,20 @@
  *        caps, I420 1920x1080 (review N-1)
  *   caps-unfixed|caps-negwidth|caps-encoded  caps the ring's rule lets
  *        through, GStreamer's does not (N-11)
- * Exit 0 when the receiver disconnected us, 1 otherwise, 2 on misuse. */
+ * Exit 0 when the receiver disconnected us, 1 otherwise, 2 on misuse.
+ *   bad-peer HOST PORT flood|flood-lossless N
+ * N valid NV12 64x48 frames as fast as the wire takes them, ignoring
+ * credits (N-2), eager, without or with the lossless flag. Exit 0 when
+ * flood sent all N still connected, or flood-lossless was disconnected;
+ * 1 otherwise. Deadline 60 s.
+ *   bad-peer HOST PORT unknown-am ID SIZE
+ * After the hello, one active message of id ID (not one of the wire's)
+ * with a 16-byte header and SIZE bytes of data (N-3); then progresses 2 s.
+ * Exit 0 when sent (the caller checks that the receiver lives).
+ *   bad-peer HOST PORT server-am ID
+ * A fake receiver: listens on HOST:PORT, accepts one doradmanetsink,
+ * sends it active message ID (16-byte header), progresses 2 s (N-3 on
+ * the sender's side). Exit 0 when sent, 1 when nobody connected in 20 s. */
 #include <netdb.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -134,6 +147,7 @@ make_frame (const char *what, struct doradma_net_frame_header *h,
     if (strcmp (what + 5, "bigstride") && strcmp (what + 5, "negstride")
         && strcmp (what + 5, "narrow") && strcmp (what + 5, "tiny"))
       return -1;
+  } else if (strcmp (what, "valid") == 0) {
   } else if (strcmp (what, "crop") == 0) {
     h->record.crop_width = 100;
     h->record.crop_height = 10;
@@ -155,6 +169,148 @@ make_frame (const char *what, struct doradma_net_frame_header *h,
   } else {
     return -1;
   }
+  return 0;
+}
+
+/* Sends `h` + `len` bytes and progresses until UCX is done with them;
+ * FALSE when the connection broke or the deadline passed. */
+static int
+send_one (ucp_worker_h worker, ucp_ep_h ep, struct doradma_net_frame_header *h,
+    const void *payload, uint64_t len, uint32_t flags,
+    const struct timespec *end)
+{
+  ucp_request_param_t rp = {.op_attr_mask = UCP_OP_ATTR_FIELD_FLAGS,
+    .flags = flags
+  };
+  void *req = ucp_am_send_nbx (ep, DORADMA_NET_AM_FRAME, h, sizeof (*h),
+      payload, len, &rp);
+  ucs_status_t st = UCS_OK;
+
+  if (UCS_PTR_IS_ERR (req))
+    return 0;
+  if (req == NULL)
+    return !broken;
+  while ((st = ucp_request_check_status (req)) == UCS_INPROGRESS && !broken
+      && before (end))
+    ucp_worker_progress (worker);
+  if (st == UCS_INPROGRESS)
+    ucp_request_cancel (worker, req);
+  ucp_request_free (req);
+  return st == UCS_OK && !broken;
+}
+
+static int
+flood (ucp_worker_h worker, ucp_ep_h ep, const char *what, long n)
+{
+  static uint8_t payload[64 * 48 * 3 / 2];
+  int lossless = strcmp (what, "flood-lossless") == 0;
+  struct doradma_net_frame_header h;
+  struct timespec end;
+  uint64_t len;
+  long i;
+
+  clock_gettime (CLOCK_MONOTONIC, &end);
+  end.tv_sec += 60;
+  make_frame ("valid", &h, &len);
+  for (i = 0; i < n && !broken && before (&end); i++) {
+    h.sender_seq = i + 1;
+    h.record.seq = i + 1;
+    h.wire_flags = lossless ? DORADMA_NET_FLAG_LOSSLESS : 0;
+    if (!send_one (worker, ep, &h, payload, len, UCP_AM_SEND_FLAG_EAGER, &end))
+      break;
+  }
+  /* the receiver's verdict on the last frames */
+  while (lossless && !broken && before (&end))
+    ucp_worker_progress (worker);
+  printf ("bad-peer: %s: %ld of %ld frames sent, %s\n", what, i, n,
+      broken ? "disconnected by the receiver" : "still connected");
+  return lossless ? !broken : (broken || i < n);
+}
+
+static void
+progress_for (ucp_worker_h worker, int seconds)
+{
+  struct timespec end;
+
+  clock_gettime (CLOCK_MONOTONIC, &end);
+  end.tv_sec += seconds;
+  while (before (&end))
+    ucp_worker_progress (worker);
+}
+
+static int
+unknown_am (ucp_worker_h worker, ucp_ep_h ep, unsigned id, size_t size)
+{
+  static uint8_t hdr[16];
+  uint8_t *data = calloc (1, size ? size : 1);
+  ucp_request_param_t rp = { 0 };
+  struct timespec end;
+  void *req;
+
+  clock_gettime (CLOCK_MONOTONIC, &end);
+  end.tv_sec += 5;
+  req = ucp_am_send_nbx (ep, id, hdr, sizeof (hdr), data, size, &rp);
+  while (req && !UCS_PTR_IS_ERR (req)
+      && ucp_request_check_status (req) == UCS_INPROGRESS && !broken
+      && before (&end))
+    ucp_worker_progress (worker);
+  progress_for (worker, 2);
+  printf ("bad-peer: active message %u (%zu bytes) sent, %s\n", id, size,
+      broken ? "disconnected" : "still connected");
+  return 0;
+}
+
+static ucp_conn_request_h conn_request;
+static ucp_listener_h listener;
+
+static void
+on_conn (ucp_conn_request_h request, void *arg)
+{
+  if (conn_request == NULL)
+    conn_request = request;
+  else
+    ucp_listener_reject (listener, request);
+}
+
+/* A fake receiver sending active message `id` to the sink that connects. */
+static int
+server_am (ucp_worker_h worker, const struct addrinfo *res, unsigned id)
+{
+  static uint8_t hdr[16];
+  ucp_listener_params_t lp = {.field_mask = UCP_LISTENER_PARAM_FIELD_SOCK_ADDR
+        | UCP_LISTENER_PARAM_FIELD_CONN_HANDLER
+  };
+  ucp_ep_params_t ep_params = { 0 };
+  ucp_request_param_t rp = { 0 };
+  struct timespec end;
+  ucp_ep_h ep;
+  void *req;
+
+  lp.sockaddr.addr = res->ai_addr;
+  lp.sockaddr.addrlen = res->ai_addrlen;
+  lp.conn_handler.cb = on_conn;
+  if (ucp_listener_create (worker, &lp, &listener) != UCS_OK)
+    return 2;
+  clock_gettime (CLOCK_MONOTONIC, &end);
+  end.tv_sec += 20;
+  while (conn_request == NULL && before (&end))
+    ucp_worker_progress (worker);
+  if (conn_request == NULL) {
+    fprintf (stderr, "bad-peer: nobody connected\n");
+    return 1;
+  }
+  ep_params.field_mask = UCP_EP_PARAM_FIELD_CONN_REQUEST |
+      UCP_EP_PARAM_FIELD_ERR_HANDLER | UCP_EP_PARAM_FIELD_ERR_HANDLING_MODE;
+  ep_params.conn_request = conn_request;
+  ep_params.err_mode = UCP_ERR_HANDLING_MODE_PEER;
+  ep_params.err_handler.cb = on_error;
+  if (ucp_ep_create (worker, &ep_params, &ep) != UCS_OK)
+    return 2;
+  progress_for (worker, 1);
+  req = ucp_am_send_nbx (ep, id, hdr, sizeof (hdr), NULL, 0, &rp);
+  (void) req;
+  progress_for (worker, 2);
+  printf ("bad-peer: active message %u sent to the sender\n", id);
   return 0;
 }
 
@@ -184,17 +340,27 @@ main (int argc, char **argv)
   const char *what;
   void *req;
 
-  if (argc != 4)
+  if (argc < 4)
     return 2;
   what = argv[3];
-  if (make_frame (what, &h, &len) != 0 || len > sizeof (payload))
+  if (strncmp (what, "flood", 5) == 0 || strcmp (what, "server-am") == 0) {
+    if (argc != 5)
+      return 2;
+  } else if (strcmp (what, "unknown-am") == 0) {
+    if (argc != 6)
+      return 2;
+  } else if (argc != 4 || make_frame (what, &h, &len) != 0
+      || len > sizeof (payload)) {
     return 2;
+  }
   if (getaddrinfo (argv[1], argv[2], &hints, &res) != 0)
     return 2;
   if (ucp_init (&params, NULL, &ctx) != UCS_OK
       || ucp_worker_create (ctx, &wp, &worker) != UCS_OK
       || ucp_worker_set_am_recv_handler (worker, &ap) != UCS_OK)
     return 2;
+  if (strcmp (what, "server-am") == 0)
+    return server_am (worker, res, atoi (argv[4]));
   ep_params.field_mask = UCP_EP_PARAM_FIELD_FLAGS |
       UCP_EP_PARAM_FIELD_SOCK_ADDR | UCP_EP_PARAM_FIELD_ERR_HANDLER |
       UCP_EP_PARAM_FIELD_ERR_HANDLING_MODE;
@@ -215,6 +381,10 @@ main (int argc, char **argv)
     return 1;
   }
 
+  if (strncmp (what, "flood", 5) == 0)
+    return flood (worker, ep, what, atol (argv[4]));
+  if (strcmp (what, "unknown-am") == 0)
+    return unknown_am (worker, ep, atoi (argv[4]), atol (argv[5]));
   req = ucp_am_send_nbx (ep, DORADMA_NET_AM_FRAME, &h, sizeof (h), payload,
       len, &rp);
   while (!broken && before (&end))

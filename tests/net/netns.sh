@@ -17,6 +17,13 @@
 #              sender's stop ends within its peer-timeout (forced close)
 #   link-cut   the veth link goes down mid-stream: both ends report the
 #              lost peer (keepalive); link up: the sender reconnects
+#   flood      a sender that ignores credits (review N-2): N small eager
+#              frames (FLOOD_FRAMES, default 100000) into a receiver whose
+#              downstream takes 50 frames/s: its VmRSS grows by less than
+#              64 MiB, pending-peak-bytes stays within max-pending-bytes,
+#              the excess is counted (dropped-pending); the same flood with
+#              the lossless flag is disconnected (credit-violations); a
+#              real sender is served afterwards
 #   rtp        the composition that needs no new element (docs/network.md):
 #              doradmasrc ! rtpvrawpay ! udpsink on one side, udpsrc !
 #              rtpvrawdepay ! doradmasink on the other, a doradmasrc
@@ -147,10 +154,11 @@ case "$scenario" in
     disc=$(stat_of "$work/tx.log" doradmanetsink-stats dropped-disconnected)
     rxf=$(stat_of "$work/rx.log" doradmanetsrc-stats frames)
     full=$(stat_of "$work/rx.log" doradmanetsrc-stats dropped-ring-full)
+    held=$(stat_of "$work/rx.log" doradmanetsrc-stats dropped-pending)
     [ $(( sent + busy + disc )) = "$n" ] ||
       fail "sender accounts for $sent + $busy + $disc of $n frames"
-    [ $(( rxf + full )) = "$sent" ] ||
-      fail "receiver accounts for $rxf + $full of $sent frames sent"
+    [ $(( rxf + full + held )) = "$sent" ] ||
+      fail "receiver accounts for $rxf + $full + $held of $sent frames sent"
     [ "$got" = "$rxf" ] || fail "$got frames in the file, $rxf counted"
     [ "$got" -gt 0 ] || fail "no frame arrived"
     echo "ok: latest: $n made, $sent sent ($busy busy, $disc disconnected), $got delivered in order"
@@ -308,6 +316,40 @@ case "$scenario" in
     fi
     echo "ok: 7 senders whose frames do not fit their caps refused; videoconvert saw none; a real sender served"
     ;;
+  flood)
+    : "${DORADMA_BAD_PEER:?path of bad-peer}"
+    n=${FLOOD_FRAMES:-100000}
+    cap=$(( 4 << 20 ))
+    # the byte bound, not the frame bound, is the one reached
+    receiver "$work/rx.log" max-pending-bytes=$cap max-pending=4096 ! \
+      identity sleep-time=20000 ! fakesink
+    rss () { sed -n 's/^VmRSS:[[:space:]]*\([0-9]*\) kB/\1/p' "/proc/$rx_pid/status"; }
+    rss0=$(rss)
+    timeout 90 ip netns exec "$nsa" "$DORADMA_BAD_PEER" "$addr_b" "$port" \
+      flood "$n" || fail "flood: did not send its $n frames connected"
+    rss1=$(rss)
+    [ -n "$rss1" ] || fail "the receiver died: $(tail -5 "$work/rx.log")"
+    echo "receiver VmRSS $rss0 kB before the flood, $rss1 kB after $n frames"
+    [ $(( rss1 - rss0 )) -lt 65536 ] ||
+      fail "the receiver grew by $(( rss1 - rss0 )) kB during the flood"
+    timeout 90 ip netns exec "$nsa" "$DORADMA_BAD_PEER" "$addr_b" "$port" \
+      flood-lossless "$n" || fail "flood-lossless: the receiver kept the connection"
+    kill -0 "$rx_pid" 2> /dev/null || fail "the receiver died: $(tail -5 "$work/rx.log")"
+    in_a timeout 60 gst-launch-1.0 $SOURCE num-buffers=10 ! "$CAPS" ! \
+      doradmanetsink host="$addr_b" port="$port" mode=lossless \
+      timeout=30000000000 > "$work/tx.log" 2>&1 || fail "real sender: $(tail -3 "$work/tx.log")"
+    wait_for 60 "$work/rx.log" "EOS" || fail "the receiver did not serve a real sender"
+    dropped=$(stat_of "$work/rx.log" doradmanetsrc-stats dropped-pending)
+    viol=$(stat_of "$work/rx.log" doradmanetsrc-stats credit-violations)
+    peak=$(stat_of "$work/rx.log" doradmanetsrc-stats pending-peak-bytes)
+    echo "receiver: dropped-pending=$dropped credit-violations=$viol pending-peak-bytes=$peak"
+    [ "${dropped:-0}" -gt 0 ] || fail "no frame counted as dropped-pending"
+    [ "$viol" = 1 ] || fail "credit-violations=$viol, want 1"
+    [ "${peak:-0}" -gt 0 ] && [ "$peak" -le $cap ] || fail "pending-peak-bytes=$peak, bound $cap"
+    [ "$(stat_of "$work/rx.log" doradmanetsrc-stats frames)" -ge 10 ] ||
+      fail "the real sender's frames: $(grep -o 'doradmanetsrc-stats.*' "$work/rx.log")"
+    echo "ok: flood held within $cap bytes (RSS +$(( rss1 - rss0 )) kB), lossless flood disconnected, real sender served"
+    ;;
   rtp)
     rtp_caps="application/x-rtp,media=video,clock-rate=90000,encoding-name=RAW,sampling=YCbCr-4:2:0,depth=(string)8,width=(string)$W,height=(string)$H,colorimetry=(string)BT601-5,payload=96"
     start_in "$nsb" "$work/ring.log" gst-launch-1.0 -m doradmasrc \
@@ -352,11 +394,12 @@ case "$scenario" in
     disc=$(stat_of "$work/tx.log" doradmanetsink-stats dropped-disconnected)
     rxf=$(stat_of "$work/rx.log" doradmanetsrc-stats frames)
     full=$(stat_of "$work/rx.log" doradmanetsrc-stats dropped-ring-full)
+    held=$(stat_of "$work/rx.log" doradmanetsrc-stats dropped-pending)
     gaps=$(stat_of "$work/rx.log" doradmanetsrc-stats sender-drops)
     echo "sender: $n made, $sent sent, $busy dropped (wire busy), $disc dropped (not connected)"
-    echo "receiver: $rxf written to the ring, $full dropped (ring full), $gaps sender gaps seen"
+    echo "receiver: $rxf written to the ring, $full dropped (ring full), $held dropped (held too many), $gaps sender gaps seen"
     [ $(( sent + busy + disc )) = "$n" ] || fail "the sender lost track of frames"
-    [ $(( rxf + full )) = "$sent" ] || fail "the receiver lost track of frames"
+    [ $(( rxf + full + held )) = "$sent" ] || fail "the receiver lost track of frames"
     # drops after the first frame sent are gaps in the sender's numbering
     [ "$gaps" -ge "$busy" ] && [ "$gaps" -le $(( busy + disc )) ] ||
       fail "the receiver saw $gaps gaps for $busy + $disc drops"
