@@ -103,13 +103,13 @@ typedef enum
 {
   C_FRAMES, C_BYTES, C_DROPPED_BUSY, C_DROPPED_DISCONNECTED, C_CONNECTS,
   C_PEER_LOST, C_SEND_ERRORS, C_BAD_CREDITS, C_STAGED_FRAMES,
-  C_DEVICE_FRAMES, C_STAGING_BUFFERS, C_N
+  C_DEVICE_FRAMES, C_STAGING_BUFFERS, C_UNKNOWN_MESSAGES, C_N
 } Counter;
 
 static const gchar *const counter_names[C_N] = {
   "frames", "bytes", "dropped-busy", "dropped-disconnected", "connects",
   "peer-lost", "send-errors", "bad-credits", "staged-frames",
-  "device-frames", "staging-buffers",
+  "device-frames", "staging-buffers", "unknown-messages",
 };
 
 struct _GstDoradmaNetSink
@@ -238,6 +238,20 @@ on_credit (void *arg, const void *header, size_t header_length, void *data,
     self->credits = MIN (self->credits + c.credits, 64);
   }
   return UCS_OK;
+}
+
+/* Any active message id but the credit's: counted, dropped, and the
+ * receiver disconnected (gst_doradma_net_ucx_set_unknown_am_handler). */
+static ucs_status_t
+on_unknown (void *arg, const void *header, size_t header_length, void *data,
+    size_t length, const ucp_am_recv_param_t * param)
+{
+  GstDoradmaNetSink *self = arg;
+
+  COUNT (self, C_UNKNOWN_MESSAGES, 1);
+  self->ep_failed = self->ep != NULL;
+  return (param->recv_attr & UCP_AM_RECV_ATTR_FLAG_RNDV) ?
+      UCS_ERR_INVALID_PARAM : UCS_OK;
 }
 
 static void
@@ -620,6 +634,8 @@ gst_doradma_net_sink_start (GstBaseSink * bsink)
   self->ucx_open = gst_doradma_net_ucx_open (&self->ucx, transports, &err);
   g_free (transports);
   if (!self->ucx_open
+      || !gst_doradma_net_ucx_set_unknown_am_handler (&self->ucx, on_unknown,
+          self, &err)
       || !gst_doradma_net_ucx_set_am_handler (&self->ucx,
           DORADMA_NET_AM_CREDIT, on_credit, self, &err)) {
     GST_ELEMENT_ERROR (self, RESOURCE, OPEN_WRITE, ("%s", err->message),
@@ -968,7 +984,8 @@ gst_doradma_net_sink_class_init (GstDoradmaNetSinkClass * klass)
    * "doradmanetsink-stats": frames and bytes sent, dropped-busy (latest:
    * the wire was busy), dropped-disconnected (latest: no receiver),
    * connects, peer-lost, send-errors, bad-credits (malformed messages
-   * from the receiver), staged-frames (device frames copied once into
+   * from the receiver), unknown-messages (active messages of ids the wire
+   * does not use: the receiver is disconnected), staged-frames (device frames copied once into
    * pinned memory and sent from there), device-frames (sent from device
    * memory by a UCX with CUDA), staging-buffers (pinned buffers allocated:
    * the rest were reused), gpu-path (the path of the last frame sent:
@@ -978,7 +995,7 @@ gst_doradma_net_sink_class_init (GstDoradmaNetSinkClass * klass)
    */
   properties[PROP_STATS] = g_param_spec_boxed ("stats", "Statistics",
       "Counters: frames, bytes, dropped-busy, dropped-disconnected, "
-      "connects, peer-lost, send-errors, bad-credits, staged-frames, "
+      "connects, peer-lost, send-errors, bad-credits, unknown-messages, staged-frames, "
       "device-frames, staging-buffers; gpu-path (host, staged-pinned, "
       "device: the last frame's), ucx-memory-types", GST_TYPE_STRUCTURE,
       G_PARAM_READABLE | G_PARAM_STATIC_STRINGS);

@@ -106,13 +106,14 @@ typedef enum
 {
   C_FRAMES, C_BYTES, C_DROPPED_RING_FULL, C_SENDER_DROPS, C_MALFORMED,
   C_CONNECTS, C_PEER_LOST, C_REFUSED, C_ABANDONED, C_DROPPED_PENDING,
-  C_CREDIT_VIOLATIONS, C_PENDING_PEAK_BYTES, C_N
+  C_CREDIT_VIOLATIONS, C_PENDING_PEAK_BYTES, C_UNKNOWN_MESSAGES, C_N
 } Counter;
 
 static const gchar *const counter_names[C_N] = {
   "frames", "bytes", "dropped-ring-full", "sender-drops", "malformed",
   "connects", "peer-lost", "refused",
   "abandoned", "dropped-pending", "credit-violations", "pending-peak-bytes",
+  "unknown-messages",
 };
 
 /* A frame announced by the sender, its payload still with UCX. */
@@ -372,6 +373,22 @@ on_eos (void *arg, const void *header, size_t header_length, void *data,
 
   self->peer_eos = TRUE;
   return UCS_OK;
+}
+
+/* Any active message id but the wire's: counted, dropped, and its sender
+ * disconnected (gst_doradma_net_ucx_set_unknown_am_handler). */
+static ucs_status_t
+on_unknown (void *arg, const void *header, size_t header_length, void *data,
+    size_t length, const ucp_am_recv_param_t * param)
+{
+  GstDoradmaNetSrc *self = arg;
+
+  COUNT (self, C_UNKNOWN_MESSAGES, 1);
+  if (self->ep != NULL && self->bad_peer == NULL)
+    self->bad_peer = g_strdup ("an active message of an id the wire does "
+        "not use (field net.am-id)");
+  return (param->recv_attr & UCP_AM_RECV_ATTR_FLAG_RNDV) ?
+      UCS_ERR_INVALID_PARAM : UCS_OK;
 }
 
 static void
@@ -774,6 +791,8 @@ gst_doradma_net_src_start (GstBaseSrc * bsrc)
 
   self->ucx_open = gst_doradma_net_ucx_open (&self->ucx, transports, &err);
   if (!self->ucx_open
+      || !gst_doradma_net_ucx_set_unknown_am_handler (&self->ucx, on_unknown,
+          self, &err)
       || !gst_doradma_net_ucx_set_am_handler (&self->ucx,
           DORADMA_NET_AM_FRAME, on_frame, self, &err)
       || !gst_doradma_net_ucx_set_am_handler (&self->ucx,
@@ -1161,12 +1180,15 @@ gst_doradma_net_src_class_init (GstDoradmaNetSrcClass * klass)
    * dropped-pending (latest frames dropped beyond max-pending or
    * max-pending-bytes), credit-violations (lossless senders that sent
    * beyond their credits: disconnected), pending-peak-bytes (the most
-   * bytes held at once), memory-path ("host") and ucx-memory-types.
+   * bytes held at once), unknown-messages (active messages of ids the wire
+   * does not use: their sender is disconnected), memory-path ("host") and
+   * ucx-memory-types.
    */
   properties[PROP_STATS] = g_param_spec_boxed ("stats", "Statistics",
       "Counters: frames, bytes, dropped-ring-full, sender-drops, malformed, "
       "connects, peer-lost, refused, abandoned, dropped-pending, "
-      "credit-violations, pending-peak-bytes, memory-path, ucx-memory-types",
+      "credit-violations, pending-peak-bytes, unknown-messages, memory-path, "
+      "ucx-memory-types",
       GST_TYPE_STRUCTURE, G_PARAM_READABLE | G_PARAM_STATIC_STRINGS);
 
   g_object_class_install_properties (gobject_class, NUM_PROPERTIES, properties);

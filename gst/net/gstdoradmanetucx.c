@@ -451,6 +451,20 @@ gst_doradma_net_ucx_set_am_handler (GstDoradmaNetUcx * u, guint id,
   return TRUE;
 }
 
+gboolean
+gst_doradma_net_ucx_set_unknown_am_handler (GstDoradmaNetUcx * u,
+    ucp_am_recv_callback_t cb, gpointer arg, GError ** error)
+{
+  guint id;
+
+  /* the highest first: UCX sizes its table once */
+  for (id = G_MAXUINT16 + 1; id-- > 0;) {
+    if (!gst_doradma_net_ucx_set_am_handler (u, id, cb, arg, error))
+      return FALSE;
+  }
+  return TRUE;
+}
+
 const gchar *
 gst_doradma_net_ucx_memory_types (GstDoradmaNetUcx * u)
 {

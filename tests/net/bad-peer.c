@@ -21,7 +21,7 @@
  * Exit 0 when sent (the caller checks that the receiver lives).
  *   bad-peer HOST PORT server-am ID
  * A fake receiver: listens on HOST:PORT, accepts one doradmanetsink,
- * sends it active message ID (16-byte header), progresses 2 s (N-3 on
+ * sends it a hello, then active message ID (16-byte header), progresses 2 s (N-3 on
  * the sender's side). Exit 0 when sent, 1 when nobody connected in 20 s. */
 #include <netdb.h>
 #include <stdio.h>
@@ -277,6 +277,7 @@ static int
 server_am (ucp_worker_h worker, const struct addrinfo *res, unsigned id)
 {
   static uint8_t hdr[16];
+  static struct doradma_net_credit hello_msg;
   ucp_listener_params_t lp = {.field_mask = UCP_LISTENER_PARAM_FIELD_SOCK_ADDR
         | UCP_LISTENER_PARAM_FIELD_CONN_HANDLER
   };
@@ -306,6 +307,10 @@ server_am (ucp_worker_h worker, const struct addrinfo *res, unsigned id)
   ep_params.err_handler.cb = on_error;
   if (ucp_ep_create (worker, &ep_params, &ep) != UCS_OK)
     return 2;
+  /* a hello first, as a receiver: the sender counts as connected */
+  doradma_net_credit_encode (&hello_msg, 1, 4, 0);
+  req = ucp_am_send_nbx (ep, DORADMA_NET_AM_CREDIT, &hello_msg,
+      sizeof (hello_msg), NULL, 0, &rp);
   progress_for (worker, 1);
   req = ucp_am_send_nbx (ep, id, hdr, sizeof (hdr), NULL, 0, &rp);
   (void) req;

@@ -24,6 +24,10 @@
 #              the excess is counted (dropped-pending); the same flood with
 #              the lossless flag is disconnected (credit-violations); a
 #              real sender is served afterwards
+#   unknown-am active messages of ids the wire does not use (review N-3),
+#              small (eager) and large (rendezvous), to a receiver and, from
+#              a fake receiver, to a sender: neither crashes, each counts
+#              them (unknown-messages), the receiver serves a real sender
 #   rtp        the composition that needs no new element (docs/network.md):
 #              doradmasrc ! rtpvrawpay ! udpsink on one side, udpsrc !
 #              rtpvrawdepay ! doradmasink on the other, a doradmasrc
@@ -349,6 +353,40 @@ case "$scenario" in
     [ "$(stat_of "$work/rx.log" doradmanetsrc-stats frames)" -ge 10 ] ||
       fail "the real sender's frames: $(grep -o 'doradmanetsrc-stats.*' "$work/rx.log")"
     echo "ok: flood held within $cap bytes (RSS +$(( rss1 - rss0 )) kB), lossless flood disconnected, real sender served"
+    ;;
+  unknown-am)
+    : "${DORADMA_BAD_PEER:?path of bad-peer}"
+    receiver "$work/rx.log" channel=net-am-$id ! fakesink
+    n=0
+    for am in 0 4 99 1000 65535; do
+      for size in 10 200000; do
+        timeout 30 ip netns exec "$nsa" "$DORADMA_BAD_PEER" "$addr_b" "$port" \
+          unknown-am $am $size || fail "bad-peer unknown-am $am $size"
+        kill -0 "$rx_pid" 2> /dev/null ||
+          fail "the receiver died after active message $am ($size bytes): $(tail -5 "$work/rx.log")"
+        n=$(( n + 1 ))
+      done
+    done
+    # the sender's side: a fake receiver on another port sends it one
+    port2=$(( port + 1 ))
+    start_in "$nsa" "$work/tx2.log" gst-launch-1.0 -m $SOURCE is-live=true \
+      num-buffers=150 ! "$CAPS" ! doradmanetsink host="$addr_b" port="$port2"
+    tx2=$started
+    timeout 40 ip netns exec "$nsb" "$DORADMA_BAD_PEER" "$addr_b" "$port2" \
+      server-am 65535 || fail "bad-peer server-am: $(tail -3 "$work/tx2.log")"
+    kill -0 "$tx2" 2> /dev/null ||
+      fail "the sender died after active message 65535: $(tail -5 "$work/tx2.log")"
+    wait_for 30 "$work/tx2.log" "doradmanetsink-stats" ||
+      fail "the sender did not end: $(tail -3 "$work/tx2.log")"
+    [ "$(stat_of "$work/tx2.log" doradmanetsink-stats unknown-messages)" = 1 ] ||
+      fail "sender: $(grep -o 'doradmanetsink-stats.*' "$work/tx2.log")"
+    in_a timeout 60 gst-launch-1.0 $SOURCE num-buffers=10 ! "$CAPS" ! \
+      doradmanetsink host="$addr_b" port="$port" mode=lossless \
+      timeout=30000000000 > "$work/tx.log" 2>&1 || fail "real sender: $(tail -3 "$work/tx.log")"
+    wait_for 60 "$work/rx.log" "EOS" || fail "the receiver did not serve a real sender"
+    unk=$(stat_of "$work/rx.log" doradmanetsrc-stats unknown-messages)
+    [ "${unk:-0}" -ge $n ] || fail "unknown-messages=$unk, want >= $n"
+    echo "ok: $n unknown active messages to the receiver, one to the sender: no crash, counted"
     ;;
   rtp)
     rtp_caps="application/x-rtp,media=video,clock-rate=90000,encoding-name=RAW,sampling=YCbCr-4:2:0,depth=(string)8,width=(string)$W,height=(string)$H,colorimetry=(string)BT601-5,payload=96"
