@@ -8,9 +8,7 @@
 
 #include <gst/gst.h>
 
-G_BEGIN_DECLS
-
-GST_ELEMENT_REGISTER_DECLARE (doradmanetsink);
+G_BEGIN_DECLS GST_ELEMENT_REGISTER_DECLARE (doradmanetsink);
 GST_ELEMENT_REGISTER_DECLARE (doradmanetsrc);
 
 G_END_DECLS

@@ -59,6 +59,7 @@
 #include "gstdoradmanetwire.h"
 #include "gstdoradmanetcaps.h"
 #include "gstdoradmanetucx.h"
+#include "gstdoradmanetauth.h"
 
 GST_DEBUG_CATEGORY_STATIC (gst_doradma_net_src_debug);
 #define GST_CAT_DEFAULT gst_doradma_net_src_debug
@@ -96,6 +97,7 @@ enum
   PROP_PEER_TIMEOUT,
   PROP_MAX_PENDING,
   PROP_MAX_PENDING_BYTES,
+  PROP_KEY_FILE,
   PROP_STATS,
   NUM_PROPERTIES
 };
@@ -106,14 +108,15 @@ typedef enum
 {
   C_FRAMES, C_BYTES, C_DROPPED_RING_FULL, C_SENDER_DROPS, C_MALFORMED,
   C_CONNECTS, C_PEER_LOST, C_REFUSED, C_ABANDONED, C_DROPPED_PENDING,
-  C_CREDIT_VIOLATIONS, C_PENDING_PEAK_BYTES, C_UNKNOWN_MESSAGES, C_N
+  C_CREDIT_VIOLATIONS, C_PENDING_PEAK_BYTES, C_UNKNOWN_MESSAGES,
+  C_AUTH_FAILURES, C_UNAUTHENTICATED, C_N
 } Counter;
 
 static const gchar *const counter_names[C_N] = {
   "frames", "bytes", "dropped-ring-full", "sender-drops", "malformed",
   "connects", "peer-lost", "refused",
   "abandoned", "dropped-pending", "credit-violations", "pending-peak-bytes",
-  "unknown-messages",
+  "unknown-messages", "auth-failures", "unauthenticated",
 };
 
 /* A frame announced by the sender, its payload still with UCX. */
@@ -146,6 +149,7 @@ struct _GstDoradmaNetSrc
   guint64 peer_timeout, peer_timeout_prop;
   guint max_pending_prop, max_pending;  /* frames held before the ring */
   guint64 max_pending_bytes_prop, max_pending_bytes;
+  gchar *key_file;
 
   guint64 counters[C_N];        /* atomic */
 
@@ -159,6 +163,9 @@ struct _GstDoradmaNetSrc
   GQueue pending;               /* PendingFrame */
   guint64 pending_bytes;        /* sum of their `held` */
   gint64 credit_balance;        /* credits granted - frames received */
+  GBytes *key;                  /* key-file's; NULL: unauthenticated */
+  gboolean authed;              /* the sender proved the key */
+  guint8 nonce[DORADMA_NET_AUTH_BYTES]; /* this connection's challenge */
   guint64 last_sender_seq;
   gboolean discont;
   GstDoradmaProducer *producer; /* NULL without a channel */
@@ -246,6 +253,30 @@ on_ep_error (void *arg, ucp_ep_h ep, ucs_status_t status)
     self->ep_failed = TRUE;
 }
 
+/* Credits to the sender and the connected message: at once without a
+ * key, after the handshake with one. */
+static void
+sender_admitted (GstDoradmaNetSrc * self)
+{
+  COUNT (self, C_CONNECTS, 1);
+  send_credit (self, TRUE, self->slots_now);
+  post_message (self, "doradmanetsrc-connected", "a sender connected");
+}
+
+/* A message that needs an authenticated sender: FALSE (counted, the
+ * sender disconnected) when it has not proven the key. */
+static gboolean
+authenticated (GstDoradmaNetSrc * self, const gchar * what)
+{
+  if (self->key == NULL || self->authed)
+    return TRUE;
+  COUNT (self, C_UNAUTHENTICATED, 1);
+  if (self->ep != NULL && self->bad_peer == NULL)
+    self->bad_peer = g_strdup_printf ("%s before the sender authenticated "
+        "(field net.auth)", what);
+  return FALSE;
+}
+
 static void
 on_connection (ucp_conn_request_h request, void *arg)
 {
@@ -270,9 +301,21 @@ on_connection (ucp_conn_request_h request, void *arg)
   self->discont = TRUE;
   self->last_heard = g_get_monotonic_time ();
   self->credit_balance = self->slots_now;
-  COUNT (self, C_CONNECTS, 1);
-  send_credit (self, TRUE, self->slots_now);
-  post_message (self, "doradmanetsrc-connected", "a sender connected");
+  self->authed = FALSE;
+  if (self->key) {
+    struct doradma_net_auth a;
+
+    /* no caps, frame, credit or EOS either way before the key is proven */
+    if (!gst_doradma_net_auth_nonce (self->nonce)) {
+      self->bad_peer = g_strdup ("no random bytes for a challenge");
+      return;
+    }
+    doradma_net_auth_encode (&a, DORADMA_NET_AUTH_CHALLENGE, self->nonce, NULL);
+    gst_doradma_net_ucx_send_copy (self->ep, DORADMA_NET_AM_AUTH, &a,
+        sizeof (a));
+    return;
+  }
+  sender_admitted (self);
 }
 
 static void pending_release (GstDoradmaNetSrc * self, PendingFrame * pf);
@@ -338,7 +381,8 @@ on_frame (void *arg, const void *header, size_t header_length, void *data,
         diag.field ? diag.field : "?");
   }
   pf->held = sizeof (*pf) + (rndv ? 0 : length);
-  if (r < 0 || self->ep == NULL || self->bad_peer || !make_room (self, pf)) {
+  if (r < 0 || self->ep == NULL || !authenticated (self, "a frame")
+      || self->bad_peer || !make_room (self, pf)) {
     g_free (pf);
     /* eager data goes back to UCX at once; a rendezvous is refused */
     return rndv ? UCS_ERR_INVALID_PARAM : UCS_OK;
@@ -371,7 +415,45 @@ on_eos (void *arg, const void *header, size_t header_length, void *data,
 {
   GstDoradmaNetSrc *self = arg;
 
-  self->peer_eos = TRUE;
+  if (self->ep != NULL && authenticated (self, "an EOS"))
+    self->peer_eos = TRUE;
+  return UCS_OK;
+}
+
+/* The handshake (gstdoradmanetwire.h): the sender's RESPONSE. */
+static ucs_status_t
+on_auth (void *arg, const void *header, size_t header_length, void *data,
+    size_t length, const ucp_am_recv_param_t * param)
+{
+  GstDoradmaNetSrc *self = arg;
+  struct doradma_diag diag = { 0 };
+  struct doradma_net_auth a;
+  const gchar *why = NULL;
+  guint8 mac[DORADMA_NET_AUTH_BYTES];
+
+  if (self->ep == NULL || self->bad_peer)
+    return UCS_OK;
+  if (doradma_net_auth_decode (header, header_length, &a, &diag) < 0)
+    why = diag.msg;
+  else if (self->key == NULL)
+    why = "an authentication message, but this receiver has no key-file";
+  else if (self->authed || a.kind != DORADMA_NET_AUTH_RESPONSE)
+    why = "an authentication message out of turn";
+  else if (!gst_doradma_net_auth_check (self->key, TRUE, self->nonce,
+          a.nonce, a.mac))
+    why = "the sender does not have the key (wrong key-file or replayed "
+        "answer)";
+  if (why) {
+    COUNT (self, C_AUTH_FAILURES, 1);
+    self->bad_peer = g_strdup_printf ("%s (field net.auth)", why);
+    return UCS_OK;
+  }
+  self->authed = TRUE;
+  /* the receiver's proof, over the sender's nonce first */
+  gst_doradma_net_auth_mac (self->key, FALSE, a.nonce, self->nonce, mac);
+  doradma_net_auth_encode (&a, DORADMA_NET_AUTH_PROOF, NULL, mac);
+  gst_doradma_net_ucx_send_copy (self->ep, DORADMA_NET_AM_AUTH, &a, sizeof (a));
+  sender_admitted (self);
   return UCS_OK;
 }
 
@@ -755,7 +837,7 @@ gst_doradma_net_src_start (GstBaseSrc * bsrc)
   GstDoradmaNetSrc *self = GST_DORADMA_NET_SRC (bsrc);
   GstDoradmaProducerSettings ps = { 0 };
   GError *err = NULL;
-  gchar *transports, *address, *channel;
+  gchar *transports, *address, *channel, *key_file;
   guint port, c;
 
   for (c = 0; c < C_N; c++)
@@ -772,7 +854,25 @@ gst_doradma_net_src_start (GstBaseSrc * bsrc)
   self->peer_timeout = self->peer_timeout_prop;
   self->max_pending = self->max_pending_prop;
   self->max_pending_bytes = self->max_pending_bytes_prop;
+  key_file = g_strdup (self->key_file);
   GST_OBJECT_UNLOCK (self);
+
+  if (key_file && key_file[0]) {
+    self->key = gst_doradma_net_auth_load_key (key_file, &err);
+    g_free (key_file);
+    if (self->key == NULL) {
+      GST_ELEMENT_ERROR (self, RESOURCE, SETTINGS, ("%s", err->message),
+          (NULL));
+      g_clear_error (&err);
+      goto failed;
+    }
+  } else {
+    g_free (key_file);
+    GST_ELEMENT_WARNING (self, RESOURCE, SETTINGS,
+        ("No key-file: this stream is unauthenticated"), ("any host that "
+            "reaches port %u can send frames, caps and EOS into it "
+            "(docs/network.md, \"Authentication\")", port));
+  }
 
   if (channel && channel[0]) {
     if (!gst_doradma_channel_check_or_error (GST_ELEMENT (self), channel))
@@ -796,7 +896,9 @@ gst_doradma_net_src_start (GstBaseSrc * bsrc)
       || !gst_doradma_net_ucx_set_am_handler (&self->ucx,
           DORADMA_NET_AM_FRAME, on_frame, self, &err)
       || !gst_doradma_net_ucx_set_am_handler (&self->ucx,
-          DORADMA_NET_AM_EOS, on_eos, self, &err))
+          DORADMA_NET_AM_EOS, on_eos, self, &err)
+      || !gst_doradma_net_ucx_set_am_handler (&self->ucx,
+          DORADMA_NET_AM_AUTH, on_auth, self, &err))
     goto ucx_failed;
   self->listener = gst_doradma_net_ucx_listen (&self->ucx, address, port,
       on_connection, self, &err);
@@ -838,6 +940,7 @@ gst_doradma_net_src_stop (GstBaseSrc * bsrc)
     self->ucx_open = FALSE;
   }
   g_clear_pointer (&self->bad_peer, g_free);
+  g_clear_pointer (&self->key, g_bytes_unref);
   if (self->producer) {
     gst_doradma_producer_stop (self->producer);
     gst_doradma_producer_detach (self->producer);
@@ -932,6 +1035,10 @@ gst_doradma_net_src_set_property (GObject * object, guint prop_id,
     case PROP_MAX_PENDING_BYTES:
       self->max_pending_bytes_prop = g_value_get_uint64 (value);
       break;
+    case PROP_KEY_FILE:
+      g_free (self->key_file);
+      self->key_file = g_value_dup_string (value);
+      break;
     default:
       G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
       break;
@@ -990,6 +1097,9 @@ gst_doradma_net_src_get_property (GObject * object, guint prop_id,
     case PROP_MAX_PENDING_BYTES:
       g_value_set_uint64 (value, self->max_pending_bytes_prop);
       break;
+    case PROP_KEY_FILE:
+      g_value_set_string (value, self->key_file);
+      break;
     default:
       G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
       break;
@@ -1005,6 +1115,7 @@ gst_doradma_net_src_finalize (GObject * object)
   g_free (self->address);
   g_free (self->transports);
   g_free (self->channel);
+  g_free (self->key_file);
   G_OBJECT_CLASS (gst_doradma_net_src_parent_class)->finalize (object);
 }
 
@@ -1171,6 +1282,20 @@ gst_doradma_net_src_class_init (GstDoradmaNetSrcClass * klass)
       "but not yet written held at most", 65536, G_MAXUINT32,
       DEFAULT_MAX_PENDING_BYTES, G_PARAM_READWRITE | G_PARAM_STATIC_STRINGS);
   /**
+   * GstDoradmaNetSrc:key-file:
+   *
+   * A file holding the key shared with the sender (16 to 4096 bytes, not
+   * readable by group or others). With it, a sender must prove it has the
+   * key (HMAC-SHA-256 over fresh nonces of both sides, and this receiver
+   * proves it in turn) before any caps, frame, credit or EOS is accepted
+   * either way; one that does not is disconnected and counted
+   * (auth-failures, unauthenticated). Without it the stream is
+   * unauthenticated (warned at start). The key itself is never a property.
+   */
+  properties[PROP_KEY_FILE] = g_param_spec_string ("key-file", "Key file",
+      "File with the key shared with the sender (none: unauthenticated)",
+      NULL, G_PARAM_READWRITE | G_PARAM_STATIC_STRINGS);
+  /**
    * GstDoradmaNetSrc:stats:
    *
    * "doradmanetsrc-stats": frames and bytes written, dropped-ring-full
@@ -1181,14 +1306,15 @@ gst_doradma_net_src_class_init (GstDoradmaNetSrcClass * klass)
    * max-pending-bytes), credit-violations (lossless senders that sent
    * beyond their credits: disconnected), pending-peak-bytes (the most
    * bytes held at once), unknown-messages (active messages of ids the wire
-   * does not use: their sender is disconnected), memory-path ("host") and
-   * ucx-memory-types.
+   * does not use: their sender is disconnected), auth-failures (senders
+   * that failed the key handshake), unauthenticated (frames or EOS before
+   * it), memory-path ("host") and ucx-memory-types.
    */
   properties[PROP_STATS] = g_param_spec_boxed ("stats", "Statistics",
       "Counters: frames, bytes, dropped-ring-full, sender-drops, malformed, "
       "connects, peer-lost, refused, abandoned, dropped-pending, "
-      "credit-violations, pending-peak-bytes, unknown-messages, memory-path, "
-      "ucx-memory-types",
+      "credit-violations, pending-peak-bytes, unknown-messages, "
+      "auth-failures, unauthenticated, memory-path, ucx-memory-types",
       GST_TYPE_STRUCTURE, G_PARAM_READABLE | G_PARAM_STATIC_STRINGS);
 
   g_object_class_install_properties (gobject_class, NUM_PROPERTIES, properties);

@@ -97,6 +97,12 @@ gboolean gst_doradma_net_ucx_close_ep (GstDoradmaNetUcx * u, ucp_ep_h ep,
 gboolean gst_doradma_net_ucx_set_am_handler (GstDoradmaNetUcx * u, guint id,
     ucp_am_recv_callback_t cb, gpointer arg, GError ** error);
 
+/* Sends a copy of `len` bytes of `buf` as active message `id` (header
+ * only) on `ep`; the copy is freed when UCX is done. FALSE when the send
+ * failed at once. */
+gboolean gst_doradma_net_ucx_send_copy (ucp_ep_h ep, guint id,
+    const void *buf, gsize len);
+
 /* Registers `cb` for every active message id (0..65535); the wire's own
  * handlers are registered after it, over it. UCX 1.13 reads its handler
  * table at the id a peer sends without bounding it on every path (an

@@ -15,6 +15,7 @@
  *        first byte), decoded with the payload length the header announced
  *   'L'  as 'H', but the first 8 bytes are the payload length received
  *   'C'  a credit message (raw bytes)
+ *   'A'  an authentication message (raw bytes)
  *   'R'  8 bytes of payload length, then a whole frame header (raw bytes:
  *        regression inputs made from a header, see regressions-net/README)
  *   anything else: the whole input as a frame header, payload length 0. */
@@ -225,6 +226,16 @@ LLVMFuzzerTestOneInput (const uint8_t * data, size_t size)
         check_against_caps (&f);
       }
       break;
+    case 'A':{
+      struct doradma_net_auth a;
+
+      ret = doradma_net_auth_decode (data + 1, size - 1, &a, &diag);
+      check_refusal (ret, &diag);
+      if (ret == 0 && (a.kind < DORADMA_NET_AUTH_CHALLENGE
+              || a.kind > DORADMA_NET_AUTH_PROOF || a.reserved != 0))
+        abort ();
+      break;
+    }
     case 'C':
       ret = doradma_net_credit_decode (data + 1, size - 1, &c, &diag);
       check_refusal (ret, &diag);

@@ -22,7 +22,18 @@
  *   bad-peer HOST PORT server-am ID
  * A fake receiver: listens on HOST:PORT, accepts one doradmanetsink,
  * sends it a hello, then active message ID (16-byte header), progresses 2 s (N-3 on
- * the sender's side). Exit 0 when sent, 1 when nobody connected in 20 s. */
+ * the sender's side). Exit 0 when sent, 1 when nobody connected in 20 s.
+ * Against a receiver with a key-file (docs/network.md, "Authentication";
+ * the HMAC computed here with GnuTLS, independently of the plugin):
+ *   bad-peer HOST PORT auth KEYFILE       the handshake, then one frame:
+ *        exit 0 when accepted (still connected 1 s after)
+ *   bad-peer HOST PORT auth-replay KEYFILE  the answer to one connection's
+ *        challenge replayed on the next: exit 0 when refused
+ *   bad-peer HOST PORT eos|frame|credit   no handshake: an EOS, a valid
+ *        frame, a credit message: exit 0 when refused (disconnected)
+ *   bad-peer HOST PORT server-credit -    a fake receiver that skips the
+ *        handshake and gives a keyed sender credits: exit 0 when the
+ *        sender sent no frame and went away */
 #include <netdb.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -30,13 +41,15 @@
 #include <time.h>
 
 #include <ucp/api/ucp.h>
+#include <gnutls/crypto.h>
 
 #include "gstdoradmanetwire.h"
 
 #define I420_1080P "video/x-raw, format=(string)I420, width=(int)1920, " \
   "height=(int)1080, framerate=(fraction)30/1"
 
-static int hello, broken;
+static int hello, broken, challenged, frames_got;
+static struct doradma_net_auth challenge;
 
 static ucs_status_t
 on_credit (void *arg, const void *header, size_t header_length, void *data,
@@ -48,6 +61,43 @@ on_credit (void *arg, const void *header, size_t header_length, void *data,
       && c.hello)
     hello = 1;
   return UCS_OK;
+}
+
+static ucs_status_t
+on_auth (void *arg, const void *header, size_t header_length, void *data,
+    size_t length, const ucp_am_recv_param_t * param)
+{
+  if (doradma_net_auth_decode (header, header_length, &challenge, NULL) == 0
+      && challenge.kind == DORADMA_NET_AUTH_CHALLENGE)
+    challenged = 1;
+  return UCS_OK;
+}
+
+static ucs_status_t
+on_frame_count (void *arg, const void *header, size_t header_length,
+    void *data, size_t length, const ucp_am_recv_param_t * param)
+{
+  frames_got++;
+  return (param->recv_attr & UCP_AM_RECV_ATTR_FLAG_RNDV) ?
+      UCS_ERR_INVALID_PARAM : UCS_OK;
+}
+
+/* HMAC-SHA-256 (key, "doradma-net-v1 sender\0" nonce_r nonce_s) */
+static void
+sender_mac (const char *key_file, const uint8_t * nonce_r,
+    const uint8_t * nonce_s, uint8_t * mac)
+{
+  static const char label[] = "doradma-net-v1 sender";
+  uint8_t key[4096], msg[sizeof (label) + 64];
+  FILE *f = fopen (key_file, "rb");
+  size_t n = f ? fread (key, 1, sizeof (key), f) : 0;
+
+  if (f)
+    fclose (f);
+  memcpy (msg, label, sizeof (label));
+  memcpy (msg + sizeof (label), nonce_r, 32);
+  memcpy (msg + sizeof (label) + 32, nonce_s, 32);
+  gnutls_hmac_fast (GNUTLS_MAC_SHA256, key, n, msg, sizeof (msg), mac);
 }
 
 static void
@@ -312,11 +362,137 @@ server_am (ucp_worker_h worker, const struct addrinfo *res, unsigned id)
   req = ucp_am_send_nbx (ep, DORADMA_NET_AM_CREDIT, &hello_msg,
       sizeof (hello_msg), NULL, 0, &rp);
   progress_for (worker, 1);
+  if (id == 0) {
+    /* server-credit: the hello and credits were forged; any frame? */
+    progress_for (worker, 3);
+    printf ("bad-peer: forged credits: %d frames received, %s\n", frames_got,
+        broken ? "the sender went away" : "still connected");
+    return frames_got == 0 && broken ? 0 : 1;
+  }
   req = ucp_am_send_nbx (ep, id, hdr, sizeof (hdr), NULL, 0, &rp);
   (void) req;
   progress_for (worker, 2);
   printf ("bad-peer: active message %u sent to the sender\n", id);
   return 0;
+}
+
+static ucp_ep_h
+connect_to (ucp_worker_h worker, const struct addrinfo *res)
+{
+  ucp_ep_params_t ep_params = { 0 };
+  ucp_ep_h ep;
+
+  ep_params.field_mask = UCP_EP_PARAM_FIELD_FLAGS |
+      UCP_EP_PARAM_FIELD_SOCK_ADDR | UCP_EP_PARAM_FIELD_ERR_HANDLER |
+      UCP_EP_PARAM_FIELD_ERR_HANDLING_MODE;
+  ep_params.flags = UCP_EP_PARAMS_FLAGS_CLIENT_SERVER;
+  ep_params.sockaddr.addr = res->ai_addr;
+  ep_params.sockaddr.addrlen = res->ai_addrlen;
+  ep_params.err_mode = UCP_ERR_HANDLING_MODE_PEER;
+  ep_params.err_handler.cb = on_error;
+  if (ucp_ep_create (worker, &ep_params, &ep) != UCS_OK)
+    return NULL;
+  return ep;
+}
+
+static void
+send_wait (ucp_worker_h worker, ucp_ep_h ep, unsigned id, const void *h,
+    size_t hlen, const void *data, size_t len)
+{
+  ucp_request_param_t rp = { 0 };
+  struct timespec end;
+  void *req = ucp_am_send_nbx (ep, id, h, hlen, data, len, &rp);
+
+  clock_gettime (CLOCK_MONOTONIC, &end);
+  end.tv_sec += 5;
+  while (req && !UCS_PTR_IS_ERR (req)
+      && ucp_request_check_status (req) == UCS_INPROGRESS && !broken
+      && before (&end))
+    ucp_worker_progress (worker);
+}
+
+/* Waits for the challenge (or a break), 10 s. */
+static int
+wait_challenge (ucp_worker_h worker)
+{
+  struct timespec end;
+
+  clock_gettime (CLOCK_MONOTONIC, &end);
+  end.tv_sec += 10;
+  while (!challenged && !broken && before (&end))
+    ucp_worker_progress (worker);
+  return challenged;
+}
+
+/* auth / auth-replay against a keyed receiver */
+static int
+authenticate (ucp_worker_h worker, const struct addrinfo *res,
+    const char *what, const char *key_file)
+{
+  static uint8_t payload[64 * 48 * 3 / 2];
+  struct doradma_net_frame_header h;
+  struct doradma_net_auth a;
+  uint8_t nonce_s[32] = { 1, 2, 3 }, mac[32];
+  uint64_t len;
+  ucp_ep_h ep = connect_to (worker, res);
+
+  if (ep == NULL || !wait_challenge (worker)) {
+    fprintf (stderr, "bad-peer: no challenge\n");
+    return 1;
+  }
+  sender_mac (key_file, challenge.nonce, nonce_s, mac);
+  doradma_net_auth_encode (&a, DORADMA_NET_AUTH_RESPONSE, nonce_s, mac);
+  if (strcmp (what, "auth-replay") == 0) {
+    /* a valid answer, recorded; replayed to the next connection */
+    ucp_ep_close_nb (ep, UCP_EP_CLOSE_MODE_FORCE);
+    progress_for (worker, 1);
+    challenged = broken = 0;
+    ep = connect_to (worker, res);
+    if (ep == NULL || !wait_challenge (worker)) {
+      fprintf (stderr, "bad-peer: no second challenge\n");
+      return 1;
+    }
+    send_wait (worker, ep, DORADMA_NET_AM_AUTH, &a, sizeof (a), NULL, 0);
+    progress_for (worker, 3);
+    printf ("bad-peer: replayed answer %s\n", broken ? "refused" : "accepted");
+    return broken ? 0 : 1;
+  }
+  send_wait (worker, ep, DORADMA_NET_AM_AUTH, &a, sizeof (a), NULL, 0);
+  progress_for (worker, 1);
+  make_frame ("valid", &h, &len);
+  send_wait (worker, ep, DORADMA_NET_AM_FRAME, &h, sizeof (h), payload, len);
+  progress_for (worker, 1);
+  printf ("bad-peer: authenticated, a frame sent, %s\n", broken ?
+      "disconnected" : "still connected");
+  return broken ? 1 : 0;
+}
+
+/* eos / frame / credit without the handshake */
+static int
+unauthenticated (ucp_worker_h worker, ucp_ep_h ep, const char *what)
+{
+  static uint8_t payload[64 * 48 * 3 / 2];
+  struct doradma_net_frame_header h;
+  struct doradma_net_credit c;
+  uint64_t len;
+
+  if (!wait_challenge (worker)) {
+    fprintf (stderr, "bad-peer: no challenge (a receiver without a key?)\n");
+    return 1;
+  }
+  if (strcmp (what, "eos") == 0) {
+    send_wait (worker, ep, DORADMA_NET_AM_EOS, NULL, 0, NULL, 0);
+  } else if (strcmp (what, "frame") == 0) {
+    make_frame ("valid", &h, &len);
+    send_wait (worker, ep, DORADMA_NET_AM_FRAME, &h, sizeof (h), payload, len);
+  } else {
+    doradma_net_credit_encode (&c, 0, 4, 0);
+    send_wait (worker, ep, DORADMA_NET_AM_CREDIT, &c, sizeof (c), NULL, 0);
+  }
+  progress_for (worker, 3);
+  printf ("bad-peer: %s without the key: %s\n", what, broken ?
+      "disconnected" : "still connected");
+  return broken ? 0 : 1;
 }
 
 int
@@ -348,9 +524,13 @@ main (int argc, char **argv)
   if (argc < 4)
     return 2;
   what = argv[3];
-  if (strncmp (what, "flood", 5) == 0 || strcmp (what, "server-am") == 0) {
+  if (strncmp (what, "flood", 5) == 0 || strcmp (what, "server-am") == 0
+      || strncmp (what, "auth", 4) == 0
+      || strcmp (what, "server-credit") == 0) {
     if (argc != 5)
       return 2;
+  } else if (strcmp (what, "eos") == 0 || strcmp (what, "frame") == 0
+      || strcmp (what, "credit") == 0) {
   } else if (strcmp (what, "unknown-am") == 0) {
     if (argc != 6)
       return 2;
@@ -364,8 +544,20 @@ main (int argc, char **argv)
       || ucp_worker_create (ctx, &wp, &worker) != UCS_OK
       || ucp_worker_set_am_recv_handler (worker, &ap) != UCS_OK)
     return 2;
+  ap.id = DORADMA_NET_AM_AUTH;
+  ap.cb = on_auth;
+  if (ucp_worker_set_am_recv_handler (worker, &ap) != UCS_OK)
+    return 2;
+  ap.id = DORADMA_NET_AM_FRAME;
+  ap.cb = on_frame_count;
+  if (ucp_worker_set_am_recv_handler (worker, &ap) != UCS_OK)
+    return 2;
   if (strcmp (what, "server-am") == 0)
     return server_am (worker, res, atoi (argv[4]));
+  if (strcmp (what, "server-credit") == 0)
+    return server_am (worker, res, 0);
+  if (strncmp (what, "auth", 4) == 0)
+    return authenticate (worker, res, what, argv[4]);
   ep_params.field_mask = UCP_EP_PARAM_FIELD_FLAGS |
       UCP_EP_PARAM_FIELD_SOCK_ADDR | UCP_EP_PARAM_FIELD_ERR_HANDLER |
       UCP_EP_PARAM_FIELD_ERR_HANDLING_MODE;
@@ -377,6 +569,9 @@ main (int argc, char **argv)
   if (ucp_ep_create (worker, &ep_params, &ep) != UCS_OK)
     return 2;
 
+  if (strcmp (what, "eos") == 0 || strcmp (what, "frame") == 0
+      || strcmp (what, "credit") == 0)
+    return unauthenticated (worker, ep, what);
   clock_gettime (CLOCK_MONOTONIC, &end);
   end.tv_sec += 10;
   while (!hello && !broken && before (&end))

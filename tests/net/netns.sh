@@ -28,6 +28,17 @@
 #              small (eager) and large (rendezvous), to a receiver and, from
 #              a fake receiver, to a sender: neither crashes, each counts
 #              them (unknown-messages), the receiver serves a real sender
+#   garbage    GARBAGE_CONNS (default 300) TCP connections sending random
+#              bytes to the port, then closed (review N-5): the receiver's
+#              open descriptors come back to within 8 of what they were,
+#              and a real sender is served
+#   auth       key-file (docs/network.md, "Authentication"): a receiver
+#              with a key refuses, without ending or publishing anything, an
+#              EOS and a frame sent without the handshake, a wrong key, a
+#              replayed answer, a sender without a key and one with another
+#              key, and serves a sender with the key; a keyed sender given
+#              forged credits by a fake receiver sends it nothing; a key
+#              file readable by others is refused at start
 #   rtp        the composition that needs no new element (docs/network.md):
 #              doradmasrc ! rtpvrawpay ! udpsink on one side, udpsrc !
 #              rtpvrawdepay ! doradmasink on the other, a doradmasrc
@@ -182,8 +193,12 @@ case "$scenario" in
     receiver "$work/rx2.log" channel=net-kr-$id num-buffers=30 ! fakesink
     wait_for 30 "$work/rx2.log" "EOS" ||
       fail "the new receiver got no frames: $(tail -3 "$work/rx2.log")"
-    [ "$(grep -c doradmanetsink-connected "$work/tx.log")" -ge 2 ] ||
-      fail "the sender did not reconnect"
+    # gst-launch's output to a file is block-buffered: wait for it
+    end=$(( SECONDS + 20 ))
+    while [ "$(grep -c doradmanetsink-connected "$work/tx.log")" -lt 2 ]; do
+      [ $SECONDS -lt $end ] || fail "the sender did not reconnect"
+      sleep 0.2
+    done
     kill -0 "$tx" || fail "the sender died"
     echo "ok: receiver killed -9, reported, sender reconnected and sent 30 frames"
     ;;
@@ -358,7 +373,7 @@ case "$scenario" in
     : "${DORADMA_BAD_PEER:?path of bad-peer}"
     receiver "$work/rx.log" channel=net-am-$id ! fakesink
     n=0
-    for am in 0 4 99 1000 65535; do
+    for am in 0 5 99 1000 65535; do
       for size in 10 200000; do
         timeout 30 ip netns exec "$nsa" "$DORADMA_BAD_PEER" "$addr_b" "$port" \
           unknown-am $am $size || fail "bad-peer unknown-am $am $size"
@@ -387,6 +402,89 @@ case "$scenario" in
     unk=$(stat_of "$work/rx.log" doradmanetsrc-stats unknown-messages)
     [ "${unk:-0}" -ge $n ] || fail "unknown-messages=$unk, want >= $n"
     echo "ok: $n unknown active messages to the receiver, one to the sender: no crash, counted"
+    ;;
+  garbage)
+    n=${GARBAGE_CONNS:-300}
+    receiver "$work/rx.log" channel=net-gb-$id ! fakesink
+    fds () { ls "/proc/$rx_pid/fd" | wc -l; }
+    fd0=$(fds)
+    in_a timeout 120 python3 "$here/garbage.py" "$addr_b" "$port" "$n" ||
+      fail "garbage.py did not finish"
+    # UCX closes what it gave up on in its own time: wait for it, bounded
+    end=$(( SECONDS + 20 ))
+    while [ "$(fds)" -gt $(( fd0 + 8 )) ] && [ $SECONDS -lt $end ]; do
+      sleep 0.5
+    done
+    fd1=$(fds)
+    echo "receiver descriptors: $fd0 before $n garbage connections, $fd1 after"
+    [ "$fd1" -le $(( fd0 + 8 )) ] || fail "$(( fd1 - fd0 )) descriptors leaked"
+    kill -0 "$rx_pid" 2> /dev/null || fail "the receiver died: $(tail -5 "$work/rx.log")"
+    in_a timeout 60 gst-launch-1.0 $SOURCE num-buffers=10 ! "$CAPS" ! \
+      doradmanetsink host="$addr_b" port="$port" mode=lossless \
+      timeout=30000000000 > "$work/tx.log" 2>&1 || fail "real sender: $(tail -3 "$work/tx.log")"
+    wait_for 60 "$work/rx.log" "EOS" || fail "the receiver did not serve a real sender"
+    echo "ok: $n garbage connections: no descriptor leaked, a real sender served"
+    ;;
+  auth)
+    : "${DORADMA_BAD_PEER:?path of bad-peer}"
+    key=$work/key; wrong=$work/wrong; open=$work/open
+    head -c 32 /dev/urandom > "$key"; head -c 32 /dev/urandom > "$wrong"
+    cp "$key" "$open"
+    chmod 600 "$key" "$wrong"; chmod 644 "$open"
+    in_b timeout 20 gst-launch-1.0 doradmanetsrc address="$addr_b" port="$port" \
+      key-file="$open" ! fakesink > "$work/open.log" 2>&1 &&
+      fail "a key-file readable by others was accepted"
+    grep -q "accessible by group or others" "$work/open.log" ||
+      fail "no error naming the open key-file: $(tail -3 "$work/open.log")"
+    receiver "$work/rx.log" channel=net-au-$id key-file="$key" ! fakesink
+    bp () { timeout 40 ip netns exec "$nsa" "$DORADMA_BAD_PEER" "$addr_b" "$port" "$@"; }
+    bp eos || fail "an EOS without the key was not refused"
+    bp frame || fail "a frame without the key was not refused"
+    bp credit || fail "a credit message without the key was not refused"
+    bp auth "$wrong" && fail "a wrong key was accepted"
+    bp auth-replay "$key" || fail "a replayed answer was accepted"
+    kill -0 "$rx_pid" 2> /dev/null || fail "the receiver ended: $(tail -5 "$work/rx.log")"
+    grep -q "Got EOS from element" "$work/rx.log" &&
+      fail "an unauthenticated EOS ended the receiver"
+    # real senders: none, another, the right key
+    in_a timeout 60 gst-launch-1.0 $SOURCE is-live=true num-buffers=20 ! "$CAPS" ! \
+      doradmanetsink host="$addr_b" port="$port" > "$work/tx0.log" 2>&1
+    grep -q "requires a key" "$work/tx0.log" ||
+      fail "the sender without a key was not told: $(tail -3 "$work/tx0.log")"
+    in_a timeout 60 gst-launch-1.0 $SOURCE is-live=true num-buffers=60 ! "$CAPS" ! \
+      doradmanetsink host="$addr_b" port="$port" key-file="$wrong" > "$work/tx1.log" 2>&1
+    grep -q "not the same key-file" "$work/tx1.log" ||
+      fail "the sender with another key was not told: $(tail -3 "$work/tx1.log")"
+    in_a timeout 60 gst-launch-1.0 $SOURCE num-buffers=10 ! "$CAPS" ! \
+      doradmanetsink host="$addr_b" port="$port" mode=lossless key-file="$key" \
+      timeout=30000000000 > "$work/tx.log" 2>&1 || fail "keyed sender: $(tail -3 "$work/tx.log")"
+    wait_for 60 "$work/rx.log" "EOS" || fail "the receiver did not serve the keyed sender"
+    frames=$(stat_of "$work/rx.log" doradmanetsrc-stats frames)
+    fails=$(stat_of "$work/rx.log" doradmanetsrc-stats auth-failures)
+    unauth=$(stat_of "$work/rx.log" doradmanetsrc-stats unauthenticated)
+    echo "receiver: frames=$frames auth-failures=$fails unauthenticated=$unauth"
+    [ "$frames" = 10 ] || fail "frames=$frames, want the keyed sender's 10"
+    # wrong key (bad-peer), replay, the sender with another key
+    [ "${fails:-0}" -ge 3 ] || fail "auth-failures=$fails, want >= 3"
+    # the EOS and the frame
+    [ "${unauth:-0}" -ge 2 ] || fail "unauthenticated=$unauth, want >= 2"
+    # the sender's side: forged credits from a fake receiver
+    port2=$(( port + 1 ))
+    start_in "$nsa" "$work/tx2.log" gst-launch-1.0 -m $SOURCE is-live=true \
+      num-buffers=150 ! "$CAPS" ! doradmanetsink host="$addr_b" port="$port2" \
+      key-file="$key"
+    timeout 40 ip netns exec "$nsb" "$DORADMA_BAD_PEER" "$addr_b" "$port2" \
+      server-credit - || fail "forged credits: the keyed sender sent frames or stayed"
+    # this test's own HMAC (GnuTLS in bad-peer) is the plugin's: with the
+    # key, bad-peer is admitted (else the refusals above prove nothing)
+    port3=$(( port + 2 ))
+    start_in "$nsb" "$work/rx3.log" gst-launch-1.0 -m doradmanetsrc \
+      address="$addr_b" port="$port3" key-file="$key" ! fakesink
+    wait_for 20 "$work/rx3.log" "PLAYING" || fail "third receiver did not start"
+    timeout 40 ip netns exec "$nsa" "$DORADMA_BAD_PEER" "$addr_b" "$port3" \
+      auth "$key" || fail "bad-peer with the key was refused: $(grep -A1 WARNING "$work/rx3.log" | tail -2)"
+    grep -q "doradmanetsrc-connected" "$work/rx3.log" || fail "bad-peer with the key was not admitted"
+    echo "ok: no EOS, frame or credit without the key; wrong key, replay, keyless and other-key senders refused; the keyed sender served; forged credits got nothing"
     ;;
   rtp)
     rtp_caps="application/x-rtp,media=video,clock-rate=90000,encoding-name=RAW,sampling=YCbCr-4:2:0,depth=(string)8,width=(string)$W,height=(string)$H,colorimetry=(string)BT601-5,payload=96"
