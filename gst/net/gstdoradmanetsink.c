@@ -106,14 +106,14 @@ typedef enum
   C_FRAMES, C_BYTES, C_DROPPED_BUSY, C_DROPPED_DISCONNECTED, C_CONNECTS,
   C_PEER_LOST, C_SEND_ERRORS, C_BAD_CREDITS, C_STAGED_FRAMES,
   C_DEVICE_FRAMES, C_STAGING_BUFFERS, C_UNKNOWN_MESSAGES,
-  C_AUTH_FAILURES, C_N
+  C_AUTH_FAILURES, C_REFUSED, C_N
 } Counter;
 
 static const gchar *const counter_names[C_N] = {
   "frames", "bytes", "dropped-busy", "dropped-disconnected", "connects",
   "peer-lost", "send-errors", "bad-credits", "staged-frames",
   "device-frames", "staging-buffers", "unknown-messages",
-  "auth-failures",
+  "auth-failures", "refused",
 };
 
 struct _GstDoradmaNetSink
@@ -149,6 +149,8 @@ struct _GstDoradmaNetSink
   gboolean proven;              /* the receiver proved the key */
   guint8 nonce_r[DORADMA_NET_AUTH_BYTES], nonce_s[DORADMA_NET_AUTH_BYTES];
   gboolean was_connected;       /* for the peer-lost message */
+  gboolean rejected;            /* this attempt was refused by the receiver */
+  gboolean told_refused;        /* the refused message of this streak */
   gint64 attempt_start, next_attempt;   /* monotonic us */
   guint credits;
   guint in_flight;
@@ -219,8 +221,12 @@ on_ep_error (void *arg, ucp_ep_h ep, ucs_status_t status)
   GstDoradmaNetSink *self = arg;
 
   GST_DEBUG_OBJECT (self, "endpoint error: %s", ucs_status_string (status));
-  if (ep == self->ep)
+  if (ep == self->ep) {
     self->ep_failed = TRUE;
+    /* the receiver's listener said no: it serves another sender */
+    if (status == UCS_ERR_REJECTED)
+      self->rejected = TRUE;
+  }
 }
 
 static ucs_status_t
@@ -355,7 +361,7 @@ drop_connection (GstDoradmaNetSink * self, gboolean force)
   self->ep = NULL;
   self->ep_failed = FALSE;
   self->connected = FALSE;
-  self->answered = self->proven = FALSE;
+  self->answered = self->proven = self->rejected = FALSE;
   self->credits = 0;
 }
 
@@ -373,6 +379,18 @@ ensure_connected (GstDoradmaNetSink * self, GstFlowReturn * ret)
   if (self->ep && self->ep_failed) {
     gboolean lost = self->was_connected;
 
+    if (self->rejected) {
+      /* said once per streak of refusals (review N-13) */
+      COUNT (self, C_REFUSED, 1);
+      if (!self->told_refused) {
+        self->told_refused = TRUE;
+        post_message (self, "doradmanetsink-refused",
+            "the receiver refused the connection: it serves another sender");
+        GST_ELEMENT_WARNING (self, RESOURCE, OPEN_WRITE,
+            ("The receiver refused the connection: it serves another "
+                "sender (one at a time); retrying"), (NULL));
+      }
+    }
     /* the receiver closed after our answer: it refused our key */
     if (self->key && self->answered && !self->proven)
       auth_failed (self, "the receiver closed the connection after our "
@@ -414,6 +432,7 @@ ensure_connected (GstDoradmaNetSink * self, GstFlowReturn * ret)
   if (self->connected) {
     if (!self->was_connected) {
       self->was_connected = TRUE;
+      self->told_refused = FALSE;
       COUNT (self, C_CONNECTS, 1);
       post_message (self, "doradmanetsink-connected", "hello received");
     }
@@ -1091,7 +1110,10 @@ gst_doradma_net_sink_class_init (GstDoradmaNetSinkClass * klass)
    * the wire was busy), dropped-disconnected (latest: no receiver),
    * connects, peer-lost, send-errors, bad-credits (malformed messages
    * from the receiver), unknown-messages (active messages of ids the wire
-   * does not use: the receiver is disconnected), staged-frames (device frames copied once into
+   * does not use: the receiver is disconnected), auth-failures (key
+   * handshakes that failed), refused (connections the receiver refused:
+   * it serves another sender; the first of a streak also posts a
+   * "doradmanetsink-refused" element message and a warning), staged-frames (device frames copied once into
    * pinned memory and sent from there), device-frames (sent from device
    * memory by a UCX with CUDA), staging-buffers (pinned buffers allocated:
    * the rest were reused), gpu-path (the path of the last frame sent:
@@ -1114,7 +1136,8 @@ gst_doradma_net_sink_class_init (GstDoradmaNetSinkClass * klass)
       NULL, G_PARAM_READWRITE | G_PARAM_STATIC_STRINGS);
   properties[PROP_STATS] = g_param_spec_boxed ("stats", "Statistics",
       "Counters: frames, bytes, dropped-busy, dropped-disconnected, "
-      "connects, peer-lost, send-errors, bad-credits, unknown-messages, staged-frames, "
+      "connects, peer-lost, send-errors, bad-credits, unknown-messages, "
+      "auth-failures, refused, staged-frames, "
       "device-frames, staging-buffers; gpu-path (host, staged-pinned, "
       "device: the last frame's), ucx-memory-types", GST_TYPE_STRUCTURE,
       G_PARAM_READABLE | G_PARAM_STATIC_STRINGS);

@@ -39,6 +39,9 @@
 #              key, and serves a sender with the key; a keyed sender given
 #              forged credits by a fake receiver sends it nothing; a key
 #              file readable by others is refused at start
+#   second-sender  two senders to one receiver (review N-13): the second
+#              is refused and told so (doradmanetsink-refused, a warning,
+#              stats refused), the first keeps streaming
 #   rtp        the composition that needs no new element (docs/network.md):
 #              doradmasrc ! rtpvrawpay ! udpsink on one side, udpsrc !
 #              rtpvrawdepay ! doradmasink on the other, a doradmasrc
@@ -485,6 +488,25 @@ case "$scenario" in
       auth "$key" || fail "bad-peer with the key was refused: $(grep -A1 WARNING "$work/rx3.log" | tail -2)"
     grep -q "doradmanetsrc-connected" "$work/rx3.log" || fail "bad-peer with the key was not admitted"
     echo "ok: no EOS, frame or credit without the key; wrong key, replay, keyless and other-key senders refused; the keyed sender served; forged credits got nothing"
+    ;;
+  second-sender)
+    receiver "$work/rx.log" channel=net-ss-$id ! fakesink
+    start_in "$nsa" "$work/tx1.log" gst-launch-1.0 -m $SOURCE is-live=true ! \
+      "$CAPS" ! doradmanetsink host="$addr_b" port="$port"
+    wait_for 20 "$work/tx1.log" "doradmanetsink-connected" || fail "the first sender never connected"
+    start_in "$nsa" "$work/tx2.log" gst-launch-1.0 -m $SOURCE is-live=true \
+      num-buffers=90 ! "$CAPS" ! doradmanetsink host="$addr_b" port="$port" \
+      retry-interval=100000000
+    tx2=$started_timeout
+    wait_for 30 "$work/tx2.log" "doradmanetsink-refused" ||
+      fail "the second sender was not told: $(grep -o 'doradmanetsink-[a-z-]*' "$work/tx2.log" | sort | uniq -c)"
+    wait "$tx2" || fail "the second sender failed: $(tail -3 "$work/tx2.log")"
+    refused=$(stat_of "$work/tx2.log" doradmanetsink-stats refused)
+    [ "${refused:-0}" -ge 1 ] || fail "second sender: refused=$refused"
+    grep -q "it serves another sender" "$work/tx2.log" || fail "no warning"
+    grep -q "doradmanetsink-connected" "$work/tx2.log" && fail "the second sender connected"
+    grep -q "doradmanetsink-peer-lost" "$work/tx1.log" && fail "the first sender lost its receiver"
+    echo "ok: the second sender was refused $refused times and told once; the first kept its receiver"
     ;;
   rtp)
     rtp_caps="application/x-rtp,media=video,clock-rate=90000,encoding-name=RAW,sampling=YCbCr-4:2:0,depth=(string)8,width=(string)$W,height=(string)$H,colorimetry=(string)BT601-5,payload=96"
