@@ -172,6 +172,7 @@ struct _GstDoradmaNetSrc
   gchar *caps_str;
   GstVideoInfo vinfo;
   GstDoradmaPlaneNeeds needs;   /* of vinfo */
+  guint64 frame_duration;       /* of the caps, 0 unknown (atomic) */
   guint slots_now;              /* credits granted per connection */
   gboolean peer_eos;            /* the sender ended the stream */
   gboolean readers_joined;      /* wait-for-readers done */
@@ -528,6 +529,9 @@ apply_caps (GstDoradmaNetSrc * self, const PendingFrame * pf)
   gst_caps_unref (caps);
   self->vinfo = info;
   self->needs = needs;
+  __atomic_store_n (&self->frame_duration, GST_VIDEO_INFO_FPS_N (&info) > 0 ?
+      gst_util_uint64_scale_int (GST_SECOND, GST_VIDEO_INFO_FPS_D (&info),
+          GST_VIDEO_INFO_FPS_N (&info)) : 0, __ATOMIC_RELAXED);
   if (self->producer)
     gst_doradma_producer_set_caps (self->producer, pf->hdr.caps,
         pf->hdr.info.payload_bytes);
@@ -824,6 +828,32 @@ gst_doradma_net_src_create (GstPushSrc * psrc, GstBuffer ** out)
   }
 }
 
+/* LATENCY (review D2: basesrc's default, live 0/0, made a sink with a
+ * processing deadline warn "please add queues"): buffers are timestamped
+ * on arrival (do-timestamp), so nothing before that is ours to add; the
+ * most it can hold is the ring's slots, or max-pending frames without a
+ * ring, of the caps' frame duration (unknown: no maximum). */
+static gboolean
+gst_doradma_net_src_query (GstBaseSrc * bsrc, GstQuery * query)
+{
+  GstDoradmaNetSrc *self = GST_DORADMA_NET_SRC (bsrc);
+
+  if (GST_QUERY_TYPE (query) == GST_QUERY_LATENCY) {
+    guint64 dur = __atomic_load_n (&self->frame_duration, __ATOMIC_RELAXED);
+    guint frames;
+
+    GST_OBJECT_LOCK (self);
+    frames = self->channel && self->channel[0] ? self->slots :
+        self->max_pending_prop;
+    GST_OBJECT_UNLOCK (self);
+    gst_query_set_latency (query, TRUE, 0, dur ? dur * frames :
+        GST_CLOCK_TIME_NONE);
+    return TRUE;
+  }
+  return GST_BASE_SRC_CLASS (gst_doradma_net_src_parent_class)->query (bsrc,
+      query);
+}
+
 static gboolean
 gst_doradma_net_src_negotiate (GstBaseSrc * bsrc)
 {
@@ -947,6 +977,7 @@ gst_doradma_net_src_stop (GstBaseSrc * bsrc)
     g_clear_pointer (&self->producer, gst_doradma_producer_unref);
   }
   g_clear_pointer (&self->caps_str, g_free);
+  __atomic_store_n (&self->frame_duration, 0, __ATOMIC_RELAXED);
   return TRUE;
 }
 
@@ -1143,6 +1174,7 @@ gst_doradma_net_src_class_init (GstDoradmaNetSrcClass * klass)
   bsrc_class->start = GST_DEBUG_FUNCPTR (gst_doradma_net_src_start);
   bsrc_class->stop = GST_DEBUG_FUNCPTR (gst_doradma_net_src_stop);
   bsrc_class->negotiate = GST_DEBUG_FUNCPTR (gst_doradma_net_src_negotiate);
+  bsrc_class->query = GST_DEBUG_FUNCPTR (gst_doradma_net_src_query);
   bsrc_class->unlock = GST_DEBUG_FUNCPTR (gst_doradma_net_src_unlock);
   bsrc_class->unlock_stop = GST_DEBUG_FUNCPTR (gst_doradma_net_src_unlock_stop);
   psrc_class->create = GST_DEBUG_FUNCPTR (gst_doradma_net_src_create);
