@@ -13,10 +13,6 @@ G_BEGIN_DECLS
 
 GST_ELEMENT_REGISTER_DECLARE (doradmasink);
 GST_ELEMENT_REGISTER_DECLARE (doradmasrc);
-#ifdef HAVE_UCX
-GST_ELEMENT_REGISTER_DECLARE (doradmanetsink);
-GST_ELEMENT_REGISTER_DECLARE (doradmanetsrc);
-#endif
 
 GST_DEBUG_CATEGORY_EXTERN (gst_doradma_debug);
 

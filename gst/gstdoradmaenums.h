@@ -55,14 +55,19 @@ GType gst_doradma_writer_lost_get_type (void);
 #define GST_TYPE_DORADMA_STALL_POLICY (gst_doradma_stall_policy_get_type ())
 #define GST_TYPE_DORADMA_WRITER_LOST (gst_doradma_writer_lost_get_type ())
 
-/* Defines `GType func (void)` registering enum `Name` from `values` once. */
+/* Defines `GType func (void)` registering enum `Name` from `values` once.
+ * Both plugins (libgstdoradma, libgstdoradmanet) carry a copy of this code:
+ * whichever loads second takes the type the first registered (same name,
+ * same values) instead of failing to register it again. */
 #define GST_DORADMA_DEFINE_ENUM(func, Name, values)                     \
 GType                                                                   \
 func (void)                                                             \
 {                                                                       \
   static gsize id = 0;                                                  \
   if (g_once_init_enter (&id)) {                                        \
-    GType t = g_enum_register_static (Name, values);                    \
+    GType t = g_type_from_name (Name);                                  \
+    if (t == 0)                                                         \
+      t = g_enum_register_static (Name, values);                        \
     g_once_init_leave (&id, t);                                         \
   }                                                                     \
   return (GType) id;                                                    \

@@ -29,9 +29,11 @@ gst_doradma_frame_fits (const GstVideoInfo * info,
       || fi->n_planes != GST_VIDEO_INFO_N_PLANES (info))
     return FALSE;
   for (p = 0; p < fi->n_planes; p++) {
+    /* a GstVideoMeta stride is a gint */
     if (fi->planes[p].rows < needs->rows[p]
         || fi->planes[p].row_bytes < needs->row_bytes[p]
-        || fi->planes[p].stride < needs->row_bytes[p])
+        || fi->planes[p].stride < needs->row_bytes[p]
+        || fi->planes[p].stride > G_MAXINT)
       return FALSE;
   }
   return TRUE;

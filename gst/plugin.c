@@ -17,10 +17,6 @@ plugin_init (GstPlugin * plugin)
 
   ret |= GST_ELEMENT_REGISTER (doradmasink, plugin);
   ret |= GST_ELEMENT_REGISTER (doradmasrc, plugin);
-#ifdef HAVE_UCX
-  ret |= GST_ELEMENT_REGISTER (doradmanetsink, plugin);
-  ret |= GST_ELEMENT_REGISTER (doradmanetsrc, plugin);
-#endif
   /* DoradmaSlabManaged/Pinned/Device; CUDA loads on the first allocation. */
   gst_doradma_slab_allocator_register_all ();
   return ret;

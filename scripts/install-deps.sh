@@ -88,7 +88,8 @@ case $profile in
     # doradmanetsink/doradmanetsrc (UCX: Debian 12 has 1.13, 13 has 1.18)
     # and their namespace tests (ip, tc, nft: tests/net); built only where UCX is
     if available libucx-dev; then
-      PACKAGES+=(libucx-dev ucx-utils iproute2 nftables)
+      # GnuTLS: HMAC-SHA-256 of their key-file handshake (gst/net)
+      PACKAGES+=(libucx-dev ucx-utils iproute2 nftables libgnutls28-dev)
     else
       echo "install-deps: no libucx-dev here: doradmanetsink/doradmanetsrc will not be built" >&2
       PACKAGES+=(iproute2)

@@ -1,21 +1,30 @@
 /* libFuzzer target over the network bridge's wire decoders
- * (gst/gstdoradmanetwire.c): what a hostile peer controls. Besides "no
+ * (gst/net/gstdoradmanetwire.c): what a hostile peer controls. Besides "no
  * crash, no sanitizer report", it asserts what acceptance promises: an
  * accepted frame's payload is the announced length and at most max_frame
  * bytes, its planes lie inside it, its crop inside the picture, its caps
  * are a NUL-terminated video/x-raw string; every refusal names a field.
+ * Then what doradmanetsrc adds (gst/net/gstdoradmanetcaps.h): caps it
+ * accepts are fixed raw video, and a frame whose geometry it accepts
+ * against them (gst_doradma_frame_fits) is read inside its payload by
+ * anything that reads the caps' planes through a GstVideoMeta built from
+ * the record (review N-1), strides within a gint.
  *
  * The first byte of the input chooses what the rest is:
  *   'H'  XORed over a valid frame header (the rest of the input from its
  *        first byte), decoded with the payload length the header announced
  *   'L'  as 'H', but the first 8 bytes are the payload length received
  *   'C'  a credit message (raw bytes)
+ *   'A'  an authentication message (raw bytes)
+ *   'R'  8 bytes of payload length, then a whole frame header (raw bytes:
+ *        regression inputs made from a header, see regressions-net/README)
  *   anything else: the whole input as a frame header, payload length 0. */
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "gstdoradmanetwire.h"
+#include "gstdoradmanetcaps.h"
 
 #define MAX_FRAME (1u << 20)
 
@@ -53,6 +62,90 @@ check_frame (const struct doradma_net_frame *f, uint64_t payload_len)
   if (memchr (f->caps, '\0', sizeof (f->caps)) == NULL
       || strncmp (f->caps, "video/x-raw", 11) != 0)
     abort ();
+}
+
+/* The bytes of plane `p` a reader of caps `info` touches through a
+ * GstVideoMeta with the record's offset and stride: its rows (the tallest
+ * component of the plane) times the stride, and the last row's bytes up to
+ * the last pixel of the widest component. Computed from the format's
+ * components, not from gst_doradma_plane_needs; packed formats whose
+ * components have no pixel stride, tiled ones and planes without a
+ * component (palettes) fall back to the needs. */
+static void
+plane_extent (const GstVideoInfo * info, const GstDoradmaPlaneNeeds * needs,
+    guint p, guint64 * rows, guint64 * row_bytes)
+{
+  const GstVideoFormatInfo *finfo = info->finfo;
+  guint c;
+
+  *rows = *row_bytes = 0;
+  if (!GST_VIDEO_FORMAT_INFO_IS_TILED (finfo)) {
+    for (c = 0; c < GST_VIDEO_INFO_N_COMPONENTS (info); c++) {
+      gint ps = GST_VIDEO_INFO_COMP_PSTRIDE (info, c);
+      guint64 h = GST_VIDEO_INFO_COMP_HEIGHT (info, c);
+      guint64 w = GST_VIDEO_INFO_COMP_WIDTH (info, c);
+      guint64 end;
+
+      if ((guint) GST_VIDEO_INFO_COMP_PLANE (info, c) != p)
+        continue;
+      if (ps <= 0 || w == 0) {
+        *rows = 0;
+        break;
+      }
+      end = GST_VIDEO_INFO_COMP_POFFSET (info, c) + (guint64) ps *(w - 1)
+      + (GST_VIDEO_INFO_COMP_DEPTH (info, c) + 7) / 8;
+      *rows = MAX (*rows, h);
+      *row_bytes = MAX (*row_bytes, end);
+    }
+  }
+  if (*rows == 0) {
+    *rows = needs->rows[p];
+    *row_bytes = needs->row_bytes[p];
+  }
+}
+
+static void
+check_against_caps (const struct doradma_net_frame *f)
+{
+  static gboolean inited;
+  const struct doradma_frame_info *fi = &f->info;
+  GstDoradmaPlaneNeeds needs;
+  GstVideoInfo info;
+  const gchar *why;
+  GstCaps *caps;
+  guint p;
+
+  if (!inited) {
+    gst_init (NULL, NULL);
+    inited = TRUE;
+  }
+  caps = gst_doradma_net_caps_parse (f->caps, &info, &needs, &why);
+  if (caps == NULL) {
+    if (why == NULL)
+      abort ();
+    return;
+  }
+  gst_caps_unref (caps);
+  if (GST_VIDEO_INFO_WIDTH (&info) <= 0 || GST_VIDEO_INFO_HEIGHT (&info) <= 0)
+    abort ();
+  if (!gst_doradma_frame_fits (&info, &needs, fi))
+    return;
+  /* accepted: the GstVideoMeta doradmanetsrc builds is read in bounds */
+  if (fi->width != (guint) GST_VIDEO_INFO_WIDTH (&info)
+      || fi->height != (guint) GST_VIDEO_INFO_HEIGHT (&info)
+      || fi->n_planes != GST_VIDEO_INFO_N_PLANES (&info))
+    abort ();
+  for (p = 0; p < fi->n_planes; p++) {
+    const struct doradma_shm_plane *pl = &fi->planes[p];
+    guint64 rows, row_bytes;
+
+    if (pl->stride > G_MAXINT)
+      abort ();
+    plane_extent (&info, &needs, p, &rows, &row_bytes);
+    if (rows && pl->offset + (guint64) pl->stride * (rows - 1) + row_bytes
+        > fi->payload_bytes)
+      abort ();
+  }
 }
 
 static void
@@ -116,9 +209,33 @@ LLVMFuzzerTestOneInput (const uint8_t * data, size_t size)
       ret = doradma_net_frame_decode (&h, sizeof (h), payload_len, MAX_FRAME,
           &f, &diag);
       check_refusal (ret, &diag);
-      if (ret == 0)
+      if (ret == 0) {
         check_frame (&f, payload_len);
+        check_against_caps (&f);
+      }
       break;
+    case 'R':
+      if (size < 9)
+        return 0;
+      memcpy (&payload_len, data + 1, 8);
+      ret = doradma_net_frame_decode (data + 9, size - 9, payload_len,
+          MAX_FRAME, &f, &diag);
+      check_refusal (ret, &diag);
+      if (ret == 0) {
+        check_frame (&f, payload_len);
+        check_against_caps (&f);
+      }
+      break;
+    case 'A':{
+      struct doradma_net_auth a;
+
+      ret = doradma_net_auth_decode (data + 1, size - 1, &a, &diag);
+      check_refusal (ret, &diag);
+      if (ret == 0 && (a.kind < DORADMA_NET_AUTH_CHALLENGE
+              || a.kind > DORADMA_NET_AUTH_PROOF || a.reserved != 0))
+        abort ();
+      break;
+    }
     case 'C':
       ret = doradma_net_credit_decode (data + 1, size - 1, &c, &diag);
       check_refusal (ret, &diag);
@@ -128,8 +245,10 @@ LLVMFuzzerTestOneInput (const uint8_t * data, size_t size)
     default:
       ret = doradma_net_frame_decode (data, size, 0, MAX_FRAME, &f, &diag);
       check_refusal (ret, &diag);
-      if (ret == 0)
+      if (ret == 0) {
         check_frame (&f, 0);
+        check_against_caps (&f);
+      }
       break;
   }
   return 0;

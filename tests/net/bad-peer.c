@@ -1,8 +1,39 @@
 /* A hostile doradmanetsink: connects to a doradmanetsrc, waits for its
- * hello, sends one frame whose header is malformed in the way named on the
- * command line, and waits until the receiver drops the connection (or 10 s).
- *   bad-peer HOST PORT crop|version|payload|caps
- * Exit 0 when the receiver disconnected us, 1 otherwise. */
+ * hello, misbehaves in the way named on the command line, and waits until
+ * the receiver drops the connection (or 10 s).
+ *   bad-peer HOST PORT MODE
+ * MODE, one frame each (docs/network.md, "What a peer can do"):
+ *   crop|version|payload|caps  a header the wire decoder refuses
+ *   geom-bigstride|geom-negstride|geom-narrow|geom-tiny  a valid record
+ *        (planes inside the payload) whose geometry does not cover its
+ *        caps, I420 1920x1080 (review N-1)
+ *   caps-unfixed|caps-negwidth|caps-encoded  caps the ring's rule lets
+ *        through, GStreamer's does not (N-11)
+ * Exit 0 when the receiver disconnected us, 1 otherwise, 2 on misuse.
+ *   bad-peer HOST PORT flood|flood-lossless N
+ * N valid NV12 64x48 frames as fast as the wire takes them, ignoring
+ * credits (N-2), eager, without or with the lossless flag. Exit 0 when
+ * flood sent all N still connected, or flood-lossless was disconnected;
+ * 1 otherwise. Deadline 60 s.
+ *   bad-peer HOST PORT unknown-am ID SIZE
+ * After the hello, one active message of id ID (not one of the wire's)
+ * with a 16-byte header and SIZE bytes of data (N-3); then progresses 2 s.
+ * Exit 0 when sent (the caller checks that the receiver lives).
+ *   bad-peer HOST PORT server-am ID
+ * A fake receiver: listens on HOST:PORT, accepts one doradmanetsink,
+ * sends it a hello, then active message ID (16-byte header), progresses 2 s (N-3 on
+ * the sender's side). Exit 0 when sent, 1 when nobody connected in 20 s.
+ * Against a receiver with a key-file (docs/network.md, "Authentication";
+ * the HMAC computed here with GnuTLS, independently of the plugin):
+ *   bad-peer HOST PORT auth KEYFILE       the handshake, then one frame:
+ *        exit 0 when accepted (still connected 1 s after)
+ *   bad-peer HOST PORT auth-replay KEYFILE  the answer to one connection's
+ *        challenge replayed on the next: exit 0 when refused
+ *   bad-peer HOST PORT eos|frame|credit   no handshake: an EOS, a valid
+ *        frame, a credit message: exit 0 when refused (disconnected)
+ *   bad-peer HOST PORT server-credit -    a fake receiver that skips the
+ *        handshake and gives a keyed sender credits: exit 0 when the
+ *        sender sent no frame and went away */
 #include <netdb.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -10,10 +41,15 @@
 #include <time.h>
 
 #include <ucp/api/ucp.h>
+#include <gnutls/crypto.h>
 
 #include "gstdoradmanetwire.h"
 
-static int hello, broken;
+#define I420_1080P "video/x-raw, format=(string)I420, width=(int)1920, " \
+  "height=(int)1080, framerate=(fraction)30/1"
+
+static int hello, broken, challenged, frames_got;
+static struct doradma_net_auth challenge;
 
 static ucs_status_t
 on_credit (void *arg, const void *header, size_t header_length, void *data,
@@ -25,6 +61,43 @@ on_credit (void *arg, const void *header, size_t header_length, void *data,
       && c.hello)
     hello = 1;
   return UCS_OK;
+}
+
+static ucs_status_t
+on_auth (void *arg, const void *header, size_t header_length, void *data,
+    size_t length, const ucp_am_recv_param_t * param)
+{
+  if (doradma_net_auth_decode (header, header_length, &challenge, NULL) == 0
+      && challenge.kind == DORADMA_NET_AUTH_CHALLENGE)
+    challenged = 1;
+  return UCS_OK;
+}
+
+static ucs_status_t
+on_frame_count (void *arg, const void *header, size_t header_length,
+    void *data, size_t length, const ucp_am_recv_param_t * param)
+{
+  frames_got++;
+  return (param->recv_attr & UCP_AM_RECV_ATTR_FLAG_RNDV) ?
+      UCS_ERR_INVALID_PARAM : UCS_OK;
+}
+
+/* HMAC-SHA-256 (key, "doradma-net-v1 sender\0" nonce_r nonce_s) */
+static void
+sender_mac (const char *key_file, const uint8_t * nonce_r,
+    const uint8_t * nonce_s, uint8_t * mac)
+{
+  static const char label[] = "doradma-net-v1 sender";
+  uint8_t key[4096], msg[sizeof (label) + 64];
+  FILE *f = fopen (key_file, "rb");
+  size_t n = f ? fread (key, 1, sizeof (key), f) : 0;
+
+  if (f)
+    fclose (f);
+  memcpy (msg, label, sizeof (label));
+  memcpy (msg + sizeof (label), nonce_r, 32);
+  memcpy (msg + sizeof (label) + 32, nonce_s, 32);
+  gnutls_hmac_fast (GNUTLS_MAC_SHA256, key, n, msg, sizeof (msg), mac);
 }
 
 static void
@@ -40,6 +113,386 @@ before (const struct timespec *end)
 
   clock_gettime (CLOCK_MONOTONIC, &now);
   return now.tv_sec < end->tv_sec;
+}
+
+static void
+set_caps (struct doradma_net_frame_header *h, const char *caps)
+{
+  memset (h->caps, 0, sizeof (h->caps));
+  strcpy (h->caps, caps);
+  h->caps_len = strlen (caps);
+}
+
+/* An I420 1920x1080 frame record with 3 planes of `stride`, `rows` and
+ * `row_bytes` each, `plane_bytes` apart, in a `payload`-byte payload. */
+static void
+i420_record (struct doradma_frame_info *fi, uint32_t stride, uint32_t rows,
+    uint32_t row_bytes, uint64_t plane_bytes, uint64_t payload)
+{
+  uint32_t p;
+
+  fi->width = 1920;
+  fi->height = 1080;
+  fi->n_planes = 3;
+  for (p = 0; p < 3; p++)
+    fi->planes[p] = (struct doradma_shm_plane) {
+    p * plane_bytes, stride, rows, row_bytes, 0
+    };
+  fi->payload_bytes = payload;
+}
+
+/* The header of frame MODE into `h`, its payload length into `len`;
+ * 0, or -1 for an unknown MODE. */
+static int
+make_frame (const char *what, struct doradma_net_frame_header *h,
+    uint64_t * len)
+{
+  struct doradma_frame_info fi;
+  const char *caps = "video/x-raw, format=(string)NV12, width=(int)64, "
+      "height=(int)48, framerate=(fraction)30/1";
+
+  memset (&fi, 0, sizeof (fi));
+  fi.seq = 1;
+  fi.n_planes = 2;
+  fi.width = 64;
+  fi.height = 48;
+  fi.planes[0] = (struct doradma_shm_plane) {
+    0, 64, 48, 64, 0
+  };
+  fi.planes[1] = (struct doradma_shm_plane) {
+    64 * 48, 64, 24, 64, 0
+  };
+  fi.payload_bytes = 64 * 48 * 3 / 2;
+  fi.pts = fi.dts = fi.mono_pts = DORADMA_TIME_NONE;
+  if (strcmp (what, "geom-bigstride") == 0) {
+    i420_record (&fi, 65536, 1, 1, 1024, 4096);
+    caps = I420_1080P;
+  } else if (strcmp (what, "geom-negstride") == 0) {
+    /* valid as a u32 with one row; -4096 as a GstVideoMeta gint */
+    i420_record (&fi, 0xFFFFF000u, 1, 1, 1024, 4096);
+    caps = I420_1080P;
+  } else if (strcmp (what, "geom-narrow") == 0) {
+    /* 1920x1080 announced, the planes of a 64x48 I420 frame */
+    fi.n_planes = 3;
+    fi.width = 1920;
+    fi.height = 1080;
+    fi.planes[0] = (struct doradma_shm_plane) {
+      0, 64, 48, 64, 0
+    };
+    fi.planes[1] = (struct doradma_shm_plane) {
+      3072, 32, 24, 32, 0
+    };
+    fi.planes[2] = (struct doradma_shm_plane) {
+      3840, 32, 24, 32, 0
+    };
+    fi.payload_bytes = 4608;
+    caps = I420_1080P;
+  } else if (strcmp (what, "geom-tiny") == 0) {
+    i420_record (&fi, 1, 1080, 1, 1080, 4096);
+    caps = I420_1080P;
+  }
+  *len = fi.payload_bytes;
+  doradma_net_frame_encode (h, &fi, caps, 1, 0, 0);
+  if (strncmp (what, "geom-", 5) == 0) {
+    if (strcmp (what + 5, "bigstride") && strcmp (what + 5, "negstride")
+        && strcmp (what + 5, "narrow") && strcmp (what + 5, "tiny"))
+      return -1;
+  } else if (strcmp (what, "valid") == 0) {
+  } else if (strcmp (what, "crop") == 0) {
+    h->record.crop_width = 100;
+    h->record.crop_height = 10;
+  } else if (strcmp (what, "version") == 0) {
+    h->version = 99;
+  } else if (strcmp (what, "payload") == 0) {
+    *len -= 100;                /* fewer bytes than the record says */
+  } else if (strcmp (what, "caps") == 0) {
+    set_caps (h, "video/x-raw(memory:NVMM), format=NV12");
+  } else if (strcmp (what, "caps-unfixed") == 0) {
+    set_caps (h, "video/x-raw, format=(string)NV12, width=(int){ 64, 32 }, "
+        "height=(int)[ 1, 48 ]");
+  } else if (strcmp (what, "caps-negwidth") == 0) {
+    set_caps (h, "video/x-raw, format=(string)NV12, width=(int)-5, "
+        "height=(int)48");
+  } else if (strcmp (what, "caps-encoded") == 0) {
+    set_caps (h, "video/x-raw, format=(string)ENCODED, width=(int)64, "
+        "height=(int)48");
+  } else {
+    return -1;
+  }
+  return 0;
+}
+
+/* Sends `h` + `len` bytes and progresses until UCX is done with them;
+ * FALSE when the connection broke or the deadline passed. */
+static int
+send_one (ucp_worker_h worker, ucp_ep_h ep, struct doradma_net_frame_header *h,
+    const void *payload, uint64_t len, uint32_t flags,
+    const struct timespec *end)
+{
+  ucp_request_param_t rp = {.op_attr_mask = UCP_OP_ATTR_FIELD_FLAGS,
+    .flags = flags
+  };
+  void *req = ucp_am_send_nbx (ep, DORADMA_NET_AM_FRAME, h, sizeof (*h),
+      payload, len, &rp);
+  ucs_status_t st = UCS_OK;
+
+  if (UCS_PTR_IS_ERR (req))
+    return 0;
+  if (req == NULL)
+    return !broken;
+  while ((st = ucp_request_check_status (req)) == UCS_INPROGRESS && !broken
+      && before (end))
+    ucp_worker_progress (worker);
+  if (st == UCS_INPROGRESS)
+    ucp_request_cancel (worker, req);
+  ucp_request_free (req);
+  return st == UCS_OK && !broken;
+}
+
+static int
+flood (ucp_worker_h worker, ucp_ep_h ep, const char *what, long n)
+{
+  static uint8_t payload[64 * 48 * 3 / 2];
+  int lossless = strcmp (what, "flood-lossless") == 0;
+  struct doradma_net_frame_header h;
+  struct timespec end;
+  uint64_t len;
+  long i;
+
+  clock_gettime (CLOCK_MONOTONIC, &end);
+  end.tv_sec += 60;
+  make_frame ("valid", &h, &len);
+  for (i = 0; i < n && !broken && before (&end); i++) {
+    h.sender_seq = i + 1;
+    h.record.seq = i + 1;
+    h.wire_flags = lossless ? DORADMA_NET_FLAG_LOSSLESS : 0;
+    if (!send_one (worker, ep, &h, payload, len, UCP_AM_SEND_FLAG_EAGER, &end))
+      break;
+  }
+  /* the receiver's verdict on the last frames */
+  while (lossless && !broken && before (&end))
+    ucp_worker_progress (worker);
+  printf ("bad-peer: %s: %ld of %ld frames sent, %s\n", what, i, n,
+      broken ? "disconnected by the receiver" : "still connected");
+  return lossless ? !broken : (broken || i < n);
+}
+
+static void
+progress_for (ucp_worker_h worker, int seconds)
+{
+  struct timespec end;
+
+  clock_gettime (CLOCK_MONOTONIC, &end);
+  end.tv_sec += seconds;
+  while (before (&end))
+    ucp_worker_progress (worker);
+}
+
+static int
+unknown_am (ucp_worker_h worker, ucp_ep_h ep, unsigned id, size_t size)
+{
+  static uint8_t hdr[16];
+  uint8_t *data = calloc (1, size ? size : 1);
+  ucp_request_param_t rp = { 0 };
+  struct timespec end;
+  void *req;
+
+  clock_gettime (CLOCK_MONOTONIC, &end);
+  end.tv_sec += 5;
+  req = ucp_am_send_nbx (ep, id, hdr, sizeof (hdr), data, size, &rp);
+  while (req && !UCS_PTR_IS_ERR (req)
+      && ucp_request_check_status (req) == UCS_INPROGRESS && !broken
+      && before (&end))
+    ucp_worker_progress (worker);
+  progress_for (worker, 2);
+  printf ("bad-peer: active message %u (%zu bytes) sent, %s\n", id, size,
+      broken ? "disconnected" : "still connected");
+  return 0;
+}
+
+static ucp_conn_request_h conn_request;
+static ucp_listener_h listener;
+
+static void
+on_conn (ucp_conn_request_h request, void *arg)
+{
+  if (conn_request == NULL)
+    conn_request = request;
+  else
+    ucp_listener_reject (listener, request);
+}
+
+/* A fake receiver sending active message `id` to the sink that connects. */
+static int
+server_am (ucp_worker_h worker, const struct addrinfo *res, unsigned id)
+{
+  static uint8_t hdr[16];
+  static struct doradma_net_credit hello_msg;
+  ucp_listener_params_t lp = {.field_mask = UCP_LISTENER_PARAM_FIELD_SOCK_ADDR
+        | UCP_LISTENER_PARAM_FIELD_CONN_HANDLER
+  };
+  ucp_ep_params_t ep_params = { 0 };
+  ucp_request_param_t rp = { 0 };
+  struct timespec end;
+  ucp_ep_h ep;
+  void *req;
+
+  lp.sockaddr.addr = res->ai_addr;
+  lp.sockaddr.addrlen = res->ai_addrlen;
+  lp.conn_handler.cb = on_conn;
+  if (ucp_listener_create (worker, &lp, &listener) != UCS_OK)
+    return 2;
+  clock_gettime (CLOCK_MONOTONIC, &end);
+  end.tv_sec += 20;
+  while (conn_request == NULL && before (&end))
+    ucp_worker_progress (worker);
+  if (conn_request == NULL) {
+    fprintf (stderr, "bad-peer: nobody connected\n");
+    return 1;
+  }
+  ep_params.field_mask = UCP_EP_PARAM_FIELD_CONN_REQUEST |
+      UCP_EP_PARAM_FIELD_ERR_HANDLER | UCP_EP_PARAM_FIELD_ERR_HANDLING_MODE;
+  ep_params.conn_request = conn_request;
+  ep_params.err_mode = UCP_ERR_HANDLING_MODE_PEER;
+  ep_params.err_handler.cb = on_error;
+  if (ucp_ep_create (worker, &ep_params, &ep) != UCS_OK)
+    return 2;
+  /* a hello first, as a receiver: the sender counts as connected */
+  doradma_net_credit_encode (&hello_msg, 1, 4, 0);
+  req = ucp_am_send_nbx (ep, DORADMA_NET_AM_CREDIT, &hello_msg,
+      sizeof (hello_msg), NULL, 0, &rp);
+  progress_for (worker, 1);
+  if (id == 0) {
+    /* server-credit: the hello and credits were forged; any frame? */
+    progress_for (worker, 3);
+    printf ("bad-peer: forged credits: %d frames received, %s\n", frames_got,
+        broken ? "the sender went away" : "still connected");
+    return frames_got == 0 && broken ? 0 : 1;
+  }
+  req = ucp_am_send_nbx (ep, id, hdr, sizeof (hdr), NULL, 0, &rp);
+  (void) req;
+  progress_for (worker, 2);
+  printf ("bad-peer: active message %u sent to the sender\n", id);
+  return 0;
+}
+
+static ucp_ep_h
+connect_to (ucp_worker_h worker, const struct addrinfo *res)
+{
+  ucp_ep_params_t ep_params = { 0 };
+  ucp_ep_h ep;
+
+  ep_params.field_mask = UCP_EP_PARAM_FIELD_FLAGS |
+      UCP_EP_PARAM_FIELD_SOCK_ADDR | UCP_EP_PARAM_FIELD_ERR_HANDLER |
+      UCP_EP_PARAM_FIELD_ERR_HANDLING_MODE;
+  ep_params.flags = UCP_EP_PARAMS_FLAGS_CLIENT_SERVER;
+  ep_params.sockaddr.addr = res->ai_addr;
+  ep_params.sockaddr.addrlen = res->ai_addrlen;
+  ep_params.err_mode = UCP_ERR_HANDLING_MODE_PEER;
+  ep_params.err_handler.cb = on_error;
+  if (ucp_ep_create (worker, &ep_params, &ep) != UCS_OK)
+    return NULL;
+  return ep;
+}
+
+static void
+send_wait (ucp_worker_h worker, ucp_ep_h ep, unsigned id, const void *h,
+    size_t hlen, const void *data, size_t len)
+{
+  ucp_request_param_t rp = { 0 };
+  struct timespec end;
+  void *req = ucp_am_send_nbx (ep, id, h, hlen, data, len, &rp);
+
+  clock_gettime (CLOCK_MONOTONIC, &end);
+  end.tv_sec += 5;
+  while (req && !UCS_PTR_IS_ERR (req)
+      && ucp_request_check_status (req) == UCS_INPROGRESS && !broken
+      && before (&end))
+    ucp_worker_progress (worker);
+}
+
+/* Waits for the challenge (or a break), 10 s. */
+static int
+wait_challenge (ucp_worker_h worker)
+{
+  struct timespec end;
+
+  clock_gettime (CLOCK_MONOTONIC, &end);
+  end.tv_sec += 10;
+  while (!challenged && !broken && before (&end))
+    ucp_worker_progress (worker);
+  return challenged;
+}
+
+/* auth / auth-replay against a keyed receiver */
+static int
+authenticate (ucp_worker_h worker, const struct addrinfo *res,
+    const char *what, const char *key_file)
+{
+  static uint8_t payload[64 * 48 * 3 / 2];
+  struct doradma_net_frame_header h;
+  struct doradma_net_auth a;
+  uint8_t nonce_s[32] = { 1, 2, 3 }, mac[32];
+  uint64_t len;
+  ucp_ep_h ep = connect_to (worker, res);
+
+  if (ep == NULL || !wait_challenge (worker)) {
+    fprintf (stderr, "bad-peer: no challenge\n");
+    return 1;
+  }
+  sender_mac (key_file, challenge.nonce, nonce_s, mac);
+  doradma_net_auth_encode (&a, DORADMA_NET_AUTH_RESPONSE, nonce_s, mac);
+  if (strcmp (what, "auth-replay") == 0) {
+    /* a valid answer, recorded; replayed to the next connection */
+    ucp_ep_close_nb (ep, UCP_EP_CLOSE_MODE_FORCE);
+    progress_for (worker, 1);
+    challenged = broken = 0;
+    ep = connect_to (worker, res);
+    if (ep == NULL || !wait_challenge (worker)) {
+      fprintf (stderr, "bad-peer: no second challenge\n");
+      return 1;
+    }
+    send_wait (worker, ep, DORADMA_NET_AM_AUTH, &a, sizeof (a), NULL, 0);
+    progress_for (worker, 3);
+    printf ("bad-peer: replayed answer %s\n", broken ? "refused" : "accepted");
+    return broken ? 0 : 1;
+  }
+  send_wait (worker, ep, DORADMA_NET_AM_AUTH, &a, sizeof (a), NULL, 0);
+  progress_for (worker, 1);
+  make_frame ("valid", &h, &len);
+  send_wait (worker, ep, DORADMA_NET_AM_FRAME, &h, sizeof (h), payload, len);
+  progress_for (worker, 1);
+  printf ("bad-peer: authenticated, a frame sent, %s\n", broken ?
+      "disconnected" : "still connected");
+  return broken ? 1 : 0;
+}
+
+/* eos / frame / credit without the handshake */
+static int
+unauthenticated (ucp_worker_h worker, ucp_ep_h ep, const char *what)
+{
+  static uint8_t payload[64 * 48 * 3 / 2];
+  struct doradma_net_frame_header h;
+  struct doradma_net_credit c;
+  uint64_t len;
+
+  if (!wait_challenge (worker)) {
+    fprintf (stderr, "bad-peer: no challenge (a receiver without a key?)\n");
+    return 1;
+  }
+  if (strcmp (what, "eos") == 0) {
+    send_wait (worker, ep, DORADMA_NET_AM_EOS, NULL, 0, NULL, 0);
+  } else if (strcmp (what, "frame") == 0) {
+    make_frame ("valid", &h, &len);
+    send_wait (worker, ep, DORADMA_NET_AM_FRAME, &h, sizeof (h), payload, len);
+  } else {
+    doradma_net_credit_encode (&c, 0, 4, 0);
+    send_wait (worker, ep, DORADMA_NET_AM_CREDIT, &c, sizeof (c), NULL, 0);
+  }
+  progress_for (worker, 3);
+  printf ("bad-peer: %s without the key: %s\n", what, broken ?
+      "disconnected" : "still connected");
+  return broken ? 0 : 1;
 }
 
 int
@@ -58,26 +511,53 @@ main (int argc, char **argv)
   };
   struct addrinfo hints = {.ai_socktype = SOCK_STREAM }, *res;
   struct doradma_net_frame_header h;
-  struct doradma_frame_info fi;
   ucp_request_param_t rp = { 0 };
   ucp_ep_params_t ep_params = { 0 };
   struct timespec end;
   ucp_context_h ctx;
   ucp_worker_h worker;
   ucp_ep_h ep;
-  uint64_t len = sizeof (payload);
+  uint64_t len;
   const char *what;
   void *req;
 
-  if (argc != 4)
+  if (argc < 4)
     return 2;
   what = argv[3];
+  if (strncmp (what, "flood", 5) == 0 || strcmp (what, "server-am") == 0
+      || strncmp (what, "auth", 4) == 0
+      || strcmp (what, "server-credit") == 0) {
+    if (argc != 5)
+      return 2;
+  } else if (strcmp (what, "eos") == 0 || strcmp (what, "frame") == 0
+      || strcmp (what, "credit") == 0) {
+  } else if (strcmp (what, "unknown-am") == 0) {
+    if (argc != 6)
+      return 2;
+  } else if (argc != 4 || make_frame (what, &h, &len) != 0
+      || len > sizeof (payload)) {
+    return 2;
+  }
   if (getaddrinfo (argv[1], argv[2], &hints, &res) != 0)
     return 2;
   if (ucp_init (&params, NULL, &ctx) != UCS_OK
       || ucp_worker_create (ctx, &wp, &worker) != UCS_OK
       || ucp_worker_set_am_recv_handler (worker, &ap) != UCS_OK)
     return 2;
+  ap.id = DORADMA_NET_AM_AUTH;
+  ap.cb = on_auth;
+  if (ucp_worker_set_am_recv_handler (worker, &ap) != UCS_OK)
+    return 2;
+  ap.id = DORADMA_NET_AM_FRAME;
+  ap.cb = on_frame_count;
+  if (ucp_worker_set_am_recv_handler (worker, &ap) != UCS_OK)
+    return 2;
+  if (strcmp (what, "server-am") == 0)
+    return server_am (worker, res, atoi (argv[4]));
+  if (strcmp (what, "server-credit") == 0)
+    return server_am (worker, res, 0);
+  if (strncmp (what, "auth", 4) == 0)
+    return authenticate (worker, res, what, argv[4]);
   ep_params.field_mask = UCP_EP_PARAM_FIELD_FLAGS |
       UCP_EP_PARAM_FIELD_SOCK_ADDR | UCP_EP_PARAM_FIELD_ERR_HANDLER |
       UCP_EP_PARAM_FIELD_ERR_HANDLING_MODE;
@@ -89,6 +569,9 @@ main (int argc, char **argv)
   if (ucp_ep_create (worker, &ep_params, &ep) != UCS_OK)
     return 2;
 
+  if (strcmp (what, "eos") == 0 || strcmp (what, "frame") == 0
+      || strcmp (what, "credit") == 0)
+    return unauthenticated (worker, ep, what);
   clock_gettime (CLOCK_MONOTONIC, &end);
   end.tv_sec += 10;
   while (!hello && !broken && before (&end))
@@ -98,34 +581,10 @@ main (int argc, char **argv)
     return 1;
   }
 
-  memset (&fi, 0, sizeof (fi));
-  fi.seq = 1;
-  fi.n_planes = 2;
-  fi.width = 64;
-  fi.height = 48;
-  fi.planes[0] = (struct doradma_shm_plane) {
-    0, 64, 48, 64, 0
-  };
-  fi.planes[1] = (struct doradma_shm_plane) {
-    64 * 48, 64, 24, 64, 0
-  };
-  fi.payload_bytes = sizeof (payload);
-  fi.pts = fi.dts = fi.mono_pts = DORADMA_TIME_NONE;
-  doradma_net_frame_encode (&h, &fi, "video/x-raw, format=(string)NV12, "
-      "width=(int)64, height=(int)48, framerate=(fraction)30/1", 1, 0, 0);
-  if (strcmp (what, "crop") == 0) {
-    h.record.crop_width = 100;
-    h.record.crop_height = 10;
-  } else if (strcmp (what, "version") == 0) {
-    h.version = 99;
-  } else if (strcmp (what, "payload") == 0) {
-    len -= 100;                 /* fewer bytes than the record says */
-  } else if (strcmp (what, "caps") == 0) {
-    strcpy (h.caps, "video/x-raw(memory:NVMM), format=NV12");
-    h.caps_len = strlen (h.caps);
-  } else {
-    return 2;
-  }
+  if (strncmp (what, "flood", 5) == 0)
+    return flood (worker, ep, what, atol (argv[4]));
+  if (strcmp (what, "unknown-am") == 0)
+    return unknown_am (worker, ep, atoi (argv[4]), atol (argv[5]));
   req = ucp_am_send_nbx (ep, DORADMA_NET_AM_FRAME, &h, sizeof (h), payload,
       len, &rp);
   while (!broken && before (&end))

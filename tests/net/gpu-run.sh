@@ -73,7 +73,7 @@ export GST_REGISTRY=$T/registry.bin GST_REGISTRY_1_0=$T/registry.bin
   gst-launch-1.0 --version | head -1
   echo "UCX_TLS=$UCX_TLS UCX_MODULE_DIR=$UCX_MODULE_DIR"
   echo "--- ldd plugin (doradma, ucx, cuda, missing)"
-  ldd "$K/plugin/libgstdoradma.so" | grep -E 'doradma|uc[pst]|cuda|not found'
+  ldd "$K/plugin/net/libgstdoradmanet.so" | grep -E 'doradma|uc[pst]|cuda|not found'
   echo "--- doradmanetsink template"
   gst-inspect-1.0 doradmanetsink 2>&1 | grep -E 'video/x-raw'
   for e in cudaupload cudadownload checksumsink doradmanetsrc; do

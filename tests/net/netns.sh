@@ -17,6 +17,31 @@
 #              sender's stop ends within its peer-timeout (forced close)
 #   link-cut   the veth link goes down mid-stream: both ends report the
 #              lost peer (keepalive); link up: the sender reconnects
+#   flood      a sender that ignores credits (review N-2): N small eager
+#              frames (FLOOD_FRAMES, default 100000) into a receiver whose
+#              downstream takes 50 frames/s: its VmRSS grows by less than
+#              64 MiB, pending-peak-bytes stays within max-pending-bytes,
+#              the excess is counted (dropped-pending); the same flood with
+#              the lossless flag is disconnected (credit-violations); a
+#              real sender is served afterwards
+#   unknown-am active messages of ids the wire does not use (review N-3),
+#              small (eager) and large (rendezvous), to a receiver and, from
+#              a fake receiver, to a sender: neither crashes, each counts
+#              them (unknown-messages), the receiver serves a real sender
+#   garbage    GARBAGE_CONNS (default 300) TCP connections sending random
+#              bytes to the port, then closed (review N-5): the receiver's
+#              open descriptors come back to within 8 of what they were,
+#              and a real sender is served
+#   auth       key-file (docs/network.md, "Authentication"): a receiver
+#              with a key refuses, without ending or publishing anything, an
+#              EOS and a frame sent without the handshake, a wrong key, a
+#              replayed answer, a sender without a key and one with another
+#              key, and serves a sender with the key; a keyed sender given
+#              forged credits by a fake receiver sends it nothing; a key
+#              file readable by others is refused at start
+#   second-sender  two senders to one receiver (review N-13): the second
+#              is refused and told so (doradmanetsink-refused, a warning,
+#              stats refused), the first keeps streaming
 #   rtp        the composition that needs no new element (docs/network.md):
 #              doradmasrc ! rtpvrawpay ! udpsink on one side, udpsrc !
 #              rtpvrawdepay ! doradmasink on the other, a doradmasrc
@@ -28,6 +53,13 @@
 #   malformed  hostile senders (bad crop, version, payload length, caps
 #              with features): each gets a warning naming the field and is
 #              disconnected; the receiver lives on and serves a real sender
+#   geometry   hostile senders whose frame records pass the wire decoder
+#              but not their caps (review N-1: stride too big, negative as
+#              a gint, narrow planes, 1-byte rows) or whose caps GStreamer
+#              refuses (N-11: unfixed, negative width, ENCODED), into
+#              doradmanetsrc ! videoconvert: each is disconnected and
+#              counted, nothing reaches videoconvert, the receiver serves a
+#              real sender (under valgrind when NET_VALGRIND=1)
 # The namespaces, the veth pair and the addresses (10.250.N.1/.2 /30, no
 # default route: nothing leaves them) are made here and removed on exit.
 # Every step has a deadline. Exit 77 (skip) where namespaces cannot be made.
@@ -140,10 +172,11 @@ case "$scenario" in
     disc=$(stat_of "$work/tx.log" doradmanetsink-stats dropped-disconnected)
     rxf=$(stat_of "$work/rx.log" doradmanetsrc-stats frames)
     full=$(stat_of "$work/rx.log" doradmanetsrc-stats dropped-ring-full)
+    held=$(stat_of "$work/rx.log" doradmanetsrc-stats dropped-pending)
     [ $(( sent + busy + disc )) = "$n" ] ||
       fail "sender accounts for $sent + $busy + $disc of $n frames"
-    [ $(( rxf + full )) = "$sent" ] ||
-      fail "receiver accounts for $rxf + $full of $sent frames sent"
+    [ $(( rxf + full + held )) = "$sent" ] ||
+      fail "receiver accounts for $rxf + $full + $held of $sent frames sent"
     [ "$got" = "$rxf" ] || fail "$got frames in the file, $rxf counted"
     [ "$got" -gt 0 ] || fail "no frame arrived"
     echo "ok: latest: $n made, $sent sent ($busy busy, $disc disconnected), $got delivered in order"
@@ -163,8 +196,12 @@ case "$scenario" in
     receiver "$work/rx2.log" channel=net-kr-$id num-buffers=30 ! fakesink
     wait_for 30 "$work/rx2.log" "EOS" ||
       fail "the new receiver got no frames: $(tail -3 "$work/rx2.log")"
-    [ "$(grep -c doradmanetsink-connected "$work/tx.log")" -ge 2 ] ||
-      fail "the sender did not reconnect"
+    # gst-launch's output to a file is block-buffered: wait for it
+    end=$(( SECONDS + 20 ))
+    while [ "$(grep -c doradmanetsink-connected "$work/tx.log")" -lt 2 ]; do
+      [ $SECONDS -lt $end ] || fail "the sender did not reconnect"
+      sleep 0.2
+    done
     kill -0 "$tx" || fail "the sender died"
     echo "ok: receiver killed -9, reported, sender reconnected and sent 30 frames"
     ;;
@@ -265,6 +302,212 @@ case "$scenario" in
       fail "malformed count: $(grep -o 'doradmanetsrc-stats.*' "$work/rx.log")"
     echo "ok: 4 malformed senders refused with the field named; receiver served the next"
     ;;
+  geometry)
+    : "${DORADMA_BAD_PEER:?path of bad-peer}"
+    vg=()
+    # not with a preloaded sanitizer runtime (the ASan legs): ASan there
+    [ -n "${NET_VALGRIND:-}" ] && [[ "${LD_PRELOAD:-}" != *san* ]] &&
+      vg=(valgrind --error-exitcode=99 -q)
+    start_in "$nsb" "$work/rx.log" "${vg[@]}" gst-launch-1.0 -m doradmanetsrc \
+      address="$addr_b" port="$port" channel=net-geo-$id ! videoconvert ! \
+      video/x-raw,format=RGBA ! fakesink
+    rx_pid=$started
+    wait_for 60 "$work/rx.log" "PLAYING" || fail "receiver did not start: $(tail -5 "$work/rx.log")"
+    cases="geom-bigstride geom-negstride geom-narrow geom-tiny caps-unfixed caps-negwidth caps-encoded"
+    for how in $cases; do
+      timeout 60 ip netns exec "$nsa" "$DORADMA_BAD_PEER" "$addr_b" "$port" \
+        "$how" || fail "bad-peer $how: the receiver kept the connection"
+      kill -0 "$rx_pid" 2> /dev/null ||
+        fail "the receiver died after $how: $(tail -5 "$work/rx.log")"
+    done
+    for field in planes caps; do
+      grep -q "field $field" "$work/rx.log" ||
+        fail "no warning naming $field: $(grep -i malformed "$work/rx.log" | head -3)"
+    done
+    in_a timeout 60 gst-launch-1.0 $SOURCE num-buffers=10 ! "$CAPS" ! \
+      doradmanetsink host="$addr_b" port="$port" mode=lossless \
+      timeout=30000000000 > "$work/tx.log" 2>&1 || fail "real sender: $(tail -3 "$work/tx.log")"
+    wait_for 120 "$work/rx.log" "EOS" || fail "the receiver did not serve a real sender"
+    [ "$(stat_of "$work/rx.log" doradmanetsrc-stats malformed)" = 7 ] ||
+      fail "malformed count: $(grep -o 'doradmanetsrc-stats.*' "$work/rx.log")"
+    [ "$(stat_of "$work/rx.log" doradmanetsrc-stats frames)" = 10 ] ||
+      fail "frames: $(grep -o 'doradmanetsrc-stats.*' "$work/rx.log")"
+    if [ ${#vg[@]} -gt 0 ]; then
+      wait "$started_timeout"; r=$?
+      [ $r = 0 ] || fail "valgrind: the receiver exited $r: $(grep '==' "$work/rx.log" | head -20)"
+    fi
+    echo "ok: 7 senders whose frames do not fit their caps refused; videoconvert saw none; a real sender served"
+    ;;
+  flood)
+    : "${DORADMA_BAD_PEER:?path of bad-peer}"
+    n=${FLOOD_FRAMES:-100000}
+    cap=$(( 4 << 20 ))
+    # the byte bound, not the frame bound, is the one reached
+    receiver "$work/rx.log" max-pending-bytes=$cap max-pending=4096 ! \
+      identity sleep-time=20000 ! fakesink
+    rss () { sed -n 's/^VmRSS:[[:space:]]*\([0-9]*\) kB/\1/p' "/proc/$rx_pid/status"; }
+    rss0=$(rss)
+    timeout 90 ip netns exec "$nsa" "$DORADMA_BAD_PEER" "$addr_b" "$port" \
+      flood "$n" || fail "flood: did not send its $n frames connected"
+    rss1=$(rss)
+    [ -n "$rss1" ] || fail "the receiver died: $(tail -5 "$work/rx.log")"
+    echo "receiver VmRSS $rss0 kB before the flood, $rss1 kB after $n frames"
+    [ $(( rss1 - rss0 )) -lt 65536 ] ||
+      fail "the receiver grew by $(( rss1 - rss0 )) kB during the flood"
+    timeout 90 ip netns exec "$nsa" "$DORADMA_BAD_PEER" "$addr_b" "$port" \
+      flood-lossless "$n" || fail "flood-lossless: the receiver kept the connection"
+    kill -0 "$rx_pid" 2> /dev/null || fail "the receiver died: $(tail -5 "$work/rx.log")"
+    in_a timeout 60 gst-launch-1.0 $SOURCE num-buffers=10 ! "$CAPS" ! \
+      doradmanetsink host="$addr_b" port="$port" mode=lossless \
+      timeout=30000000000 > "$work/tx.log" 2>&1 || fail "real sender: $(tail -3 "$work/tx.log")"
+    wait_for 60 "$work/rx.log" "EOS" || fail "the receiver did not serve a real sender"
+    dropped=$(stat_of "$work/rx.log" doradmanetsrc-stats dropped-pending)
+    viol=$(stat_of "$work/rx.log" doradmanetsrc-stats credit-violations)
+    peak=$(stat_of "$work/rx.log" doradmanetsrc-stats pending-peak-bytes)
+    echo "receiver: dropped-pending=$dropped credit-violations=$viol pending-peak-bytes=$peak"
+    [ "${dropped:-0}" -gt 0 ] || fail "no frame counted as dropped-pending"
+    [ "$viol" = 1 ] || fail "credit-violations=$viol, want 1"
+    [ "${peak:-0}" -gt 0 ] && [ "$peak" -le $cap ] || fail "pending-peak-bytes=$peak, bound $cap"
+    [ "$(stat_of "$work/rx.log" doradmanetsrc-stats frames)" -ge 10 ] ||
+      fail "the real sender's frames: $(grep -o 'doradmanetsrc-stats.*' "$work/rx.log")"
+    echo "ok: flood held within $cap bytes (RSS +$(( rss1 - rss0 )) kB), lossless flood disconnected, real sender served"
+    ;;
+  unknown-am)
+    : "${DORADMA_BAD_PEER:?path of bad-peer}"
+    receiver "$work/rx.log" channel=net-am-$id ! fakesink
+    n=0
+    for am in 0 5 99 1000 65535; do
+      for size in 10 200000; do
+        timeout 30 ip netns exec "$nsa" "$DORADMA_BAD_PEER" "$addr_b" "$port" \
+          unknown-am $am $size || fail "bad-peer unknown-am $am $size"
+        kill -0 "$rx_pid" 2> /dev/null ||
+          fail "the receiver died after active message $am ($size bytes): $(tail -5 "$work/rx.log")"
+        n=$(( n + 1 ))
+      done
+    done
+    # the sender's side: a fake receiver on another port sends it one
+    port2=$(( port + 1 ))
+    start_in "$nsa" "$work/tx2.log" gst-launch-1.0 -m $SOURCE is-live=true \
+      num-buffers=150 ! "$CAPS" ! doradmanetsink host="$addr_b" port="$port2"
+    tx2=$started
+    timeout 40 ip netns exec "$nsb" "$DORADMA_BAD_PEER" "$addr_b" "$port2" \
+      server-am 65535 || fail "bad-peer server-am: $(tail -3 "$work/tx2.log")"
+    kill -0 "$tx2" 2> /dev/null ||
+      fail "the sender died after active message 65535: $(tail -5 "$work/tx2.log")"
+    wait_for 30 "$work/tx2.log" "doradmanetsink-stats" ||
+      fail "the sender did not end: $(tail -3 "$work/tx2.log")"
+    [ "$(stat_of "$work/tx2.log" doradmanetsink-stats unknown-messages)" = 1 ] ||
+      fail "sender: $(grep -o 'doradmanetsink-stats.*' "$work/tx2.log")"
+    in_a timeout 60 gst-launch-1.0 $SOURCE num-buffers=10 ! "$CAPS" ! \
+      doradmanetsink host="$addr_b" port="$port" mode=lossless \
+      timeout=30000000000 > "$work/tx.log" 2>&1 || fail "real sender: $(tail -3 "$work/tx.log")"
+    wait_for 60 "$work/rx.log" "EOS" || fail "the receiver did not serve a real sender"
+    unk=$(stat_of "$work/rx.log" doradmanetsrc-stats unknown-messages)
+    [ "${unk:-0}" -ge $n ] || fail "unknown-messages=$unk, want >= $n"
+    echo "ok: $n unknown active messages to the receiver, one to the sender: no crash, counted"
+    ;;
+  garbage)
+    n=${GARBAGE_CONNS:-300}
+    receiver "$work/rx.log" channel=net-gb-$id ! fakesink
+    fds () { ls "/proc/$rx_pid/fd" | wc -l; }
+    fd0=$(fds)
+    in_a timeout 120 python3 "$here/garbage.py" "$addr_b" "$port" "$n" ||
+      fail "garbage.py did not finish"
+    # UCX closes what it gave up on in its own time: wait for it, bounded
+    end=$(( SECONDS + 20 ))
+    while [ "$(fds)" -gt $(( fd0 + 8 )) ] && [ $SECONDS -lt $end ]; do
+      sleep 0.5
+    done
+    fd1=$(fds)
+    echo "receiver descriptors: $fd0 before $n garbage connections, $fd1 after"
+    [ "$fd1" -le $(( fd0 + 8 )) ] || fail "$(( fd1 - fd0 )) descriptors leaked"
+    kill -0 "$rx_pid" 2> /dev/null || fail "the receiver died: $(tail -5 "$work/rx.log")"
+    in_a timeout 60 gst-launch-1.0 $SOURCE num-buffers=10 ! "$CAPS" ! \
+      doradmanetsink host="$addr_b" port="$port" mode=lossless \
+      timeout=30000000000 > "$work/tx.log" 2>&1 || fail "real sender: $(tail -3 "$work/tx.log")"
+    wait_for 60 "$work/rx.log" "EOS" || fail "the receiver did not serve a real sender"
+    echo "ok: $n garbage connections: no descriptor leaked, a real sender served"
+    ;;
+  auth)
+    : "${DORADMA_BAD_PEER:?path of bad-peer}"
+    key=$work/key; wrong=$work/wrong; open=$work/open
+    head -c 32 /dev/urandom > "$key"; head -c 32 /dev/urandom > "$wrong"
+    cp "$key" "$open"
+    chmod 600 "$key" "$wrong"; chmod 644 "$open"
+    in_b timeout 20 gst-launch-1.0 doradmanetsrc address="$addr_b" port="$port" \
+      key-file="$open" ! fakesink > "$work/open.log" 2>&1 &&
+      fail "a key-file readable by others was accepted"
+    grep -q "accessible by group or others" "$work/open.log" ||
+      fail "no error naming the open key-file: $(tail -3 "$work/open.log")"
+    receiver "$work/rx.log" channel=net-au-$id key-file="$key" ! fakesink
+    bp () { timeout 40 ip netns exec "$nsa" "$DORADMA_BAD_PEER" "$addr_b" "$port" "$@"; }
+    bp eos || fail "an EOS without the key was not refused"
+    bp frame || fail "a frame without the key was not refused"
+    bp credit || fail "a credit message without the key was not refused"
+    bp auth "$wrong" && fail "a wrong key was accepted"
+    bp auth-replay "$key" || fail "a replayed answer was accepted"
+    kill -0 "$rx_pid" 2> /dev/null || fail "the receiver ended: $(tail -5 "$work/rx.log")"
+    grep -q "Got EOS from element" "$work/rx.log" &&
+      fail "an unauthenticated EOS ended the receiver"
+    # real senders: none, another, the right key
+    in_a timeout 60 gst-launch-1.0 $SOURCE is-live=true num-buffers=20 ! "$CAPS" ! \
+      doradmanetsink host="$addr_b" port="$port" > "$work/tx0.log" 2>&1
+    grep -q "requires a key" "$work/tx0.log" ||
+      fail "the sender without a key was not told: $(tail -3 "$work/tx0.log")"
+    in_a timeout 60 gst-launch-1.0 $SOURCE is-live=true num-buffers=60 ! "$CAPS" ! \
+      doradmanetsink host="$addr_b" port="$port" key-file="$wrong" > "$work/tx1.log" 2>&1
+    grep -q "not the same key-file" "$work/tx1.log" ||
+      fail "the sender with another key was not told: $(tail -3 "$work/tx1.log")"
+    in_a timeout 60 gst-launch-1.0 $SOURCE num-buffers=10 ! "$CAPS" ! \
+      doradmanetsink host="$addr_b" port="$port" mode=lossless key-file="$key" \
+      timeout=30000000000 > "$work/tx.log" 2>&1 || fail "keyed sender: $(tail -3 "$work/tx.log")"
+    wait_for 60 "$work/rx.log" "EOS" || fail "the receiver did not serve the keyed sender"
+    frames=$(stat_of "$work/rx.log" doradmanetsrc-stats frames)
+    fails=$(stat_of "$work/rx.log" doradmanetsrc-stats auth-failures)
+    unauth=$(stat_of "$work/rx.log" doradmanetsrc-stats unauthenticated)
+    echo "receiver: frames=$frames auth-failures=$fails unauthenticated=$unauth"
+    [ "$frames" = 10 ] || fail "frames=$frames, want the keyed sender's 10"
+    # wrong key (bad-peer), replay, the sender with another key
+    [ "${fails:-0}" -ge 3 ] || fail "auth-failures=$fails, want >= 3"
+    # the EOS and the frame
+    [ "${unauth:-0}" -ge 2 ] || fail "unauthenticated=$unauth, want >= 2"
+    # the sender's side: forged credits from a fake receiver
+    port2=$(( port + 1 ))
+    start_in "$nsa" "$work/tx2.log" gst-launch-1.0 -m $SOURCE is-live=true \
+      num-buffers=150 ! "$CAPS" ! doradmanetsink host="$addr_b" port="$port2" \
+      key-file="$key"
+    timeout 40 ip netns exec "$nsb" "$DORADMA_BAD_PEER" "$addr_b" "$port2" \
+      server-credit - || fail "forged credits: the keyed sender sent frames or stayed"
+    # this test's own HMAC (GnuTLS in bad-peer) is the plugin's: with the
+    # key, bad-peer is admitted (else the refusals above prove nothing)
+    port3=$(( port + 2 ))
+    start_in "$nsb" "$work/rx3.log" gst-launch-1.0 -m doradmanetsrc \
+      address="$addr_b" port="$port3" key-file="$key" ! fakesink
+    wait_for 20 "$work/rx3.log" "PLAYING" || fail "third receiver did not start"
+    timeout 40 ip netns exec "$nsa" "$DORADMA_BAD_PEER" "$addr_b" "$port3" \
+      auth "$key" || fail "bad-peer with the key was refused: $(grep -A1 WARNING "$work/rx3.log" | tail -2)"
+    grep -q "doradmanetsrc-connected" "$work/rx3.log" || fail "bad-peer with the key was not admitted"
+    echo "ok: no EOS, frame or credit without the key; wrong key, replay, keyless and other-key senders refused; the keyed sender served; forged credits got nothing"
+    ;;
+  second-sender)
+    receiver "$work/rx.log" channel=net-ss-$id ! fakesink
+    start_in "$nsa" "$work/tx1.log" gst-launch-1.0 -m $SOURCE is-live=true ! \
+      "$CAPS" ! doradmanetsink host="$addr_b" port="$port"
+    wait_for 20 "$work/tx1.log" "doradmanetsink-connected" || fail "the first sender never connected"
+    start_in "$nsa" "$work/tx2.log" gst-launch-1.0 -m $SOURCE is-live=true \
+      num-buffers=90 ! "$CAPS" ! doradmanetsink host="$addr_b" port="$port" \
+      retry-interval=100000000
+    tx2=$started_timeout
+    wait_for 30 "$work/tx2.log" "doradmanetsink-refused" ||
+      fail "the second sender was not told: $(grep -o 'doradmanetsink-[a-z-]*' "$work/tx2.log" | sort | uniq -c)"
+    wait "$tx2" || fail "the second sender failed: $(tail -3 "$work/tx2.log")"
+    refused=$(stat_of "$work/tx2.log" doradmanetsink-stats refused)
+    [ "${refused:-0}" -ge 1 ] || fail "second sender: refused=$refused"
+    grep -q "it serves another sender" "$work/tx2.log" || fail "no warning"
+    grep -q "doradmanetsink-connected" "$work/tx2.log" && fail "the second sender connected"
+    grep -q "doradmanetsink-peer-lost" "$work/tx1.log" && fail "the first sender lost its receiver"
+    echo "ok: the second sender was refused $refused times and told once; the first kept its receiver"
+    ;;
   rtp)
     rtp_caps="application/x-rtp,media=video,clock-rate=90000,encoding-name=RAW,sampling=YCbCr-4:2:0,depth=(string)8,width=(string)$W,height=(string)$H,colorimetry=(string)BT601-5,payload=96"
     start_in "$nsb" "$work/ring.log" gst-launch-1.0 -m doradmasrc \
@@ -309,11 +552,12 @@ case "$scenario" in
     disc=$(stat_of "$work/tx.log" doradmanetsink-stats dropped-disconnected)
     rxf=$(stat_of "$work/rx.log" doradmanetsrc-stats frames)
     full=$(stat_of "$work/rx.log" doradmanetsrc-stats dropped-ring-full)
+    held=$(stat_of "$work/rx.log" doradmanetsrc-stats dropped-pending)
     gaps=$(stat_of "$work/rx.log" doradmanetsrc-stats sender-drops)
     echo "sender: $n made, $sent sent, $busy dropped (wire busy), $disc dropped (not connected)"
-    echo "receiver: $rxf written to the ring, $full dropped (ring full), $gaps sender gaps seen"
+    echo "receiver: $rxf written to the ring, $full dropped (ring full), $held dropped (held too many), $gaps sender gaps seen"
     [ $(( sent + busy + disc )) = "$n" ] || fail "the sender lost track of frames"
-    [ $(( rxf + full )) = "$sent" ] || fail "the receiver lost track of frames"
+    [ $(( rxf + full + held )) = "$sent" ] || fail "the receiver lost track of frames"
     # drops after the first frame sent are gaps in the sender's numbering
     [ "$gaps" -ge "$busy" ] && [ "$gaps" -le $(( busy + disc )) ] ||
       fail "the receiver saw $gaps gaps for $busy + $disc drops"

@@ -172,6 +172,52 @@ GST_START_TEST (test_system_memory_goes_the_host_path)
 
 GST_END_TEST;
 
+/* doradmanetsrc answers LATENCY (review D2: it answered live, 0, 0, and a
+ * sink with a processing deadline warned "please add queues"): live,
+ * nothing before its arrival timestamp, and as many frames as it can hold
+ * (max-pending without a ring, slots with one) as the maximum. */
+GST_START_TEST (test_receiver_answers_latency)
+{
+  guint port = t_port ();
+  gchar *rx_desc = g_strdup_printf ("doradmanetsrc name=rx "
+      "address=127.0.0.1 port=%u max-pending=10 ! appsink name=out "
+      "sync=false", port);
+  gchar *tx_desc = g_strdup_printf (SOURCE " num-buffers=%d ! " CAPS " ! "
+      "doradmanetsink host=127.0.0.1 port=%u mode=lossless "
+      "timeout=30000000000", N, port);
+  GstElement *rx = gst_parse_launch (rx_desc, NULL);
+  GstElement *tx = gst_parse_launch (tx_desc, NULL);
+  GstElement *src;
+  GstQuery *q = gst_query_new_latency ();
+  GstClockTime min, max;
+  gboolean live;
+
+  fail_unless (rx && tx);
+  fail_unless (gst_element_set_state (rx, GST_STATE_PLAYING) !=
+      GST_STATE_CHANGE_FAILURE);
+  fail_unless (t_run (tx) == NULL, "the sender failed");
+  g_bytes_unref (t_collect (rx, "out", N));
+  src = gst_bin_get_by_name (GST_BIN (rx), "rx");
+  fail_unless (gst_element_query (src, q));
+  gst_query_parse_latency (q, &live, &min, &max);
+  fail_unless (live);
+  fail_unless_equals_uint64 (min, 0);
+  /* 10 frames of 30/1 */
+  fail_unless_equals_uint64 (max, 10 * gst_util_uint64_scale_int (GST_SECOND,
+          1, 30));
+
+  gst_query_unref (q);
+  gst_object_unref (src);
+  gst_element_set_state (rx, GST_STATE_NULL);
+  gst_element_set_state (tx, GST_STATE_NULL);
+  gst_object_unref (tx);
+  gst_object_unref (rx);
+  g_free (rx_desc);
+  g_free (tx_desc);
+}
+
+GST_END_TEST;
+
 #if T_HAVE_GST_CUDA
 GST_START_TEST (test_cuda_memory_without_cuda_fails_naming_the_cause)
 {
@@ -234,6 +280,7 @@ netsink_memory_suite (void)
   suite_add_tcase (s, tc);
   tcase_add_test (tc, test_template_offers_cuda_memory_where_built_with_it);
   tcase_add_test (tc, test_system_memory_goes_the_host_path);
+  tcase_add_test (tc, test_receiver_answers_latency);
 #if T_HAVE_GST_CUDA
   tcase_add_test (tc, test_cuda_memory_without_cuda_fails_naming_the_cause);
 #endif

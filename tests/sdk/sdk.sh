@@ -94,6 +94,8 @@ $(rel "$SDK_LIBDIR")/libgstdoradma-1.0.so
 $(rel "$SDK_LIBDIR")/libgstdoradma-1.0.so.0
 $(rel "$SDK_LIBDIR")/pkgconfig/gstreamer-doradma-1.0.pc
 $(rel "$SDK_PLUGINDIR")/libgstdoradma.so"
+  [ "${SDK_NET_PLUGIN:-no}" = yes ] && want="$want
+$(rel "$SDK_PLUGINDIR")/libgstdoradmanet.so"
   [ "$SDK_INTROSPECTION" = yes ] && want="$want
 $(rel "$SDK_LIBDIR")/girepository-1.0/GstDoradma-1.0.typelib
 share/gir-1.0/GstDoradma-1.0.gir"

@@ -451,6 +451,45 @@ gst_doradma_net_ucx_set_am_handler (GstDoradmaNetUcx * u, guint id,
   return TRUE;
 }
 
+static void
+copy_sent (void *request, ucs_status_t status, void *user_data)
+{
+  g_free (user_data);
+  /* freed here, not at the send: a freed request gets no callback */
+  ucp_request_free (request);
+}
+
+gboolean
+gst_doradma_net_ucx_send_copy (ucp_ep_h ep, guint id, const void *buf,
+    gsize len)
+{
+  ucp_request_param_t param = { 0 };
+  gpointer copy = g_memdup2 (buf, len);
+  void *req;
+
+  param.op_attr_mask = UCP_OP_ATTR_FIELD_CALLBACK | UCP_OP_ATTR_FIELD_USER_DATA;
+  param.cb.send = copy_sent;
+  param.user_data = copy;
+  req = ucp_am_send_nbx (ep, id, copy, len, NULL, 0, &param);
+  if (req == NULL || UCS_PTR_IS_ERR (req))
+    g_free (copy);
+  return !UCS_PTR_IS_ERR (req);
+}
+
+gboolean
+gst_doradma_net_ucx_set_unknown_am_handler (GstDoradmaNetUcx * u,
+    ucp_am_recv_callback_t cb, gpointer arg, GError ** error)
+{
+  guint id;
+
+  /* the highest first: UCX sizes its table once */
+  for (id = G_MAXUINT16 + 1; id-- > 0;) {
+    if (!gst_doradma_net_ucx_set_am_handler (u, id, cb, arg, error))
+      return FALSE;
+  }
+  return TRUE;
+}
+
 const gchar *
 gst_doradma_net_ucx_memory_types (GstDoradmaNetUcx * u)
 {

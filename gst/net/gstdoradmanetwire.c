@@ -20,11 +20,13 @@ _Static_assert (offsetof (struct doradma_net_frame_header, record) == 0x40,
 _Static_assert (offsetof (struct doradma_net_frame_header, caps) == 0x140,
     "wire caps offset");
 _Static_assert (sizeof (struct doradma_net_credit) == 0x18, "wire credit size");
+_Static_assert (sizeof (struct doradma_net_auth) == 0x50, "wire auth size");
 _Static_assert (__BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__,
     "the wire header is little-endian");
 
 static const uint8_t frame_magic[8] = "DRNETFR";
 static const uint8_t credit_magic[8] = "DRNETCR";
+static const uint8_t auth_magic[8] = "DRNETAU";
 
 #define MAX_CREDITS 64u
 
@@ -161,5 +163,46 @@ doradma_net_credit_decode (const void *buf, size_t len,
         "net.credit.credits: %u, the limit is %u", c.credits, MAX_CREDITS);
   if (out)
     *out = c;
+  return 0;
+}
+
+void
+doradma_net_auth_encode (struct doradma_net_auth *a, uint16_t kind,
+    const uint8_t * nonce, const uint8_t * mac)
+{
+  memset (a, 0, sizeof (*a));
+  memcpy (a->magic, auth_magic, sizeof (a->magic));
+  a->version = DORADMA_NET_VERSION;
+  a->kind = kind;
+  if (nonce)
+    memcpy (a->nonce, nonce, sizeof (a->nonce));
+  if (mac)
+    memcpy (a->mac, mac, sizeof (a->mac));
+}
+
+int
+doradma_net_auth_decode (const void *buf, size_t len,
+    struct doradma_net_auth *out, struct doradma_diag *diag)
+{
+  struct doradma_net_auth a;
+
+  if (len != sizeof (a))
+    return wire_error (diag, -EBADMSG, "net.auth.size",
+        "net.auth.size: %zu bytes, expected %zu", len, sizeof (a));
+  memcpy (&a, buf, sizeof (a));
+  if (memcmp (a.magic, auth_magic, sizeof (a.magic)) != 0)
+    return wire_error (diag, -EBADMSG, "net.auth.magic",
+        "net.auth.magic: not a doradma authentication message");
+  if (a.version != DORADMA_NET_VERSION)
+    return wire_error (diag, -EPROTONOSUPPORT, "net.version",
+        "net.version: %u, this side knows %u", a.version, DORADMA_NET_VERSION);
+  if (a.kind < DORADMA_NET_AUTH_CHALLENGE || a.kind > DORADMA_NET_AUTH_PROOF)
+    return wire_error (diag, -EBADMSG, "net.auth.kind",
+        "net.auth.kind: %u, expected 1..3", a.kind);
+  if (a.reserved != 0)
+    return wire_error (diag, -EBADMSG, "net.auth.reserved",
+        "net.auth.reserved: not zero");
+  if (out)
+    *out = a;
   return 0;
 }

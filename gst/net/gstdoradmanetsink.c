@@ -55,11 +55,13 @@
 #include <gst/video/video.h>
 
 #include "gstdoradmaelements.h"
+#include "gstdoradmanetelements.h"
 #include "gstdoradmaenums.h"
 #include "gstdoradmawire.h"
 #include "gstdoradmanetwire.h"
 #include "gstdoradmanetucx.h"
 #include "gstdoradmanetgpu.h"
+#include "gstdoradmanetauth.h"
 
 GST_DEBUG_CATEGORY_STATIC (gst_doradma_net_sink_debug);
 #define GST_CAT_DEFAULT gst_doradma_net_sink_debug
@@ -92,6 +94,7 @@ enum
   PROP_RETRY_INTERVAL,
   PROP_ON_PEER_LOST,
   PROP_PEER_TIMEOUT,
+  PROP_KEY_FILE,
   PROP_STATS,
   NUM_PROPERTIES
 };
@@ -102,13 +105,15 @@ typedef enum
 {
   C_FRAMES, C_BYTES, C_DROPPED_BUSY, C_DROPPED_DISCONNECTED, C_CONNECTS,
   C_PEER_LOST, C_SEND_ERRORS, C_BAD_CREDITS, C_STAGED_FRAMES,
-  C_DEVICE_FRAMES, C_STAGING_BUFFERS, C_N
+  C_DEVICE_FRAMES, C_STAGING_BUFFERS, C_UNKNOWN_MESSAGES,
+  C_AUTH_FAILURES, C_REFUSED, C_N
 } Counter;
 
 static const gchar *const counter_names[C_N] = {
   "frames", "bytes", "dropped-busy", "dropped-disconnected", "connects",
   "peer-lost", "send-errors", "bad-credits", "staged-frames",
-  "device-frames", "staging-buffers",
+  "device-frames", "staging-buffers", "unknown-messages",
+  "auth-failures", "refused",
 };
 
 struct _GstDoradmaNetSink
@@ -125,6 +130,7 @@ struct _GstDoradmaNetSink
   guint64 retry_interval;
   GstDoradmaWriterLost on_peer_lost;
   guint64 peer_timeout;
+  gchar *key_file;
 
   guint64 counters[C_N];        /* atomic */
   gint gpu_path;                /* GstDoradmaNetGpuPath of the last frame
@@ -138,7 +144,13 @@ struct _GstDoradmaNetSink
   ucp_ep_h ep;
   gboolean ep_failed;           /* set by the error callback */
   gboolean connected;           /* the receiver's hello arrived */
+  GBytes *key;                  /* key-file's; NULL: unauthenticated */
+  gboolean answered;            /* this connection's challenge answered */
+  gboolean proven;              /* the receiver proved the key */
+  guint8 nonce_r[DORADMA_NET_AUTH_BYTES], nonce_s[DORADMA_NET_AUTH_BYTES];
   gboolean was_connected;       /* for the peer-lost message */
+  gboolean rejected;            /* this attempt was refused by the receiver */
+  gboolean told_refused;        /* the refused message of this streak */
   gint64 attempt_start, next_attempt;   /* monotonic us */
   guint credits;
   guint in_flight;
@@ -209,8 +221,12 @@ on_ep_error (void *arg, ucp_ep_h ep, ucs_status_t status)
   GstDoradmaNetSink *self = arg;
 
   GST_DEBUG_OBJECT (self, "endpoint error: %s", ucs_status_string (status));
-  if (ep == self->ep)
+  if (ep == self->ep) {
     self->ep_failed = TRUE;
+    /* the receiver's listener said no: it serves another sender */
+    if (status == UCS_ERR_REJECTED)
+      self->rejected = TRUE;
+  }
 }
 
 static ucs_status_t
@@ -228,6 +244,15 @@ on_credit (void *arg, const void *header, size_t header_length, void *data,
     self->ep_failed = self->ep != NULL;
     return UCS_OK;
   }
+  if (self->key && !self->proven) {
+    /* a receiver without the key (or one skipping the handshake) */
+    COUNT (self, C_AUTH_FAILURES, 1);
+    GST_ELEMENT_WARNING (self, RESOURCE, OPEN_WRITE,
+        ("The receiver did not authenticate: does it have the key-file?"),
+        ("credits before the receiver proved the key"));
+    self->ep_failed = self->ep != NULL;
+    return UCS_OK;
+  }
   self->last_heard = g_get_monotonic_time ();
   self->sent_since_heard = FALSE;
   if (c.hello) {
@@ -237,6 +262,72 @@ on_credit (void *arg, const void *header, size_t header_length, void *data,
     self->credits = MIN (self->credits + c.credits, 64);
   }
   return UCS_OK;
+}
+
+static void
+auth_failed (GstDoradmaNetSink * self, const gchar * why)
+{
+  COUNT (self, C_AUTH_FAILURES, 1);
+  GST_ELEMENT_WARNING (self, RESOURCE, OPEN_WRITE,
+      ("Authentication with the receiver failed; disconnecting"), ("%s", why));
+  self->ep_failed = self->ep != NULL;
+}
+
+/* The handshake (gstdoradmanetwire.h): the receiver's CHALLENGE, answered
+ * with this side's nonce and proof, then its PROOF. */
+static ucs_status_t
+on_auth (void *arg, const void *header, size_t header_length, void *data,
+    size_t length, const ucp_am_recv_param_t * param)
+{
+  GstDoradmaNetSink *self = arg;
+  struct doradma_diag diag = { 0 };
+  struct doradma_net_auth a;
+  guint8 mac[DORADMA_NET_AUTH_BYTES];
+
+  if (self->ep == NULL || self->ep_failed)
+    return UCS_OK;
+  if (doradma_net_auth_decode (header, header_length, &a, &diag) < 0) {
+    auth_failed (self, diag.msg);
+  } else if (self->key == NULL) {
+    auth_failed (self, "the receiver requires a key: set key-file");
+  } else if (a.kind == DORADMA_NET_AUTH_CHALLENGE && !self->answered) {
+    memcpy (self->nonce_r, a.nonce, sizeof (self->nonce_r));
+    if (!gst_doradma_net_auth_nonce (self->nonce_s)) {
+      auth_failed (self, "no random bytes for a nonce");
+      return UCS_OK;
+    }
+    self->answered = TRUE;
+    gst_doradma_net_auth_mac (self->key, TRUE, self->nonce_r, self->nonce_s,
+        mac);
+    doradma_net_auth_encode (&a, DORADMA_NET_AUTH_RESPONSE, self->nonce_s, mac);
+    gst_doradma_net_ucx_send_copy (self->ep, DORADMA_NET_AM_AUTH, &a,
+        sizeof (a));
+  } else if (a.kind == DORADMA_NET_AUTH_PROOF && self->answered
+      && !self->proven) {
+    if (gst_doradma_net_auth_check (self->key, FALSE, self->nonce_s,
+            self->nonce_r, a.mac))
+      self->proven = TRUE;
+    else
+      auth_failed (self, "the receiver does not have the key (wrong "
+          "key-file or a replayed proof)");
+  } else {
+    auth_failed (self, "an authentication message out of turn");
+  }
+  return UCS_OK;
+}
+
+/* Any active message id but the credit's: counted, dropped, and the
+ * receiver disconnected (gst_doradma_net_ucx_set_unknown_am_handler). */
+static ucs_status_t
+on_unknown (void *arg, const void *header, size_t header_length, void *data,
+    size_t length, const ucp_am_recv_param_t * param)
+{
+  GstDoradmaNetSink *self = arg;
+
+  COUNT (self, C_UNKNOWN_MESSAGES, 1);
+  self->ep_failed = self->ep != NULL;
+  return (param->recv_attr & UCP_AM_RECV_ATTR_FLAG_RNDV) ?
+      UCS_ERR_INVALID_PARAM : UCS_OK;
 }
 
 static void
@@ -270,6 +361,7 @@ drop_connection (GstDoradmaNetSink * self, gboolean force)
   self->ep = NULL;
   self->ep_failed = FALSE;
   self->connected = FALSE;
+  self->answered = self->proven = self->rejected = FALSE;
   self->credits = 0;
 }
 
@@ -286,6 +378,23 @@ ensure_connected (GstDoradmaNetSink * self, GstFlowReturn * ret)
   *ret = GST_FLOW_OK;
   if (self->ep && self->ep_failed) {
     gboolean lost = self->was_connected;
+
+    if (self->rejected) {
+      /* said once per streak of refusals (review N-13) */
+      COUNT (self, C_REFUSED, 1);
+      if (!self->told_refused) {
+        self->told_refused = TRUE;
+        post_message (self, "doradmanetsink-refused",
+            "the receiver refused the connection: it serves another sender");
+        GST_ELEMENT_WARNING (self, RESOURCE, OPEN_WRITE,
+            ("The receiver refused the connection: it serves another "
+                "sender (one at a time); retrying"), (NULL));
+      }
+    }
+    /* the receiver closed after our answer: it refused our key */
+    if (self->key && self->answered && !self->proven)
+      auth_failed (self, "the receiver closed the connection after our "
+          "answer to its challenge: not the same key-file?");
 
     drop_connection (self, TRUE);
     self->next_attempt = now + self->retry_interval / 1000;
@@ -323,6 +432,7 @@ ensure_connected (GstDoradmaNetSink * self, GstFlowReturn * ret)
   if (self->connected) {
     if (!self->was_connected) {
       self->was_connected = TRUE;
+      self->told_refused = FALSE;
       COUNT (self, C_CONNECTS, 1);
       post_message (self, "doradmanetsink-connected", "hello received");
     }
@@ -608,19 +718,42 @@ gst_doradma_net_sink_start (GstBaseSink * bsink)
 {
   GstDoradmaNetSink *self = GST_DORADMA_NET_SINK (bsink);
   GError *err = NULL;
-  gchar *transports;
-  guint c;
+  gchar *transports, *key_file;
+  guint c, port;
 
   for (c = 0; c < C_N; c++)
     self->counters[c] = 0;
   GST_OBJECT_LOCK (self);
   transports = g_strdup (self->transports);
+  key_file = g_strdup (self->key_file);
+  port = self->port;
   GST_OBJECT_UNLOCK (self);
+  if (key_file && key_file[0]) {
+    self->key = gst_doradma_net_auth_load_key (key_file, &err);
+    g_free (key_file);
+    if (self->key == NULL) {
+      GST_ELEMENT_ERROR (self, RESOURCE, SETTINGS, ("%s", err->message),
+          (NULL));
+      g_clear_error (&err);
+      g_free (transports);
+      return FALSE;
+    }
+  } else {
+    g_free (key_file);
+    GST_ELEMENT_WARNING (self, RESOURCE, SETTINGS,
+        ("No key-file: this stream is unauthenticated"), ("whoever answers "
+            "at port %u gets the frames (docs/network.md, "
+            "\"Authentication\")", port));
+  }
   self->ucx_open = gst_doradma_net_ucx_open (&self->ucx, transports, &err);
   g_free (transports);
   if (!self->ucx_open
+      || !gst_doradma_net_ucx_set_unknown_am_handler (&self->ucx, on_unknown,
+          self, &err)
       || !gst_doradma_net_ucx_set_am_handler (&self->ucx,
-          DORADMA_NET_AM_CREDIT, on_credit, self, &err)) {
+          DORADMA_NET_AM_CREDIT, on_credit, self, &err)
+      || !gst_doradma_net_ucx_set_am_handler (&self->ucx,
+          DORADMA_NET_AM_AUTH, on_auth, self, &err)) {
     GST_ELEMENT_ERROR (self, RESOURCE, OPEN_WRITE, ("%s", err->message),
         (NULL));
     g_clear_error (&err);
@@ -666,6 +799,7 @@ gst_doradma_net_sink_stop (GstBaseSink * bsink)
     self->ucx_open = FALSE;
   }
   g_clear_pointer (&self->caps_str, g_free);
+  g_clear_pointer (&self->key, g_bytes_unref);
   return TRUE;
 }
 
@@ -767,6 +901,10 @@ gst_doradma_net_sink_set_property (GObject * object, guint prop_id,
     case PROP_PEER_TIMEOUT:
       self->peer_timeout = g_value_get_uint64 (value);
       break;
+    case PROP_KEY_FILE:
+      g_free (self->key_file);
+      self->key_file = g_value_dup_string (value);
+      break;
     default:
       G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
       break;
@@ -813,6 +951,9 @@ gst_doradma_net_sink_get_property (GObject * object, guint prop_id,
     case PROP_PEER_TIMEOUT:
       g_value_set_uint64 (value, self->peer_timeout);
       break;
+    case PROP_KEY_FILE:
+      g_value_set_string (value, self->key_file);
+      break;
     default:
       G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
       break;
@@ -827,6 +968,7 @@ gst_doradma_net_sink_finalize (GObject * object)
 
   g_free (self->host);
   g_free (self->transports);
+  g_free (self->key_file);
 #ifdef HAVE_GST_CUDA
   gst_clear_object (&self->cuda_ctx);
 #endif
@@ -967,7 +1109,11 @@ gst_doradma_net_sink_class_init (GstDoradmaNetSinkClass * klass)
    * "doradmanetsink-stats": frames and bytes sent, dropped-busy (latest:
    * the wire was busy), dropped-disconnected (latest: no receiver),
    * connects, peer-lost, send-errors, bad-credits (malformed messages
-   * from the receiver), staged-frames (device frames copied once into
+   * from the receiver), unknown-messages (active messages of ids the wire
+   * does not use: the receiver is disconnected), auth-failures (key
+   * handshakes that failed), refused (connections the receiver refused:
+   * it serves another sender; the first of a streak also posts a
+   * "doradmanetsink-refused" element message and a warning), staged-frames (device frames copied once into
    * pinned memory and sent from there), device-frames (sent from device
    * memory by a UCX with CUDA), staging-buffers (pinned buffers allocated:
    * the rest were reused), gpu-path (the path of the last frame sent:
@@ -975,9 +1121,23 @@ gst_doradma_net_sink_class_init (GstDoradmaNetSinkClass * klass)
    * before the first) and ucx-memory-types (what this UCX can send from:
    * "cuda" there means device frames go as such).
    */
+  /**
+   * GstDoradmaNetSink:key-file:
+   *
+   * A file holding the key shared with the receiver (16 to 4096 bytes,
+   * not readable by group or others). With it, the receiver must prove it
+   * has the key (HMAC-SHA-256 over fresh nonces of both sides) before its
+   * credits are taken and any caps or frame is sent; one that does not is
+   * disconnected (auth-failures). Without it the stream is
+   * unauthenticated (warned at start).
+   */
+  properties[PROP_KEY_FILE] = g_param_spec_string ("key-file", "Key file",
+      "File with the key shared with the receiver (none: unauthenticated)",
+      NULL, G_PARAM_READWRITE | G_PARAM_STATIC_STRINGS);
   properties[PROP_STATS] = g_param_spec_boxed ("stats", "Statistics",
       "Counters: frames, bytes, dropped-busy, dropped-disconnected, "
-      "connects, peer-lost, send-errors, bad-credits, staged-frames, "
+      "connects, peer-lost, send-errors, bad-credits, unknown-messages, "
+      "auth-failures, refused, staged-frames, "
       "device-frames, staging-buffers; gpu-path (host, staged-pinned, "
       "device: the last frame's), ucx-memory-types", GST_TYPE_STRUCTURE,
       G_PARAM_READABLE | G_PARAM_STATIC_STRINGS);

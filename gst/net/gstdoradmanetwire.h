@@ -30,6 +30,7 @@ extern "C"
 #define DORADMA_NET_AM_FRAME 1u /* sender → receiver: header + payload */
 #define DORADMA_NET_AM_CREDIT 2u        /* receiver → sender: credit message */
 #define DORADMA_NET_AM_EOS 3u   /* sender → receiver: end of stream, no data */
+#define DORADMA_NET_AM_AUTH 4u  /* either way: the key handshake (key-file) */
 
 /* wire_flags of a frame */
 #define DORADMA_NET_FLAG_LOSSLESS (1u << 0)     /* the sender waits for credits */
@@ -59,6 +60,26 @@ extern "C"
     uint32_t credits;           /* 0x0c frames the sender may add (1..64) */
     uint64_t handled_seq;       /* 0x10 last sender_seq handled (published or dropped) */
   };                            /* 0x18 bytes */
+
+/* The pre-shared-key handshake (docs/network.md, "Authentication"):
+ * receiver → sender CHALLENGE (nonce_r), sender → receiver RESPONSE
+ * (nonce_s, HMAC-SHA-256 (key, "doradma-net-v1 sender" nonce_r nonce_s)),
+ * receiver → sender PROOF (HMAC-SHA-256 (key, "doradma-net-v1 receiver"
+ * nonce_s nonce_r)), then the credit hello. */
+#define DORADMA_NET_AUTH_CHALLENGE 1u
+#define DORADMA_NET_AUTH_RESPONSE 2u
+#define DORADMA_NET_AUTH_PROOF 3u
+#define DORADMA_NET_AUTH_BYTES 32u
+
+  struct doradma_net_auth
+  {
+    uint8_t magic[8];           /* 0x00 "DRNETAU\0" */
+    uint16_t version;           /* 0x08 DORADMA_NET_VERSION */
+    uint16_t kind;              /* 0x0a DORADMA_NET_AUTH_* */
+    uint32_t reserved;          /* 0x0c zero */
+    uint8_t nonce[DORADMA_NET_AUTH_BYTES];      /* 0x10 the sender's own (CHALLENGE, RESPONSE) */
+    uint8_t mac[DORADMA_NET_AUTH_BYTES];        /* 0x30 RESPONSE, PROOF */
+  };                            /* 0x50 bytes */
 
 /* The largest payload a receiver accepts unless told otherwise (8K RGBA
  * with room). */
@@ -92,6 +113,12 @@ extern "C"
 /* Returns 0 and *out, or -EBADMSG / -EPROTONOSUPPORT with diag. */
   int doradma_net_credit_decode (const void *buf, size_t len,
       struct doradma_net_credit *out, struct doradma_diag *diag);
+
+  void doradma_net_auth_encode (struct doradma_net_auth *a, uint16_t kind,
+      const uint8_t * nonce, const uint8_t * mac);
+/* Returns 0 and *out, or -EBADMSG / -EPROTONOSUPPORT with diag. */
+  int doradma_net_auth_decode (const void *buf, size_t len,
+      struct doradma_net_auth *out, struct doradma_diag *diag);
 
 #ifdef __cplusplus
 }

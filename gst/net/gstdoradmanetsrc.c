@@ -51,12 +51,15 @@
 #include <gst/video/video.h>
 
 #include "gstdoradmaelements.h"
+#include "gstdoradmanetelements.h"
 #include "gstdoradmaenums.h"
 #include "gstdoradmaproducer.h"
 #include "gstdoradmasettings.h"
 #include "gstdoradmawire.h"
 #include "gstdoradmanetwire.h"
+#include "gstdoradmanetcaps.h"
 #include "gstdoradmanetucx.h"
+#include "gstdoradmanetauth.h"
 
 GST_DEBUG_CATEGORY_STATIC (gst_doradma_net_src_debug);
 #define GST_CAT_DEFAULT gst_doradma_net_src_debug
@@ -75,6 +78,8 @@ G_DECLARE_FINAL_TYPE (GstDoradmaNetSrc, gst_doradma_net_src, GST,
 #define DEFAULT_ON_PEER_LOST GST_DORADMA_WRITER_LOST_WAIT
 #define DEFAULT_WAIT_FOR_READERS 0
 #define DEFAULT_PEER_TIMEOUT (5 * GST_SECOND)
+#define DEFAULT_MAX_PENDING 128
+#define DEFAULT_MAX_PENDING_BYTES (64 * 1024 * 1024)
 
 enum
 {
@@ -90,6 +95,9 @@ enum
   PROP_ON_PEER_LOST,
   PROP_WAIT_FOR_READERS,
   PROP_PEER_TIMEOUT,
+  PROP_MAX_PENDING,
+  PROP_MAX_PENDING_BYTES,
+  PROP_KEY_FILE,
   PROP_STATS,
   NUM_PROPERTIES
 };
@@ -99,12 +107,16 @@ static GParamSpec *properties[NUM_PROPERTIES];
 typedef enum
 {
   C_FRAMES, C_BYTES, C_DROPPED_RING_FULL, C_SENDER_DROPS, C_MALFORMED,
-  C_CONNECTS, C_PEER_LOST, C_REFUSED, C_ABANDONED, C_N
+  C_CONNECTS, C_PEER_LOST, C_REFUSED, C_ABANDONED, C_DROPPED_PENDING,
+  C_CREDIT_VIOLATIONS, C_PENDING_PEAK_BYTES, C_UNKNOWN_MESSAGES,
+  C_AUTH_FAILURES, C_UNAUTHENTICATED, C_N
 } Counter;
 
 static const gchar *const counter_names[C_N] = {
   "frames", "bytes", "dropped-ring-full", "sender-drops", "malformed",
-  "connects", "peer-lost", "refused", "abandoned",
+  "connects", "peer-lost", "refused",
+  "abandoned", "dropped-pending", "credit-violations", "pending-peak-bytes",
+  "unknown-messages", "auth-failures", "unauthenticated",
 };
 
 /* A frame announced by the sender, its payload still with UCX. */
@@ -115,6 +127,7 @@ typedef struct
   gsize length;
   gboolean rndv;
   gboolean owned;               /* data is ours (g_free) */
+  gsize held;                   /* bytes held here: this and eager data */
 } PendingFrame;
 
 struct _GstDoradmaNetSrc
@@ -134,6 +147,9 @@ struct _GstDoradmaNetSrc
   guint wait_for_readers_prop;
   guint wait_for_readers;       /* streaming thread's copy */
   guint64 peer_timeout, peer_timeout_prop;
+  guint max_pending_prop, max_pending;  /* frames held before the ring */
+  guint64 max_pending_bytes_prop, max_pending_bytes;
+  gchar *key_file;
 
   guint64 counters[C_N];        /* atomic */
 
@@ -145,11 +161,18 @@ struct _GstDoradmaNetSrc
   gboolean ep_failed;           /* error callback */
   gchar *bad_peer;              /* a malformed header's diagnostic */
   GQueue pending;               /* PendingFrame */
+  guint64 pending_bytes;        /* sum of their `held` */
+  gint64 credit_balance;        /* credits granted - frames received */
+  GBytes *key;                  /* key-file's; NULL: unauthenticated */
+  gboolean authed;              /* the sender proved the key */
+  guint8 nonce[DORADMA_NET_AUTH_BYTES]; /* this connection's challenge */
   guint64 last_sender_seq;
   gboolean discont;
   GstDoradmaProducer *producer; /* NULL without a channel */
   gchar *caps_str;
   GstVideoInfo vinfo;
+  GstDoradmaPlaneNeeds needs;   /* of vinfo */
+  guint64 frame_duration;       /* of the caps, 0 unknown (atomic) */
   guint slots_now;              /* credits granted per connection */
   gboolean peer_eos;            /* the sender ended the stream */
   gboolean readers_joined;      /* wait-for-readers done */
@@ -204,6 +227,8 @@ send_credit (GstDoradmaNetSrc * self, gboolean hello, guint credits)
 
   if (self->ep == NULL || self->ep_failed)
     return;
+  if (!hello)
+    self->credit_balance += credits;
   c = g_new (struct doradma_net_credit, 1);
   doradma_net_credit_encode (c, hello, credits, self->last_sender_seq);
   param.op_attr_mask = UCP_OP_ATTR_FIELD_CALLBACK | UCP_OP_ATTR_FIELD_USER_DATA;
@@ -229,6 +254,30 @@ on_ep_error (void *arg, ucp_ep_h ep, ucs_status_t status)
     self->ep_failed = TRUE;
 }
 
+/* Credits to the sender and the connected message: at once without a
+ * key, after the handshake with one. */
+static void
+sender_admitted (GstDoradmaNetSrc * self)
+{
+  COUNT (self, C_CONNECTS, 1);
+  send_credit (self, TRUE, self->slots_now);
+  post_message (self, "doradmanetsrc-connected", "a sender connected");
+}
+
+/* A message that needs an authenticated sender: FALSE (counted, the
+ * sender disconnected) when it has not proven the key. */
+static gboolean
+authenticated (GstDoradmaNetSrc * self, const gchar * what)
+{
+  if (self->key == NULL || self->authed)
+    return TRUE;
+  COUNT (self, C_UNAUTHENTICATED, 1);
+  if (self->ep != NULL && self->bad_peer == NULL)
+    self->bad_peer = g_strdup_printf ("%s before the sender authenticated "
+        "(field net.auth)", what);
+  return FALSE;
+}
+
 static void
 on_connection (ucp_conn_request_h request, void *arg)
 {
@@ -252,9 +301,67 @@ on_connection (ucp_conn_request_h request, void *arg)
   self->ep_failed = FALSE;
   self->discont = TRUE;
   self->last_heard = g_get_monotonic_time ();
-  COUNT (self, C_CONNECTS, 1);
-  send_credit (self, TRUE, self->slots_now);
-  post_message (self, "doradmanetsrc-connected", "a sender connected");
+  self->credit_balance = self->slots_now;
+  self->authed = FALSE;
+  if (self->key) {
+    struct doradma_net_auth a;
+
+    /* no caps, frame, credit or EOS either way before the key is proven */
+    if (!gst_doradma_net_auth_nonce (self->nonce)) {
+      self->bad_peer = g_strdup ("no random bytes for a challenge");
+      return;
+    }
+    doradma_net_auth_encode (&a, DORADMA_NET_AUTH_CHALLENGE, self->nonce, NULL);
+    gst_doradma_net_ucx_send_copy (self->ep, DORADMA_NET_AM_AUTH, &a,
+        sizeof (a));
+    return;
+  }
+  sender_admitted (self);
+}
+
+static void pending_release (GstDoradmaNetSrc * self, PendingFrame * pf);
+
+/* Room for a frame holding `held` bytes (review N-2: what a sender sends
+ * is queued until the streaming thread takes it, and eager sends complete
+ * as soon as they are on the socket, so a sender that ignores credits, or
+ * a `latest` one with small frames, would grow this queue without bound).
+ * A lossless frame beyond the credits granted is the sender's fault
+ * (FALSE, the reason in bad_peer); latest frames make room by dropping the
+ * oldest latest frames held (dropped-pending), as a full ring would. */
+static gboolean
+make_room (GstDoradmaNetSrc * self, const PendingFrame * pf)
+{
+  if (pf->hdr.wire_flags & DORADMA_NET_FLAG_LOSSLESS) {
+    if (self->credit_balance <= 0) {
+      COUNT (self, C_CREDIT_VIOLATIONS, 1);
+      self->bad_peer = g_strdup_printf ("lossless frame %" G_GUINT64_FORMAT
+          " beyond the credits granted (field net.credits)",
+          pf->hdr.sender_seq);
+      return FALSE;
+    }
+  }
+  while (self->pending.length >= self->max_pending
+      || self->pending_bytes + pf->held > self->max_pending_bytes) {
+    PendingFrame *old = g_queue_peek_head (&self->pending);
+
+    /* a lossless frame is never dropped; a rendezvous one holds no data
+     * here and an honest sender has at most max-in-flight of them */
+    if (old == NULL || old->rndv
+        || (old->hdr.wire_flags & DORADMA_NET_FLAG_LOSSLESS)) {
+      self->bad_peer = g_strdup_printf ("more than %u frames or %"
+          G_GUINT64_FORMAT " bytes announced and not yet taken (field "
+          "net.pending)", self->max_pending, self->max_pending_bytes);
+      return FALSE;
+    }
+    g_queue_pop_head (&self->pending);
+    self->pending_bytes -= old->held;
+    /* handled, in order: not a gap in the sender's numbering */
+    self->last_sender_seq = old->hdr.sender_seq;
+    self->discont = TRUE;
+    COUNT (self, C_DROPPED_PENDING, 1);
+    pending_release (self, old);
+  }
+  return TRUE;
 }
 
 static ucs_status_t
@@ -269,25 +376,34 @@ on_frame (void *arg, const void *header, size_t header_length, void *data,
 
   r = doradma_net_frame_decode (header, header_length, length,
       self->max_frame_bytes, &pf->hdr, &diag);
-  if (r < 0 || self->ep == NULL || self->bad_peer) {
+  if (r < 0 && self->bad_peer == NULL) {
+    COUNT (self, C_MALFORMED, 1);
+    self->bad_peer = g_strdup_printf ("%s (field %s)", diag.msg,
+        diag.field ? diag.field : "?");
+  }
+  pf->held = sizeof (*pf) + (rndv ? 0 : length);
+  if (r < 0 || self->ep == NULL || !authenticated (self, "a frame")
+      || self->bad_peer || !make_room (self, pf)) {
     g_free (pf);
-    if (r < 0 && self->bad_peer == NULL) {
-      COUNT (self, C_MALFORMED, 1);
-      self->bad_peer = g_strdup_printf ("%s (field %s)", diag.msg,
-          diag.field ? diag.field : "?");
-    }
     /* eager data goes back to UCX at once; a rendezvous is refused */
     return rndv ? UCS_ERR_INVALID_PARAM : UCS_OK;
   }
+  self->credit_balance--;
   self->last_heard = g_get_monotonic_time ();
   pf->length = length;
   pf->rndv = rndv;
-  if (rndv || (param->recv_attr & UCP_AM_RECV_ATTR_FLAG_DATA)) {
+  self->pending_bytes += pf->held;
+  if (self->pending_bytes > self->counters[C_PENDING_PEAK_BYTES])
+    __atomic_store_n (&self->counters[C_PENDING_PEAK_BYTES],
+        self->pending_bytes, __ATOMIC_RELAXED);
+  if (rndv) {
     pf->data = data;
     g_queue_push_tail (&self->pending, pf);
     return UCS_INPROGRESS;
   }
-  /* UCX keeps no such data (not with the flags we register): copy it */
+  /* eager data is copied and given back to UCX at once: kept, it would pin
+   * one of UCX's receive buffers (up to its 64 KiB segment) per frame,
+   * far more than max-pending-bytes counts */
   pf->data = g_memdup2 (data, length);
   pf->owned = TRUE;
   g_queue_push_tail (&self->pending, pf);
@@ -300,8 +416,62 @@ on_eos (void *arg, const void *header, size_t header_length, void *data,
 {
   GstDoradmaNetSrc *self = arg;
 
-  self->peer_eos = TRUE;
+  if (self->ep != NULL && authenticated (self, "an EOS"))
+    self->peer_eos = TRUE;
   return UCS_OK;
+}
+
+/* The handshake (gstdoradmanetwire.h): the sender's RESPONSE. */
+static ucs_status_t
+on_auth (void *arg, const void *header, size_t header_length, void *data,
+    size_t length, const ucp_am_recv_param_t * param)
+{
+  GstDoradmaNetSrc *self = arg;
+  struct doradma_diag diag = { 0 };
+  struct doradma_net_auth a;
+  const gchar *why = NULL;
+  guint8 mac[DORADMA_NET_AUTH_BYTES];
+
+  if (self->ep == NULL || self->bad_peer)
+    return UCS_OK;
+  if (doradma_net_auth_decode (header, header_length, &a, &diag) < 0)
+    why = diag.msg;
+  else if (self->key == NULL)
+    why = "an authentication message, but this receiver has no key-file";
+  else if (self->authed || a.kind != DORADMA_NET_AUTH_RESPONSE)
+    why = "an authentication message out of turn";
+  else if (!gst_doradma_net_auth_check (self->key, TRUE, self->nonce,
+          a.nonce, a.mac))
+    why = "the sender does not have the key (wrong key-file or replayed "
+        "answer)";
+  if (why) {
+    COUNT (self, C_AUTH_FAILURES, 1);
+    self->bad_peer = g_strdup_printf ("%s (field net.auth)", why);
+    return UCS_OK;
+  }
+  self->authed = TRUE;
+  /* the receiver's proof, over the sender's nonce first */
+  gst_doradma_net_auth_mac (self->key, FALSE, a.nonce, self->nonce, mac);
+  doradma_net_auth_encode (&a, DORADMA_NET_AUTH_PROOF, NULL, mac);
+  gst_doradma_net_ucx_send_copy (self->ep, DORADMA_NET_AM_AUTH, &a, sizeof (a));
+  sender_admitted (self);
+  return UCS_OK;
+}
+
+/* Any active message id but the wire's: counted, dropped, and its sender
+ * disconnected (gst_doradma_net_ucx_set_unknown_am_handler). */
+static ucs_status_t
+on_unknown (void *arg, const void *header, size_t header_length, void *data,
+    size_t length, const ucp_am_recv_param_t * param)
+{
+  GstDoradmaNetSrc *self = arg;
+
+  COUNT (self, C_UNKNOWN_MESSAGES, 1);
+  if (self->ep != NULL && self->bad_peer == NULL)
+    self->bad_peer = g_strdup ("an active message of an id the wire does "
+        "not use (field net.am-id)");
+  return (param->recv_attr & UCP_AM_RECV_ATTR_FLAG_RNDV) ?
+      UCS_ERR_INVALID_PARAM : UCS_OK;
 }
 
 static void
@@ -310,8 +480,6 @@ pending_release (GstDoradmaNetSrc * self, PendingFrame * pf)
   /* a rendezvous descriptor not received is dropped with its endpoint */
   if (pf->owned)
     g_free (pf->data);
-  else if (!pf->rndv && pf->data)
-    ucp_am_data_release (self->ucx.worker, pf->data);
   g_free (pf);
 }
 
@@ -324,6 +492,7 @@ drop_sender (GstDoradmaNetSrc * self)
     COUNT (self, C_ABANDONED, 1);
     pending_release (self, pf);
   }
+  self->pending_bytes = 0;
   gst_doradma_net_ucx_close_ep (&self->ucx, self->ep, TRUE, 0);
   self->ep = NULL;
   self->ep_failed = FALSE;
@@ -335,19 +504,20 @@ drop_sender (GstDoradmaNetSrc * self)
 static GstFlowReturn
 apply_caps (GstDoradmaNetSrc * self, const PendingFrame * pf)
 {
+  GstDoradmaPlaneNeeds needs;
+  const gchar *why;
+  GstVideoInfo info;
   GstCaps *caps;
 
   if (self->caps_str && strcmp (self->caps_str, pf->hdr.caps) == 0)
     return GST_FLOW_OK;
-  caps = gst_caps_from_string (pf->hdr.caps);
-  if (caps == NULL || !gst_video_info_from_caps (&self->vinfo, caps)) {
-    /* passed the ring's caps rule but not GStreamer's parser */
+  caps = gst_doradma_net_caps_parse (pf->hdr.caps, &info, &needs, &why);
+  if (caps == NULL) {
+    /* passed the ring's caps rule but not GStreamer's */
     g_free (self->bad_peer);
-    self->bad_peer = g_strdup_printf ("caps \"%.80s\" do not parse as "
-        "video caps", pf->hdr.caps);
+    self->bad_peer = g_strdup_printf ("caps \"%.80s\" %s (field caps)",
+        pf->hdr.caps, why);
     COUNT (self, C_MALFORMED, 1);
-    if (caps)
-      gst_caps_unref (caps);
     return GST_FLOW_CUSTOM_SUCCESS;
   }
   if (!gst_base_src_set_caps (GST_BASE_SRC (self), caps)) {
@@ -357,12 +527,37 @@ apply_caps (GstDoradmaNetSrc * self, const PendingFrame * pf)
     return GST_FLOW_NOT_NEGOTIATED;
   }
   gst_caps_unref (caps);
+  self->vinfo = info;
+  self->needs = needs;
+  __atomic_store_n (&self->frame_duration, GST_VIDEO_INFO_FPS_N (&info) > 0 ?
+      gst_util_uint64_scale_int (GST_SECOND, GST_VIDEO_INFO_FPS_D (&info),
+          GST_VIDEO_INFO_FPS_N (&info)) : 0, __ATOMIC_RELAXED);
   if (self->producer)
     gst_doradma_producer_set_caps (self->producer, pf->hdr.caps,
         pf->hdr.info.payload_bytes);
   g_free (self->caps_str);
   self->caps_str = g_strdup (pf->hdr.caps);
   return GST_FLOW_OK;
+}
+
+/* The frame's geometry covers its caps (the check doradmasrc makes on a
+ * ring's records): what goes downstream in a GstVideoMeta and into the
+ * ring is read by converters as the caps say. A frame that does not is
+ * malformed: dropped, counted, and its sender disconnected. */
+static gboolean
+frame_fits_caps (GstDoradmaNetSrc * self, const PendingFrame * pf)
+{
+  const struct doradma_frame_info *fi = &pf->hdr.info;
+
+  if (gst_doradma_frame_fits (&self->vinfo, &self->needs, fi))
+    return TRUE;
+  g_free (self->bad_peer);
+  self->bad_peer = g_strdup_printf ("frame geometry %ux%u, %u planes (plane "
+      "0 stride %u, %u rows of %u bytes) does not cover caps %.80s (field "
+      "planes)", fi->width, fi->height, fi->n_planes, fi->planes[0].stride,
+      fi->planes[0].rows, fi->planes[0].row_bytes, pf->hdr.caps);
+  COUNT (self, C_MALFORMED, 1);
+  return FALSE;
 }
 
 /* Where the payload goes: a ring slot, or system memory without a ring.
@@ -507,6 +702,8 @@ handle_frame (GstDoradmaNetSrc * self, PendingFrame * pf, GstBuffer ** out)
 
   *out = NULL;
   ret = apply_caps (self, pf);
+  if (ret == GST_FLOW_OK && !frame_fits_caps (self, pf))
+    ret = GST_FLOW_CUSTOM_SUCCESS;
   if (ret == GST_FLOW_OK)
     ret = frame_memory (self, fi.payload_bytes, &mem);
   if (ret != GST_FLOW_OK || mem == NULL) {
@@ -611,6 +808,7 @@ gst_doradma_net_src_create (GstPushSrc * psrc, GstBuffer ** out)
         return ret;
     }
     if ((pf = g_queue_pop_head (&self->pending)) != NULL) {
+      self->pending_bytes -= pf->held;
       ret = handle_frame (self, pf, out);
       /* time spent here (a full lossless ring) is not the sender's silence */
       self->last_heard = g_get_monotonic_time ();
@@ -630,6 +828,32 @@ gst_doradma_net_src_create (GstPushSrc * psrc, GstBuffer ** out)
   }
 }
 
+/* LATENCY (review D2: basesrc's default, live 0/0, made a sink with a
+ * processing deadline warn "please add queues"): buffers are timestamped
+ * on arrival (do-timestamp), so nothing before that is ours to add; the
+ * most it can hold is the ring's slots, or max-pending frames without a
+ * ring, of the caps' frame duration (unknown: no maximum). */
+static gboolean
+gst_doradma_net_src_query (GstBaseSrc * bsrc, GstQuery * query)
+{
+  GstDoradmaNetSrc *self = GST_DORADMA_NET_SRC (bsrc);
+
+  if (GST_QUERY_TYPE (query) == GST_QUERY_LATENCY) {
+    guint64 dur = __atomic_load_n (&self->frame_duration, __ATOMIC_RELAXED);
+    guint frames;
+
+    GST_OBJECT_LOCK (self);
+    frames = self->channel && self->channel[0] ? self->slots :
+        self->max_pending_prop;
+    GST_OBJECT_UNLOCK (self);
+    gst_query_set_latency (query, TRUE, 0, dur ? dur * frames :
+        GST_CLOCK_TIME_NONE);
+    return TRUE;
+  }
+  return GST_BASE_SRC_CLASS (gst_doradma_net_src_parent_class)->query (bsrc,
+      query);
+}
+
 static gboolean
 gst_doradma_net_src_negotiate (GstBaseSrc * bsrc)
 {
@@ -643,7 +867,7 @@ gst_doradma_net_src_start (GstBaseSrc * bsrc)
   GstDoradmaNetSrc *self = GST_DORADMA_NET_SRC (bsrc);
   GstDoradmaProducerSettings ps = { 0 };
   GError *err = NULL;
-  gchar *transports, *address, *channel;
+  gchar *transports, *address, *channel, *key_file;
   guint port, c;
 
   for (c = 0; c < C_N; c++)
@@ -658,7 +882,27 @@ gst_doradma_net_src_start (GstBaseSrc * bsrc)
   ps.permissions = self->permissions;
   self->wait_for_readers = self->wait_for_readers_prop;
   self->peer_timeout = self->peer_timeout_prop;
+  self->max_pending = self->max_pending_prop;
+  self->max_pending_bytes = self->max_pending_bytes_prop;
+  key_file = g_strdup (self->key_file);
   GST_OBJECT_UNLOCK (self);
+
+  if (key_file && key_file[0]) {
+    self->key = gst_doradma_net_auth_load_key (key_file, &err);
+    g_free (key_file);
+    if (self->key == NULL) {
+      GST_ELEMENT_ERROR (self, RESOURCE, SETTINGS, ("%s", err->message),
+          (NULL));
+      g_clear_error (&err);
+      goto failed;
+    }
+  } else {
+    g_free (key_file);
+    GST_ELEMENT_WARNING (self, RESOURCE, SETTINGS,
+        ("No key-file: this stream is unauthenticated"), ("any host that "
+            "reaches port %u can send frames, caps and EOS into it "
+            "(docs/network.md, \"Authentication\")", port));
+  }
 
   if (channel && channel[0]) {
     if (!gst_doradma_channel_check_or_error (GST_ELEMENT (self), channel))
@@ -672,13 +916,19 @@ gst_doradma_net_src_start (GstBaseSrc * bsrc)
   }
   /* credits: as many frames as the ring has slots but the newest */
   self->slots_now = MAX (ps.slots - 1, 1);
+  /* an honest lossless sender never has more than its credits queued */
+  self->max_pending = MAX (self->max_pending, self->slots_now + 1);
 
   self->ucx_open = gst_doradma_net_ucx_open (&self->ucx, transports, &err);
   if (!self->ucx_open
+      || !gst_doradma_net_ucx_set_unknown_am_handler (&self->ucx, on_unknown,
+          self, &err)
       || !gst_doradma_net_ucx_set_am_handler (&self->ucx,
           DORADMA_NET_AM_FRAME, on_frame, self, &err)
       || !gst_doradma_net_ucx_set_am_handler (&self->ucx,
-          DORADMA_NET_AM_EOS, on_eos, self, &err))
+          DORADMA_NET_AM_EOS, on_eos, self, &err)
+      || !gst_doradma_net_ucx_set_am_handler (&self->ucx,
+          DORADMA_NET_AM_AUTH, on_auth, self, &err))
     goto ucx_failed;
   self->listener = gst_doradma_net_ucx_listen (&self->ucx, address, port,
       on_connection, self, &err);
@@ -720,12 +970,14 @@ gst_doradma_net_src_stop (GstBaseSrc * bsrc)
     self->ucx_open = FALSE;
   }
   g_clear_pointer (&self->bad_peer, g_free);
+  g_clear_pointer (&self->key, g_bytes_unref);
   if (self->producer) {
     gst_doradma_producer_stop (self->producer);
     gst_doradma_producer_detach (self->producer);
     g_clear_pointer (&self->producer, gst_doradma_producer_unref);
   }
   g_clear_pointer (&self->caps_str, g_free);
+  __atomic_store_n (&self->frame_duration, 0, __ATOMIC_RELAXED);
   return TRUE;
 }
 
@@ -808,6 +1060,16 @@ gst_doradma_net_src_set_property (GObject * object, guint prop_id,
     case PROP_PEER_TIMEOUT:
       self->peer_timeout_prop = g_value_get_uint64 (value);
       break;
+    case PROP_MAX_PENDING:
+      self->max_pending_prop = g_value_get_uint (value);
+      break;
+    case PROP_MAX_PENDING_BYTES:
+      self->max_pending_bytes_prop = g_value_get_uint64 (value);
+      break;
+    case PROP_KEY_FILE:
+      g_free (self->key_file);
+      self->key_file = g_value_dup_string (value);
+      break;
     default:
       G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
       break;
@@ -860,6 +1122,15 @@ gst_doradma_net_src_get_property (GObject * object, guint prop_id,
     case PROP_PEER_TIMEOUT:
       g_value_set_uint64 (value, self->peer_timeout_prop);
       break;
+    case PROP_MAX_PENDING:
+      g_value_set_uint (value, self->max_pending_prop);
+      break;
+    case PROP_MAX_PENDING_BYTES:
+      g_value_set_uint64 (value, self->max_pending_bytes_prop);
+      break;
+    case PROP_KEY_FILE:
+      g_value_set_string (value, self->key_file);
+      break;
     default:
       G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
       break;
@@ -875,6 +1146,7 @@ gst_doradma_net_src_finalize (GObject * object)
   g_free (self->address);
   g_free (self->transports);
   g_free (self->channel);
+  g_free (self->key_file);
   G_OBJECT_CLASS (gst_doradma_net_src_parent_class)->finalize (object);
 }
 
@@ -902,6 +1174,7 @@ gst_doradma_net_src_class_init (GstDoradmaNetSrcClass * klass)
   bsrc_class->start = GST_DEBUG_FUNCPTR (gst_doradma_net_src_start);
   bsrc_class->stop = GST_DEBUG_FUNCPTR (gst_doradma_net_src_stop);
   bsrc_class->negotiate = GST_DEBUG_FUNCPTR (gst_doradma_net_src_negotiate);
+  bsrc_class->query = GST_DEBUG_FUNCPTR (gst_doradma_net_src_query);
   bsrc_class->unlock = GST_DEBUG_FUNCPTR (gst_doradma_net_src_unlock);
   bsrc_class->unlock_stop = GST_DEBUG_FUNCPTR (gst_doradma_net_src_unlock_stop);
   psrc_class->create = GST_DEBUG_FUNCPTR (gst_doradma_net_src_create);
@@ -1017,19 +1290,64 @@ gst_doradma_net_src_class_init (GstDoradmaNetSrcClass * klass)
       "it counts as lost (0 = never)", 0, G_MAXUINT64, DEFAULT_PEER_TIMEOUT,
       G_PARAM_READWRITE | G_PARAM_STATIC_STRINGS);
   /**
+   * GstDoradmaNetSrc:max-pending:
+   *
+   * Frames received and not yet written into the ring that are held at
+   * most (at least slots, so that a lossless sender's credits fit). Beyond
+   * it, the oldest latest-mode frames are dropped (dropped-pending); a
+   * lossless sender never gets there unless it ignores its credits, and is
+   * then disconnected (credit-violations).
+   */
+  properties[PROP_MAX_PENDING] = g_param_spec_uint ("max-pending",
+      "Max pending", "Frames received but not yet written held at most "
+      "(beyond: the oldest latest-mode ones are dropped)", 2, 4096,
+      DEFAULT_MAX_PENDING, G_PARAM_READWRITE | G_PARAM_STATIC_STRINGS);
+  /**
+   * GstDoradmaNetSrc:max-pending-bytes:
+   *
+   * Bytes of those frames held at most (their headers and eager data,
+   * copied out of UCX; a rendezvous frame's data stays with the sender
+   * until it is written), as max-pending.
+   */
+  properties[PROP_MAX_PENDING_BYTES] = g_param_spec_uint64
+      ("max-pending-bytes", "Max pending bytes", "Bytes of frames received "
+      "but not yet written held at most", 65536, G_MAXUINT32,
+      DEFAULT_MAX_PENDING_BYTES, G_PARAM_READWRITE | G_PARAM_STATIC_STRINGS);
+  /**
+   * GstDoradmaNetSrc:key-file:
+   *
+   * A file holding the key shared with the sender (16 to 4096 bytes, not
+   * readable by group or others). With it, a sender must prove it has the
+   * key (HMAC-SHA-256 over fresh nonces of both sides, and this receiver
+   * proves it in turn) before any caps, frame, credit or EOS is accepted
+   * either way; one that does not is disconnected and counted
+   * (auth-failures, unauthenticated). Without it the stream is
+   * unauthenticated (warned at start). The key itself is never a property.
+   */
+  properties[PROP_KEY_FILE] = g_param_spec_string ("key-file", "Key file",
+      "File with the key shared with the sender (none: unauthenticated)",
+      NULL, G_PARAM_READWRITE | G_PARAM_STATIC_STRINGS);
+  /**
    * GstDoradmaNetSrc:stats:
    *
    * "doradmanetsrc-stats": frames and bytes written, dropped-ring-full
    * (latest: no free slot), sender-drops (gaps in the sender's sequence:
    * frames it dropped), malformed (headers refused), connects, peer-lost,
    * refused (second senders), abandoned (frames cut by a lost connection),
-   * memory-path ("host") and ucx-memory-types.
+   * dropped-pending (latest frames dropped beyond max-pending or
+   * max-pending-bytes), credit-violations (lossless senders that sent
+   * beyond their credits: disconnected), pending-peak-bytes (the most
+   * bytes held at once), unknown-messages (active messages of ids the wire
+   * does not use: their sender is disconnected), auth-failures (senders
+   * that failed the key handshake), unauthenticated (frames or EOS before
+   * it), memory-path ("host") and ucx-memory-types.
    */
   properties[PROP_STATS] = g_param_spec_boxed ("stats", "Statistics",
       "Counters: frames, bytes, dropped-ring-full, sender-drops, malformed, "
-      "connects, peer-lost, refused, abandoned, memory-path, "
-      "ucx-memory-types", GST_TYPE_STRUCTURE,
-      G_PARAM_READABLE | G_PARAM_STATIC_STRINGS);
+      "connects, peer-lost, refused, abandoned, dropped-pending, "
+      "credit-violations, pending-peak-bytes, unknown-messages, "
+      "auth-failures, unauthenticated, memory-path, ucx-memory-types",
+      GST_TYPE_STRUCTURE, G_PARAM_READABLE | G_PARAM_STATIC_STRINGS);
 
   g_object_class_install_properties (gobject_class, NUM_PROPERTIES, properties);
 }
@@ -1046,6 +1364,8 @@ gst_doradma_net_src_init (GstDoradmaNetSrc * self)
   self->max_frame_bytes = DEFAULT_MAX_FRAME_BYTES;
   self->on_peer_lost = DEFAULT_ON_PEER_LOST;
   self->peer_timeout_prop = DEFAULT_PEER_TIMEOUT;
+  self->max_pending_prop = DEFAULT_MAX_PENDING;
+  self->max_pending_bytes_prop = DEFAULT_MAX_PENDING_BYTES;
   self->ucx.worker_fd = self->ucx.cancel_fd = -1;
   g_queue_init (&self->pending);
   gst_base_src_set_live (GST_BASE_SRC (self), TRUE);

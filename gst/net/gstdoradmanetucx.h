@@ -97,6 +97,21 @@ gboolean gst_doradma_net_ucx_close_ep (GstDoradmaNetUcx * u, ucp_ep_h ep,
 gboolean gst_doradma_net_ucx_set_am_handler (GstDoradmaNetUcx * u, guint id,
     ucp_am_recv_callback_t cb, gpointer arg, GError ** error);
 
+/* Sends a copy of `len` bytes of `buf` as active message `id` (header
+ * only) on `ep`; the copy is freed when UCX is done. FALSE when the send
+ * failed at once. */
+gboolean gst_doradma_net_ucx_send_copy (ucp_ep_h ep, guint id,
+    const void *buf, gsize len);
+
+/* Registers `cb` for every active message id (0..65535); the wire's own
+ * handlers are registered after it, over it. UCX 1.13 reads its handler
+ * table at the id a peer sends without bounding it on every path (an
+ * unknown id 65535 crashed either element inside UCX, review N-3): with a
+ * handler at every id, every id is a registered one. `cb` must drop the
+ * message (UCS_OK; a rendezvous refused) and may count and disconnect. */
+gboolean gst_doradma_net_ucx_set_unknown_am_handler (GstDoradmaNetUcx * u,
+    ucp_am_recv_callback_t cb, gpointer arg, GError ** error);
+
 /* "host", "host,cuda"... : the memory types this UCX can send from (the
  * run-time probe of docs/network.md, "GPU memory"). */
 const gchar *gst_doradma_net_ucx_memory_types (GstDoradmaNetUcx * u);

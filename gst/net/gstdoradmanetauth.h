@@ -1,0 +1,36 @@
+/* doradma network plugin — the pre-shared key of doradmanetsink and
+ * doradmanetsrc (`key-file`) and the HMAC-SHA-256 of their mutual
+ * challenge-response (gstdoradmanetwire.h, struct doradma_net_auth;
+ * docs/network.md, "Authentication"). GnuTLS does the cryptography.
+ *
+ * Copyright (C) 2025 the doradma authors
+ * SPDX-License-Identifier: LGPL-2.1-or-later
+ */
+#ifndef __GST_DORADMA_NET_AUTH_H__
+#define __GST_DORADMA_NET_AUTH_H__
+
+#include <gst/gst.h>
+
+#include "gstdoradmanetwire.h"
+
+G_BEGIN_DECLS
+/* The key in file `path`: its bytes as they are, at least 16 and at most
+ * 4096; the file must not be readable by group or others (as ssh's keys).
+ * NULL with an error naming the file otherwise. */
+    GBytes * gst_doradma_net_auth_load_key (const gchar * path,
+    GError ** error);
+
+/* DORADMA_NET_AUTH_BYTES fresh random bytes. FALSE if GnuTLS has none. */
+gboolean gst_doradma_net_auth_nonce (guint8 * nonce);
+
+/* HMAC-SHA-256 (key, label "doradma-net-v1 sender" or "... receiver",
+ * `first`, `second`) into `mac` (DORADMA_NET_AUTH_BYTES). */
+void gst_doradma_net_auth_mac (GBytes * key, gboolean sender,
+    const guint8 * first, const guint8 * second, guint8 * mac);
+
+/* `mac` is the one the key gives (constant time). */
+gboolean gst_doradma_net_auth_check (GBytes * key, gboolean sender,
+    const guint8 * first, const guint8 * second, const guint8 * mac);
+
+G_END_DECLS
+#endif /* __GST_DORADMA_NET_AUTH_H__ */
