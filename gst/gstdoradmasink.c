@@ -475,6 +475,17 @@ gst_doradma_sink_start (GstBaseSink * bsink)
     goto failed;
   if (ps.permissions & S_IWOTH)
     goto world_writable;
+  /* readers need read-write on ~ctl: read alone (0640, 0644) lets nobody
+   * else join; say so rather than leave them to find -EACCES (R4-C2) */
+  if ((ps.permissions & S_IRGRP && !(ps.permissions & S_IWGRP))
+      || ps.permissions & S_IROTH)
+    GST_ELEMENT_WARNING_WITH_DETAILS (self, RESOURCE, SETTINGS,
+        ("Permissions %04o for channel \"%s\" let no other user join it",
+            ps.permissions, channel),
+        ("readers need read-write on the control object; share with a "
+            "group through 0660 (and the readers' allowed-uid)"),
+        ("channel", G_TYPE_STRING, channel, "field", G_TYPE_STRING,
+            "permissions", NULL));
   if (!gst_doradma_transport_resolve_or_error (GST_ELEMENT (self), transport,
           &transport))
     goto failed;

@@ -134,7 +134,7 @@ gst_doradma_src_settings_install (GObjectClass * gobject_class)
    * read zero-copy rewritten (docs/threat-model.md), so the element copies
    * and warns.
    *
-   * Since: 0.2
+   * Since: 0.1
    */
   properties[PROP_COPY_MODE] = g_param_spec_enum ("copy-mode", "Copy mode",
       "auto: lease slots, copy only a channel whose control object other "

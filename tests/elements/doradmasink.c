@@ -737,6 +737,63 @@ GST_START_TEST (test_permissions_set_the_file_mode)
 
 GST_END_TEST;
 
+/* R4-C2: 0640 lets the group read the channel, never join it (readers
+ * need write on ~ctl): one WARNING says so and names 0660; 0660 and 0600
+ * get none. Before, 0640 was accepted silently. */
+static GstMessage *
+warning_for_permissions (const gchar * mode)
+{
+  gchar *ch = t_channel ("permw");
+  gchar *desc = g_strdup_printf ("videotestsrc num-buffers=1 ! " T_CAPS
+      " ! doradmasink channel=%s sync=false permissions=%s", ch, mode);
+  GstElement *p = gst_parse_launch (desc, NULL);
+  GstBus *bus = gst_element_get_bus (p);
+  GstMessage *msg, *warning = NULL;
+
+  gst_element_set_state (p, GST_STATE_PLAYING);
+  /* up to EOS, keeping the first warning */
+  while ((msg = gst_bus_timed_pop_filtered (bus, 5 * GST_SECOND,
+              GST_MESSAGE_EOS | GST_MESSAGE_ERROR | GST_MESSAGE_WARNING))) {
+    GstMessageType type = GST_MESSAGE_TYPE (msg);
+
+    fail_if (type == GST_MESSAGE_ERROR, "mode %s: an error", mode);
+    if (type == GST_MESSAGE_WARNING && warning == NULL)
+      warning = gst_message_ref (msg);
+    gst_message_unref (msg);
+    if (type == GST_MESSAGE_EOS)
+      break;
+  }
+  fail_unless (msg != NULL, "mode %s: no EOS", mode);
+  msg = warning;
+  gst_element_set_state (p, GST_STATE_NULL);
+  gst_object_unref (bus);
+  gst_object_unref (p);
+  fail_unless (t_shm_clean (ch));
+  g_free (desc);
+  g_free (ch);
+  return msg;
+}
+
+GST_START_TEST (test_permissions_nobody_can_join_with_are_warned_about)
+{
+  GstMessage *msg = warning_for_permissions ("416");    /* 0640 */
+  GError *err = NULL;
+  gchar *dbg = NULL;
+
+  fail_unless (msg != NULL, "no warning for 0640");
+  gst_message_parse_warning (msg, &err, &dbg);
+  fail_unless (err->domain == GST_RESOURCE_ERROR
+      && strstr (err->message, "0640") && strstr (dbg, "0660"), "%s / %s",
+      err->message, dbg);
+  g_clear_error (&err);
+  g_free (dbg);
+  gst_message_unref (msg);
+  fail_unless (warning_for_permissions ("432") == NULL);        /* 0660 */
+  fail_unless (warning_for_permissions ("384") == NULL);        /* 0600 */
+}
+
+GST_END_TEST;
+
 GST_START_TEST (test_clean_stop_leaves_nothing_in_shm)
 {
   gchar *ch = t_channel ("clean"), *desc;
@@ -1250,6 +1307,7 @@ doradmasink_suite (void)
       test_caps_that_fit_change_in_band_and_larger_caps_replace);
   tcase_add_test (tc, test_wait_for_readers_holds_frames_until_a_reader_joined);
   tcase_add_test (tc, test_permissions_set_the_file_mode);
+  tcase_add_test (tc, test_permissions_nobody_can_join_with_are_warned_about);
   tcase_add_test (tc, test_clean_stop_leaves_nothing_in_shm);
   tcase_add_test (tc, test_latency_is_published_when_the_segment_is_created);
   tcase_add_test (tc,
