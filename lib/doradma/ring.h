@@ -370,6 +370,9 @@ void doradma_reader_stop (struct doradma_reader *r);
  * Returns 0 and *frame, or -EAGAIN (none yet, timeout 0), -ETIMEDOUT,
  * -EINTR (doradma_reader_interrupt), -EPIPE (EOS: every frame up to final_seq
  * was delivered), -ESTALE (superseded and drained: reopen the channel),
+ * -EPERM (diag.field "fork": called in a child forked without exec after
+ * the open; a reader belongs to the process that opened it),
+ * -ESHUTDOWN (after doradma_reader_stop),
  * -EOWNERDEAD (the writer is gone: died, or stopped cleanly, which
  * doradma_reader_writer_stopped tells and diag.field "writer.stopped"
  * names), -EBADMSG (a frame record failed validation:
