@@ -827,6 +827,14 @@ next_common (struct doradma_reader *r, enum doradma_read_mode mode,
   if (__atomic_load_n (&r->stopped, __ATOMIC_RELAXED))
     return diag_set (diag, -ESHUTDOWN, "reader",
         "%s: this reader was stopped (doradma_reader_stop)", r->paths.label);
+  /* In a child forked without exec our entry lock and ctl mapping are not
+   * its own (fork-guard.h: a private copy): a lease taken there protects
+   * nothing and no publish would wake it. */
+  if (fork_generation () != r->fork_gen)
+    return diag_set (diag, -EPERM, "fork",
+        "%s: this reader was opened before a fork (by pid %u); open a new "
+        "reader in this process", r->paths.label,
+        dr_load_relaxed (&r->ctl->readers[r->entry].pid));
   for (;;) {
     /* Snapshot BEFORE looking for a frame: a publish after this point
      * moves the word and the wait returns at once (no lost wakeup). */

@@ -118,6 +118,11 @@ check_config (const struct doradma_writer_config *cfg,
     return diag_set (diag, -EINVAL, "slot_size",
         "slot size %llu bytes is outside 1..2^40",
         (unsigned long long) cfg->slot_size);
+  if (cfg->first_seq > DORADMA_FIRST_SEQ_MAX)
+    return diag_set (diag, -EINVAL, "first_seq",
+        "first_seq %llu is past %llu: sequences have 56 bits",
+        (unsigned long long) cfg->first_seq,
+        (unsigned long long) DORADMA_FIRST_SEQ_MAX);
   if (cfg->caps == NULL)
     return diag_set (diag, -EINVAL, "caps", "no caps given");
   ret = caps_string_validate (cfg->caps, strlen (cfg->caps) + 1, diag);
@@ -1001,6 +1006,11 @@ doradma_writer_publish (struct doradma_writer *w, uint32_t slot,
   if (w->state[slot] != SLOT_WRITING) {
     pthread_mutex_unlock (&w->lock);
     return -EINVAL;
+  }
+  if (w->next_seq > DORADMA_SEQ_MAX) {
+    /* `newest` would wrap: readers would wait for ever */
+    pthread_mutex_unlock (&w->lock);
+    return -EOVERFLOW;
   }
   seq = w->next_seq++;
   info->seq = seq;

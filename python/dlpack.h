@@ -1,6 +1,8 @@
-/* The DLPack ABI (dmlc/dlpack, v0.8, unversioned DLManagedTensor): what
- * NumPy's from_dlpack (>= 1.22) and torch.utils.dlpack consume. Only the
- * types this module fills; the layout is the standard's. */
+/* The DLPack ABI (dmlc/dlpack): the unversioned DLManagedTensor (v0.8),
+ * what NumPy's from_dlpack (>= 1.22) and torch.utils.dlpack consume, and
+ * the versioned one of DLPack 1.0, whose flags carry read-only-ness, for
+ * consumers that ask with max_version. Only the types this module fills;
+ * the layout is the standard's. */
 #ifndef DORADMA_PY_DLPACK_H
 #define DORADMA_PY_DLPACK_H
 
@@ -47,5 +49,22 @@ typedef struct DLManagedTensor
   void *manager_ctx;
   void (*deleter) (struct DLManagedTensor * self);
 } DLManagedTensor;
+
+typedef struct
+{
+  uint32_t major;
+  uint32_t minor;
+} DLPackVersion;
+
+#define DLPACK_FLAG_BITMASK_READ_ONLY (UINT64_C (1) << 0)
+
+typedef struct DLManagedTensorVersioned
+{
+  DLPackVersion version;
+  void *manager_ctx;
+  void (*deleter) (struct DLManagedTensorVersioned * self);
+  uint64_t flags;
+  DLTensor dl_tensor;
+} DLManagedTensorVersioned;
 
 #endif

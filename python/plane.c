@@ -163,6 +163,35 @@ managed_delete (DLManagedTensor * t)
   PyGILState_Release (gil);
 }
 
+struct managed_versioned
+{
+  DLManagedTensorVersioned t;
+  int64_t shape[3];
+  int64_t strides[3];
+};
+
+static void
+managed_versioned_delete (DLManagedTensorVersioned * t)
+{
+  PyGILState_STATE gil = PyGILState_Ensure ();
+
+  Py_XDECREF ((PyObject *) t->manager_ctx);
+  PyMem_RawFree (t);
+  PyGILState_Release (gil);
+}
+
+static void
+capsule_versioned_destroy (PyObject * capsule)
+{
+  DLManagedTensorVersioned *t;
+
+  if (!PyCapsule_IsValid (capsule, "dltensor_versioned"))
+    return;                     /* consumed: "used_dltensor_versioned" */
+  t = PyCapsule_GetPointer (capsule, "dltensor_versioned");
+  if (t && t->deleter)
+    t->deleter (t);
+}
+
 /* A capsule nobody consumed (still named "dltensor") owns its tensor. */
 static void
 capsule_destroy (PyObject * capsule)
@@ -182,18 +211,57 @@ on_device (const struct plane_layout *l)
   return l->host == NULL;
 }
 
+static PyObject *plane_dlpack_device (PlaneObject * self, PyObject * unused);
+
 static PyObject *
 plane_dlpack (PlaneObject * self, PyObject * args, PyObject * kwargs)
 {
-  static char *keywords[] = { "stream", NULL };
+  static char *keywords[] = { "stream", "max_version", "dl_device", "copy",
+    NULL
+  };
   const struct plane_layout *l = layout (self);
-  PyObject *stream = Py_None, *capsule;
-  struct managed *m;
+  PyObject *stream = Py_None, *max_version = Py_None, *dl_device = Py_None;
+  PyObject *copy = Py_None, *capsule;
+  DLTensor *dl;
+  struct managed *m = NULL;
+  struct managed_versioned *mv = NULL;
+  long major = 0;
   int i;
 
-  if (!PyArg_ParseTupleAndKeywords (args, kwargs, "|$O:__dlpack__", keywords,
-          &stream))
+  if (!PyArg_ParseTupleAndKeywords (args, kwargs, "|$OOOO:__dlpack__",
+          keywords, &stream, &max_version, &dl_device, &copy))
     return NULL;
+  if (copy == Py_True) {
+    PyErr_SetString (PyExc_BufferError, "__dlpack__: copy=True: frames are "
+        "exported without a copy; copy the array instead (numpy.array, "
+        "torch's .clone())");
+    return NULL;
+  }
+  if (dl_device != Py_None) {
+    PyObject *ours = plane_dlpack_device (self, NULL);
+    int same = ours ? PyObject_RichCompareBool (ours, dl_device, Py_EQ) : -1;
+
+    Py_XDECREF (ours);
+    if (same < 0)
+      return NULL;
+    if (!same) {
+      PyErr_SetString (PyExc_BufferError, "__dlpack__: dl_device differs "
+          "from the frame's device (no cross-device export)");
+      return NULL;
+    }
+  }
+  /* A consumer that speaks DLPack >= 1.0 gets the versioned capsule, whose
+   * flags say read-only (the ring is mapped PROT_READ: a write through a
+   * tensor that does not know would be SIGSEGV). */
+  if (max_version != Py_None) {
+    PyObject *first = PyTuple_Check (max_version) &&
+        PyTuple_GET_SIZE (max_version) >= 1 ?
+        PyTuple_GET_ITEM (max_version, 0) : NULL;
+
+    major = first ? PyLong_AsLong (first) : -1;
+    if (major == -1 && PyErr_Occurred ())
+      return NULL;
+  }
   /* Host data is complete when published; a CUDA consumer's stream needs
    * no wait either (the producer synchronised before publishing). */
   if (!on_device (l) && stream != Py_None) {
@@ -201,26 +269,51 @@ plane_dlpack (PlaneObject * self, PyObject * args, PyObject * kwargs)
         "for host memory");
     return NULL;
   }
-  m = PyMem_RawCalloc (1, sizeof *m);
-  if (m == NULL)
-    return PyErr_NoMemory ();
-  for (i = 0; i < l->ndim; i++) {
-    m->shape[i] = l->shape[i];
-    m->strides[i] = l->strides[i];      /* uint8: elements are bytes */
+  if (major >= 1) {
+    mv = PyMem_RawCalloc (1, sizeof *mv);
+    if (mv == NULL)
+      return PyErr_NoMemory ();
+    dl = &mv->t.dl_tensor;
+    for (i = 0; i < l->ndim; i++) {
+      mv->shape[i] = l->shape[i];
+      mv->strides[i] = l->strides[i];   /* uint8: elements are bytes */
+    }
+    dl->shape = mv->shape;
+    dl->strides = mv->strides;
+  } else {
+    m = PyMem_RawCalloc (1, sizeof *m);
+    if (m == NULL)
+      return PyErr_NoMemory ();
+    dl = &m->t.dl_tensor;
+    for (i = 0; i < l->ndim; i++) {
+      m->shape[i] = l->shape[i];
+      m->strides[i] = l->strides[i];
+    }
+    dl->shape = m->shape;
+    dl->strides = m->strides;
   }
-  m->t.dl_tensor.data = on_device (l) ? (void *) (uintptr_t) l->device :
-      (void *) l->host;
-  m->t.dl_tensor.device.device_type = on_device (l) ? kDLCUDA : kDLCPU;
-  m->t.dl_tensor.device.device_id = 0;
-  m->t.dl_tensor.ndim = l->ndim;
-  m->t.dl_tensor.dtype.code = kDLUInt;
-  m->t.dl_tensor.dtype.bits = 8;
-  m->t.dl_tensor.dtype.lanes = 1;
-  m->t.dl_tensor.shape = m->shape;
-  m->t.dl_tensor.strides = m->strides;
+  dl->data = on_device (l) ? (void *) (uintptr_t) l->device : (void *) l->host;
+  dl->device.device_type = on_device (l) ? kDLCUDA : kDLCPU;
+  dl->device.device_id = 0;
+  dl->ndim = l->ndim;
+  dl->dtype.code = kDLUInt;
+  dl->dtype.bits = 8;
+  dl->dtype.lanes = 1;
+  Py_INCREF (self);
+  if (mv != NULL) {
+    mv->t.version.major = 1;
+    mv->t.version.minor = 0;
+    mv->t.manager_ctx = self;
+    mv->t.deleter = managed_versioned_delete;
+    mv->t.flags = self->frame->writable ? 0 : DLPACK_FLAG_BITMASK_READ_ONLY;
+    capsule = PyCapsule_New (&mv->t, "dltensor_versioned",
+        capsule_versioned_destroy);
+    if (capsule == NULL)
+      managed_versioned_delete (&mv->t);
+    return capsule;
+  }
   m->t.manager_ctx = self;
   m->t.deleter = managed_delete;
-  Py_INCREF (self);
   capsule = PyCapsule_New (&m->t, "dltensor", capsule_destroy);
   if (capsule == NULL)
     managed_delete (&m->t);
@@ -279,8 +372,10 @@ static PyMethodDef plane_methods[] = {
       "numpy() -> ndarray: a zero-copy view that keeps the frame alive"},
   {"__dlpack__", (PyCFunction) (void (*)(void)) plane_dlpack,
         METH_VARARGS | METH_KEYWORDS,
-      "__dlpack__(*, stream=None) -> capsule; the consumer's array keeps the "
-        "frame alive"},
+      "__dlpack__(*, stream=None, max_version=None, dl_device=None, "
+        "copy=None) -> capsule; the consumer's array keeps the frame alive. "
+        "max_version >= (1, 0): a versioned capsule, flagged read-only "
+        "unless the frame is writable"},
   {"__dlpack_device__", (PyCFunction) plane_dlpack_device, METH_NOARGS,
       "(kDLCPU or kDLCUDA, 0)"},
   {NULL}

@@ -99,6 +99,12 @@ struct doradma_shm_header {
 #define DORADMA_NEWEST_SEQ(w) ((w) >> 8)
 #define DORADMA_NEWEST_SLOT(w) ((uint32_t) ((w) & 0xff))
 
+/* Sequences fit the 56 bits `newest` gives them; a writer starts at most
+ * at DORADMA_FIRST_SEQ_MAX (2^32 frames of room) and refuses to publish
+ * past DORADMA_SEQ_MAX (-EOVERFLOW) rather than wrap. */
+#define DORADMA_SEQ_MAX ((UINT64_C (1) << 56) - 1)
+#define DORADMA_FIRST_SEQ_MAX (DORADMA_SEQ_MAX - (UINT64_C (1) << 32))
+
 #define DORADMA_TIME_NONE UINT64_MAX   /* GST_CLOCK_TIME_NONE */
 
 /* Geometry of one plane of a frame inside its slot. Readers check

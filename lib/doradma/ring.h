@@ -136,7 +136,8 @@ struct doradma_writer_config {
   const char *caps;         /* initial caps, video/x-raw without caps features */
   const char *transport;    /* "shmem" (default), "unified" or "ipc": JSON only */
   const uint8_t *ipc_handle;/* 64 bytes: slots in device memory (ipc_flag 1), else NULL */
-  uint64_t first_seq;       /* first frame sequence; 0 means 1 */
+  uint64_t first_seq;       /* first frame sequence; 0 means 1; at most
+                             * DORADMA_FIRST_SEQ_MAX (-EINVAL) */
   uint64_t latency;         /* producer latency, ns (0: unknown): in the RCB
                              * before the name is linked, so a reader that
                              * joins at once reads it */
@@ -232,7 +233,8 @@ uint32_t doradma_writer_slot_count (const struct doradma_writer *w);
 /* Publishes the WRITING slot `slot` with `info` (geometry checked against the
  * slot stride: -EOVERFLOW; info->seq, caps_epoch and publish_time are set
  * here). Wakes readers, and an acquire waiting in another thread.
- * Returns 0, -EINVAL (slot not WRITING), -EOVERFLOW, -ESTALE (this
+ * Returns 0, -EINVAL (slot not WRITING), -EOVERFLOW (geometry, or the
+ * sequence reached DORADMA_SEQ_MAX, 2^56 - 1), -ESTALE (this
  * writer was replaced), -EPIPE (after doradma_writer_eos: readers stop at
  * final_seq, so the frame would never be read; abandon the slot and start
  * a new segment, e.g. doradma_writer_replace). */
@@ -372,6 +374,9 @@ void doradma_reader_stop (struct doradma_reader *r);
  * Returns 0 and *frame, or -EAGAIN (none yet, timeout 0), -ETIMEDOUT,
  * -EINTR (doradma_reader_interrupt), -EPIPE (EOS: every frame up to final_seq
  * was delivered), -ESTALE (superseded and drained: reopen the channel),
+ * -EPERM (diag.field "fork": called in a child forked without exec after
+ * the open; a reader belongs to the process that opened it),
+ * -ESHUTDOWN (after doradma_reader_stop),
  * -EOWNERDEAD (the writer is gone: died, or stopped cleanly, which
  * doradma_reader_writer_stopped tells and diag.field "writer.stopped"
  * names), -EBADMSG (a frame record failed validation:

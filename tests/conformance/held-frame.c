@@ -47,8 +47,11 @@ main (void)
     g_print ("SKIP: no DORADMA_TOOL\n");
     return T_EXIT_SKIP;
   }
+  /* max-leases well above what appsink holds (its preroll buffer, the
+   * sample pulled, one queued): frame 5 is a leased slot, never a copy */
   cons = conf_app (hold_opts, "doradmasrc name=src channel=%C "
-      "timeout=30000000000 ! appsink name=out sync=false");
+      "timeout=30000000000 max-leases=8 ! appsink name=out sync=false "
+      "max-buffers=1 enable-last-sample=false");
   prod = conf_app (NULL, "videotestsrc is-live=true pattern=ball num-buffers="
       G_STRINGIFY (N_FRAMES) " ! " CAPS " ! doradmasink name=sink channel=%C "
       "mode=lossless wait-for-readers=1 slots=4 timeout=2000000000 "

@@ -149,6 +149,48 @@ if WITH_TORCH:
           "torch.from_dlpack shares the slot's pointer")
     del t
 
+# DLPack >= 1.0 (review round 4, R4-P2): asked with max_version, a
+# versioned capsule whose flags say read-only; without it, the legacy one
+import ctypes  # noqa: E402
+_get_name = ctypes.pythonapi.PyCapsule_GetName
+_get_name.restype, _get_name.argtypes = ctypes.c_char_p, [ctypes.py_object]
+_get_ptr = ctypes.pythonapi.PyCapsule_GetPointer
+_get_ptr.restype = ctypes.c_void_p
+_get_ptr.argtypes = [ctypes.py_object, ctypes.c_char_p]
+
+
+def versioned(capsule):
+    """(name, major, minor, flags) of a capsule (DLManagedTensorVersioned:
+    version u32 x 2, manager_ctx, deleter, flags u64)."""
+    name = _get_name(capsule)
+    if name != b"dltensor_versioned":
+        return name, None, None, None
+    p = _get_ptr(capsule, name)
+    major, minor = (ctypes.c_uint32 * 2).from_address(p)
+    flags = ctypes.c_uint64.from_address(p + 24).value
+    return name, major, minor, flags
+
+
+cap = frame.__dlpack__(max_version=(1, 0))
+name, major, minor, flags = versioned(cap)
+check(name == b"dltensor_versioned" and major == 1 and flags is not None
+      and flags & 1, "__dlpack__(max_version=(1, 0)) of a leased frame: "
+      "versioned, read-only (%s %s.%s flags %s)" % (name, major, minor, flags))
+del cap
+check(_get_name(frame.__dlpack__()) == b"dltensor",
+      "__dlpack__() without max_version: the legacy capsule")
+wcap = doradma.Frame(Gst.Buffer.new_allocate(None, 16, None),
+                     writable=True).__dlpack__(max_version=(1, 1))
+check(versioned(wcap)[3] == 0, "a writable frame's versioned capsule is not "
+      "flagged read-only")
+del wcap
+try:
+    frame.__dlpack__(copy=True)
+    check(False, "__dlpack__(copy=True) refused")
+except BufferError:
+    check(True, "__dlpack__(copy=True) refused")
+gc.collect()
+
 # lease: visible while any one view lives, gone after del + gc.collect()
 seq = frame.sequence
 del rgba
