@@ -63,6 +63,7 @@ PRIMS = {
     'dr_load_acquire': ('dr_load_relaxed', 'weaken', False),
     'dr_store_release': ('dr_store_relaxed', 'weaken', True),
     'dr_fetch_and_release': ('dr_fetch_and_relaxed', 'weaken', True),
+    'dr_fetch_or_release': ('dr_fetch_or_relaxed', 'weaken', True),
     'dr_cas_release': ('dr_cas_relaxed', 'weaken', True),
     'dr_fence_full': (None, 'fence', False),
     'dr_fence_acquire': (None, 'fence', False),
@@ -162,6 +163,7 @@ class Site:
                 return s[len('__ATOMIC_'):].lower()
         return {'dr_load_acquire': 'acquire', 'dr_store_release': 'release',
                 'dr_fetch_and_release': 'release',
+                'dr_fetch_or_release': 'release',
                 'dr_cas_release': 'release', 'dr_fence_full': 'seq_cst',
                 'dr_fence_acquire': 'acquire', 'dr_fence_release': 'release',
                 'g_atomic_int_get': 'seq_cst', 'g_atomic_int_set': 'seq_cst',
