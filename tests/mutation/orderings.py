@@ -345,7 +345,14 @@ def main():
     env['DORADMA_SHM_DIR'] = shm
 
     names = [k for k, _ in KILLERS]
+    # meson's introspection is read from the build folder: regenerate it
+    # first (a changed meson.build would otherwise hide new tests, and an
+    # empty target list builds everything)
+    mutate.build(bdir, a.jobs, log, ['build.ninja'])
     need = {k: mutate.test_targets(bdir, {k}) for k in names}
+    for k in names:
+        if not need[k]:
+            sys.exit('killer %s: no such test in %s' % (k, bdir))
     print('baseline: building and running the killers ...', flush=True)
     for k in names:
         if not mutate.build(bdir, a.jobs, log, need[k]) or \
