@@ -33,6 +33,7 @@ _Static_assert (__atomic_always_lock_free (4, 0), "cross-process u32 atomics mus
 #define dr_store_relaxed(p, v) dr_atomic_store ((p), (v), __ATOMIC_RELAXED)
 #define dr_store_release(p, v) dr_atomic_store ((p), (v), __ATOMIC_RELEASE)
 #define dr_fetch_or_relaxed(p, v) dr_atomic_fetch_or ((p), (v), __ATOMIC_RELAXED)
+#define dr_fetch_or_release(p, v) dr_atomic_fetch_or ((p), (v), __ATOMIC_RELEASE)
 #define dr_fetch_and_release(p, v) dr_atomic_fetch_and ((p), (v), __ATOMIC_RELEASE)
 #define dr_fetch_and_relaxed(p, v) dr_atomic_fetch_and ((p), (v), __ATOMIC_RELAXED)
 #define dr_cas_release(p, expected, desired) \

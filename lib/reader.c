@@ -384,7 +384,7 @@ join (struct doradma_reader *r, const struct doradma_reader_config *cfg,
     }
     dr_store_release (&ent->state, DORADMA_READER_ACTIVE);
     /* RELEASE: the writer that sees our active bit sees the entry. */
-    __atomic_fetch_or (&r->ctl->active, r->bit, __ATOMIC_RELEASE);
+    dr_fetch_or_release (&r->ctl->active, r->bit);
     /* A writer waiting for readers (wait-for-readers) sleeps on `space`. */
     eventcount_bump (&r->ctl->space);
     r->last_seq = newest_seq ? newest_seq - 1 : 0;

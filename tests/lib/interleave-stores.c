@@ -10,7 +10,11 @@
  *   eos      once state is EOS, final_seq is the last frame (layout.h:
  *            "state: stored RELEASE after final_seq"; tools and other
  *            implementations read final_seq after state);
- *   replace  the same for SUPERSEDED on the replaced segment.
+ *   replace  the same for SUPERSEDED on the replaced segment;
+ *   join     (doradma_reader_open) once a reader's bit is in `active`, the
+ *            writer counts it (doradma_writer_get_stats: its entry is
+ *            ACTIVE; reader.c: "the writer that sees our active bit sees
+ *            the entry").
  * With the two stores of any of them swapped in lib/writer.c (the ordering
  * harness's swap mutants) the check at the second hook fails: checked by
  * hand for each, on x86.
@@ -29,6 +33,7 @@ enum check
 {
   CHECK_PUBLISH,
   CHECK_FINAL,
+  CHECK_JOIN,
 };
 
 static struct
@@ -36,6 +41,8 @@ static struct
   enum check what;
   struct doradma_reader *r;
   const struct doradma_shm_rcb *rcb;    /* the reader's mapping */
+  struct doradma_writer *w;
+  const struct doradma_shm_ctl *ctl;    /* a mapping of the ctl object */
   uint64_t want_seq;
   uint32_t want_state;
   int in_hook, stops, delivered, failed;
@@ -63,6 +70,17 @@ check_now (void)
       doradma_reader_release (t.r, f.slot);
     }
     t.delivered = 1;
+  } else if (t.what == CHECK_JOIN) {
+    uint64_t active = __atomic_load_n (&t.ctl->active, __ATOMIC_ACQUIRE);
+    struct doradma_writer_stats st;
+
+    doradma_writer_get_stats (t.w, &st);
+    if ((uint32_t) __builtin_popcountll (active) != st.readers) {
+      t_log ("active has %d bits, but the writer counts %u readers: the "
+          "bit was set before the entry became ACTIVE",
+          __builtin_popcountll (active), st.readers);
+      t.failed++;
+    }
   } else {
     uint32_t st = __atomic_load_n (&t.rcb->state, __ATOMIC_ACQUIRE);
     uint64_t fs = __atomic_load_n (&t.rcb->final_seq, __ATOMIC_RELAXED);
@@ -81,7 +99,8 @@ hook (enum step_op op, const void *p, uint64_t v, int mo)
 {
   (void) p;
   (void) v;
-  if (op != STEP_STORE || mo != __ATOMIC_RELEASE || t.in_hook)
+  if (t.in_hook || (t.what != CHECK_JOIN && (op != STEP_STORE ||
+              mo != __ATOMIC_RELEASE)))
     return;
   t.in_hook = 1;                /* the reader's own atomics come back here */
   t.stops++;
@@ -171,6 +190,36 @@ err:
   return 1;
 }
 
+static int
+run_join (const char *dir)
+{
+  struct doradma_reader_config rc;
+  struct doradma_diag d = { 0 };
+  char ch[64];
+  int failed = 0;
+
+  t_step ("join: the active bit after the ACTIVE entry");
+  memset (&t, 0, sizeof t);
+  T_CHECK (t_open_pair (dir, t_channel (ch, sizeof ch, "j"), 3, BYTES, 0,
+          &t.w, NULL) == 0, "open writer");
+  t.ctl = t_ctl_map (dir, ch);
+  T_CHECK (t.ctl != NULL, "map ctl");
+  t.what = CHECK_JOIN;
+  t_reader_config (&rc, ch, dir, 1);
+  step_hook = hook;
+  T_EXPECT_RC (failed, doradma_reader_open (&rc, &t.r, &d), 0, "reader open");
+  step_hook = NULL;
+  T_EXPECT (failed, t.stops > 0, "no atomic of the join seen");
+  if (t.r != NULL)
+    doradma_reader_close (t.r);
+  t_ctl_unmap ((struct doradma_shm_ctl *) t.ctl);
+  doradma_writer_close (t.w);
+  return failed + t.failed;
+err:
+  step_hook = NULL;
+  return 1;
+}
+
 int
 main (void)
 {
@@ -183,6 +232,7 @@ main (void)
   failed = run_publish (dir);
   failed += run_final (dir, 0);
   failed += run_final (dir, 1);
+  failed += run_join (dir);
   t_shm_dir_remove (dir);
   return failed ? T_EXIT_FAIL : T_EXIT_PASS;
 err:

@@ -63,6 +63,7 @@ PRIMS = {
     'dr_load_acquire': ('dr_load_relaxed', 'weaken', False),
     'dr_store_release': ('dr_store_relaxed', 'weaken', True),
     'dr_fetch_and_release': ('dr_fetch_and_relaxed', 'weaken', True),
+    'dr_fetch_or_release': ('dr_fetch_or_relaxed', 'weaken', True),
     'dr_cas_release': ('dr_cas_relaxed', 'weaken', True),
     'dr_fence_full': (None, 'fence', False),
     'dr_fence_acquire': (None, 'fence', False),
@@ -162,6 +163,7 @@ class Site:
                 return s[len('__ATOMIC_'):].lower()
         return {'dr_load_acquire': 'acquire', 'dr_store_release': 'release',
                 'dr_fetch_and_release': 'release',
+                'dr_fetch_or_release': 'release',
                 'dr_cas_release': 'release', 'dr_fence_full': 'seq_cst',
                 'dr_fence_acquire': 'acquire', 'dr_fence_release': 'release',
                 'g_atomic_int_get': 'seq_cst', 'g_atomic_int_set': 'seq_cst',
@@ -216,12 +218,23 @@ def make_mutants(lib):
     sites, defs = find_sites(lib)
     mutants, seen = [], {}
 
-    def add(kind, path, func, what, find, replace, line, why):
+    texts = {}
+
+    def add(kind, path, func, what, find, replace, line, why, at):
         base = '%s:%s:%s:%s' % (os.path.basename(path), func, kind, what)
         seen[base] = seen.get(base, 0) + 1
         mid = base if seen[base] == 1 else '%s#%d' % (base, seen[base])
+        # which occurrence of `find` in the file is this site's (a line
+        # may occur twice: two identical fences, loads in two functions)
+        text = open(os.path.join(lib, os.path.basename(path))).read()
+        nth, pos = 0, text.find(find)
+        while 0 <= pos < at:
+            nth += 1
+            pos = text.find(find, pos + 1)
+        assert pos == at, (mid, pos, at)
         mutants.append({'id': mid, 'kind': kind, 'file': path, 'find': find,
-                        'replace': replace, 'line': line, 'why': why})
+                        'replace': replace, 'line': line, 'why': why,
+                        'nth': nth})
 
     for path, text, m in defs:
         line = text[m.start():m.end()]
@@ -229,7 +242,7 @@ def make_mutants(lib):
         add('weaken', path, 'definition', m.group(1), line,
             line.replace(strong, '__ATOMIC_RELAXED'),
             text.count('\n', 0, m.start()) + 1,
-            '%s defined %s' % (m.group(1), '__ATOMIC_RELAXED'))
+            '%s defined %s' % (m.group(1), '__ATOMIC_RELAXED'), m.start())
     by_file = {}
     for s in sites:
         by_file.setdefault(s.path, []).append(s)
@@ -246,7 +259,7 @@ def make_mutants(lib):
                 add(s.kind, path, s.func, '%s(%s)' % (s.name, s.target), find,
                     repl, s.line, '%s -> %s' % (s.order(), 'removed'
                                                 if s.kind == 'fence'
-                                                else 'relaxed'))
+                                                else 'relaxed'), ls)
         # swaps: consecutive statement stores of one block
         stmts = [s for s in fs if s.store and s.statement]
         for a, b in zip(stmts, stmts[1:]):
@@ -266,7 +279,7 @@ def make_mutants(lib):
             add('swap', path, a.func, '%s(%s)<->%s(%s)' % (
                 a.name, a.target, b.name, b.target),
                 stmt_a + sep + stmt_b, stmt_b + sep + stmt_a, a.line,
-                'lines %d and %d swapped' % (a.line, b.line))
+                'lines %d and %d swapped' % (a.line, b.line), a.start)
     return sites, mutants
 
 
@@ -343,7 +356,14 @@ def main():
     env['DORADMA_SHM_DIR'] = shm
 
     names = [k for k, _ in KILLERS]
+    # meson's introspection is read from the build folder: regenerate it
+    # first (a changed meson.build would otherwise hide new tests, and an
+    # empty target list builds everything)
+    mutate.build(bdir, a.jobs, log, ['build.ninja'])
     need = {k: mutate.test_targets(bdir, {k}) for k in names}
+    for k in names:
+        if not need[k]:
+            sys.exit('killer %s: no such test in %s' % (k, bdir))
     print('baseline: building and running the killers ...', flush=True)
     for k in names:
         if not mutate.build(bdir, a.jobs, log, need[k]) or \
@@ -359,7 +379,7 @@ def main():
         n = open(path).read().count(m['find'])
         if m['id'] in eq:
             results.append((m, 'equivalent', eq[m['id']]))
-        elif n != 1:
+        elif n <= m['nth']:
             results.append((m, 'stale', 'pattern found %d times' % n))
         else:
             runnable.append(m)
@@ -370,8 +390,11 @@ def main():
     for i, m in enumerate(runnable, 1):
         path = os.path.join(ssrc, m['file'])
         orig = open(path).read()
+        pos = -1
+        for _ in range(m['nth'] + 1):
+            pos = orig.find(m['find'], pos + 1)
         with open(path, 'w') as f:
-            f.write(orig.replace(m['find'], m['replace'], 1))
+            f.write(orig[:pos] + m['replace'] + orig[pos + len(m['find']):])
         status, detail = 'survived', []
         try:
             with open(log, 'a') as f:

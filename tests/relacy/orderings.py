@@ -92,6 +92,8 @@ KEYED = [
     ('POOL_END', 'dora-pool.c', 'doradma_pool_writer_end',
      'gen_word (w->base)', 1),
     ('SPIN_STOP', 'futex.c', 'eventcount_spin', 'stop', 1),
+    ('INSPECT_FENCE_1', 'inspect.c', 'inspect_records', '-', 1),
+    ('INSPECT_FENCE_2', 'inspect.c', 'inspect_records', '-', 2),
 ]
 
 

@@ -650,6 +650,66 @@ struct set_last_seq : rl::test_suite < set_last_seq, 2 >
   }
 };
 
+/* reader.c doradma_reader_close: a copy reader's last copies happen before
+ * a lossless writer that sees our bit gone rewrites the slot (the shape of
+ * consume, through `active`). */
+struct close_active : rl::test_suite < close_active, 2 >
+{
+  rl::atomic < uint64_t > active;
+  rl::var < int >payload;
+
+  void before ()
+  {
+    active ($).store (1, rl::mo_relaxed);
+    payload ($) = 42;
+  }
+  void thread (unsigned t)
+  {
+    if (t == 0) {
+      RL_ASSERT (payload ($) == 42);
+      SITE_CLOSE_ACTIVE (U64 (active), ~1ull);
+    } else if (!(SITE_MIN_ACTIVE (U64 (active)) & 1)) {
+      payload ($) = 7;
+    }
+  }
+};
+
+/* inspect.c inspect_records (the CLI): copy 1 gives the gen, copy 2 the
+ * record, copy 3 the gen again; the kernel's pread(2) loads stand here as
+ * relaxed loads. A record whose gen was even and the same in copies 1 and
+ * 3 is one frame, never half of each (the two full fences). */
+struct inspect_copies : rl::test_suite < inspect_copies, 2 >
+{
+  rl::atomic < uint64_t > gen, lease, a, b;
+
+  void before ()
+  {
+    gen ($).store (2, rl::mo_relaxed);
+    lease ($).store (0, rl::mo_relaxed);
+    a ($).store (1, rl::mo_relaxed);
+    b ($).store (1, rl::mo_relaxed);
+  }
+  void thread (unsigned t)
+  {
+    if (t == 0) {
+      if (seqlock_mark (U64 (gen), U64 (lease), 2, UINT64_MAX)) {
+        dr_store_relaxed (U64 (a), 2);
+        dr_store_relaxed (U64 (b), 2);
+        seqlock_publish (U64 (gen), 3);
+      }
+    } else {
+      uint64_t g1 = dr_load_relaxed (U64 (gen)), x, y, g3;
+      SITE_INSPECT_FENCE_1 ();
+      y = dr_load_relaxed (U64 (b));
+      x = dr_load_relaxed (U64 (a));
+      SITE_INSPECT_FENCE_2 ();
+      g3 = dr_load_relaxed (U64 (gen));
+      if (!(g1 & 1) && g1 == g3)
+        RL_ASSERT (x == y);
+    }
+  }
+};
+
 template < class T > static int
 check (const char *name, const char *only)
 {
@@ -700,5 +760,7 @@ main (int argc, char **argv)
   failed += check < evicted > ("evicted", only);
   failed += check < clear_leases > ("clear_leases", only);
   failed += check < set_last_seq > ("set_last_seq", only);
+  failed += check < close_active > ("close_active", only);
+  failed += check < inspect_copies > ("inspect_copies", only);
   return failed ? 1 : 0;
 }

@@ -93,4 +93,8 @@ extern const int site_mo_POOL_END;
 #define SITE_POOL_END(p, v) dr_atomic_store ((p), (v), site_mo_POOL_END)
 extern const int site_mo_SPIN_STOP;
 #define SITE_SPIN_STOP(p) dr_atomic_load ((p), site_mo_SPIN_STOP)
+extern const int site_mo_INSPECT_FENCE_1;
+#define SITE_INSPECT_FENCE_1() do { if (site_mo_INSPECT_FENCE_1 > 0) dr_atomic_fence (site_mo_INSPECT_FENCE_1); } while (0)
+extern const int site_mo_INSPECT_FENCE_2;
+#define SITE_INSPECT_FENCE_2() do { if (site_mo_INSPECT_FENCE_2 > 0) dr_atomic_fence (site_mo_INSPECT_FENCE_2); } while (0)
 #endif
