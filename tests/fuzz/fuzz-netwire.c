@@ -104,10 +104,28 @@ plane_extent (const GstVideoInfo * info, const GstDoradmaPlaneNeeds * needs,
   }
 }
 
+static gboolean gst_inited;
+
+/* GStreamer's one-time allocations (types, quarks, the registry) are not
+ * an input's leak: libFuzzer calls this before the first input. */
+int LLVMFuzzerInitialize (int *argc, char ***argv);
+
+int
+LLVMFuzzerInitialize (int *argc, char ***argv)
+{
+  if (!gst_inited) {
+    gst_init (NULL, NULL);
+    /* the types and quarks parsing caps makes, once */
+    gst_caps_unref (gst_caps_from_string ("video/x-raw, format=(string)NV12, "
+            "width=(int)64, height=(int)48, framerate=(fraction)30/1"));
+    gst_inited = TRUE;
+  }
+  return 0;
+}
+
 static void
 check_against_caps (const struct doradma_net_frame *f)
 {
-  static gboolean inited;
   const struct doradma_frame_info *fi = &f->info;
   GstDoradmaPlaneNeeds needs;
   GstVideoInfo info;
@@ -115,10 +133,7 @@ check_against_caps (const struct doradma_net_frame *f)
   GstCaps *caps;
   guint p;
 
-  if (!inited) {
-    gst_init (NULL, NULL);
-    inited = TRUE;
-  }
+  LLVMFuzzerInitialize (NULL, NULL);    /* replay-main.c does not */
   caps = gst_doradma_net_caps_parse (f->caps, &info, &needs, &why);
   if (caps == NULL) {
     if (why == NULL)
