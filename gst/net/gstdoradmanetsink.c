@@ -718,13 +718,14 @@ gst_doradma_net_sink_start (GstBaseSink * bsink)
 {
   GstDoradmaNetSink *self = GST_DORADMA_NET_SINK (bsink);
   GError *err = NULL;
-  gchar *transports, *key_file;
+  gchar *transports, *key_file, *host, *device;
   guint c, port;
 
   for (c = 0; c < C_N; c++)
     self->counters[c] = 0;
   GST_OBJECT_LOCK (self);
   transports = g_strdup (self->transports);
+  host = g_strdup (self->host);
   key_file = g_strdup (self->key_file);
   port = self->port;
   GST_OBJECT_UNLOCK (self);
@@ -736,6 +737,7 @@ gst_doradma_net_sink_start (GstBaseSink * bsink)
           (NULL));
       g_clear_error (&err);
       g_free (transports);
+      g_free (host);
       return FALSE;
     }
   } else {
@@ -745,8 +747,16 @@ gst_doradma_net_sink_start (GstBaseSink * bsink)
             "at port %u gets the frames (docs/network.md, "
             "\"Authentication\")", port));
   }
-  self->ucx_open = gst_doradma_net_ucx_open (&self->ucx, transports, &err);
+  /* UCX kept to the interface of the route to the receiver (review N-10);
+   * none yet (no route at start): every interface */
+  device = gst_doradma_net_ucx_route_interface (host, port);
+  GST_INFO_OBJECT (self, "UCX kept to interface %s (the route to %s)",
+      device && device[0] ? device : "(every one)", host);
+  self->ucx_open = gst_doradma_net_ucx_open (&self->ucx, transports, device,
+      &err);
   g_free (transports);
+  g_free (device);
+  g_free (host);
   if (!self->ucx_open
       || !gst_doradma_net_ucx_set_unknown_am_handler (&self->ucx, on_unknown,
           self, &err)

@@ -867,7 +867,7 @@ gst_doradma_net_src_start (GstBaseSrc * bsrc)
   GstDoradmaNetSrc *self = GST_DORADMA_NET_SRC (bsrc);
   GstDoradmaProducerSettings ps = { 0 };
   GError *err = NULL;
-  gchar *transports, *address, *channel, *key_file;
+  gchar *transports, *address, *channel, *key_file, *device;
   guint port, c;
 
   for (c = 0; c < C_N; c++)
@@ -919,7 +919,34 @@ gst_doradma_net_src_start (GstBaseSrc * bsrc)
   /* an honest lossless sender never has more than its credits queued */
   self->max_pending = MAX (self->max_pending, self->slots_now + 1);
 
-  self->ucx_open = gst_doradma_net_ucx_open (&self->ucx, transports, &err);
+  /* UCX kept to the interface of `address` (review N-10, N-6) */
+  device = gst_doradma_net_ucx_interface_of (address, &err);
+  if (device == NULL)
+    goto ucx_failed;
+  if (device[0]) {
+    GST_INFO_OBJECT (self, "UCX kept to interface %s (address %s)", device,
+        address);
+  } else {
+    gchar **ifs = gst_doradma_net_ucx_interfaces ();
+
+    /* UCX then offers the sender every interface and may move the data
+     * over one the sender cannot reach: no frame, no error (review N-6) */
+    if (g_strv_length (ifs) > 1) {
+      gchar *list = g_strjoinv (", ", ifs);
+
+      GST_ELEMENT_WARNING (self, RESOURCE, SETTINGS,
+          ("address=%s on a host with several interfaces (%s): a sender "
+              "that cannot reach all of them may get no frame through",
+              address, list), ("set address to the address of the "
+              "interface the senders reach (docs/network.md, "
+              "\"Transports\")"));
+      g_free (list);
+    }
+    g_strfreev (ifs);
+  }
+  self->ucx_open = gst_doradma_net_ucx_open (&self->ucx, transports, device,
+      &err);
+  g_free (device);
   if (!self->ucx_open
       || !gst_doradma_net_ucx_set_unknown_am_handler (&self->ucx, on_unknown,
           self, &err)
@@ -1182,11 +1209,13 @@ gst_doradma_net_src_class_init (GstDoradmaNetSrcClass * klass)
   /**
    * GstDoradmaNetSrc:address:
    *
-   * Local address to listen on (0.0.0.0: every IPv4 address).
+   * Local address to listen on (0.0.0.0: every IPv4 address). UCX then
+   * uses the interface that holds it and no other (docs/network.md,
+   * "Transports").
    */
   properties[PROP_ADDRESS] = g_param_spec_string ("address", "Address",
-      "Local address to listen on", DEFAULT_ADDRESS,
-      G_PARAM_READWRITE | G_PARAM_STATIC_STRINGS);
+      "Local address to listen on; UCX uses only its interface",
+      DEFAULT_ADDRESS, G_PARAM_READWRITE | G_PARAM_STATIC_STRINGS);
   /**
    * GstDoradmaNetSrc:port:
    *

@@ -46,6 +46,10 @@
 #              doradmasrc ! rtpvrawpay ! udpsink on one side, udpsrc !
 #              rtpvrawdepay ! doradmasink on the other, a doradmasrc
 #              reading the far ring
+#   confine    review N-10/N-6: a receiver with address= on a host with a
+#              second interface the sender cannot reach listens (ss -tlnp)
+#              on nothing but that address, and serves the sender; one on
+#              0.0.0.0 there serves it too (or fails saying why)
 #   soak       $DURATION s (default 60) of 1080p60 NV12 from namespace a
 #              to a ring in b read by three doradmasrc (two zero-copy, one
 #              copying under the seqlock): 0 torn, every frame accounted
@@ -104,7 +108,7 @@ run_lossless () {   # run_lossless N [netem]
   in_a timeout 120 gst-launch-1.0 -m $SOURCE num-buffers="$n" ! "$CAPS" ! \
     doradmanetsink host="$addr_b" port="$port" mode=lossless \
     timeout=60000000000 > "$work/tx.log" 2>&1 || fail "sender: $(tail -5 "$work/tx.log")"
-  wait_for 60 "$work/rx.log" "EOS" || fail "receiver got no EOS"
+  wait_for 60 "$work/rx.log" "Got EOS from element" || fail "receiver got no EOS"
   wait "$consumer" || fail "consumer: $(tail -5 "$work/ring.log")"
   cmp "$work/ref.raw" "$work/rx.raw" || fail "received frames differ from the sent ones"
   cmp "$work/ref.raw" "$work/ring.raw" || fail "the ring's reader read other bytes"
@@ -165,7 +169,7 @@ case "$scenario" in
     in_a timeout 120 gst-launch-1.0 -m $SOURCE num-buffers="$n" ! "$CAPS" ! \
       doradmanetsink host="$addr_b" port="$port" mode=latest > "$work/tx.log" 2>&1 ||
       fail "sender: $(tail -5 "$work/tx.log")"
-    wait_for 60 "$work/rx.log" "EOS" || fail "receiver got no EOS"
+    wait_for 60 "$work/rx.log" "Got EOS from element" || fail "receiver got no EOS"
     got=$(frames_in_order "$work/rx.raw") || fail "latest: $got"
     sent=$(stat_of "$work/tx.log" doradmanetsink-stats frames)
     busy=$(stat_of "$work/tx.log" doradmanetsink-stats dropped-busy)
@@ -194,7 +198,7 @@ case "$scenario" in
       fail "the sender did not report the receiver's death"
     # a new receiver on the same port: the sender comes back to it
     receiver "$work/rx2.log" channel=net-kr-$id num-buffers=30 ! fakesink
-    wait_for 30 "$work/rx2.log" "EOS" ||
+    wait_for 30 "$work/rx2.log" "Got EOS from element" ||
       fail "the new receiver got no frames: $(tail -3 "$work/rx2.log")"
     # gst-launch's output to a file is block-buffered: wait for it
     end=$(( SECONDS + 20 ))
@@ -226,7 +230,7 @@ case "$scenario" in
     in_a timeout 60 gst-launch-1.0 $SOURCE num-buffers=30 is-live=true ! \
       "$CAPS" ! doradmanetsink host="$addr_b" port="$port" mode=lossless \
       timeout=30000000000 > "$work/tx2.log" 2>&1 || fail "second sender: $(tail -3 "$work/tx2.log")"
-    wait_for 30 "$work/rx.log" "EOS" || fail "the receiver did not serve the second sender"
+    wait_for 30 "$work/rx.log" "Got EOS from element" || fail "the receiver did not serve the second sender"
     [ "$(grep -c doradmanetsrc-connected "$work/rx.log")" -ge 2 ] ||
       fail "no second connection"
     wait "$consumer" || fail "ring reader: $(tail -3 "$work/ring.log")"
@@ -258,7 +262,7 @@ case "$scenario" in
       sleep 0.2
     done
     kill -CONT "$rx_pid"
-    grep -q "EOS" "$work/tx.log" || fail "the sender did not reach EOS: $(tail -3 "$work/tx.log")"
+    grep -q "Got EOS from element" "$work/tx.log" || fail "the sender did not reach EOS: $(tail -3 "$work/tx.log")"
     echo "ok: receiver stopped (SIGSTOP): the sender's stop ended within its peer-timeout"
     ;;
   link-cut)
@@ -297,7 +301,7 @@ case "$scenario" in
     in_a timeout 60 gst-launch-1.0 $SOURCE num-buffers=10 ! "$CAPS" ! \
       doradmanetsink host="$addr_b" port="$port" mode=lossless \
       timeout=30000000000 > "$work/tx.log" 2>&1 || fail "real sender: $(tail -3 "$work/tx.log")"
-    wait_for 30 "$work/rx.log" "EOS" || fail "the receiver did not serve a real sender"
+    wait_for 30 "$work/rx.log" "Got EOS from element" || fail "the receiver did not serve a real sender"
     [ "$(stat_of "$work/rx.log" doradmanetsrc-stats malformed)" = 4 ] ||
       fail "malformed count: $(grep -o 'doradmanetsrc-stats.*' "$work/rx.log")"
     echo "ok: 4 malformed senders refused with the field named; receiver served the next"
@@ -327,7 +331,7 @@ case "$scenario" in
     in_a timeout 60 gst-launch-1.0 $SOURCE num-buffers=10 ! "$CAPS" ! \
       doradmanetsink host="$addr_b" port="$port" mode=lossless \
       timeout=30000000000 > "$work/tx.log" 2>&1 || fail "real sender: $(tail -3 "$work/tx.log")"
-    wait_for 120 "$work/rx.log" "EOS" || fail "the receiver did not serve a real sender"
+    wait_for 120 "$work/rx.log" "Got EOS from element" || fail "the receiver did not serve a real sender"
     [ "$(stat_of "$work/rx.log" doradmanetsrc-stats malformed)" = 7 ] ||
       fail "malformed count: $(grep -o 'doradmanetsrc-stats.*' "$work/rx.log")"
     [ "$(stat_of "$work/rx.log" doradmanetsrc-stats frames)" = 10 ] ||
@@ -360,7 +364,7 @@ case "$scenario" in
     in_a timeout 60 gst-launch-1.0 $SOURCE num-buffers=10 ! "$CAPS" ! \
       doradmanetsink host="$addr_b" port="$port" mode=lossless \
       timeout=30000000000 > "$work/tx.log" 2>&1 || fail "real sender: $(tail -3 "$work/tx.log")"
-    wait_for 60 "$work/rx.log" "EOS" || fail "the receiver did not serve a real sender"
+    wait_for 60 "$work/rx.log" "Got EOS from element" || fail "the receiver did not serve a real sender"
     dropped=$(stat_of "$work/rx.log" doradmanetsrc-stats dropped-pending)
     viol=$(stat_of "$work/rx.log" doradmanetsrc-stats credit-violations)
     peak=$(stat_of "$work/rx.log" doradmanetsrc-stats pending-peak-bytes)
@@ -401,7 +405,7 @@ case "$scenario" in
     in_a timeout 60 gst-launch-1.0 $SOURCE num-buffers=10 ! "$CAPS" ! \
       doradmanetsink host="$addr_b" port="$port" mode=lossless \
       timeout=30000000000 > "$work/tx.log" 2>&1 || fail "real sender: $(tail -3 "$work/tx.log")"
-    wait_for 60 "$work/rx.log" "EOS" || fail "the receiver did not serve a real sender"
+    wait_for 60 "$work/rx.log" "Got EOS from element" || fail "the receiver did not serve a real sender"
     unk=$(stat_of "$work/rx.log" doradmanetsrc-stats unknown-messages)
     [ "${unk:-0}" -ge $n ] || fail "unknown-messages=$unk, want >= $n"
     echo "ok: $n unknown active messages to the receiver, one to the sender: no crash, counted"
@@ -425,7 +429,7 @@ case "$scenario" in
     in_a timeout 60 gst-launch-1.0 $SOURCE num-buffers=10 ! "$CAPS" ! \
       doradmanetsink host="$addr_b" port="$port" mode=lossless \
       timeout=30000000000 > "$work/tx.log" 2>&1 || fail "real sender: $(tail -3 "$work/tx.log")"
-    wait_for 60 "$work/rx.log" "EOS" || fail "the receiver did not serve a real sender"
+    wait_for 60 "$work/rx.log" "Got EOS from element" || fail "the receiver did not serve a real sender"
     echo "ok: $n garbage connections: no descriptor leaked, a real sender served"
     ;;
   auth)
@@ -461,7 +465,7 @@ case "$scenario" in
     in_a timeout 60 gst-launch-1.0 $SOURCE num-buffers=10 ! "$CAPS" ! \
       doradmanetsink host="$addr_b" port="$port" mode=lossless key-file="$key" \
       timeout=30000000000 > "$work/tx.log" 2>&1 || fail "keyed sender: $(tail -3 "$work/tx.log")"
-    wait_for 60 "$work/rx.log" "EOS" || fail "the receiver did not serve the keyed sender"
+    wait_for 60 "$work/rx.log" "Got EOS from element" || fail "the receiver did not serve the keyed sender"
     frames=$(stat_of "$work/rx.log" doradmanetsrc-stats frames)
     fails=$(stat_of "$work/rx.log" doradmanetsrc-stats auth-failures)
     unauth=$(stat_of "$work/rx.log" doradmanetsrc-stats unauthenticated)
@@ -526,6 +530,76 @@ case "$scenario" in
     [ "$(stat -c %s "$work/ring.raw")" = $(( 30 * FRAME )) ] ||
       fail "far ring reader: $(stat -c %s "$work/ring.raw") bytes"
     echo "ok: RTP raw video between the namespaces, doradma on each side: 30 frames read from the far ring"
+    ;;
+  confine)
+    # a second interface on the receiving host that the sender cannot
+    # reach (a dummy; a veth whose peer stays in b where there is none)
+    addr_x=192.168.$octet.1
+    if ! ip -n "$nsb" link add "ddx$id" type dummy 2> /dev/null; then
+      ip -n "$nsb" link add "ddx$id" type veth peer name "ddy$id" ||
+        skip "cannot make a second interface"
+      ip -n "$nsb" link set "ddy$id" up
+    fi
+    ip -n "$nsb" addr add "$addr_x/24" dev "ddx$id"
+    ip -n "$nsb" link set "ddx$id" up
+    receiver "$work/rx.log" channel=net-cf-$id ! fakesink
+    # every TCP listener of the receiver's process (UCX's data listeners
+    # are made with its worker, before PLAYING)
+    # (ss without the sanitizer legs' preloaded runtime, as pgrep)
+    listening=$(in_b env LD_PRELOAD= ss -Htlnp | grep "pid=$rx_pid," |
+      awk '{print $4}')
+    echo "receiver listens on: $(echo $listening)"
+    [ -n "$listening" ] || fail "ss shows no listener of the receiver"
+    for l in $listening; do
+      [ "${l%:*}" = "$addr_b" ] ||
+        fail "the receiver (address=$addr_b) also listens on $l"
+    done
+    # the sender, until told to end (-e: SIGINT sends EOS)
+    start_in "$nsa" "$work/tx.log" gst-launch-1.0 -e -m $SOURCE is-live=true \
+      ! "$CAPS" ! doradmanetsink host="$addr_b" port="$port" \
+      mode=lossless timeout=30000000000
+    tx=$started
+    wait_for 30 "$work/tx.log" "doradmanetsink-connected" ||
+      fail "never connected: $(tail -3 "$work/tx.log")"
+    # the sender's side too: only on the address it reaches the receiver from
+    tx_listening=$(in_a env LD_PRELOAD= ss -Htlnp | grep "pid=$tx," |
+      awk '{print $4}')
+    echo "sender listens on: $(echo $tx_listening)"
+    for l in $tx_listening; do
+      [ "${l%:*}" = "$addr_a" ] || fail "the sender also listens on $l"
+    done
+    # frames flow (the review's N-6: none did)
+    wait_for 30 "$work/rx.log" "doradmanetsrc-connected" ||
+      fail "the receiver never connected: $(tail -3 "$work/rx.log")"
+    sleep 1
+    kill -INT "$tx"
+    wait_for 60 "$work/rx.log" "Got EOS from element" ||
+      fail "the receiver got no EOS on a host with a second interface: $(tail -3 "$work/rx.log")"
+    got=$(stat_of "$work/rx.log" doradmanetsrc-stats frames)
+    wait_for 30 "$work/tx.log" "doradmanetsink-stats" || fail "the sender did not end"
+    sent=$(stat_of "$work/tx.log" doradmanetsink-stats frames)
+    [ "${got:-0}" -gt 0 ] && [ "$got" = "$sent" ] ||
+      fail "frames: $got received of $sent sent"
+    # the same host, a receiver on every address: served or told why
+    port2=$(( port + 1 ))
+    start_in "$nsb" "$work/rx2.log" gst-launch-1.0 -m doradmanetsrc \
+      address=0.0.0.0 port="$port2" channel=net-cf2-$id ! fakesink
+    wait_for 20 "$work/rx2.log" "PLAYING" || fail "receiver on 0.0.0.0 did not start"
+    start_in "$nsa" "$work/tx2.log" gst-launch-1.0 -m $SOURCE is-live=true \
+      num-buffers=30 ! "$CAPS" ! doradmanetsink host="$addr_b" port="$port2" \
+      mode=lossless timeout=30000000000
+    # UCX 1.13 may move the data over ddx (unreachable): then no frame
+    # comes; either the frames come or the receiver said why at start
+    if wait_for 60 "$work/rx2.log" "Got EOS from element"; then
+      [ "$(stat_of "$work/rx2.log" doradmanetsrc-stats frames)" = 30 ] ||
+        fail "0.0.0.0 frames: $(grep -o 'doradmanetsrc-stats.*' "$work/rx2.log")"
+      wildcard="0.0.0.0 served"
+    else
+      wildcard="0.0.0.0 not served"
+    fi
+    grep -q "address=0.0.0.0 on a host with several interfaces (.*ddx$id" "$work/rx2.log" ||
+      fail "the receiver on 0.0.0.0 did not warn: $(grep -A1 WARNING "$work/rx2.log" | head -4)"
+    echo "ok: address=$addr_b listens only there ($(echo $listening)) with a second interface ($addr_x), the sender only on $addr_a; $got frames; $wildcard, with a warning naming the interfaces"
     ;;
   soak)
     secs=${DURATION:-60}
