@@ -52,8 +52,13 @@
 #              0.0.0.0 there serves it too (or fails saying why)
 #   soak       $DURATION s (default 60) of 1080p60 NV12 from namespace a
 #              to a ring in b read by three doradmasrc (two zero-copy, one
-#              copying under the seqlock): 0 torn, every frame accounted
-#              for (delivered or counted as dropped) at every stage
+#              copying under the seqlock): every frame accounted for
+#              (delivered or counted as dropped) at every stage, 0 torn
+#              at the zero-copy readers, the copier's torn copies
+#              discarded (each a skipped frame); on a busy machine: a
+#              deadline that scales with the duration, 30 s
+#              peer-timeouts, and a reconnect allowed to lose only the
+#              frames it had in flight
 #   malformed  hostile senders (bad crop, version, payload length, caps
 #              with features): each gets a warning naming the field and is
 #              disconnected; the receiver lives on and serves a real sender
@@ -590,7 +595,7 @@ case "$scenario" in
       mode=lossless timeout=30000000000
     # UCX 1.13 may move the data over ddx (unreachable): then no frame
     # comes; either the frames come or the receiver said why at start
-    if wait_for 60 "$work/rx2.log" "Got EOS from element"; then
+    if wait_for 30 "$work/rx2.log" "Got EOS from element"; then
       [ "$(stat_of "$work/rx2.log" doradmanetsrc-stats frames)" = 30 ] ||
         fail "0.0.0.0 frames: $(grep -o 'doradmanetsrc-stats.*' "$work/rx2.log")"
       wildcard="0.0.0.0 served"
@@ -605,8 +610,17 @@ case "$scenario" in
     secs=${DURATION:-60}
     n=$(( secs * 60 ))
     caps="video/x-raw,format=NV12,width=1920,height=1080,framerate=60/1"
+    # What must hold on a busy machine (ASan, other jobs): not the frame
+    # rate. A live source that cannot keep up makes its n frames late, so
+    # the deadline scales with the duration, not 120 s; and a receiver
+    # starved for seconds is slow, not gone: the peer-timeouts (5 s, whose
+    # detection kill-rx, kill-tx and link-cut test) are 30 s here. A
+    # reconnect may still happen: the frames in flight then (at most
+    # max-in-flight, 2, each time) are lost, and accounted for as such.
+    deadline=$(( (secs * 4 + 60) * ${DORADMA_TEST_TIME_SCALE:-1} ))
+    pt=30000000000
     receiver "$work/rx.log" channel=net-soak-$id slots=8 wait-for-readers=3 \
-      ! fakesink
+      peer-timeout=$pt ! fakesink
     consumers=()
     for c in 1 2 3; do
       copy=false; [ $c = 3 ] && copy=true
@@ -617,33 +631,47 @@ case "$scenario" in
     done
     start_in "$nsa" "$work/tx.log" gst-launch-1.0 -m videotestsrc \
       is-live=true pattern=ball num-buffers=$n ! "$caps" ! doradmanetsink \
-      host="$addr_b" port="$port"
+      host="$addr_b" port="$port" peer-timeout=$pt max-in-flight=2
     tx=$started_timeout
-    wait "$tx" || fail "sender: $(tail -n 3 "$work/tx.log")"
+    wait "$tx"; r=$?
+    [ $r = 0 ] || fail "sender exited $r ($([ $r = 124 ] && echo "its ${deadline} s deadline")): $(tail -n 3 "$work/tx.log")"
     for c in "${consumers[@]}"; do wait "$c" || fail "a consumer failed"; done
+    wait_for 60 "$work/rx.log" "doradmanetsrc-stats" || fail "the receiver posted no stats"
     sent=$(stat_of "$work/tx.log" doradmanetsink-stats frames)
     busy=$(stat_of "$work/tx.log" doradmanetsink-stats dropped-busy)
     disc=$(stat_of "$work/tx.log" doradmanetsink-stats dropped-disconnected)
+    lost=$(stat_of "$work/tx.log" doradmanetsink-stats peer-lost)
     rxf=$(stat_of "$work/rx.log" doradmanetsrc-stats frames)
     full=$(stat_of "$work/rx.log" doradmanetsrc-stats dropped-ring-full)
     held=$(stat_of "$work/rx.log" doradmanetsrc-stats dropped-pending)
     gaps=$(stat_of "$work/rx.log" doradmanetsrc-stats sender-drops)
-    echo "sender: $n made, $sent sent, $busy dropped (wire busy), $disc dropped (not connected)"
-    echo "receiver: $rxf written to the ring, $full dropped (ring full), $held dropped (held too many), $gaps sender gaps seen"
+    inflight=$(( sent - rxf - full - held ))
+    echo "sender: $n made, $sent sent, $busy dropped (wire busy), $disc dropped (not connected), $lost reconnects"
+    echo "receiver: $rxf written to the ring, $full dropped (ring full), $held dropped (held too many), $gaps sender gaps seen; $inflight lost in flight"
     [ $(( sent + busy + disc )) = "$n" ] || fail "the sender lost track of frames"
-    [ $(( rxf + full + held )) = "$sent" ] || fail "the receiver lost track of frames"
+    # every frame sent reached the ring or was counted, but those in
+    # flight at a reconnect (none without one)
+    [ "$inflight" -ge 0 ] && [ "$inflight" -le $(( lost * 2 )) ] ||
+      fail "the receiver accounts for $(( rxf + full + held )) of $sent frames sent ($lost reconnects)"
     # drops after the first frame sent are gaps in the sender's numbering
-    [ "$gaps" -ge "$busy" ] && [ "$gaps" -le $(( busy + disc )) ] ||
-      fail "the receiver saw $gaps gaps for $busy + $disc drops"
+    [ "$gaps" -ge "$busy" ] && [ "$gaps" -le $(( busy + disc + inflight )) ] ||
+      fail "the receiver saw $gaps gaps for $busy + $disc drops and $inflight lost in flight"
     for c in 1 2 3; do
       f=$(stat_of "$work/c$c.log" doradmasrc-stats frames)
       k=$(stat_of "$work/c$c.log" doradmasrc-stats skipped)
       t=$(stat_of "$work/c$c.log" doradmasrc-stats torn)
-      echo "consumer $c: $f delivered, $k skipped, $t torn"
-      [ "$t" = 0 ] || fail "consumer $c: torn frames"
+      echo "consumer $c: $f delivered, $k skipped, $t torn copies discarded"
+      # a leasing reader holds its slot against the writer: never torn;
+      # the copying one, lapped by the writer on a busy machine, detects
+      # a torn copy (seqlock), discards it and skips that frame
+      if [ $c = 3 ]; then
+        [ "$t" -le "$k" ] || fail "consumer $c: $t torn copies but $k skipped"
+      else
+        [ "$t" = 0 ] || fail "consumer $c (zero-copy): torn frames"
+      fi
       [ $(( f + k )) = "$rxf" ] || fail "consumer $c accounts for $(( f + k )) of $rxf"
     done
-    echo "ok: soak ${secs}s 1080p60: every frame accounted for, 0 torn"
+    echo "ok: soak ${secs}s 1080p60: every frame accounted for, $lost reconnects, 0 torn at the zero-copy readers"
     ;;
   *) fail "unknown scenario" ;;
 esac
