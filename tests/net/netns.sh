@@ -50,6 +50,12 @@
 #              second interface the sender cannot reach listens (ss -tlnp)
 #              on nothing but that address, and serves the sender; one on
 #              0.0.0.0 there serves it too (or fails saying why)
+#   lossless-reconnect  review N-9: a lossless sender whose receiver
+#              stops (SIGSTOP) past the sender's peer-timeout reconnects
+#              once it continues; what was in flight is lost and only that:
+#              frames received + the receiver's sender-drops = frames made,
+#              1 <= sender-drops <= slots - 1 (the credits), and the first
+#              buffer after the gap is DISCONT
 #   soak       $DURATION s (default 60) of 1080p60 NV12 from namespace a
 #              to a ring in b read by three doradmasrc (two zero-copy, one
 #              copying under the seqlock): every frame accounted for
@@ -605,6 +611,44 @@ case "$scenario" in
     grep -q "address=0.0.0.0 on a host with several interfaces (.*ddx$id" "$work/rx2.log" ||
       fail "the receiver on 0.0.0.0 did not warn: $(grep -A1 WARNING "$work/rx2.log" | head -4)"
     echo "ok: address=$addr_b listens only there ($(echo $listening)) with a second interface ($addr_x), the sender only on $addr_a; $got frames; $wildcard, with a warning naming the interfaces"
+    ;;
+  lossless-reconnect)
+    n=150
+    # no ring: the frames go downstream; identity prints each buffer's flags
+    start_in "$nsb" "$work/rx.log" gst-launch-1.0 -m -v doradmanetsrc \
+      address="$addr_b" port="$port" mode=lossless slots=4 ! \
+      identity silent=false ! fakesink
+    rx_pid=$started
+    wait_for 20 "$work/rx.log" "PLAYING" || fail "receiver did not start: $(tail -5 "$work/rx.log")"
+    start_in "$nsa" "$work/tx.log" gst-launch-1.0 -m $SOURCE is-live=true \
+      num-buffers=$n ! "$CAPS" ! doradmanetsink host="$addr_b" port="$port" \
+      mode=lossless peer-timeout=1000000000 retry-interval=100000000 \
+      timeout=60000000000
+    tx=$started_timeout
+    wait_for 20 "$work/tx.log" "doradmanetsink-connected" || fail "never connected"
+    kill -STOP "$rx_pid"
+    if ! wait_for 30 "$work/tx.log" "doradmanetsink-peer-lost"; then
+      kill -CONT "$rx_pid"
+      fail "the sender did not give up on the stopped receiver"
+    fi
+    kill -CONT "$rx_pid"
+    wait "$tx" || fail "sender: $(tail -3 "$work/tx.log")"
+    wait_for 60 "$work/rx.log" "doradmanetsrc-stats" || fail "the receiver got no EOS"
+    [ "$(grep -c doradmanetsink-connected "$work/tx.log")" -ge 2 ] ||
+      fail "the sender did not reconnect"
+    got=$(stat_of "$work/rx.log" doradmanetsrc-stats frames)
+    gaps=$(stat_of "$work/rx.log" doradmanetsrc-stats sender-drops)
+    full=$(stat_of "$work/rx.log" doradmanetsrc-stats dropped-ring-full)
+    sent=$(stat_of "$work/tx.log" doradmanetsink-stats frames)
+    echo "lossless across a reconnect: $n made, $sent sent, $got received, $gaps lost in flight (sender-drops)"
+    [ "$sent" = "$n" ] || fail "the sender sent $sent of $n"
+    [ "${full:-0}" = 0 ] || fail "dropped-ring-full=$full"
+    [ $(( got + gaps )) = "$n" ] || fail "$got received + $gaps lost != $n made"
+    [ "$gaps" -ge 1 ] && [ "$gaps" -le 3 ] || fail "$gaps lost: want 1..3 (slots - 1)"
+    discont=$(grep -c "last-message = chain .*flags: [0-9a-f]* discont" "$work/rx.log")
+    # the first buffer, and the first after the gap
+    [ "$discont" -ge 2 ] || fail "$discont DISCONT buffers, want >= 2"
+    echo "ok: lossless across a reconnect lost exactly the $gaps frames in flight, counted, the next buffer DISCONT"
     ;;
   soak)
     secs=${DURATION:-60}
