@@ -87,6 +87,7 @@ enum
   PROP_ADDRESS,
   PROP_PORT,
   PROP_TRANSPORTS,
+  PROP_DATA_PORTS,
   PROP_CHANNEL,
   PROP_SLOTS,
   PROP_MODE,
@@ -138,6 +139,7 @@ struct _GstDoradmaNetSrc
   gchar *address;
   guint port;
   gchar *transports;
+  gchar *data_ports;            /* "FIRST-LAST" or NULL: ephemeral */
   gchar *channel;
   guint slots;
   GstDoradmaMode mode;
@@ -867,13 +869,14 @@ gst_doradma_net_src_start (GstBaseSrc * bsrc)
   GstDoradmaNetSrc *self = GST_DORADMA_NET_SRC (bsrc);
   GstDoradmaProducerSettings ps = { 0 };
   GError *err = NULL;
-  gchar *transports, *address, *channel, *key_file, *device;
+  gchar *transports, *address, *channel, *key_file, *device, *data_ports;
   guint port, c;
 
   for (c = 0; c < C_N; c++)
     self->counters[c] = 0;
   GST_OBJECT_LOCK (self);
   transports = g_strdup (self->transports);
+  data_ports = g_strdup (self->data_ports);
   address = g_strdup (self->address);
   channel = g_strdup (self->channel);
   port = self->port;
@@ -945,7 +948,7 @@ gst_doradma_net_src_start (GstBaseSrc * bsrc)
     g_strfreev (ifs);
   }
   self->ucx_open = gst_doradma_net_ucx_open (&self->ucx, transports, device,
-      &err);
+      data_ports, &err);
   g_free (device);
   if (!self->ucx_open
       || !gst_doradma_net_ucx_set_unknown_am_handler (&self->ucx, on_unknown,
@@ -969,6 +972,7 @@ gst_doradma_net_src_start (GstBaseSrc * bsrc)
   self->discont = TRUE;
   self->peer_eos = self->readers_joined = self->link_lost = FALSE;
   g_free (transports);
+  g_free (data_ports);
   g_free (address);
   g_free (channel);
   return TRUE;
@@ -978,6 +982,7 @@ ucx_failed:
   g_clear_error (&err);
 failed:
   g_free (transports);
+  g_free (data_ports);
   g_free (address);
   g_free (channel);
   return FALSE;
@@ -1062,6 +1067,10 @@ gst_doradma_net_src_set_property (GObject * object, guint prop_id,
       g_free (self->transports);
       self->transports = g_value_dup_string (value);
       break;
+    case PROP_DATA_PORTS:
+      g_free (self->data_ports);
+      self->data_ports = g_value_dup_string (value);
+      break;
     case PROP_CHANNEL:
       g_free (self->channel);
       self->channel = g_value_dup_string (value);
@@ -1125,6 +1134,9 @@ gst_doradma_net_src_get_property (GObject * object, guint prop_id,
     case PROP_TRANSPORTS:
       g_value_set_string (value, self->transports);
       break;
+    case PROP_DATA_PORTS:
+      g_value_set_string (value, self->data_ports);
+      break;
     case PROP_CHANNEL:
       g_value_set_string (value, self->channel);
       break;
@@ -1172,6 +1184,7 @@ gst_doradma_net_src_finalize (GObject * object)
 
   g_free (self->address);
   g_free (self->transports);
+  g_free (self->data_ports);
   g_free (self->channel);
   g_free (self->key_file);
   G_OBJECT_CLASS (gst_doradma_net_src_parent_class)->finalize (object);
@@ -1233,6 +1246,18 @@ gst_doradma_net_src_class_init (GstDoradmaNetSrcClass * klass)
   properties[PROP_TRANSPORTS] = g_param_spec_string ("transports",
       "Transports", "UCX transports as UCX_TLS takes them (e.g. tcp, rc); "
       "empty: UCX_TLS or UCX's own choice", NULL,
+      G_PARAM_READWRITE | G_PARAM_STATIC_STRINGS);
+  /**
+   * GstDoradmaNetSrc:data-ports:
+   *
+   * The TCP ports UCX's tcp transport listens on for the data,
+   * "FIRST-LAST" (UCX's TCP_PORT_RANGE, set in its configuration object):
+   * what a firewall must let through besides `port`. Empty (the
+   * default): UCX_TCP_PORT_RANGE, else an ephemeral port.
+   */
+  properties[PROP_DATA_PORTS] = g_param_spec_string ("data-ports",
+      "Data ports", "TCP ports UCX listens on for the data, FIRST-LAST "
+      "(empty: UCX_TCP_PORT_RANGE, else ephemeral)", NULL,
       G_PARAM_READWRITE | G_PARAM_STATIC_STRINGS);
   /**
    * GstDoradmaNetSrc:channel:

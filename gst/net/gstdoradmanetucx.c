@@ -16,6 +16,7 @@
 #include <sys/socket.h>
 #include <netdb.h>
 #include <poll.h>
+#include <stdio.h>
 #include <string.h>
 #include <sys/eventfd.h>
 #include <unistd.h>
@@ -57,7 +58,7 @@ may_use_tcp (const gchar * tls)
 
 gboolean
 gst_doradma_net_ucx_open (GstDoradmaNetUcx * u, const gchar * transports,
-    const gchar * device, GError ** error)
+    const gchar * device, const gchar * port_range, GError ** error)
 {
   ucp_params_t params = { 0 };
   ucp_worker_params_t wparams = { 0 };
@@ -114,6 +115,28 @@ gst_doradma_net_ucx_open (GstDoradmaNetUcx * u, const gchar * transports,
   if (ok && device && device[0])
     ok = config_default (config, "UCX_NET_DEVICES", "NET_DEVICES", device,
         error);
+  /* The tcp transport's data listener on these ports, not an ephemeral
+   * one: a firewall can name them. The property is explicit: it wins. */
+  if (ok && port_range && port_range[0]) {
+    guint first = 0, last = 0;
+    gchar end;
+
+    /* UCX checks it only when the transport opens, and then just warns */
+    if (sscanf (port_range, "%u-%u%c", &first, &last, &end) != 2
+        || first == 0 || first > last || last > G_MAXUINT16) {
+      g_set_error (error, GST_RESOURCE_ERROR, GST_RESOURCE_ERROR_SETTINGS,
+          "data-ports=\"%s\" is not FIRST-LAST, 1 <= FIRST <= LAST <= "
+          "65535", port_range);
+      ucp_config_release (config);
+      return FALSE;
+    }
+    st = ucp_config_modify (config, "PORT_RANGE", port_range);
+    if (st != UCS_OK) {
+      UCX_ERROR (error, st, "UCX refused data-ports=\"%s\" (FIRST-LAST): %s",
+          port_range, ucs_status_string (st));
+      ok = FALSE;
+    }
+  }
   if (!ok) {
     ucp_config_release (config);
     return FALSE;

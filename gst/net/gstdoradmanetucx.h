@@ -39,11 +39,14 @@ G_BEGIN_DECLS typedef struct
 /* Opens the context and the worker; `transports` NULL or "" leaves the
  * choice to UCX (UCX_TLS). `device` (a network interface, e.g. "eth0")
  * keeps every UCX network transport to that device (UCX's NET_DEVICES;
- * NULL or "": every device). All set in UCX's configuration object,
- * never in the environment; a UCX_* variable the user set for one of them
- * wins. FALSE with *error. */
+ * NULL or "": every device; UCX_NET_DEVICES set by the user wins).
+ * `port_range` "FIRST-LAST": the tcp transport's data listener on those
+ * ports (UCX's TCP_PORT_RANGE; NULL or "": UCX_TCP_PORT_RANGE or
+ * ephemeral). All set in UCX's configuration object, never in the
+ * environment. FALSE with *error. */
 gboolean gst_doradma_net_ucx_open (GstDoradmaNetUcx * u,
-    const gchar * transports, const gchar * device, GError ** error);
+    const gchar * transports, const gchar * device,
+    const gchar * port_range, GError ** error);
 void gst_doradma_net_ucx_close (GstDoradmaNetUcx * u);
 
 /* Threaded use: starts the progress thread (after open), stops and joins

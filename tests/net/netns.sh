@@ -48,8 +48,10 @@
 #              reading the far ring
 #   confine    review N-10/N-6: a receiver with address= on a host with a
 #              second interface the sender cannot reach listens (ss -tlnp)
-#              on nothing but that address, and serves the sender; one on
-#              0.0.0.0 there serves it too (or fails saying why)
+#              on nothing but that address (its data on data-ports'
+#              range) and serves the sender, which listens only on its
+#              own address; one on 0.0.0.0 there is served or warns
+#              naming the interfaces; a bad data-ports is an error
 #   lossless-reconnect  review N-9: a lossless sender whose receiver
 #              stops (SIGSTOP) past the sender's peer-timeout reconnects
 #              once it continues; what was in flight is lost and only that:
@@ -553,7 +555,9 @@ case "$scenario" in
     fi
     ip -n "$nsb" addr add "$addr_x/24" dev "ddx$id"
     ip -n "$nsb" link set "ddx$id" up
-    receiver "$work/rx.log" channel=net-cf-$id ! fakesink
+    # its data ports named (data-ports), for a firewall
+    dp=$(( port + 100 ))
+    receiver "$work/rx.log" channel=net-cf-$id data-ports=$dp-$(( dp + 9 )) ! fakesink
     # every TCP listener of the receiver's process (UCX's data listeners
     # are made with its worker, before PLAYING)
     # (ss without the sanitizer legs' preloaded runtime, as pgrep)
@@ -564,7 +568,14 @@ case "$scenario" in
     for l in $listening; do
       [ "${l%:*}" = "$addr_b" ] ||
         fail "the receiver (address=$addr_b) also listens on $l"
+      p=${l##*:}
+      [ "$p" = "$port" ] || { [ "$p" -ge $dp ] && [ "$p" -le $(( dp + 9 )) ]; } ||
+        fail "the receiver listens on port $p, outside port=$port and data-ports=$dp-$(( dp + 9 ))"
     done
+    in_b timeout 20 gst-launch-1.0 doradmanetsrc address="$addr_b" port="$port" \
+      data-ports=9-x ! fakesink > "$work/dp.log" 2>&1 && fail "data-ports=9-x was accepted"
+    grep -q 'data-ports="9-x" is not FIRST-LAST' "$work/dp.log" ||
+      fail "no error naming data-ports: $(tail -3 "$work/dp.log")"
     # the sender, until told to end (-e: SIGINT sends EOS)
     start_in "$nsa" "$work/tx.log" gst-launch-1.0 -e -m $SOURCE is-live=true \
       ! "$CAPS" ! doradmanetsink host="$addr_b" port="$port" \
