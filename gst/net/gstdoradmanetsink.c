@@ -88,6 +88,7 @@ enum
   PROP_HOST,
   PROP_PORT,
   PROP_TRANSPORTS,
+  PROP_DATA_PORTS,
   PROP_MODE,
   PROP_MAX_IN_FLIGHT,
   PROP_TIMEOUT,
@@ -124,6 +125,7 @@ struct _GstDoradmaNetSink
   gchar *host;
   guint port;
   gchar *transports;
+  gchar *data_ports;            /* "FIRST-LAST" or NULL: ephemeral */
   GstDoradmaMode mode;
   guint max_in_flight;
   guint64 timeout;
@@ -718,13 +720,15 @@ gst_doradma_net_sink_start (GstBaseSink * bsink)
 {
   GstDoradmaNetSink *self = GST_DORADMA_NET_SINK (bsink);
   GError *err = NULL;
-  gchar *transports, *key_file;
+  gchar *transports, *key_file, *host, *device, *data_ports;
   guint c, port;
 
   for (c = 0; c < C_N; c++)
     self->counters[c] = 0;
   GST_OBJECT_LOCK (self);
   transports = g_strdup (self->transports);
+  data_ports = g_strdup (self->data_ports);
+  host = g_strdup (self->host);
   key_file = g_strdup (self->key_file);
   port = self->port;
   GST_OBJECT_UNLOCK (self);
@@ -736,6 +740,8 @@ gst_doradma_net_sink_start (GstBaseSink * bsink)
           (NULL));
       g_clear_error (&err);
       g_free (transports);
+      g_free (data_ports);
+      g_free (host);
       return FALSE;
     }
   } else {
@@ -745,8 +751,17 @@ gst_doradma_net_sink_start (GstBaseSink * bsink)
             "at port %u gets the frames (docs/network.md, "
             "\"Authentication\")", port));
   }
-  self->ucx_open = gst_doradma_net_ucx_open (&self->ucx, transports, &err);
+  /* UCX kept to the interface of the route to the receiver (review N-10);
+   * none yet (no route at start): every interface */
+  device = gst_doradma_net_ucx_route_interface (host, port);
+  GST_INFO_OBJECT (self, "UCX kept to interface %s (the route to %s)",
+      device && device[0] ? device : "(every one)", host);
+  self->ucx_open = gst_doradma_net_ucx_open (&self->ucx, transports, device,
+      data_ports, &err);
   g_free (transports);
+  g_free (data_ports);
+  g_free (device);
+  g_free (host);
   if (!self->ucx_open
       || !gst_doradma_net_ucx_set_unknown_am_handler (&self->ucx, on_unknown,
           self, &err)
@@ -883,6 +898,10 @@ gst_doradma_net_sink_set_property (GObject * object, guint prop_id,
       g_free (self->transports);
       self->transports = g_value_dup_string (value);
       break;
+    case PROP_DATA_PORTS:
+      g_free (self->data_ports);
+      self->data_ports = g_value_dup_string (value);
+      break;
     case PROP_MODE:
       self->mode = g_value_get_enum (value);
       break;
@@ -933,6 +952,9 @@ gst_doradma_net_sink_get_property (GObject * object, guint prop_id,
     case PROP_TRANSPORTS:
       g_value_set_string (value, self->transports);
       break;
+    case PROP_DATA_PORTS:
+      g_value_set_string (value, self->data_ports);
+      break;
     case PROP_MODE:
       g_value_set_enum (value, self->mode);
       break;
@@ -968,6 +990,7 @@ gst_doradma_net_sink_finalize (GObject * object)
 
   g_free (self->host);
   g_free (self->transports);
+  g_free (self->data_ports);
   g_free (self->key_file);
 #ifdef HAVE_GST_CUDA
   gst_clear_object (&self->cuda_ctx);
@@ -1035,6 +1058,18 @@ gst_doradma_net_sink_class_init (GstDoradmaNetSinkClass * klass)
   properties[PROP_TRANSPORTS] = g_param_spec_string ("transports",
       "Transports", "UCX transports as UCX_TLS takes them (e.g. tcp, rc); "
       "empty: UCX_TLS or UCX's own choice", NULL,
+      G_PARAM_READWRITE | G_PARAM_STATIC_STRINGS);
+  /**
+   * GstDoradmaNetSink:data-ports:
+   *
+   * The TCP ports UCX's tcp transport listens on for the data,
+   * "FIRST-LAST" (UCX's TCP_PORT_RANGE, set in its configuration object):
+   * what a firewall must let through besides `port`. Empty (the
+   * default): UCX_TCP_PORT_RANGE, else an ephemeral port.
+   */
+  properties[PROP_DATA_PORTS] = g_param_spec_string ("data-ports",
+      "Data ports", "TCP ports UCX listens on for the data, FIRST-LAST "
+      "(empty: UCX_TCP_PORT_RANGE, else ephemeral)", NULL,
       G_PARAM_READWRITE | G_PARAM_STATIC_STRINGS);
   /**
    * GstDoradmaNetSink:mode:

@@ -87,6 +87,7 @@ enum
   PROP_ADDRESS,
   PROP_PORT,
   PROP_TRANSPORTS,
+  PROP_DATA_PORTS,
   PROP_CHANNEL,
   PROP_SLOTS,
   PROP_MODE,
@@ -138,6 +139,7 @@ struct _GstDoradmaNetSrc
   gchar *address;
   guint port;
   gchar *transports;
+  gchar *data_ports;            /* "FIRST-LAST" or NULL: ephemeral */
   gchar *channel;
   guint slots;
   GstDoradmaMode mode;
@@ -867,13 +869,14 @@ gst_doradma_net_src_start (GstBaseSrc * bsrc)
   GstDoradmaNetSrc *self = GST_DORADMA_NET_SRC (bsrc);
   GstDoradmaProducerSettings ps = { 0 };
   GError *err = NULL;
-  gchar *transports, *address, *channel, *key_file;
+  gchar *transports, *address, *channel, *key_file, *device, *data_ports;
   guint port, c;
 
   for (c = 0; c < C_N; c++)
     self->counters[c] = 0;
   GST_OBJECT_LOCK (self);
   transports = g_strdup (self->transports);
+  data_ports = g_strdup (self->data_ports);
   address = g_strdup (self->address);
   channel = g_strdup (self->channel);
   port = self->port;
@@ -919,7 +922,34 @@ gst_doradma_net_src_start (GstBaseSrc * bsrc)
   /* an honest lossless sender never has more than its credits queued */
   self->max_pending = MAX (self->max_pending, self->slots_now + 1);
 
-  self->ucx_open = gst_doradma_net_ucx_open (&self->ucx, transports, &err);
+  /* UCX kept to the interface of `address` (review N-10, N-6) */
+  device = gst_doradma_net_ucx_interface_of (address, &err);
+  if (device == NULL)
+    goto ucx_failed;
+  if (device[0]) {
+    GST_INFO_OBJECT (self, "UCX kept to interface %s (address %s)", device,
+        address);
+  } else {
+    gchar **ifs = gst_doradma_net_ucx_interfaces ();
+
+    /* UCX then offers the sender every interface and may move the data
+     * over one the sender cannot reach: no frame, no error (review N-6) */
+    if (g_strv_length (ifs) > 1) {
+      gchar *list = g_strjoinv (", ", ifs);
+
+      GST_ELEMENT_WARNING (self, RESOURCE, SETTINGS,
+          ("address=%s on a host with several interfaces (%s): a sender "
+              "that cannot reach all of them may get no frame through",
+              address, list), ("set address to the address of the "
+              "interface the senders reach (docs/network.md, "
+              "\"Transports\")"));
+      g_free (list);
+    }
+    g_strfreev (ifs);
+  }
+  self->ucx_open = gst_doradma_net_ucx_open (&self->ucx, transports, device,
+      data_ports, &err);
+  g_free (device);
   if (!self->ucx_open
       || !gst_doradma_net_ucx_set_unknown_am_handler (&self->ucx, on_unknown,
           self, &err)
@@ -942,6 +972,7 @@ gst_doradma_net_src_start (GstBaseSrc * bsrc)
   self->discont = TRUE;
   self->peer_eos = self->readers_joined = self->link_lost = FALSE;
   g_free (transports);
+  g_free (data_ports);
   g_free (address);
   g_free (channel);
   return TRUE;
@@ -951,6 +982,7 @@ ucx_failed:
   g_clear_error (&err);
 failed:
   g_free (transports);
+  g_free (data_ports);
   g_free (address);
   g_free (channel);
   return FALSE;
@@ -1035,6 +1067,10 @@ gst_doradma_net_src_set_property (GObject * object, guint prop_id,
       g_free (self->transports);
       self->transports = g_value_dup_string (value);
       break;
+    case PROP_DATA_PORTS:
+      g_free (self->data_ports);
+      self->data_ports = g_value_dup_string (value);
+      break;
     case PROP_CHANNEL:
       g_free (self->channel);
       self->channel = g_value_dup_string (value);
@@ -1098,6 +1134,9 @@ gst_doradma_net_src_get_property (GObject * object, guint prop_id,
     case PROP_TRANSPORTS:
       g_value_set_string (value, self->transports);
       break;
+    case PROP_DATA_PORTS:
+      g_value_set_string (value, self->data_ports);
+      break;
     case PROP_CHANNEL:
       g_value_set_string (value, self->channel);
       break;
@@ -1145,6 +1184,7 @@ gst_doradma_net_src_finalize (GObject * object)
 
   g_free (self->address);
   g_free (self->transports);
+  g_free (self->data_ports);
   g_free (self->channel);
   g_free (self->key_file);
   G_OBJECT_CLASS (gst_doradma_net_src_parent_class)->finalize (object);
@@ -1182,11 +1222,13 @@ gst_doradma_net_src_class_init (GstDoradmaNetSrcClass * klass)
   /**
    * GstDoradmaNetSrc:address:
    *
-   * Local address to listen on (0.0.0.0: every IPv4 address).
+   * Local address to listen on (0.0.0.0: every IPv4 address). UCX then
+   * uses the interface that holds it and no other (docs/network.md,
+   * "Transports").
    */
   properties[PROP_ADDRESS] = g_param_spec_string ("address", "Address",
-      "Local address to listen on", DEFAULT_ADDRESS,
-      G_PARAM_READWRITE | G_PARAM_STATIC_STRINGS);
+      "Local address to listen on; UCX uses only its interface",
+      DEFAULT_ADDRESS, G_PARAM_READWRITE | G_PARAM_STATIC_STRINGS);
   /**
    * GstDoradmaNetSrc:port:
    *
@@ -1204,6 +1246,18 @@ gst_doradma_net_src_class_init (GstDoradmaNetSrcClass * klass)
   properties[PROP_TRANSPORTS] = g_param_spec_string ("transports",
       "Transports", "UCX transports as UCX_TLS takes them (e.g. tcp, rc); "
       "empty: UCX_TLS or UCX's own choice", NULL,
+      G_PARAM_READWRITE | G_PARAM_STATIC_STRINGS);
+  /**
+   * GstDoradmaNetSrc:data-ports:
+   *
+   * The TCP ports UCX's tcp transport listens on for the data,
+   * "FIRST-LAST" (UCX's TCP_PORT_RANGE, set in its configuration object):
+   * what a firewall must let through besides `port`. Empty (the
+   * default): UCX_TCP_PORT_RANGE, else an ephemeral port.
+   */
+  properties[PROP_DATA_PORTS] = g_param_spec_string ("data-ports",
+      "Data ports", "TCP ports UCX listens on for the data, FIRST-LAST "
+      "(empty: UCX_TCP_PORT_RANGE, else ephemeral)", NULL,
       G_PARAM_READWRITE | G_PARAM_STATIC_STRINGS);
   /**
    * GstDoradmaNetSrc:channel:

@@ -9,8 +9,14 @@
 #endif
 
 #include <errno.h>
+#include <ifaddrs.h>
+#include <net/if.h>
+#include <netinet/in.h>
+#include <arpa/inet.h>
+#include <sys/socket.h>
 #include <netdb.h>
 #include <poll.h>
+#include <stdio.h>
 #include <string.h>
 #include <sys/eventfd.h>
 #include <unistd.h>
@@ -21,9 +27,38 @@
   g_set_error (error, GST_RESOURCE_ERROR, GST_RESOURCE_ERROR_OPEN_READ_WRITE, \
       __VA_ARGS__), (void) (status)
 
+/* Sets UCX configuration `key` in `config` unless the user's environment
+ * sets it (`env`: UCX_<prefix><key>), which then wins as UCX reads it.
+ * Never the environment itself: other threads may be reading it. */
+static gboolean
+config_default (ucp_config_t * config, const gchar * env, const gchar * key,
+    const gchar * value, GError ** error)
+{
+  ucs_status_t st;
+
+  if (g_getenv (env) != NULL)
+    return TRUE;
+  st = ucp_config_modify (config, key, value);
+  if (st != UCS_OK) {
+    UCX_ERROR (error, st, "UCX refused %s=%s: %s", key, value,
+        ucs_status_string (st));
+    return FALSE;
+  }
+  return TRUE;
+}
+
+/* TRUE when UCX may pick its tcp transport from `tls` (a UCX_TLS list):
+ * the tcp keys below would otherwise be unused, and UCX warns of those */
+static gboolean
+may_use_tcp (const gchar * tls)
+{
+  return tls == NULL || tls[0] == '\0' || strstr (tls, "tcp") != NULL
+      || strstr (tls, "all") != NULL;
+}
+
 gboolean
 gst_doradma_net_ucx_open (GstDoradmaNetUcx * u, const gchar * transports,
-    GError ** error)
+    const gchar * device, const gchar * port_range, GError ** error)
 {
   ucp_params_t params = { 0 };
   ucp_worker_params_t wparams = { 0 };
@@ -32,21 +67,11 @@ gst_doradma_net_ucx_open (GstDoradmaNetUcx * u, const gchar * transports,
   ucs_status_t st;
   GString *types;
   guint t;
+  gboolean ok;
 
   memset (u, 0, sizeof (*u));
   u->worker_fd = u->cancel_fd = -1;
 
-  /* A receiver restarted after kill -9 listens on the same port at once,
-   * beside the dead one's connections in TIME_WAIT. The connection
-   * manager reads only the environment (ucp_config_modify does not reach
-   * it); a value the user set wins. */
-  g_setenv ("UCX_TCP_CM_REUSEADDR", "y", FALSE);
-  /* A connection with nothing in flight whose peer vanished (link cut,
-   * host down) is found by TCP keepalive in about 5 s instead of UCX's
-   * default ~30 s. One with data in flight: the sink's peer-timeout. */
-  g_setenv ("UCX_TCP_KEEPIDLE", "2s", FALSE);
-  g_setenv ("UCX_TCP_KEEPINTVL", "1s", FALSE);
-  g_setenv ("UCX_TCP_KEEPCNT", "3", FALSE);
   st = ucp_config_read (NULL, NULL, &config);
   if (st != UCS_OK) {
     UCX_ERROR (error, st, "Could not read the UCX configuration: %s",
@@ -62,10 +87,60 @@ gst_doradma_net_ucx_open (GstDoradmaNetUcx * u, const gchar * transports,
       return FALSE;
     }
   }
+  /* Set in UCX's configuration object, where UCX 1.13 hands keys it does
+   * not know itself to its transports and connection managers: "CM_*" to
+   * the TCP connection manager (UCX_TCP_CM_*), the others to the tcp
+   * transport (UCX_TCP_*). A value in the environment wins. */
+  /* A receiver restarted after kill -9 listens on the same port at once,
+   * beside the dead one's connections in TIME_WAIT. */
+  ok = config_default (config, "UCX_TCP_CM_REUSEADDR", "CM_REUSEADDR", "y",
+      error);
+  /* A connection with nothing in flight whose peer vanished (link cut,
+   * host down) is found by TCP keepalive in about 5 s instead of UCX's
+   * default ~30 s. One with data in flight: the sink's peer-timeout. */
+  if (ok && may_use_tcp (transports && transports[0] ? transports :
+          g_getenv ("UCX_TLS"))) {
+    ok = config_default (config, "UCX_TCP_KEEPIDLE", "KEEPIDLE", "2s", error)
+        && config_default (config, "UCX_TCP_KEEPINTVL", "KEEPINTVL", "1s",
+        error)
+        && config_default (config, "UCX_TCP_KEEPCNT", "KEEPCNT", "3", error);
+  }
   /* A peer that vanishes without closing (link cut, host down) is found
-   * by keepalive; UCX_KEEPALIVE_INTERVAL in the environment still wins. */
-  if (g_getenv ("UCX_KEEPALIVE_INTERVAL") == NULL)
-    ucp_config_modify (config, "KEEPALIVE_INTERVAL", "1s");
+   * by keepalive. */
+  ok = ok && config_default (config, "UCX_KEEPALIVE_INTERVAL",
+      "KEEPALIVE_INTERVAL", "1s", error);
+  /* No transport listens or sends on another device (review N-10, N-6).
+   * Not CM_USE_ALL_DEVICES: UCX 1.13 crashes or refuses a connection
+   * between two ends that set it differently. */
+  if (ok && device && device[0])
+    ok = config_default (config, "UCX_NET_DEVICES", "NET_DEVICES", device,
+        error);
+  /* The tcp transport's data listener on these ports, not an ephemeral
+   * one: a firewall can name them. The property is explicit: it wins. */
+  if (ok && port_range && port_range[0]) {
+    guint first = 0, last = 0;
+    gchar end;
+
+    /* UCX checks it only when the transport opens, and then just warns */
+    if (sscanf (port_range, "%u-%u%c", &first, &last, &end) != 2
+        || first == 0 || first > last || last > G_MAXUINT16) {
+      g_set_error (error, GST_RESOURCE_ERROR, GST_RESOURCE_ERROR_SETTINGS,
+          "data-ports=\"%s\" is not FIRST-LAST, 1 <= FIRST <= LAST <= "
+          "65535", port_range);
+      ucp_config_release (config);
+      return FALSE;
+    }
+    st = ucp_config_modify (config, "PORT_RANGE", port_range);
+    if (st != UCS_OK) {
+      UCX_ERROR (error, st, "UCX refused data-ports=\"%s\" (FIRST-LAST): %s",
+          port_range, ucs_status_string (st));
+      ok = FALSE;
+    }
+  }
+  if (!ok) {
+    ucp_config_release (config);
+    return FALSE;
+  }
 
   params.field_mask = UCP_PARAM_FIELD_FEATURES | UCP_PARAM_FIELD_NAME;
   params.features = UCP_FEATURE_AM | UCP_FEATURE_WAKEUP;
@@ -292,6 +367,98 @@ gst_doradma_net_ucx_resolve (const gchar * host, guint port,
   *len = res->ai_addrlen;
   freeaddrinfo (res);
   return TRUE;
+}
+
+gchar *
+gst_doradma_net_ucx_interface_of (const gchar * address, GError ** error)
+{
+  struct sockaddr_storage ss;
+  socklen_t len;
+  struct ifaddrs *ifs = NULL, *i;
+  gchar *name = NULL;
+
+  if (!gst_doradma_net_ucx_resolve (address, 0, &ss, &len, error))
+    return NULL;
+  if ((ss.ss_family == AF_INET &&
+          ((struct sockaddr_in *) &ss)->sin_addr.s_addr == htonl (INADDR_ANY))
+      || (ss.ss_family == AF_INET6 &&
+          IN6_IS_ADDR_UNSPECIFIED (&((struct sockaddr_in6 *) &ss)->sin6_addr)))
+    return g_strdup ("");
+  if (getifaddrs (&ifs) != 0) {
+    g_set_error (error, GST_RESOURCE_ERROR, GST_RESOURCE_ERROR_FAILED,
+        "getifaddrs: %s", g_strerror (errno));
+    return NULL;
+  }
+  for (i = ifs; i != NULL && name == NULL; i = i->ifa_next) {
+    if (i->ifa_addr == NULL || i->ifa_addr->sa_family != ss.ss_family)
+      continue;
+    if ((ss.ss_family == AF_INET &&
+            ((struct sockaddr_in *) i->ifa_addr)->sin_addr.s_addr ==
+            ((struct sockaddr_in *) &ss)->sin_addr.s_addr)
+        || (ss.ss_family == AF_INET6 &&
+            IN6_ARE_ADDR_EQUAL (&((struct sockaddr_in6 *) i->ifa_addr)->
+                sin6_addr, &((struct sockaddr_in6 *) &ss)->sin6_addr)))
+      name = g_strdup (i->ifa_name);
+  }
+  freeifaddrs (ifs);
+  if (name == NULL)
+    g_set_error (error, GST_RESOURCE_ERROR, GST_RESOURCE_ERROR_NOT_FOUND,
+        "address \"%s\" is on none of this host's network interfaces "
+        "(getifaddrs)", address);
+  return name;
+}
+
+gchar **
+gst_doradma_net_ucx_interfaces (void)
+{
+  struct ifaddrs *ifs = NULL, *i;
+  GPtrArray *names = g_ptr_array_new ();
+
+  if (getifaddrs (&ifs) == 0) {
+    for (i = ifs; i != NULL; i = i->ifa_next) {
+      if (i->ifa_addr == NULL || !(i->ifa_flags & IFF_UP)
+          || (i->ifa_flags & IFF_LOOPBACK)
+          || (i->ifa_addr->sa_family != AF_INET
+              && i->ifa_addr->sa_family != AF_INET6)
+          || g_ptr_array_find_with_equal_func (names, i->ifa_name,
+              g_str_equal, NULL))
+        continue;
+      g_ptr_array_add (names, g_strdup (i->ifa_name));
+    }
+    freeifaddrs (ifs);
+  }
+  g_ptr_array_add (names, NULL);
+  return (gchar **) g_ptr_array_free (names, FALSE);
+}
+
+gchar *
+gst_doradma_net_ucx_route_interface (const gchar * host, guint port)
+{
+  struct sockaddr_storage ss, local;
+  socklen_t len, llen = sizeof (local);
+  gchar addr[INET6_ADDRSTRLEN] = "";
+  gchar *name = NULL;
+  int fd;
+
+  if (!gst_doradma_net_ucx_resolve (host, port, &ss, &len, NULL))
+    return NULL;
+  /* a UDP connect sends nothing: it only asks the kernel for the route */
+  fd = socket (ss.ss_family, SOCK_DGRAM | SOCK_CLOEXEC, 0);
+  if (fd < 0)
+    return NULL;
+  if (connect (fd, (struct sockaddr *) &ss, len) == 0
+      && getsockname (fd, (struct sockaddr *) &local, &llen) == 0) {
+    if (local.ss_family == AF_INET)
+      inet_ntop (AF_INET, &((struct sockaddr_in *) &local)->sin_addr, addr,
+          sizeof (addr));
+    else if (local.ss_family == AF_INET6)
+      inet_ntop (AF_INET6, &((struct sockaddr_in6 *) &local)->sin6_addr,
+          addr, sizeof (addr));
+  }
+  close (fd);
+  if (addr[0])
+    name = gst_doradma_net_ucx_interface_of (addr, NULL);
+  return name;
 }
 
 ucp_ep_h

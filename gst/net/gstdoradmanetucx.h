@@ -37,9 +37,16 @@ G_BEGIN_DECLS typedef struct
 } GstDoradmaNetUcx;
 
 /* Opens the context and the worker; `transports` NULL or "" leaves the
- * choice to UCX (UCX_TLS). FALSE with *error. */
+ * choice to UCX (UCX_TLS). `device` (a network interface, e.g. "eth0")
+ * keeps every UCX network transport to that device (UCX's NET_DEVICES;
+ * NULL or "": every device; UCX_NET_DEVICES set by the user wins).
+ * `port_range` "FIRST-LAST": the tcp transport's data listener on those
+ * ports (UCX's TCP_PORT_RANGE; NULL or "": UCX_TCP_PORT_RANGE or
+ * ephemeral). All set in UCX's configuration object, never in the
+ * environment. FALSE with *error. */
 gboolean gst_doradma_net_ucx_open (GstDoradmaNetUcx * u,
-    const gchar * transports, GError ** error);
+    const gchar * transports, const gchar * device,
+    const gchar * port_range, GError ** error);
 void gst_doradma_net_ucx_close (GstDoradmaNetUcx * u);
 
 /* Threaded use: starts the progress thread (after open), stops and joins
@@ -71,6 +78,21 @@ ucs_status_t gst_doradma_net_ucx_finish (GstDoradmaNetUcx * u, void *req,
 /* Resolves host:port (IPv4 or IPv6, numeric or a name). */
 gboolean gst_doradma_net_ucx_resolve (const gchar * host, guint port,
     struct sockaddr_storage *ss, socklen_t * len, GError ** error);
+
+/* The name of the network interface that holds `address` (numeric or a
+ * name; getifaddrs), "" for a wildcard address (0.0.0.0, ::: every
+ * interface), NULL with *error when no interface holds it. g_free. */
+gchar *gst_doradma_net_ucx_interface_of (const gchar * address,
+    GError ** error);
+
+/* The names of the interfaces that are up, not loopback, with an IP
+ * address (getifaddrs). g_strfreev. */
+gchar **gst_doradma_net_ucx_interfaces (void);
+
+/* The interface this host would reach host:port through (its route, by
+ * a UDP connect that sends nothing), "" or NULL when there is none now.
+ * g_free. */
+gchar *gst_doradma_net_ucx_route_interface (const gchar * host, guint port);
 
 /* A client endpoint to host:port; `on_error` is called from the worker's
  * progress when the connection fails or breaks. */

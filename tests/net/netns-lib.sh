@@ -60,11 +60,12 @@ ip -n "$nsb" link set "ddb$id" up
 in_a () { ip netns exec "$nsa" "$@"; }
 in_b () { ip netns exec "$nsb" "$@"; }
 # start_in NS LOG CMD...: CMD in the background in namespace NS, bounded by
-# a deadline; $started is the pid of the command itself (timeout's child:
+# a deadline ($deadline s, default 120 x DORADMA_TEST_TIME_SCALE); $started is the pid of the command itself (timeout's child:
 # `ip netns exec` execs it), the one kill -9 must hit
 start_in () {
   local ns=$1 log=$2 t; shift 2
-  ( exec timeout 120 ip netns exec "$ns" "$@" ) > "$log" 2>&1 &
+  ( exec timeout "${deadline:-$(( 120 * ${DORADMA_TEST_TIME_SCALE:-1} ))}" \
+      ip netns exec "$ns" "$@" ) > "$log" 2>&1 &
   t=$!
   pids+=($t)
   started=

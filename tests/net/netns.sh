@@ -46,10 +46,27 @@
 #              doradmasrc ! rtpvrawpay ! udpsink on one side, udpsrc !
 #              rtpvrawdepay ! doradmasink on the other, a doradmasrc
 #              reading the far ring
+#   confine    review N-10/N-6: a receiver with address= on a host with a
+#              second interface the sender cannot reach listens (ss -tlnp)
+#              on nothing but that address (its data on data-ports'
+#              range) and serves the sender, which listens only on its
+#              own address; one on 0.0.0.0 there is served or warns
+#              naming the interfaces; a bad data-ports is an error
+#   lossless-reconnect  review N-9: a lossless sender whose receiver
+#              stops (SIGSTOP) past the sender's peer-timeout reconnects
+#              once it continues; what was in flight is lost and only that:
+#              frames received + the receiver's sender-drops = frames made,
+#              1 <= sender-drops <= slots - 1 (the credits), and the first
+#              buffer after the gap is DISCONT
 #   soak       $DURATION s (default 60) of 1080p60 NV12 from namespace a
 #              to a ring in b read by three doradmasrc (two zero-copy, one
-#              copying under the seqlock): 0 torn, every frame accounted
-#              for (delivered or counted as dropped) at every stage
+#              copying under the seqlock): every frame accounted for
+#              (delivered or counted as dropped) at every stage, 0 torn
+#              at the zero-copy readers, the copier's torn copies
+#              discarded (each a skipped frame); on a busy machine: a
+#              deadline that scales with the duration, 30 s
+#              peer-timeouts, and a reconnect allowed to lose only the
+#              frames it had in flight
 #   malformed  hostile senders (bad crop, version, payload length, caps
 #              with features): each gets a warning naming the field and is
 #              disconnected; the receiver lives on and serves a real sender
@@ -104,7 +121,7 @@ run_lossless () {   # run_lossless N [netem]
   in_a timeout 120 gst-launch-1.0 -m $SOURCE num-buffers="$n" ! "$CAPS" ! \
     doradmanetsink host="$addr_b" port="$port" mode=lossless \
     timeout=60000000000 > "$work/tx.log" 2>&1 || fail "sender: $(tail -5 "$work/tx.log")"
-  wait_for 60 "$work/rx.log" "EOS" || fail "receiver got no EOS"
+  wait_for 60 "$work/rx.log" "Got EOS from element" || fail "receiver got no EOS"
   wait "$consumer" || fail "consumer: $(tail -5 "$work/ring.log")"
   cmp "$work/ref.raw" "$work/rx.raw" || fail "received frames differ from the sent ones"
   cmp "$work/ref.raw" "$work/ring.raw" || fail "the ring's reader read other bytes"
@@ -165,7 +182,7 @@ case "$scenario" in
     in_a timeout 120 gst-launch-1.0 -m $SOURCE num-buffers="$n" ! "$CAPS" ! \
       doradmanetsink host="$addr_b" port="$port" mode=latest > "$work/tx.log" 2>&1 ||
       fail "sender: $(tail -5 "$work/tx.log")"
-    wait_for 60 "$work/rx.log" "EOS" || fail "receiver got no EOS"
+    wait_for 60 "$work/rx.log" "Got EOS from element" || fail "receiver got no EOS"
     got=$(frames_in_order "$work/rx.raw") || fail "latest: $got"
     sent=$(stat_of "$work/tx.log" doradmanetsink-stats frames)
     busy=$(stat_of "$work/tx.log" doradmanetsink-stats dropped-busy)
@@ -194,7 +211,7 @@ case "$scenario" in
       fail "the sender did not report the receiver's death"
     # a new receiver on the same port: the sender comes back to it
     receiver "$work/rx2.log" channel=net-kr-$id num-buffers=30 ! fakesink
-    wait_for 30 "$work/rx2.log" "EOS" ||
+    wait_for 30 "$work/rx2.log" "Got EOS from element" ||
       fail "the new receiver got no frames: $(tail -3 "$work/rx2.log")"
     # gst-launch's output to a file is block-buffered: wait for it
     end=$(( SECONDS + 20 ))
@@ -226,7 +243,7 @@ case "$scenario" in
     in_a timeout 60 gst-launch-1.0 $SOURCE num-buffers=30 is-live=true ! \
       "$CAPS" ! doradmanetsink host="$addr_b" port="$port" mode=lossless \
       timeout=30000000000 > "$work/tx2.log" 2>&1 || fail "second sender: $(tail -3 "$work/tx2.log")"
-    wait_for 30 "$work/rx.log" "EOS" || fail "the receiver did not serve the second sender"
+    wait_for 30 "$work/rx.log" "Got EOS from element" || fail "the receiver did not serve the second sender"
     [ "$(grep -c doradmanetsrc-connected "$work/rx.log")" -ge 2 ] ||
       fail "no second connection"
     wait "$consumer" || fail "ring reader: $(tail -3 "$work/ring.log")"
@@ -258,7 +275,7 @@ case "$scenario" in
       sleep 0.2
     done
     kill -CONT "$rx_pid"
-    grep -q "EOS" "$work/tx.log" || fail "the sender did not reach EOS: $(tail -3 "$work/tx.log")"
+    grep -q "Got EOS from element" "$work/tx.log" || fail "the sender did not reach EOS: $(tail -3 "$work/tx.log")"
     echo "ok: receiver stopped (SIGSTOP): the sender's stop ended within its peer-timeout"
     ;;
   link-cut)
@@ -297,7 +314,7 @@ case "$scenario" in
     in_a timeout 60 gst-launch-1.0 $SOURCE num-buffers=10 ! "$CAPS" ! \
       doradmanetsink host="$addr_b" port="$port" mode=lossless \
       timeout=30000000000 > "$work/tx.log" 2>&1 || fail "real sender: $(tail -3 "$work/tx.log")"
-    wait_for 30 "$work/rx.log" "EOS" || fail "the receiver did not serve a real sender"
+    wait_for 30 "$work/rx.log" "Got EOS from element" || fail "the receiver did not serve a real sender"
     [ "$(stat_of "$work/rx.log" doradmanetsrc-stats malformed)" = 4 ] ||
       fail "malformed count: $(grep -o 'doradmanetsrc-stats.*' "$work/rx.log")"
     echo "ok: 4 malformed senders refused with the field named; receiver served the next"
@@ -327,7 +344,7 @@ case "$scenario" in
     in_a timeout 60 gst-launch-1.0 $SOURCE num-buffers=10 ! "$CAPS" ! \
       doradmanetsink host="$addr_b" port="$port" mode=lossless \
       timeout=30000000000 > "$work/tx.log" 2>&1 || fail "real sender: $(tail -3 "$work/tx.log")"
-    wait_for 120 "$work/rx.log" "EOS" || fail "the receiver did not serve a real sender"
+    wait_for 120 "$work/rx.log" "Got EOS from element" || fail "the receiver did not serve a real sender"
     [ "$(stat_of "$work/rx.log" doradmanetsrc-stats malformed)" = 7 ] ||
       fail "malformed count: $(grep -o 'doradmanetsrc-stats.*' "$work/rx.log")"
     [ "$(stat_of "$work/rx.log" doradmanetsrc-stats frames)" = 10 ] ||
@@ -360,7 +377,7 @@ case "$scenario" in
     in_a timeout 60 gst-launch-1.0 $SOURCE num-buffers=10 ! "$CAPS" ! \
       doradmanetsink host="$addr_b" port="$port" mode=lossless \
       timeout=30000000000 > "$work/tx.log" 2>&1 || fail "real sender: $(tail -3 "$work/tx.log")"
-    wait_for 60 "$work/rx.log" "EOS" || fail "the receiver did not serve a real sender"
+    wait_for 60 "$work/rx.log" "Got EOS from element" || fail "the receiver did not serve a real sender"
     dropped=$(stat_of "$work/rx.log" doradmanetsrc-stats dropped-pending)
     viol=$(stat_of "$work/rx.log" doradmanetsrc-stats credit-violations)
     peak=$(stat_of "$work/rx.log" doradmanetsrc-stats pending-peak-bytes)
@@ -401,7 +418,7 @@ case "$scenario" in
     in_a timeout 60 gst-launch-1.0 $SOURCE num-buffers=10 ! "$CAPS" ! \
       doradmanetsink host="$addr_b" port="$port" mode=lossless \
       timeout=30000000000 > "$work/tx.log" 2>&1 || fail "real sender: $(tail -3 "$work/tx.log")"
-    wait_for 60 "$work/rx.log" "EOS" || fail "the receiver did not serve a real sender"
+    wait_for 60 "$work/rx.log" "Got EOS from element" || fail "the receiver did not serve a real sender"
     unk=$(stat_of "$work/rx.log" doradmanetsrc-stats unknown-messages)
     [ "${unk:-0}" -ge $n ] || fail "unknown-messages=$unk, want >= $n"
     echo "ok: $n unknown active messages to the receiver, one to the sender: no crash, counted"
@@ -425,7 +442,7 @@ case "$scenario" in
     in_a timeout 60 gst-launch-1.0 $SOURCE num-buffers=10 ! "$CAPS" ! \
       doradmanetsink host="$addr_b" port="$port" mode=lossless \
       timeout=30000000000 > "$work/tx.log" 2>&1 || fail "real sender: $(tail -3 "$work/tx.log")"
-    wait_for 60 "$work/rx.log" "EOS" || fail "the receiver did not serve a real sender"
+    wait_for 60 "$work/rx.log" "Got EOS from element" || fail "the receiver did not serve a real sender"
     echo "ok: $n garbage connections: no descriptor leaked, a real sender served"
     ;;
   auth)
@@ -461,7 +478,7 @@ case "$scenario" in
     in_a timeout 60 gst-launch-1.0 $SOURCE num-buffers=10 ! "$CAPS" ! \
       doradmanetsink host="$addr_b" port="$port" mode=lossless key-file="$key" \
       timeout=30000000000 > "$work/tx.log" 2>&1 || fail "keyed sender: $(tail -3 "$work/tx.log")"
-    wait_for 60 "$work/rx.log" "EOS" || fail "the receiver did not serve the keyed sender"
+    wait_for 60 "$work/rx.log" "Got EOS from element" || fail "the receiver did not serve the keyed sender"
     frames=$(stat_of "$work/rx.log" doradmanetsrc-stats frames)
     fails=$(stat_of "$work/rx.log" doradmanetsrc-stats auth-failures)
     unauth=$(stat_of "$work/rx.log" doradmanetsrc-stats unauthenticated)
@@ -527,12 +544,138 @@ case "$scenario" in
       fail "far ring reader: $(stat -c %s "$work/ring.raw") bytes"
     echo "ok: RTP raw video between the namespaces, doradma on each side: 30 frames read from the far ring"
     ;;
+  confine)
+    # a second interface on the receiving host that the sender cannot
+    # reach (a dummy; a veth whose peer stays in b where there is none)
+    addr_x=192.168.$octet.1
+    if ! ip -n "$nsb" link add "ddx$id" type dummy 2> /dev/null; then
+      ip -n "$nsb" link add "ddx$id" type veth peer name "ddy$id" ||
+        skip "cannot make a second interface"
+      ip -n "$nsb" link set "ddy$id" up
+    fi
+    ip -n "$nsb" addr add "$addr_x/24" dev "ddx$id"
+    ip -n "$nsb" link set "ddx$id" up
+    # its data ports named (data-ports), for a firewall
+    dp=$(( port + 100 ))
+    receiver "$work/rx.log" channel=net-cf-$id data-ports=$dp-$(( dp + 9 )) ! fakesink
+    # every TCP listener of the receiver's process (UCX's data listeners
+    # are made with its worker, before PLAYING)
+    # (ss without the sanitizer legs' preloaded runtime, as pgrep)
+    listening=$(in_b env LD_PRELOAD= ss -Htlnp | grep "pid=$rx_pid," |
+      awk '{print $4}')
+    echo "receiver listens on: $(echo $listening)"
+    [ -n "$listening" ] || fail "ss shows no listener of the receiver"
+    for l in $listening; do
+      [ "${l%:*}" = "$addr_b" ] ||
+        fail "the receiver (address=$addr_b) also listens on $l"
+      p=${l##*:}
+      [ "$p" = "$port" ] || { [ "$p" -ge $dp ] && [ "$p" -le $(( dp + 9 )) ]; } ||
+        fail "the receiver listens on port $p, outside port=$port and data-ports=$dp-$(( dp + 9 ))"
+    done
+    in_b timeout 20 gst-launch-1.0 doradmanetsrc address="$addr_b" port="$port" \
+      data-ports=9-x ! fakesink > "$work/dp.log" 2>&1 && fail "data-ports=9-x was accepted"
+    grep -q 'data-ports="9-x" is not FIRST-LAST' "$work/dp.log" ||
+      fail "no error naming data-ports: $(tail -3 "$work/dp.log")"
+    # the sender, until told to end (-e: SIGINT sends EOS)
+    start_in "$nsa" "$work/tx.log" gst-launch-1.0 -e -m $SOURCE is-live=true \
+      ! "$CAPS" ! doradmanetsink host="$addr_b" port="$port" \
+      mode=lossless timeout=30000000000
+    tx=$started
+    wait_for 30 "$work/tx.log" "doradmanetsink-connected" ||
+      fail "never connected: $(tail -3 "$work/tx.log")"
+    # the sender's side too: only on the address it reaches the receiver from
+    tx_listening=$(in_a env LD_PRELOAD= ss -Htlnp | grep "pid=$tx," |
+      awk '{print $4}')
+    echo "sender listens on: $(echo $tx_listening)"
+    for l in $tx_listening; do
+      [ "${l%:*}" = "$addr_a" ] || fail "the sender also listens on $l"
+    done
+    # frames flow (the review's N-6: none did)
+    wait_for 30 "$work/rx.log" "doradmanetsrc-connected" ||
+      fail "the receiver never connected: $(tail -3 "$work/rx.log")"
+    sleep 1
+    kill -INT "$tx"
+    wait_for 60 "$work/rx.log" "Got EOS from element" ||
+      fail "the receiver got no EOS on a host with a second interface: $(tail -3 "$work/rx.log")"
+    got=$(stat_of "$work/rx.log" doradmanetsrc-stats frames)
+    wait_for 30 "$work/tx.log" "doradmanetsink-stats" || fail "the sender did not end"
+    sent=$(stat_of "$work/tx.log" doradmanetsink-stats frames)
+    [ "${got:-0}" -gt 0 ] && [ "$got" = "$sent" ] ||
+      fail "frames: $got received of $sent sent"
+    # the same host, a receiver on every address: served or told why
+    port2=$(( port + 1 ))
+    start_in "$nsb" "$work/rx2.log" gst-launch-1.0 -m doradmanetsrc \
+      address=0.0.0.0 port="$port2" channel=net-cf2-$id ! fakesink
+    wait_for 20 "$work/rx2.log" "PLAYING" || fail "receiver on 0.0.0.0 did not start"
+    start_in "$nsa" "$work/tx2.log" gst-launch-1.0 -m $SOURCE is-live=true \
+      num-buffers=30 ! "$CAPS" ! doradmanetsink host="$addr_b" port="$port2" \
+      mode=lossless timeout=30000000000
+    # UCX 1.13 may move the data over ddx (unreachable): then no frame
+    # comes; either the frames come or the receiver said why at start
+    if wait_for 30 "$work/rx2.log" "Got EOS from element"; then
+      [ "$(stat_of "$work/rx2.log" doradmanetsrc-stats frames)" = 30 ] ||
+        fail "0.0.0.0 frames: $(grep -o 'doradmanetsrc-stats.*' "$work/rx2.log")"
+      wildcard="0.0.0.0 served"
+    else
+      wildcard="0.0.0.0 not served"
+    fi
+    grep -q "address=0.0.0.0 on a host with several interfaces (.*ddx$id" "$work/rx2.log" ||
+      fail "the receiver on 0.0.0.0 did not warn: $(grep -A1 WARNING "$work/rx2.log" | head -4)"
+    echo "ok: address=$addr_b listens only there ($(echo $listening)) with a second interface ($addr_x), the sender only on $addr_a; $got frames; $wildcard, with a warning naming the interfaces"
+    ;;
+  lossless-reconnect)
+    n=150
+    # no ring: the frames go downstream; identity prints each buffer's flags
+    start_in "$nsb" "$work/rx.log" gst-launch-1.0 -m -v doradmanetsrc \
+      address="$addr_b" port="$port" mode=lossless slots=4 ! \
+      identity silent=false ! fakesink
+    rx_pid=$started
+    wait_for 20 "$work/rx.log" "PLAYING" || fail "receiver did not start: $(tail -5 "$work/rx.log")"
+    start_in "$nsa" "$work/tx.log" gst-launch-1.0 -m $SOURCE is-live=true \
+      num-buffers=$n ! "$CAPS" ! doradmanetsink host="$addr_b" port="$port" \
+      mode=lossless peer-timeout=1000000000 retry-interval=100000000 \
+      timeout=60000000000
+    tx=$started_timeout
+    wait_for 20 "$work/tx.log" "doradmanetsink-connected" || fail "never connected"
+    kill -STOP "$rx_pid"
+    if ! wait_for 30 "$work/tx.log" "doradmanetsink-peer-lost"; then
+      kill -CONT "$rx_pid"
+      fail "the sender did not give up on the stopped receiver"
+    fi
+    kill -CONT "$rx_pid"
+    wait "$tx" || fail "sender: $(tail -3 "$work/tx.log")"
+    wait_for 60 "$work/rx.log" "doradmanetsrc-stats" || fail "the receiver got no EOS"
+    [ "$(grep -c doradmanetsink-connected "$work/tx.log")" -ge 2 ] ||
+      fail "the sender did not reconnect"
+    got=$(stat_of "$work/rx.log" doradmanetsrc-stats frames)
+    gaps=$(stat_of "$work/rx.log" doradmanetsrc-stats sender-drops)
+    full=$(stat_of "$work/rx.log" doradmanetsrc-stats dropped-ring-full)
+    sent=$(stat_of "$work/tx.log" doradmanetsink-stats frames)
+    echo "lossless across a reconnect: $n made, $sent sent, $got received, $gaps lost in flight (sender-drops)"
+    [ "$sent" = "$n" ] || fail "the sender sent $sent of $n"
+    [ "${full:-0}" = 0 ] || fail "dropped-ring-full=$full"
+    [ $(( got + gaps )) = "$n" ] || fail "$got received + $gaps lost != $n made"
+    [ "$gaps" -ge 1 ] && [ "$gaps" -le 3 ] || fail "$gaps lost: want 1..3 (slots - 1)"
+    discont=$(grep -c "last-message = chain .*flags: [0-9a-f]* discont" "$work/rx.log")
+    # the first buffer, and the first after the gap
+    [ "$discont" -ge 2 ] || fail "$discont DISCONT buffers, want >= 2"
+    echo "ok: lossless across a reconnect lost exactly the $gaps frames in flight, counted, the next buffer DISCONT"
+    ;;
   soak)
     secs=${DURATION:-60}
     n=$(( secs * 60 ))
     caps="video/x-raw,format=NV12,width=1920,height=1080,framerate=60/1"
+    # What must hold on a busy machine (ASan, other jobs): not the frame
+    # rate. A live source that cannot keep up makes its n frames late, so
+    # the deadline scales with the duration, not 120 s; and a receiver
+    # starved for seconds is slow, not gone: the peer-timeouts (5 s, whose
+    # detection kill-rx, kill-tx and link-cut test) are 30 s here. A
+    # reconnect may still happen: the frames in flight then (at most
+    # max-in-flight, 2, each time) are lost, and accounted for as such.
+    deadline=$(( (secs * 4 + 60) * ${DORADMA_TEST_TIME_SCALE:-1} ))
+    pt=30000000000
     receiver "$work/rx.log" channel=net-soak-$id slots=8 wait-for-readers=3 \
-      ! fakesink
+      peer-timeout=$pt ! fakesink
     consumers=()
     for c in 1 2 3; do
       copy=false; [ $c = 3 ] && copy=true
@@ -543,33 +686,47 @@ case "$scenario" in
     done
     start_in "$nsa" "$work/tx.log" gst-launch-1.0 -m videotestsrc \
       is-live=true pattern=ball num-buffers=$n ! "$caps" ! doradmanetsink \
-      host="$addr_b" port="$port"
+      host="$addr_b" port="$port" peer-timeout=$pt max-in-flight=2
     tx=$started_timeout
-    wait "$tx" || fail "sender: $(tail -n 3 "$work/tx.log")"
+    wait "$tx"; r=$?
+    [ $r = 0 ] || fail "sender exited $r ($([ $r = 124 ] && echo "its ${deadline} s deadline")): $(tail -n 3 "$work/tx.log")"
     for c in "${consumers[@]}"; do wait "$c" || fail "a consumer failed"; done
+    wait_for 60 "$work/rx.log" "doradmanetsrc-stats" || fail "the receiver posted no stats"
     sent=$(stat_of "$work/tx.log" doradmanetsink-stats frames)
     busy=$(stat_of "$work/tx.log" doradmanetsink-stats dropped-busy)
     disc=$(stat_of "$work/tx.log" doradmanetsink-stats dropped-disconnected)
+    lost=$(stat_of "$work/tx.log" doradmanetsink-stats peer-lost)
     rxf=$(stat_of "$work/rx.log" doradmanetsrc-stats frames)
     full=$(stat_of "$work/rx.log" doradmanetsrc-stats dropped-ring-full)
     held=$(stat_of "$work/rx.log" doradmanetsrc-stats dropped-pending)
     gaps=$(stat_of "$work/rx.log" doradmanetsrc-stats sender-drops)
-    echo "sender: $n made, $sent sent, $busy dropped (wire busy), $disc dropped (not connected)"
-    echo "receiver: $rxf written to the ring, $full dropped (ring full), $held dropped (held too many), $gaps sender gaps seen"
+    inflight=$(( sent - rxf - full - held ))
+    echo "sender: $n made, $sent sent, $busy dropped (wire busy), $disc dropped (not connected), $lost reconnects"
+    echo "receiver: $rxf written to the ring, $full dropped (ring full), $held dropped (held too many), $gaps sender gaps seen; $inflight lost in flight"
     [ $(( sent + busy + disc )) = "$n" ] || fail "the sender lost track of frames"
-    [ $(( rxf + full + held )) = "$sent" ] || fail "the receiver lost track of frames"
+    # every frame sent reached the ring or was counted, but those in
+    # flight at a reconnect (none without one)
+    [ "$inflight" -ge 0 ] && [ "$inflight" -le $(( lost * 2 )) ] ||
+      fail "the receiver accounts for $(( rxf + full + held )) of $sent frames sent ($lost reconnects)"
     # drops after the first frame sent are gaps in the sender's numbering
-    [ "$gaps" -ge "$busy" ] && [ "$gaps" -le $(( busy + disc )) ] ||
-      fail "the receiver saw $gaps gaps for $busy + $disc drops"
+    [ "$gaps" -ge "$busy" ] && [ "$gaps" -le $(( busy + disc + inflight )) ] ||
+      fail "the receiver saw $gaps gaps for $busy + $disc drops and $inflight lost in flight"
     for c in 1 2 3; do
       f=$(stat_of "$work/c$c.log" doradmasrc-stats frames)
       k=$(stat_of "$work/c$c.log" doradmasrc-stats skipped)
       t=$(stat_of "$work/c$c.log" doradmasrc-stats torn)
-      echo "consumer $c: $f delivered, $k skipped, $t torn"
-      [ "$t" = 0 ] || fail "consumer $c: torn frames"
+      echo "consumer $c: $f delivered, $k skipped, $t torn copies discarded"
+      # a leasing reader holds its slot against the writer: never torn;
+      # the copying one, lapped by the writer on a busy machine, detects
+      # a torn copy (seqlock), discards it and skips that frame
+      if [ $c = 3 ]; then
+        [ "$t" -le "$k" ] || fail "consumer $c: $t torn copies but $k skipped"
+      else
+        [ "$t" = 0 ] || fail "consumer $c (zero-copy): torn frames"
+      fi
       [ $(( f + k )) = "$rxf" ] || fail "consumer $c accounts for $(( f + k )) of $rxf"
     done
-    echo "ok: soak ${secs}s 1080p60: every frame accounted for, 0 torn"
+    echo "ok: soak ${secs}s 1080p60: every frame accounted for, $lost reconnects, 0 torn at the zero-copy readers"
     ;;
   *) fail "unknown scenario" ;;
 esac
