@@ -55,6 +55,7 @@ typedef struct
   gsize row_bytes;
   guint64 n_frames;
   gboolean refused;             /* set_caps posted its error once */
+  gboolean dir_warned;          /* DORADMA_SHM_DIR said once (F3) */
 } DoraSink;
 
 static void
@@ -201,6 +202,7 @@ gst_doradma_dora_sink_set_caps (GstBaseSink * sink, GstCaps * caps)
   GstVideoInfo info;
   const gchar *dtype;
   gchar *name = NULL, *err = NULL;
+  const gchar *dir;
   guint64 shape[3];
   guint channels;
   int ret;
@@ -269,6 +271,15 @@ gst_doradma_dora_sink_set_caps (GstBaseSink * sink, GstCaps * caps)
   s->row_bytes = (gsize) GST_VIDEO_INFO_WIDTH (&info) *
       GST_VIDEO_INFO_COMP_PSTRIDE (&info, 0);
   s->refused = FALSE;
+  if (!s->dir_warned && gst_doradma_dora_dir_moved (&dir)) {
+    GST_ELEMENT_WARNING_WITH_DETAILS (sink, RESOURCE, SETTINGS,
+        ("Dora pool %s is in %s, not in /dev/shm: DORADMA_SHM_DIR is set, "
+            "and dora nodes look for pools in /dev/shm only; unset it for "
+            "dora nodes to find this pool", name, dir),
+        ("only doradma readers with the same DORADMA_SHM_DIR see it"),
+        ("dora-pool", G_TYPE_STRING, name, "dir", G_TYPE_STRING, dir, NULL));
+    s->dir_warned = TRUE;
+  }
   GST_INFO_OBJECT (sink, "dora pool %s: %s", name,
       doradma_pool_writer_json (s->w));
   g_free (name);
