@@ -90,6 +90,13 @@ gst_doradma_dora_pool_name (gpointer element)
   return name;
 }
 
+gboolean
+gst_doradma_dora_dir_moved (const gchar ** dir)
+{
+  *dir = doradma_shm_dir (NULL);
+  return g_strcmp0 (*dir, "/dev/shm") != 0;
+}
+
 /* ---------------------------------------------------------------------- */
 /* The dora properties, on the element's behalf */
 

@@ -111,6 +111,11 @@ gboolean gst_doradma_dora_enabled (gpointer element);
 /* `dora-pool` (g_free). */
 gchar *gst_doradma_dora_pool_name (gpointer element);
 
+/* Where dora pools are: $DORADMA_SHM_DIR when set, else /dev/shm. dora's
+ * nodes always look in /dev/shm (shm_open): TRUE when the variable moves
+ * our pools out of their reach (F3); the dir in *dir. */
+gboolean gst_doradma_dora_dir_moved (const gchar ** dir);
+
 /* Before a dora pool is touched: `channel` unset (one element, one
  * format) and `dora-pool` valid. FALSE after posting an error that says
  * which. */

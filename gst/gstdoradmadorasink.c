@@ -48,9 +48,14 @@ typedef struct
   /* streaming thread */
   struct doradma_pool_writer *w;
   GstVideoInfo info;
+  /* the pool's tensor: what a renegotiation must change to need a new one */
+  const gchar *dtype;
+  guint64 shape[3];
+  enum doradma_pool_transport transport;
   gsize row_bytes;
   guint64 n_frames;
   gboolean refused;             /* set_caps posted its error once */
+  gboolean dir_warned;          /* DORADMA_SHM_DIR said once (F3) */
 } DoraSink;
 
 static void
@@ -197,6 +202,7 @@ gst_doradma_dora_sink_set_caps (GstBaseSink * sink, GstCaps * caps)
   GstVideoInfo info;
   const gchar *dtype;
   gchar *name = NULL, *err = NULL;
+  const gchar *dir;
   guint64 shape[3];
   guint channels;
   int ret;
@@ -221,10 +227,6 @@ gst_doradma_dora_sink_set_caps (GstBaseSink * sink, GstCaps * caps)
             GST_VIDEO_INFO_N_PLANES (&info) > 1 ? " is planar YUV" : ""));
     return FALSE;
   }
-  /* the same geometry again (a renegotiation): keep the pool */
-  if (s->w && gst_video_info_is_equal (&info, &s->info))
-    return TRUE;
-
   name = gst_doradma_dora_pool_name (sink);
   shape[0] = GST_VIDEO_INFO_HEIGHT (&info);
   shape[1] = GST_VIDEO_INFO_WIDTH (&info);
@@ -240,6 +242,17 @@ gst_doradma_dora_sink_set_caps (GstBaseSink * sink, GstCaps * caps)
     g_free (name);
     return FALSE;
   }
+  /* the same tensor again (a renegotiation of framerate, colorimetry,
+   * PAR, ...): keep the pool. A dora reader never re-opens a pool by
+   * itself (no daemon here sends FreeMemoryPool): a new one strands it. */
+  if (s->w && g_strcmp0 (dtype, s->dtype) == 0 &&
+      memcmp (shape, s->shape, sizeof shape) == 0 &&
+      cfg.transport == s->transport) {
+    GST_DEBUG_OBJECT (sink, "dora pool %s: same tensor, kept", name);
+    s->info = info;
+    g_free (name);
+    return TRUE;
+  }
   /* new geometry: a new pool under the same name (dora readers re-open) */
   g_clear_pointer (&s->w, doradma_pool_writer_close);
   ret = doradma_pool_writer_create (&cfg, &s->w, &diag);
@@ -252,9 +265,21 @@ gst_doradma_dora_sink_set_caps (GstBaseSink * sink, GstCaps * caps)
     return FALSE;
   }
   s->info = info;
+  s->dtype = dtype;
+  memcpy (s->shape, shape, sizeof shape);
+  s->transport = cfg.transport;
   s->row_bytes = (gsize) GST_VIDEO_INFO_WIDTH (&info) *
       GST_VIDEO_INFO_COMP_PSTRIDE (&info, 0);
   s->refused = FALSE;
+  if (!s->dir_warned && gst_doradma_dora_dir_moved (&dir)) {
+    GST_ELEMENT_WARNING_WITH_DETAILS (sink, RESOURCE, SETTINGS,
+        ("Dora pool %s is in %s, not in /dev/shm: DORADMA_SHM_DIR is set, "
+            "and dora nodes look for pools in /dev/shm only; unset it for "
+            "dora nodes to find this pool", name, dir),
+        ("only doradma readers with the same DORADMA_SHM_DIR see it"),
+        ("dora-pool", G_TYPE_STRING, name, "dir", G_TYPE_STRING, dir, NULL));
+    s->dir_warned = TRUE;
+  }
   GST_INFO_OBJECT (sink, "dora pool %s: %s", name,
       doradma_pool_writer_json (s->w));
   g_free (name);

@@ -540,14 +540,46 @@ pool_owner_to_allow (GstBaseSrc * src, const gchar * name)
 static GstFlowReturn adopt_pool (GstBaseSrc * src, DoraSrc * s,
     const gchar * name);
 
+/* A pool missing from $DORADMA_SHM_DIR that is in /dev/shm, where dora's
+ * nodes create theirs (F3): said once, naming the variable. TRUE when
+ * said. */
+static gboolean
+warn_if_elsewhere (GstBaseSrc * src, const gchar * name)
+{
+  const gchar *dir;
+  gchar *there;
+  gboolean found;
+
+  if (!gst_doradma_dora_dir_moved (&dir))
+    return FALSE;
+  there = g_build_filename ("/dev/shm", name, NULL);
+  found = g_file_test (there, G_FILE_TEST_EXISTS);
+  if (found)
+    GST_ELEMENT_WARNING_WITH_DETAILS (src, RESOURCE, NOT_FOUND,
+        ("Dora pool %s is not in %s but %s exists: DORADMA_SHM_DIR is set, "
+            "and dora nodes create pools in /dev/shm; unset it to read "
+            "their pools", name, dir, there),
+        ("waiting for %s/%s", dir, name),
+        ("dora-pool", G_TYPE_STRING, name, "dir", G_TYPE_STRING, dir, NULL));
+  g_free (there);
+  return found;
+}
+
+/* A wait this long on a half-made pool is no creation in progress */
+#define HALF_MADE_WARN_US (3 * G_USEC_PER_SEC)
+
 /* Opens and validates the pool, waiting up to the element's `timeout` for
- * it to appear. Returns GST_FLOW_OK, FLUSHING or ERROR (posted). */
+ * it to appear and for its creator to finish it (F1: dora's crate creates
+ * a pool in steps; a reader started first can find it half-made). A pool
+ * half-made for HALF_MADE_WARN_US is said once. Returns GST_FLOW_OK,
+ * FLUSHING or ERROR (posted). */
 static GstFlowReturn
 open_pool (GstBaseSrc * src, DoraSrc * s, const gchar * name)
 {
   struct doradma_diag diag = { 0 };
   guint64 timeout = 0;
-  gint64 deadline;
+  gint64 deadline, now, half_since = 0;
+  gboolean half_warned = FALSE, dir_warned = FALSE;
   int ret;
 
   /* the element's own `timeout` (ns to wait for the channel) */
@@ -556,10 +588,23 @@ open_pool (GstBaseSrc * src, DoraSrc * s, const gchar * name)
   for (;;) {
     ret = doradma_pool_reader_open (NULL, name, pool_owner_to_allow (src,
             name), &s->r, &diag);
-    if (ret != -ENOENT)
+    if (ret != -ENOENT && ret != -EAGAIN)
       break;
-    if (timeout != 0 && g_get_monotonic_time () >= deadline)
+    if (ret == -ENOENT && !dir_warned)
+      dir_warned = warn_if_elsewhere (src, name);
+    now = g_get_monotonic_time ();
+    if (timeout != 0 && now >= deadline)
       break;
+    if (ret == -EAGAIN && half_since == 0)
+      half_since = now;
+    if (ret == -EAGAIN && !half_warned && now - half_since >= HALF_MADE_WARN_US) {
+      GST_ELEMENT_WARNING_WITH_DETAILS (src, RESOURCE, OPEN_READ,
+          ("Dora pool %s has been half-made for %" G_GINT64_FORMAT " s: %s",
+              name, (now - half_since) / G_USEC_PER_SEC, diag.msg),
+          ("waiting for its creator to finish it"),
+          ("dora-pool", G_TYPE_STRING, name, NULL));
+      half_warned = TRUE;
+    }
     if (!wait_unless_unlocked (s, 10 * G_TIME_SPAN_MILLISECOND))
       return GST_FLOW_FLUSHING;
   }

@@ -52,6 +52,26 @@ clean_rule (unsigned flags, struct door_rule *rule)
   };
 }
 
+/* Another user's object, which we leave alone: if we can open it at all
+ * (root can) and its writer lives, that is the answer (-EBUSY, as for ours;
+ * --force would not remove it either), else `ret` (R4-C1). */
+static int
+live_before_owner (const struct segment_paths *p, int ret,
+    struct doradma_diag *diag)
+{
+  struct door_rule any = { -1, true, true, 0 };
+  struct stat st;
+  int fd;
+
+  if (door_open (p->data, p->label, O_RDWR, &any, &fd, &st, NULL) < 0)
+    return ret;
+  if (ofd_trylock (fd, 0) == -EAGAIN)
+    ret = diag_set (diag, -EBUSY, "writer", "%s has a live writer: left "
+        "alone", p->label);
+  close (fd);                   /* drops a lock taken just now */
+  return ret;
+}
+
 /* A control object whose data object is gone (a writer killed between the
  * two unlinks of its close). No lock guards this name, so it is moved aside
  * first (rename is atomic); if a data object appeared meanwhile, a writer is
@@ -126,6 +146,8 @@ doradma_clean_channel_flags (const char *shm_dir, const char *channel,
       return clean_orphan_ctl (&p, flags, rep, diag);
     if (ret == -EACCES)
       ret = -EPERM;             /* someone else's: left alone */
+    if (ret == -EPERM)
+      return live_before_owner (&p, ret, diag);
     if (ret < 0)
       return ret;
     ret = ofd_trylock (fd, 0);

@@ -61,6 +61,65 @@ struct doradma_pool_reader
   struct doradma_pool_info info;
 };
 
+static bool
+all_zero (const uint8_t * p, size_t n)
+{
+  size_t i;
+
+  for (i = 0; i < n; i++)
+    if (p[i] != 0)
+      return false;
+  return true;
+}
+
+static uint64_t
+le64 (const uint8_t * p)
+{
+  uint64_t v = 0;
+  int i;
+
+  for (i = 7; i >= 0; i--)
+    v = (v << 8) | p[i];
+  return v;
+}
+
+/* A pool that its creator is still writing (F1): dora's crate creates with
+ * shm_open (O_CREAT | O_EXCL), ftruncate, mmap, then writes the magic,
+ * json_len, data_offset and the JSON, in that order, into zero-filled
+ * memory. Until it is done a reader sees nothing but zeros (0 bytes, or a
+ * zero magic), or a header whose json_len / data_offset is still 0, or a
+ * JSON with NUL bytes in it (JSON text never holds one). Called only for a
+ * pool the parser refused: a complete pool is never taken for one. */
+static bool
+half_made (const uint8_t * head, size_t avail, uint64_t len)
+{
+  uint64_t json_len;
+
+  if (len < DORADMA_POOL_HEADER_SIZE)
+    return all_zero (head, avail);
+  if (all_zero (head, 8))
+    return true;
+  json_len = le64 (head + DORADMA_POOL_OFF_JSON_LEN);
+  if (json_len == 0 || le64 (head + DORADMA_POOL_OFF_DATA_OFFSET) == 0)
+    return true;
+  if (json_len > avail - DORADMA_POOL_HEADER_SIZE)
+    json_len = avail - DORADMA_POOL_HEADER_SIZE;
+  return memchr (head + DORADMA_POOL_HEADER_SIZE, 0, json_len) != NULL;
+}
+
+/* The parser's refusal, kept, said to be "not yet" */
+static int
+not_yet (struct doradma_diag *diag)
+{
+  char why[sizeof diag->msg];
+
+  if (diag == NULL)
+    return -EAGAIN;
+  g_strlcpy (why, diag->msg, sizeof why);
+  return diag_set (diag, -EAGAIN, diag->field, "%s (not complete yet: its "
+      "creator may still be writing it)", why);
+}
+
 DORADMA_API int
 doradma_pool_reader_open (const char *shm_dir, const char *name,
     int64_t allowed_uid, struct doradma_pool_reader **out,
@@ -105,8 +164,11 @@ doradma_pool_reader_open (const char *shm_dir, const char *name,
     goto fail;
   }
   if ((ret = doradma_pool_parse_prefix (head, avail, (uint64_t) st.st_size,
-              &r->info, diag)) < 0)
+              &r->info, diag)) < 0) {
+    if (half_made (head, avail, (uint64_t) st.st_size))
+      ret = not_yet (diag);
     goto fail;
+  }
   /* read-only: we never write a pool we read, and our mapping then never
    * counts as a writer in doradma_pool_writer_create's liveness scan; not
    * prefaulted: the payload pages are touched by the copies only */

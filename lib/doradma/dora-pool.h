@@ -141,8 +141,10 @@ extern "C"
  * others; anyone else can plant a name in /dev/shm.
  * Returns 0, -EINVAL (bad name), -ENOENT (no such pool: diag names it),
  * -EPERM (another owner: diag field "owner"), -EACCES (we may not read it,
- * or it is writable by others: field "owner" / "mode"), -EBADMSG (not a
- * regular file: field "object.type"; else diag names the rule). */
+ * or it is writable by others: field "owner" / "mode"), -EAGAIN (refused,
+ * but half-made: zeros where its creator has not yet written the header or
+ * the JSON; diag names the rule, "not complete yet"; ask again), -EBADMSG
+ * (not a regular file: field "object.type"; else diag names the rule). */
   int doradma_pool_reader_open (const char *shm_dir, const char *name,
       int64_t allowed_uid, struct doradma_pool_reader **out,
       struct doradma_diag *diag);

@@ -162,8 +162,9 @@ struct doradma_clean_report {
  * still resolves to it, removes the control object and leftovers, then the
  * data object, then drops the lock. A control object without a data object
  * is removed only if no data object appears while it is moved aside.
- * Returns 0 (something removed; *rep says what), -EBUSY (a live writer:
- * diag names its pid), -ENOENT (nothing there), -EPERM (not ours), -errno. */
+ * Returns 0 (something removed; *rep says what), -EBUSY (a live writer,
+ * ours or, where we can open it, another user's: checked before the
+ * owner), -ENOENT (nothing there), -EPERM (not ours), -errno. */
 int doradma_clean_channel (const char *shm_dir, const char *channel,
     struct doradma_clean_report *rep, struct doradma_diag *diag);
 /* The same; DORADMA_CLEAN_ANY_OWNER also removes objects of other users

@@ -9,8 +9,12 @@
  *   clean    a garbage file under a channel name is left alone (exit 5,
  *            "not a doradma segment") unless --force; a stale channel of
  *            another user is left alone (exit 5) unless --force; a live
- *            one always (exit 4); a FIFO under a control object's name is
- *            named as itself; a dead doradma channel is removed (exit 0).
+ *            one always (exit 4), another user's too (its live writer
+ *            named, no --force hint); a FIFO under a control object's
+ *            name is named as itself; a dead doradma channel is removed
+ *            (exit 0); show of junk names no writer ("writer  none");
+ *            clean --all counts an orphan control object as one object
+ *            removed, no channel cleaned.
  *   usage    --version, schema in every JSON document, watch of a missing
  *            channel exits 1, --interval nan is refused. */
 #include "cli-test.h"
@@ -146,7 +150,7 @@ static int
 test_clean (void)
 {
   struct doradma_writer_config wc;
-  struct doradma_writer *live = NULL;
+  struct doradma_writer *live = NULL, *live_other = NULL;
   struct doradma_diag diag;
   char garbage[64], other[64], dead[64], fifo[64], chl[64], name[128];
   char path[4096], *out = NULL;
@@ -166,6 +170,12 @@ test_clean (void)
   T_EXPECT (fails, code == 5 && out && strstr (out, "not a doradma segment")
       && !strstr (out, "removed doradma") && exists (name),
       "junk left alone: exit %d\n%s", code, out);
+  g_free (out);
+  /* show names no writer it never read (R4-C1: was "pid 0 dead") */
+  code = cli_run (&out, "show", garbage, NULL);
+  T_EXPECT (fails, code == 3 && out && strstr (out, "writer  none")
+      && !strstr (out, "pid 0"), "show of junk: no writer pid: exit %d\n%s",
+      code, out);
   g_free (out);
   code = cli_run (&out, "clean", "--force", garbage, NULL);
   T_EXPECT (fails, code == 0 && out && strstr (out, "not a doradma segment, "
@@ -209,6 +219,23 @@ test_clean (void)
       "live: exit 4");
   T_EXPECT (fails, cli_run (NULL, "clean", "--force", chl, NULL) == 4
       && exists (name), "live with --force: exit 4");
+  /* Another user's live channel: its live writer is the answer (exit 4),
+   * not ownership with a --force hint that would not remove it (R4-C1) */
+  if (getuid () == 0) {
+    t_channel (other, sizeof other, "cli-livenob");
+    t_writer_config (&wc, other, cli_dir, 2, 4096);
+    T_RC (doradma_writer_create (&wc, &live_other, &diag), 0, "live other");
+    snprintf (path, sizeof path, "%s/doradma.%s", cli_dir, other);
+    T_CHECK (chown (path, NOBODY, NOBODY) == 0, "chown live data");
+    snprintf (path, sizeof path, "%s/doradma.%s~ctl", cli_dir, other);
+    T_CHECK (chown (path, NOBODY, NOBODY) == 0, "chown live ctl");
+    snprintf (name, sizeof name, "doradma.%s", other);
+    code = cli_run (&out, "clean", other, NULL);
+    T_EXPECT (fails, code == 4 && out && strstr (out, "live writer")
+        && !strstr (out, "--force") && exists (name),
+        "other user's live channel: exit %d\n%s", code, out);
+    g_free (out);
+  }
 
   /* A FIFO under a control object's name, no data object: list and clean
    * name it as it is, and say clean leaves it. */
@@ -224,17 +251,31 @@ test_clean (void)
   code = cli_run (&out, "clean", "--all", NULL);
   T_EXPECT (fails, code == 5 && out && strstr (out, name)
       && strstr (out, "is a FIFO") && exists (name)
-      && strstr (out, "0 channels cleaned"),
+      && strstr (out, "0 objects removed, 0 channels cleaned"),
       "clean --all with a FIFO control object: exit %d\n%s", code, out);
   g_free (out);
   unlink (path);
-  T_EXPECT (fails, cli_run (NULL, "clean", "--all", NULL) == 0,
-      "clean --all next to a live channel: exit 0");
+  /* An orphan control object (its data object gone): one object removed,
+   * no channel cleaned (R4-C1: was "1 channel cleaned") */
+  T_CHECK (stale_channel (dead, sizeof dead, "cli-orphan") > 0, "orphan");
+  snprintf (path, sizeof path, "%s/doradma.%s", cli_dir, dead);
+  T_CHECK (unlink (path) == 0, "unlink the orphan's data object");
+  snprintf (name, sizeof name, "doradma.%s~ctl", dead);
+  code = cli_run (&out, "clean", "--all", NULL);
+  T_EXPECT (fails, code == 0 && out && strstr (out, "1 object removed, "
+          "0 channels cleaned") && !exists (name),
+      "clean --all next to live channels, an orphan control object: exit "
+      "%d\n%s", code, out);
+  g_free (out);
   doradma_writer_close (live);
+  if (live_other)
+    doradma_writer_close (live_other);
   return fails ? T_EXIT_FAIL : T_EXIT_PASS;
 err:
   if (live)
     doradma_writer_close (live);
+  if (live_other)
+    doradma_writer_close (live_other);
   return T_EXIT_FAIL;
 }
 

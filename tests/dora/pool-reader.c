@@ -7,7 +7,8 @@
  * - N2: a FIFO at the pool name is refused at once, naming it; a pool
  *   owned by another uid is refused unless that uid is allowed; a pool
  *   writable by others is refused;
- * - N3: doradma_pool_reader_copy of 0 bytes is -EINVAL, not SIGFPE.
+ * - N3: doradma_pool_reader_copy of 0 bytes is -EINVAL, not SIGFPE;
+ * - F1 (round 4): a pool half-made by its creator is -EAGAIN, not refused.
  * Hostile opens run in a child: a crash or a hang is a failure, not the
  * end of the test.
  */
@@ -275,6 +276,72 @@ test_copy_zero (void)
   doradma_pool_reader_close (r);
 }
 
+/* F1 (round 4): a pool that dora's crate is still creating, seen at each
+ * step of its creation (shm_open O_EXCL, ftruncate, then the magic,
+ * json_len, data_offset and the JSON into zero-filled memory): every step
+ * but the last is -EAGAIN "not complete yet", not a refusal (before: bad
+ * magic / too small, -EBADMSG); the finished pool opens. A planted pool
+ * that is complete but wrong stays -EBADMSG. */
+static void
+test_half_made (void)
+{
+  static const char js[] = "{\"size\":64,\"dtype\":\"uint8\"}";
+  static const char *name = "dora_pool_df_node_half";
+  struct doradma_pool_reader *r = NULL;
+  struct doradma_diag diag = { 0 };
+  uint64_t off = doradma_pool_data_offset_for (sizeof js - 1);
+  size_t half = (sizeof js - 1) / 2;
+  uint8_t *seg = NULL;
+  char path[512];
+  int fd, ret, step;
+
+  snprintf (path, sizeof path, "%s/%s", dir, name);
+  fd = open (path, O_CREAT | O_EXCL | O_RDWR | O_CLOEXEC, 0600);
+  EXPECT (fd >= 0, "create %s", path);
+  if (fd < 0)
+    return;
+  for (step = 0; step < 6; step++) {
+    switch (step) {
+      case 1:
+        EXPECT (ftruncate (fd, off + 64) == 0, "ftruncate");
+        seg = calloc (1, off + 64);
+        break;
+      case 2:
+        memcpy (seg, "DORADMA", 8);
+        break;
+      case 3:
+        put64 (seg + 8, sizeof js - 1);
+        break;
+      case 4:
+        put64 (seg + 16, off);
+        memcpy (seg + 256, js, half);
+        break;
+      case 5:
+        memcpy (seg + 256 + half, js + half, sizeof js - 1 - half);
+        break;
+    }
+    if (seg != NULL)
+      EXPECT (pwrite (fd, seg, off + 64, 0) == (ssize_t) (off + 64), "write");
+    ret = doradma_pool_reader_open (dir, name, -1, &r, &diag);
+    if (step < 5)
+      EXPECT (ret == -EAGAIN && strstr (diag.msg, "not complete yet"),
+          "half-made, step %d: %d (%s)", step, ret, diag.msg);
+    else
+      EXPECT (ret == 0, "complete: %d (%s)", ret, diag.msg);
+    doradma_pool_reader_close (r);
+    r = NULL;
+  }
+  /* complete but wrong: no waiting for it */
+  memcpy (seg, "XORADMA", 8);
+  EXPECT (pwrite (fd, seg, off + 64, 0) == (ssize_t) (off + 64), "write");
+  ret = doradma_pool_reader_open (dir, name, -1, &r, &diag);
+  EXPECT (ret == -EBADMSG && strstr (diag.msg, "bad magic"),
+      "bad magic: %d (%s)", ret, diag.msg);
+  doradma_pool_reader_close (r);
+  close (fd);
+  free (seg);
+}
+
 int
 main (void)
 {
@@ -285,6 +352,7 @@ main (void)
   test_depth ();
   test_door ();
   test_copy_zero ();
+  test_half_made ();
   snprintf (cmd, sizeof cmd, "rm -rf '%s'", dir);
   if (system (cmd) != 0)
     failed++;

@@ -16,6 +16,7 @@ enum outcome
 {
   CLEAN_REMOVED,                /* a dead doradma channel's objects */
   CLEAN_REMOVED_FORCED,         /* something that did not validate (--force) */
+  CLEAN_REMOVED_CTL,            /* an orphan control object only */
   CLEAN_NOTHING,                /* the name went away meanwhile */
   CLEAN_LIVE,                   /* left alone: a live writer */
   CLEAN_LEFT,                   /* left alone: not provably ours and dead */
@@ -41,8 +42,10 @@ refusal (const struct doradma_inspect *in, gboolean * forcible)
   return NULL;
 }
 
+/* *objects: how many objects it removed (a channel's data, control and
+ * leftover names, or an orphan control object alone). */
 static enum outcome
-clean_one (const char *channel)
+clean_one (const char *channel, guint * objects)
 {
   struct doradma_clean_report rep;
   struct doradma_diag diag = { 0 };
@@ -52,6 +55,7 @@ clean_one (const char *channel)
   guint32 pid = 0;
   int ret;
 
+  *objects = 0;
   ret = tool_inspect (channel, &in);
   if (ret == 0 || ret == -EACCES || ret == -EPERM) {
     why = refusal (&in, &forcible);
@@ -87,8 +91,12 @@ clean_one (const char *channel)
   if (rep.removed_leftovers)
     printf ("removed %d leftover name%s of doradma.%s\n",
         rep.removed_leftovers, rep.removed_leftovers > 1 ? "s" : "", channel);
-  if (!(rep.removed_data || rep.removed_ctl || rep.removed_leftovers))
+  *objects = (guint) (rep.removed_data + rep.removed_ctl +
+      rep.removed_leftovers);
+  if (*objects == 0)
     return CLEAN_NOTHING;
+  if (!rep.removed_data)
+    return CLEAN_REMOVED_CTL;
   return forced ? CLEAN_REMOVED_FORCED : CLEAN_REMOVED;
 }
 
@@ -105,7 +113,7 @@ tool_clean (int argc, char **argv)
   };
   GPtrArray *objects;
   GError *err = NULL;
-  guint i, removed = 0, forced = 0, left = 0;
+  guint i, removed = 0, forced = 0, left = 0, n_removed = 0, n;
   enum outcome o;
 
   if (!tool_parse ("clean", "CHANNEL | --all", "Removes the objects of "
@@ -126,7 +134,7 @@ tool_clean (int argc, char **argv)
           argv[1]);
       return TOOL_EXIT_USAGE;
     }
-    o = clean_one (argv[1]);
+    o = clean_one (argv[1], &n);
     if (o == CLEAN_NOT_FOUND) {
       tool_not_found ("clean", argv[1]);
       return TOOL_EXIT_NOT_FOUND;
@@ -148,12 +156,16 @@ tool_clean (int argc, char **argv)
     if (!(e->kind == DORADMA_OBJECT_DATA || (e->kind == DORADMA_OBJECT_CTL
                 && !tool_has_data (objects, e->channel))))
       continue;
-    o = clean_one (e->channel);
+    o = clean_one (e->channel, &n);
+    n_removed += n;
     removed += o == CLEAN_REMOVED;
     forced += o == CLEAN_REMOVED_FORCED;
     left += o == CLEAN_LEFT;
   }
-  printf ("%u channel%s cleaned", removed, removed == 1 ? "" : "s");
+  /* what was removed, counted as objects: an orphan control object is
+   * one, and no channel cleaned (R4-C1) */
+  printf ("%u object%s removed, %u channel%s cleaned", n_removed,
+      n_removed == 1 ? "" : "s", removed, removed == 1 ? "" : "s");
   if (forced)
     printf (", %u object%s that were not doradma segments removed", forced,
         forced == 1 ? "" : "s");

@@ -244,10 +244,16 @@ print_text (const struct doradma_inspect *in)
   printf ("object  %" PRIu64 " bytes  uid %u  mode %04o  inode %" PRIu64
       ": %s\n", in->size, in->uid, in->mode, in->ino,
       verdict_text (&in->object));
-  printf ("writer  pid %u  %s  status %s\n", in->segment.rc == 0 ?
-      in->writer_pid : in->rcb.writer_pid, alive == 1 ?
-      "alive (holds the writer lock)" : alive == 0 ?
-      "dead (writer lock free)" : "liveness unknown", tool_status (in));
+  if (in->segment.rc != 0 && !in->rcb_read)
+    /* no writer pid was read: none to name, dead or alive (R4-C1) */
+    printf ("writer  none (no doradma header to name one)%s  status %s\n",
+        alive == 1 ? "  but something holds the writer lock" : "",
+        tool_status (in));
+  else
+    printf ("writer  pid %u  %s  status %s\n", in->segment.rc == 0 ?
+        in->writer_pid : in->rcb.writer_pid, alive == 1 ?
+        "alive (holds the writer lock)" : alive == 0 ?
+        "dead (writer lock free)" : "liveness unknown", tool_status (in));
   printf ("segment (header, JSON, RCB line 0, default caps): %s\n",
       verdict_text (&in->segment));
   if (in->header_read)
