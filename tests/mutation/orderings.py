@@ -49,6 +49,7 @@ KILLERS = [
     ('relacy-protocol', {'weaken', 'fence', 'swap'}),
     ('interleave-abandon', {'weaken', 'fence', 'swap'}),
     ('interleave-stores', {'swap'}),
+    ('interleave-entries', {'swap'}),
     ('lease-refs', {'swap'}),
     ('publish-eos', {'swap'}),
     ('caps-epochs', {'swap'}),
