@@ -76,6 +76,7 @@ main (void)
   T_CHECK (in->readers[e].leases == 1, "the stopped entry holds %u leases",
       in->readers[e].leases);
   T_CHECK (in->readers[e].alive == 1, "the stopped entry's lock is gone");
+  doradma_inspect_clear (in);
 
   memset (&diag, 0, sizeof diag);
   T_RC (doradma_reader_next (r, DORADMA_READ_NEXT, 0, &f, &diag), -ESHUTDOWN,
@@ -98,9 +99,12 @@ main (void)
   T_CHECK (in->readers[e].entry.state == DORADMA_READER_FREE,
       "entry %u state %u after the close", e, in->readers[e].entry.state);
   doradma_writer_close (w);
+  doradma_inspect_clear (in);
   g_free (in);
   return t_shm_dir_remove (dir) ? T_EXIT_FAIL : T_EXIT_PASS;
 err:
+  if (in)
+    doradma_inspect_clear (in);
   g_free (in);
   doradma_reader_close (r);
   doradma_writer_close (w);
