@@ -92,7 +92,7 @@ build_and_test () {
   grep -E "^ +(GStreamer|GLib|meson|compat|CUDA|nvcc|gstreamer-cuda|gst_cuda_allocator)" \
     "$LOG/chroot-$b-setup.log" | sed "s/^/chroot-test[$leg] $b: /"
   if [ -n "$cuda_real" ] && [ "$b" = build-deb13 ] &&
-     ! grep -q "gst_cuda_allocator_alloc_wrapped (>= 1.24): \(YES\|true\)" "$LOG/chroot-$b-setup.log"; then
+     ! grep -q "gst_cuda_allocator_alloc_wrapped (>= 1.24) *: \(YES\|true\)" "$LOG/chroot-$b-setup.log"; then
     say "$b: the CUDA toolkit is mounted but the >= 1.24 zero-copy branch is not configured (see $LOG/chroot-$b-setup.log): failed"
     rc=1
     return
