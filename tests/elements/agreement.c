@@ -94,19 +94,35 @@ GST_START_TEST (test_an_odd_crop_origin_is_applied_as_videocrop_does)
   const gchar *formats[] = { "I420", "YV12", "NV12", "NV21", "Y42B", "Y41B",
     "Y444", "I420_10LE", "GRAY8"
   };
+  GstElementFactory *crop = gst_element_factory_find ("videocrop");
   guint i;
 
   for (i = 0; i < G_N_ELEMENTS (formats); i++) {
-    gchar *up = g_strdup_printf ("videotestsrc num-buffers=4 pattern=smpte ! "
+    GstCaps *caps = gst_caps_new_simple ("video/x-raw", "format",
+        G_TYPE_STRING, formats[i], NULL);
+    gboolean takes = gst_element_factory_can_sink_any_caps (crop, caps);
+    gchar *up, *want;
+
+    gst_caps_unref (caps);
+    /* videocrop took 10-bit formats only from 1.20 on; the 8-bit ones
+     * are in every version we support and must not be skipped */
+    if (!takes) {
+      fail_unless (g_str_has_prefix (formats[i], "I420_10"),
+          "videocrop does not take %s", formats[i]);
+      g_print ("this videocrop does not take %s: not checked\n", formats[i]);
+      continue;
+    }
+    up = g_strdup_printf ("videotestsrc num-buffers=4 pattern=smpte ! "
         "video/x-raw,format=%s,width=320,height=240,framerate=30/1 ! "
         "videocrop left=11 top=21 right=30 bottom=40", formats[i]);
-    gchar *want = g_strdup_printf ("video/x-raw,format=%s,width=279,"
+    want = g_strdup_printf ("video/x-raw,format=%s,width=279,"
         "height=179", formats[i]);
 
     check_delivered_like_local (up, NULL, want);
     g_free (want);
     g_free (up);
   }
+  gst_object_unref (crop);
 }
 
 GST_END_TEST;
