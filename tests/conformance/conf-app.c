@@ -59,6 +59,7 @@ static gboolean replay, replaying;
 static gint64 stop_ms, set_after_ms;
 static gchar *set_what;
 static gboolean hold_last;
+static gboolean signalled, timed_out_already;   /* ends the hold */
 static GstBuffer *held;         /* --hold-last: frame N, kept past NULL */
 static GstVideoInfo held_info;
 
@@ -317,6 +318,7 @@ static gboolean
 on_signal (gpointer data)
 {
   printf ("stopping on a signal\n");
+  signalled = TRUE;
   g_main_loop_quit (loop);
   return G_SOURCE_CONTINUE;
 }
@@ -375,6 +377,7 @@ timed_out (gpointer data)
 {
   printf ("ERROR domain=conf-app code=0 (timeout) from=app: timed out | \n");
   exit_code = 2;
+  timed_out_already = TRUE;
   g_main_loop_quit (loop);
   return G_SOURCE_REMOVE;
 }
@@ -494,7 +497,12 @@ main (int argc, char **argv)
     hex = visible_sha1 (&held_info, map.data, map.size);
     printf ("holding sha1=%s\n", hex);
     g_free (hex);
-    g_main_loop_run (loop);
+    /* Only a signal (or the timeout) ends the hold: the first run may have
+     * ended on frame N's quit with the EOS message's quit still queued,
+     * which once ended the hold at once (the frame released and the
+     * reader closed before anyone looked). */
+    while (!signalled && !timed_out_already)
+      g_main_loop_run (loop);
     hex = visible_sha1 (&held_info, map.data, map.size);
     printf ("held sha1=%s\n", hex);
     g_free (hex);
