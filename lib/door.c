@@ -50,6 +50,23 @@ open_failed (const char *path, const char *label, int err,
   return diag_set (diag, -err, NULL, "%s: open: %s", label, strerror (err));
 }
 
+int
+door_publish_failed (const char *path, const char *label, int err,
+    const char *field, struct doradma_diag *diag)
+{
+  struct stat st;
+
+  if (lstat (path, &st) == 0 && (!S_ISREG (st.st_mode) ||
+          st.st_uid != getuid ()))
+    return diag_set (diag, -err, field,
+        "%s is %s owned by user %s (uid %u), which we (uid %u) cannot "
+        "replace (%s): someone squats the name", label,
+        doradma_file_type (st.st_mode)->phrase, user_name (st.st_uid),
+        (unsigned) st.st_uid, (unsigned) getuid (), strerror (err));
+  return diag_set (diag, -err, field, "%s: cannot publish the name: %s",
+      label, strerror (err));
+}
+
 static int
 admit (int fd, const char *label, const struct door_rule *rule,
     struct stat *st, struct doradma_diag *diag)

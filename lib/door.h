@@ -56,4 +56,11 @@ int door_open (const char *path, const char *label, int flags,
 int door_map (int fd, const struct stat *st, uint64_t len, int prot,
     bool prefault, const char *label, void **map, struct doradma_diag *diag);
 
+/* A name we failed to publish over (rename: `err`, positive): names what
+ * is there and whose it is when someone else's object or a non-file holds
+ * it (field `field`: "ctl" for the control name), else the plain error.
+ * Returns -err with diag. */
+int door_publish_failed (const char *path, const char *label, int err,
+    const char *field, struct doradma_diag *diag);
+
 #endif

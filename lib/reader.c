@@ -351,13 +351,25 @@ join (struct doradma_reader *r, const struct doradma_reader_config *cfg,
   }
   if (chosen < 0) {
     if (diag) {
+      unsigned reserved = 0;
+
+      /* RESERVED entries carry no pid: count them apart, so a table full
+       * of them (a replace's carried readers, or a peer's forgeries) is
+       * not read as 64 live readers of pid 0 */
+      for (e = 0; e < (int) DORADMA_MAX_READERS; e++)
+        reserved += dr_load_relaxed (&r->ctl->readers[e].state) ==
+            DORADMA_READER_RESERVED;
       diag->field = "readers";
       off = snprintf (diag->msg, sizeof diag->msg,
-          "%s: all %u reader entries are taken, pids:", r->paths.label,
-          DORADMA_MAX_READERS);
+          "%s: all %u reader entries are taken: %u RESERVED (kept for a "
+          "replaced writer's readers, or forged), %u by readers, pids:",
+          r->paths.label, DORADMA_MAX_READERS, reserved,
+          DORADMA_MAX_READERS - reserved);
       for (e = 0; e < (int) DORADMA_MAX_READERS && off < sizeof diag->msg; e++)
-        off += snprintf (diag->msg + off, sizeof diag->msg - off, " %u",
-            dr_load_relaxed (&r->ctl->readers[e].pid));
+        if (dr_load_relaxed (&r->ctl->readers[e].state) !=
+            DORADMA_READER_RESERVED)
+          off += snprintf (diag->msg + off, sizeof diag->msg - off, " %u",
+              dr_load_relaxed (&r->ctl->readers[e].pid));
     }
     return -EUSERS;
   }

@@ -483,18 +483,26 @@ doradma_writer_create (const struct doradma_writer_config *cfg,
     }
     if (ret < 0) {
       writer_free (w);
-      return diag_set (diag, ret, NULL, "%s: cannot publish the name: %s",
-          paths.label, strerror (-ret));
+      return door_publish_failed (paths.data, paths.label, -ret, "channel",
+          diag);
     }
     /* The data name is ours; a ctl name left by a dead writer is replaced. */
     ret = segment_object_link_replace (w->ctl_fd, paths.ctl);
     if (ret < 0) {
+      char ctl_label[sizeof paths.label + 8];
+
       unlink (paths.data);
       writer_free (w);
-      return diag_set (diag, ret, NULL, "%s~ctl: cannot publish the name: %s",
-          paths.label, strerror (-ret));
+      snprintf (ctl_label, sizeof ctl_label, "%s~ctl", paths.label);
+      return door_publish_failed (paths.ctl, ctl_label, -ret, "ctl", diag);
     }
     segment_remove_leftovers (&paths);
+    /* the door's ENOENT probe of a new name left its words: a success
+     * carries no diagnostic */
+    if (diag) {
+      diag->field = NULL;
+      diag->msg[0] = '\0';
+    }
     *out = w;
     return 0;
   }

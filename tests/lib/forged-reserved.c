@@ -6,6 +6,7 @@
  * second of publishing, and a reader joins.
  */
 #include <errno.h>
+#include <string.h>
 #include <unistd.h>
 
 #include "helpers.h"
@@ -46,6 +47,10 @@ main (void)
   t_reader_config (&rc, ch, dir, 0);
   T_RC (doradma_reader_open (&rc, &r, &diag), -EUSERS,
       "a join right after the forgery");
+  /* R4-10: the refusal says the entries are RESERVED, not 64 pids 0 */
+  T_CHECK (strstr (diag.msg, "64 RESERVED") != NULL &&
+      strstr (diag.msg, "0 by readers") != NULL, "the refusal does not say "
+      "the entries are RESERVED: %s", diag.msg);
   /* A 100 fps latest writer for up to 4 s, a join attempt every 100 ms. */
   t0 = t_now_ns ();
   while (t_now_ns () - t0 < 4000 * MS) {

@@ -346,7 +346,7 @@ static char self[4096];
 static pid_t
 spawn (const char *dir, const char *ch, int idx)
 {
-  char sidx[8];
+  char sidx[16];                /* "%d" of any int, for gcc's -Wformat-truncation */
   pid_t pid;
 
   snprintf (sidx, sizeof sidx, "%d", idx);
