@@ -312,6 +312,11 @@ doradma_inspect_channel (const char *shm_dir, const char *channel,
   in->writer_alive = ofd_is_locked (fd, 0);
 
   inspect_segment (fd, in);
+  /* the reader's size rule (R4-4): an object grown or shrunk past the
+   * layout its header describes is refused by doradma_reader_open */
+  if (in->segment.rc == 0)
+    in->segment.rc = segment_size_check (fd, &st, paths.label,
+        &in->segment.diag);
   if (in->segment.rc == 0 && in->rcb_read)
     inspect_records (fd, in);
   close (fd);

@@ -165,6 +165,13 @@ crafted (void)
     EXPECT (&c, "RCB cut off", "segment", "rcb");
   }
   CASE (c) {
+    /* R4-4: grown past its layout (a reader refuses it; show said ok) */
+    c.data = g_realloc (c.data, c.len + 4096);
+    memset (c.data + c.len, 0, 4096);
+    c.len += 4096;
+    EXPECT (&c, "grown by 4 KiB", "segment", "object.size");
+  }
+  CASE (c) {
     rcb (&c)->slot_count = 65;
     EXPECT (&c, "65 slots", "segment", "rcb.slot_count");
   }
