@@ -110,6 +110,29 @@ clean_orphan_ctl (const struct segment_paths *p, unsigned flags,
       "%s: a writer is starting: its control object was left in place", label);
 }
 
+/* The control object of a channel whose data lock we hold: 1 when it is
+ * ours to remove (or another user's with DORADMA_CLEAN_ANY_OWNER), 0 when
+ * absent, else the door's refusal naming what is there. */
+static int
+check_ctl (const struct segment_paths *p, unsigned flags,
+    struct doradma_diag *diag)
+{
+  char label[PATH_MAX + 8];
+  struct door_rule rule;
+  struct stat st;
+  int fd, ret;
+
+  snprintf (label, sizeof label, "%s~ctl", p->label);
+  clean_rule (flags, &rule);
+  ret = door_open (p->ctl, label, O_RDONLY, &rule, &fd, &st, diag);
+  if (ret == -ENOENT)
+    return 0;
+  if (ret < 0)
+    return ret == -EACCES ? -EPERM : ret;
+  close (fd);
+  return 1;
+}
+
 DORADMA_API int
 doradma_clean_channel (const char *shm_dir, const char *channel,
     struct doradma_clean_report *rep, struct doradma_diag *diag)
@@ -160,8 +183,16 @@ doradma_clean_channel_flags (const char *shm_dir, const char *channel,
       close (fd);               /* replaced under us: look again */
       continue;
     }
-    /* The names are frozen while we hold this lock. */
-    if (unlink (p.ctl) == 0)
+    /* The names are frozen while we hold this lock, but what sits at the
+     * control name is judged by the door like the data object (R4-6):
+     * someone else's object or a non-file there is named, and nothing is
+     * removed. */
+    ret = check_ctl (&p, flags, diag);
+    if (ret < 0) {
+      close (fd);
+      return ret;
+    }
+    if (ret == 1 && unlink (p.ctl) == 0)
       rep->removed_ctl = 1;
     if (before > 0) {
       segment_remove_leftovers (&p);

@@ -8,6 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <sys/stat.h>
 #include <sys/statvfs.h>
 #include <unistd.h>
 
@@ -152,8 +153,15 @@ segment_remove_leftovers (const struct segment_paths *p)
   snprintf (data_prefix, sizeof data_prefix, "%s~new.", p->label);
   snprintf (ctl_prefix, sizeof ctl_prefix, "%s~ctl~new.", p->label);
   while ((de = readdir (dir)) != NULL) {
-    if (strncmp (de->d_name, data_prefix, strlen (data_prefix)) == 0 ||
-        strncmp (de->d_name, ctl_prefix, strlen (ctl_prefix)) == 0)
+    struct stat st;
+
+    if (strncmp (de->d_name, data_prefix, strlen (data_prefix)) != 0 &&
+        strncmp (de->d_name, ctl_prefix, strlen (ctl_prefix)) != 0)
+      continue;
+    /* only what one of our writers left (R4-6): a regular file of ours,
+     * never another user's, a link or a directory under such a name */
+    if (fstatat (dirfd (dir), de->d_name, &st, AT_SYMLINK_NOFOLLOW) == 0 &&
+        S_ISREG (st.st_mode) && st.st_uid == geteuid ())
       unlinkat (dirfd (dir), de->d_name, 0);
   }
   closedir (dir);
