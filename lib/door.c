@@ -4,6 +4,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <pwd.h>
+#include <stdio.h>
 #include <string.h>
 #include <sys/mman.h>
 #include <unistd.h>
@@ -77,12 +78,18 @@ admit (int fd, const char *label, const struct door_rule *rule,
   if (!S_ISREG (st->st_mode))
     return squatter_diag (st, label, diag);
   if (!rule->any_owner && st->st_uid != getuid () &&
-      (rule->allowed_uid < 0 || st->st_uid != (uid_t) rule->allowed_uid))
+      (rule->allowed_uid < 0 || st->st_uid != (uid_t) rule->allowed_uid)) {
+    char allowed[48] = "";
+
+    /* the allowed uid is named, unless it is ours (F9) */
+    if (rule->allowed_uid >= 0 && (uid_t) rule->allowed_uid != getuid ())
+      snprintf (allowed, sizeof allowed, " nor by the allowed uid %lld",
+          (long long) rule->allowed_uid);
     return diag_set (diag, -EPERM, "owner",
         "%s is owned by user %s (uid %u), not by us (uid %u)%s: refusing "
         "to use it", label, user_name (st->st_uid), (unsigned) st->st_uid,
-        (unsigned) getuid (), rule->allowed_uid >= 0 ? " nor by the allowed "
-        "uid" : "");
+        (unsigned) getuid (), allowed);
+  }
   if (!rule->any_mode && (st->st_mode & S_IWOTH))
     return diag_set (diag, -EACCES, "mode",
         "%s is writable by others (mode %04o): refusing to use it", label,

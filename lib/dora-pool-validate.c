@@ -1,6 +1,7 @@
 /* dora pools: names, dtypes and every reader check of an untrusted header
- * and JSON (spec §6), in the order the dora-rs crate fires them, with its
- * quoted message fragments. Pure functions: no system calls. */
+ * and JSON (spec §6), in the order the dora-rs crate fires them (but a
+ * data_offset below 256 is named before json_len is fitted to it: F9),
+ * with its quoted message fragments. Pure functions: no system calls. */
 #include <errno.h>
 #include <inttypes.h>
 #include <stdio.h>

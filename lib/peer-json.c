@@ -186,7 +186,7 @@ peer_json_parse (const char *bytes, size_t len,
   JsonParser *parser = NULL;
   JsonNode *root = NULL;
   GError *err = NULL;
-  char *copy;
+  char *copy, *nul;
 
   if (len > limits->max_len) {
     diag_set (diag, -EBADMSG, limits->len_field,
@@ -203,9 +203,9 @@ peer_json_parse (const char *bytes, size_t len,
   memcpy (copy, bytes, len);
   copy[len] = '\0';
 
-  if (memchr (copy, '\0', len) != NULL)
-    diag_set (diag, -EBADMSG, "json",
-        "metadata json is not valid utf-8: NUL byte");
+  if ((nul = memchr (copy, '\0', len)) != NULL)
+    diag_set (diag, -EBADMSG, "json", "metadata json holds a NUL byte at "
+        "byte %zu (JSON text has none)", (size_t) (nul - copy));
   else if (!g_utf8_validate (copy, len, NULL))
     diag_set (diag, -EBADMSG, "json", "metadata json is not valid utf-8");
   else if (peer_json_scan (copy, len, diag) == 0) {

@@ -182,6 +182,19 @@ test_depth (void)
       "3,000 x '[' on a 256 KiB stack: %d (%s)", ret, diag.msg);
   free (brackets);
 
+  /* F9: a NUL in the JSON is named with its offset, not as bad UTF-8 (a
+   * fresh pool's JSON may hold NULs while its creator writes it: "not
+   * complete yet", -EAGAIN, F1) */
+  json = g_strdup ("{\"size\":16,\"dtype\":\"uint8\"}");
+  json[5] = '\0';
+  plant ("dora_pool_df_node_nul", json, strlen ("{\"size\":16,\"dtype\":"
+          "\"uint8\"}"), 0600);
+  g_free (json);
+  ret = open_in_child ("dora_pool_df_node_nul", -1, 256, &diag);
+  EXPECT ((ret == -EBADMSG || ret == -EAGAIN)
+      && strstr (diag.msg, "NUL byte at byte 5"),
+      "a NUL at byte 5: %d (%s)", ret, diag.msg);
+
   /* The boundary: 32 levels are accepted, 33 refused. */
   json = nested_pool_json (32, &len);
   plant ("dora_pool_df_node_d32", json, len, 0600);

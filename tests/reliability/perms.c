@@ -118,6 +118,15 @@ other (void *p)
   if (ret < 0 && a->field &&
       (diag.field == NULL || strcmp (diag.field, a->field) != 0))
     return 1;
+  if (ret == -EPERM && a->allowed_uid >= 0) {
+    char named[48];
+
+    /* F9 (dora.md): the refusal names the allowed uid */
+    snprintf (named, sizeof named, "allowed uid %lld",
+        (long long) a->allowed_uid);
+    if (strstr (diag.msg, named) == NULL)
+      return 1;
+  }
   if (ret == 0) {
     /* Opened: it really reads frames. */
     ret = doradma_reader_next (r, DORADMA_READ_LATEST, 1000000000, &f, &diag);
@@ -144,6 +153,7 @@ test_other_user (void)
     { 0666, OWNER_UID, 0, -EACCES, "mode" },   /* o+w (chmod): anyone could tamper */
     { 0660, OWNER_UID, 1, 0,       NULL },     /* shared group: works */
     { 0660, -1,        1, -EPERM,  "owner" },  /* shared group, owner not allowed */
+    { 0644, 12345,     0, -EPERM,  "owner" },  /* another uid allowed: named */
   };
   /* *INDENT-ON* */
   char ch[64];
