@@ -93,6 +93,7 @@ gst_doradma_src_output_reset (GstDoradmaSrcOutput * o)
   gst_doradma_cuda_output_reset (&o->cuda);
   g_atomic_int_set (&o->copies, 0);
   o->over_leases_warned = FALSE;
+  o->layout_warned = FALSE;
 }
 
 void
@@ -231,6 +232,18 @@ lease_to_buffer (GstDoradmaSrcOutput * o, GstDoradmaConsumer * c,
             "max-buffers at max-leases - 2 or less, drop=true)",
             o->max_leases), ("%u buffers outstanding; counted in stats "
             "\"copies\"", gst_doradma_consumer_outstanding (c)));
+  }
+  /* a padded producer (a decoder) and a downstream without GstVideoMeta
+   * (appsink, many apps): every frame is copied; say so once (R4-P3) */
+  if (gst_doradma_consumer_outstanding (c) <= o->max_leases
+      && !o->layout_warned) {
+    o->layout_warned = TRUE;
+    GST_ELEMENT_WARNING (o->element, STREAM, FORMAT,
+        ("Copying every frame: the producer's layout is not the default one "
+            "of the caps and downstream does not accept GstVideoMeta"),
+        ("strides/offsets of the writer (a decoder's padding, a crop) need "
+            "GstVideoMeta in the ALLOCATION answer to be lent zero-copy; "
+            "appsink does not offer it; counted in stats \"copies\""));
   }
   *meta = NULL;
   out = copy_to_default_layout (o, leased);

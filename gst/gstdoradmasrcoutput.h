@@ -20,9 +20,7 @@
 #include "gstdoradmawire.h"
 #include "gstdoradmacudaoutput.h"
 
-G_BEGIN_DECLS
-
-typedef struct
+G_BEGIN_DECLS typedef struct
 {
   GstElement *element;          /* errors go there; not a ref */
 
@@ -45,6 +43,7 @@ typedef struct
   GstBufferPool *shell_pool;    /* recycled buffers for leases */
   GstDoradmaCudaOutput cuda;
   gboolean over_leases_warned;  /* the one warning of a copy over quota */
+  gboolean layout_warned;       /* the one warning of a copy for layout */
 
   gint copies;                  /* frames copied locally (atomic) */
 } GstDoradmaSrcOutput;
@@ -74,5 +73,4 @@ GstBuffer *gst_doradma_src_output_frame (GstDoradmaSrcOutput * o,
     GstDoradmaConsumer * c, GstDoradmaConsumerFrame * frame);
 
 G_END_DECLS
-
 #endif /* __GST_DORADMA_SRC_OUTPUT_H__ */

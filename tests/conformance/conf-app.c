@@ -13,7 +13,8 @@
  * STRUCTURE" per element message, "latency-message" when a LATENCY message
  * arrived (the app recalculates, as gst-launch does), "paused
  * start-time=NS" (the running time it paused at) / "resumed",
- * and "ERROR domain=D code=C from=ELEMENT: MESSAGE | DEBUG" (exit 1).
+ * "WARNING from=ELEMENT: MESSAGE" per warning, and "ERROR domain=D code=C
+ * from=ELEMENT: MESSAGE | DEBUG" (exit 1).
  *
  * At the end, when an element is named "src" and has a "stats" property,
  * "final STRUCTURE" with its value.
@@ -344,6 +345,16 @@ on_message (GstBus * bus, GstMessage * msg, gpointer data)
       g_free (debug);
       exit_code = 1;
       g_main_loop_quit (loop);
+      break;
+    }
+    case GST_MESSAGE_WARNING:{
+      GError *err = NULL;
+
+      gst_message_parse_warning (msg, &err, NULL);
+      g_strdelimit (err->message, "\n", ' ');
+      printf ("WARNING from=%s: %s\n", GST_OBJECT_NAME (GST_MESSAGE_SRC (msg)),
+          err->message);
+      g_clear_error (&err);
       break;
     }
     case GST_MESSAGE_EOS:

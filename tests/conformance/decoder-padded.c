@@ -183,6 +183,24 @@ main (void)
           c->name, (gint64) copies, N_FRAMES);
       bad = TRUE;
     }
+    {
+      /* R4-P3: the copies for layout are announced, once; never where
+       * downstream takes the meta */
+      gchar *out = mp_output (cons[i]);
+      guint warned = 0;
+      const gchar *at = out;
+
+      while ((at = strstr (at, "WARNING from=src: Copying every frame"))) {
+        warned++;
+        at++;
+      }
+      g_free (out);
+      if (warned != (i == PLAIN ? 1u : 0u)) {
+        g_printerr ("FAIL %s: %u warnings of copies for layout, want %u\n",
+            c->name, warned, i == PLAIN ? 1u : 0u);
+        bad = TRUE;
+      }
+    }
     if (bad)
       mp_dump (cons[i]);
     ok = ok && !bad;
