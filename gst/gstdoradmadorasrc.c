@@ -299,6 +299,25 @@ caps_from_json (const struct doradma_pool_info *pi,
   return gst_video_info_to_caps (&info);
 }
 
+/* The bytes of the tensor the JSON's dtype and shape describe, or 0 when
+ * they do not say (no shape, an unknown dtype, too many dimensions, or a
+ * product past the pool's size, which validation refuses anyway). */
+static guint64
+tensor_bytes (const struct doradma_pool_info *pi)
+{
+  guint64 n = pi->elem_size;
+  guint i;
+
+  if (!pi->has_shape || n == 0 || pi->n_dims > DORADMA_POOL_MAX_DIMS)
+    return 0;
+  for (i = 0; i < pi->n_dims; i++) {
+    if (pi->shape[i] != 0 && n > pi->size / pi->shape[i])
+      return 0;
+    n *= pi->shape[i];
+  }
+  return n <= pi->size ? n : 0;
+}
+
 /* Chooses caps and the copy plan for a newly opened pool. */
 static gboolean
 setup_caps (GstBaseSrc * src, DoraSrc * s,
@@ -321,14 +340,20 @@ setup_caps (GstBaseSrc * src, DoraSrc * s,
       goto fail;
     }
     /* taken as-is: a frame of another size is not this pool's frame (a
-     * smaller one would read the head of the tensor as a whole picture) */
-    if (info.size != pi->size) {
+     * smaller one would read the head of the tensor as a whole picture);
+     * the tensor's own bytes count too, as dora's crate lets `size` round
+     * it up (a page-aligned pool: F7) */
+    if (info.size != pi->size && info.size != tensor_bytes (pi)) {
       GST_ELEMENT_ERROR (src, CORE, NEGOTIATION,
-          ("dora pool %s holds %" G_GUINT64_FORMAT "-byte frames, but the "
-              "`caps` property describes frames of %" G_GSIZE_FORMAT
-              " bytes (GStreamer's default layout): they do not describe "
-              "this pool", name, pi->size, info.size),
-          ("caps %" GST_PTR_FORMAT "; the pool's JSON: %s", caps, pi->json));
+          ("dora pool %s holds %" G_GUINT64_FORMAT "-byte frames (a tensor "
+              "of %" G_GUINT64_FORMAT " bytes), but the `caps` property "
+              "describes frames of %" G_GSIZE_FORMAT " bytes: they do not "
+              "describe this pool", name, pi->size, tensor_bytes (pi),
+              info.size),
+          ("caps %" GST_PTR_FORMAT " in GStreamer's default layout (each "
+              "plane's rows padded to 4 bytes; a packed planar tensor of a "
+              "width not a multiple of 4 is not read); the pool's JSON: %s",
+              caps, pi->json));
       goto fail;
     }
     /* as-is, GStreamer's default layout, like appsrc */

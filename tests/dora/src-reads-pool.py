@@ -5,7 +5,7 @@ Rust crate's compact JSON (gen 0 after create: a frame of zeros, spec §4.1)
 and the Python binding's whitespace JSON without `transport` (gen 2 after
 registration, data copied in), RGB with padded GStreamer rows, channel-order
 BGR, GRAY8, uint16 [H, W] as GRAY16_LE, RGBA, the `caps` property (payload
-as-is), each generation pushed once and in order. Pools re-created under
+as-is; a page-aligned pool whose size exceeds its tensor's bytes), each generation pushed once and in order. Pools re-created under
 their name (a writer restart): pool-restart.py.
 """
 import os
@@ -17,11 +17,12 @@ from dorapool import (Pool, check, gst_launch, padded, python_json,
 
 
 def run_case(d, tag, json_fn, shape, frames, initial_gen, expect,
-             src_props=(), caps_filter=None, initial=None, dtype="uint8"):
+             src_props=(), caps_filter=None, initial=None, dtype="uint8",
+             pool_size=None):
     """Writes `frames` one at a time, each only after the reader output the
     previous one (the handshake makes the expected sequence exact)."""
     name = "dora_pool_df-%d_cam_%s" % (os.getpid(), tag)
-    size = len(frames[0])
+    size = pool_size or len(frames[0])
     pool = Pool(os.path.join(d, name), json_fn(size, dtype, shape), size,
                 gen=initial_gen)
     if initial is not None:
@@ -91,6 +92,15 @@ def main():
                      "caps=video/x-raw,format=I420,width=16,height=16,"
                      "framerate=0/1"],
                  caps_filter="video/x-raw,format=I420")
+        # a page-aligned pool (JSON size 4096 > the [8, 16, 3] tensor's 384
+        # bytes, which dora's crate allows) read with `caps` of that
+        # tensor: refused before (F7), the tensor's bytes now
+        fr = [bytes(rng.randrange(256) for _ in range(384)) for _ in range(2)]
+        run_case(d, "page-aligned", rust_json, [8, 16, 3], fr[1:], 2, fr,
+                 initial=fr[0], pool_size=4096, src_props=[
+                     "caps=video/x-raw,format=RGB,width=16,height=8,"
+                     "framerate=0/1"],
+                 caps_filter="video/x-raw,format=RGB")
     finally:
         shutil.rmtree(d, ignore_errors=True)
 
