@@ -9,6 +9,10 @@ top=$1
 lib=$top/gst/doradma
 plugin=$top/gst
 bad=0
+# a header of the plugin's folders (ring/, dora/, cuda/, net/ and gst/ itself)
+plugin_header() {
+  [ -n "$(find "$plugin" -path "$lib" -prune -o -type f -name "$1" -print -quit)" ]
+}
 [ -d "$lib" ] || { echo "FAIL: no library folder $lib"; exit 1; }
 for f in "$lib"/*.c "$lib"/*.h; do
   while IFS= read -r line; do
@@ -17,7 +21,7 @@ for f in "$lib"/*.c "$lib"/*.h; do
     case "$inc" in
       gst/doradma/*) [ -f "$top/$inc" ] && continue ;;
     esac
-    if [ -f "$plugin/$base" ] || [[ "$inc" == gst/gstdoradma* ]]; then
+    if plugin_header "$base" || [[ "$inc" == gst/gstdoradma* ]]; then
       echo "FAIL: ${f#"$top"/} includes the plugin's header $inc"
       bad=1
     elif [[ "$line" == *\"* ]] && [ ! -f "$lib/$inc" ] && [ "$inc" != config.h ] \
