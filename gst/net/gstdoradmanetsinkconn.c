@@ -1,0 +1,308 @@
+/* doradma network plugin — doradmanetsink's receiver connection (see the
+ * header).
+ *
+ * Copyright (C) 2025 the doradma authors
+ * SPDX-License-Identifier: LGPL-2.1-or-later
+ */
+#ifdef HAVE_CONFIG_H
+#include "config.h"
+#endif
+
+#include <string.h>
+
+#include "gstdoradmanetsinkconn.h"
+#include "gstdoradmanetauth.h"
+
+/* A connection that brings no hello from the receiver in this time is
+ * abandoned and tried again. */
+#define HELLO_TIMEOUT_US (2 * G_USEC_PER_SEC)
+
+static void
+on_ep_error (void *arg, ucp_ep_h ep, ucs_status_t status)
+{
+  GstDoradmaNetSink *self = arg;
+
+  GST_DEBUG_OBJECT (self, "endpoint error: %s", ucs_status_string (status));
+  if (ep == self->ep) {
+    self->ep_failed = TRUE;
+    /* the receiver's listener said no: it serves another sender */
+    if (status == UCS_ERR_REJECTED)
+      self->rejected = TRUE;
+  }
+}
+
+static ucs_status_t
+on_credit (void *arg, const void *header, size_t header_length, void *data,
+    size_t length, const ucp_am_recv_param_t * param)
+{
+  GstDoradmaNetSink *self = arg;
+  struct doradma_net_credit c;
+  struct doradma_diag diag = { 0 };
+
+  if (doradma_net_credit_decode (header, header_length, &c, &diag) < 0) {
+    COUNT (self, C_BAD_CREDITS, 1);
+    GST_ELEMENT_WARNING (self, STREAM, DECODE,
+        ("Malformed credit message from the receiver"), ("%s", diag.msg));
+    self->ep_failed = self->ep != NULL;
+    return UCS_OK;
+  }
+  if (self->key && !self->proven) {
+    /* a receiver without the key (or one skipping the handshake) */
+    COUNT (self, C_AUTH_FAILURES, 1);
+    GST_ELEMENT_WARNING (self, RESOURCE, OPEN_WRITE,
+        ("The receiver did not authenticate: does it have the key-file?"),
+        ("credits before the receiver proved the key"));
+    self->ep_failed = self->ep != NULL;
+    return UCS_OK;
+  }
+  self->last_heard = g_get_monotonic_time ();
+  self->sent_since_heard = FALSE;
+  if (c.hello) {
+    self->connected = TRUE;
+    self->credits = c.credits;
+  } else {
+    self->credits = MIN (self->credits + c.credits, 64);
+  }
+  return UCS_OK;
+}
+
+static void
+auth_failed (GstDoradmaNetSink * self, const gchar * why)
+{
+  COUNT (self, C_AUTH_FAILURES, 1);
+  GST_ELEMENT_WARNING (self, RESOURCE, OPEN_WRITE,
+      ("Authentication with the receiver failed; disconnecting"), ("%s", why));
+  self->ep_failed = self->ep != NULL;
+}
+
+/* The handshake (gstdoradmanetwire.h): the receiver's CHALLENGE, answered
+ * with this side's nonce and proof, then its PROOF. */
+static ucs_status_t
+on_auth (void *arg, const void *header, size_t header_length, void *data,
+    size_t length, const ucp_am_recv_param_t * param)
+{
+  GstDoradmaNetSink *self = arg;
+  struct doradma_diag diag = { 0 };
+  struct doradma_net_auth a;
+  guint8 mac[DORADMA_NET_AUTH_BYTES];
+
+  if (self->ep == NULL || self->ep_failed)
+    return UCS_OK;
+  if (doradma_net_auth_decode (header, header_length, &a, &diag) < 0) {
+    auth_failed (self, diag.msg);
+  } else if (self->key == NULL) {
+    auth_failed (self, "the receiver requires a key: set key-file");
+  } else if (a.kind == DORADMA_NET_AUTH_CHALLENGE && !self->answered) {
+    memcpy (self->nonce_r, a.nonce, sizeof (self->nonce_r));
+    if (!gst_doradma_net_auth_nonce (self->nonce_s)) {
+      auth_failed (self, "no random bytes for a nonce");
+      return UCS_OK;
+    }
+    self->answered = TRUE;
+    gst_doradma_net_auth_mac (self->key, TRUE, self->nonce_r, self->nonce_s,
+        mac);
+    doradma_net_auth_encode (&a, DORADMA_NET_AUTH_RESPONSE, self->nonce_s, mac);
+    gst_doradma_net_ucx_send_copy (self->ep, DORADMA_NET_AM_AUTH, &a,
+        sizeof (a));
+  } else if (a.kind == DORADMA_NET_AUTH_PROOF && self->answered
+      && !self->proven) {
+    if (gst_doradma_net_auth_check (self->key, FALSE, self->nonce_s,
+            self->nonce_r, a.mac))
+      self->proven = TRUE;
+    else
+      auth_failed (self, "the receiver does not have the key (wrong "
+          "key-file or a replayed proof)");
+  } else {
+    auth_failed (self, "an authentication message out of turn");
+  }
+  return UCS_OK;
+}
+
+/* Any active message id but the credit's: counted, dropped, and the
+ * receiver disconnected (gst_doradma_net_ucx_set_unknown_am_handler). */
+static ucs_status_t
+on_unknown (void *arg, const void *header, size_t header_length, void *data,
+    size_t length, const ucp_am_recv_param_t * param)
+{
+  GstDoradmaNetSink *self = arg;
+
+  COUNT (self, C_UNKNOWN_MESSAGES, 1);
+  self->ep_failed = self->ep != NULL;
+  return (param->recv_attr & UCP_AM_RECV_ATTR_FLAG_RNDV) ?
+      UCS_ERR_INVALID_PARAM : UCS_OK;
+}
+
+static void
+post_message (GstDoradmaNetSink * self, const gchar * name,
+    const gchar * reason)
+{
+  gchar *host;
+  guint port;
+
+  GST_OBJECT_LOCK (self);
+  host = g_strdup (self->host);
+  port = self->port;
+  GST_OBJECT_UNLOCK (self);
+  gst_element_post_message (GST_ELEMENT (self),
+      gst_message_new_element (GST_OBJECT (self),
+          gst_structure_new (name, "host", G_TYPE_STRING, host, "port",
+              G_TYPE_UINT, port, "reason", G_TYPE_STRING, reason, NULL)));
+  g_free (host);
+}
+
+void
+gst_doradma_net_sink_drop_connection (GstDoradmaNetSink * self, gboolean force)
+{
+  /* a flush waits at most what makes a silent peer lost */
+  gint64 grace = (gint64) ((self->peer_timeout ? self->peer_timeout :
+          DEFAULT_PEER_TIMEOUT) / 1000);
+
+  if (!gst_doradma_net_ucx_close_ep (&self->ucx, self->ep, force, grace))
+    GST_WARNING_OBJECT (self, "the receiver took nothing for %" G_GINT64_FORMAT
+        " ms: connection closed without its last frames", grace / 1000);
+  self->ep = NULL;
+  self->ep_failed = FALSE;
+  self->connected = FALSE;
+  self->answered = self->proven = self->rejected = FALSE;
+  self->credits = 0;
+}
+
+/* TRUE when connected; else starts or follows a connection attempt.
+ * *ret is set (not OK) when the peer-lost policy ends the stream. */
+gboolean
+gst_doradma_net_sink_ensure_connected (GstDoradmaNetSink * self,
+    GstFlowReturn * ret)
+{
+  gint64 now = g_get_monotonic_time ();
+  GError *err = NULL;
+  gchar *host;
+  guint port;
+
+  *ret = GST_FLOW_OK;
+  if (self->ep && self->ep_failed) {
+    gboolean lost = self->was_connected;
+
+    if (self->rejected) {
+      /* said once per streak of refusals (review N-13) */
+      COUNT (self, C_REFUSED, 1);
+      if (!self->told_refused) {
+        self->told_refused = TRUE;
+        post_message (self, "doradmanetsink-refused",
+            "the receiver refused the connection: it serves another sender");
+        GST_ELEMENT_WARNING (self, RESOURCE, OPEN_WRITE,
+            ("The receiver refused the connection: it serves another "
+                "sender (one at a time); retrying"), (NULL));
+      }
+    }
+    /* the receiver closed after our answer: it refused our key */
+    if (self->key && self->answered && !self->proven)
+      auth_failed (self, "the receiver closed the connection after our "
+          "answer to its challenge: not the same key-file?");
+
+    gst_doradma_net_sink_drop_connection (self, TRUE);
+    self->next_attempt = now + self->retry_interval / 1000;
+    if (lost) {
+      GstDoradmaWriterLost policy;
+
+      self->was_connected = FALSE;
+      COUNT (self, C_PEER_LOST, 1);
+      post_message (self, "doradmanetsink-peer-lost",
+          "the receiver went away or the link broke");
+      GST_OBJECT_LOCK (self);
+      policy = self->on_peer_lost;
+      GST_OBJECT_UNLOCK (self);
+      if (policy == GST_DORADMA_WRITER_LOST_ERROR) {
+        GST_ELEMENT_ERROR (self, RESOURCE, WRITE,
+            ("The receiver went away (on-peer-lost=error)"), (NULL));
+        *ret = GST_FLOW_ERROR;
+        return FALSE;
+      }
+      if (policy == GST_DORADMA_WRITER_LOST_EOS) {
+        *ret = GST_FLOW_EOS;
+        return FALSE;
+      }
+    }
+  }
+  /* frames went out and nothing came back for peer-timeout: a link cut
+   * with data in flight, which TCP itself reports after many minutes */
+  if (self->connected && self->sent_since_heard && self->peer_timeout
+      && now - self->last_heard > (gint64) (self->peer_timeout / 1000)) {
+    GST_DEBUG_OBJECT (self, "nothing from the receiver for %" GST_TIME_FORMAT,
+        GST_TIME_ARGS (self->peer_timeout));
+    self->ep_failed = TRUE;
+    return gst_doradma_net_sink_ensure_connected (self, ret);
+  }
+  if (self->connected) {
+    if (!self->was_connected) {
+      self->was_connected = TRUE;
+      self->told_refused = FALSE;
+      COUNT (self, C_CONNECTS, 1);
+      post_message (self, "doradmanetsink-connected", "hello received");
+    }
+    return TRUE;
+  }
+  if (self->ep == NULL) {
+    if (now < self->next_attempt)
+      return FALSE;
+    GST_OBJECT_LOCK (self);
+    host = g_strdup (self->host);
+    port = self->port;
+    GST_OBJECT_UNLOCK (self);
+    self->ep = gst_doradma_net_ucx_connect (&self->ucx, host, port,
+        on_ep_error, self, &err);
+    g_free (host);
+    self->attempt_start = now;
+    self->next_attempt = now + self->retry_interval / 1000;
+    self->sent_since_heard = FALSE;
+    if (self->ep == NULL) {
+      GST_DEBUG_OBJECT (self, "%s", err->message);
+      g_clear_error (&err);
+    }
+    return FALSE;
+  }
+  if (now - self->attempt_start > HELLO_TIMEOUT_US) {
+    GST_DEBUG_OBJECT (self, "no hello from the receiver; retrying");
+    gst_doradma_net_sink_drop_connection (self, TRUE);
+  }
+  return FALSE;
+}
+
+/* Lossless: waits until connected with a credit. Returns OK, FLUSHING
+ * (unlock) or an error after `timeout`. */
+GstFlowReturn
+gst_doradma_net_sink_wait_for_credit (GstDoradmaNetSink * self)
+{
+  gint64 deadline = 0;
+  GstFlowReturn ret;
+
+  if (self->timeout)
+    deadline = g_get_monotonic_time () + self->timeout / 1000;
+  for (;;) {
+    if (gst_doradma_net_sink_ensure_connected (self, &ret) && self->credits > 0)
+      return GST_FLOW_OK;
+    if (ret != GST_FLOW_OK)
+      return ret;
+    if (self->unlocked)
+      return GST_FLOW_FLUSHING;
+    gst_doradma_net_ucx_wait_progress (&self->ucx, 50);
+    if (deadline && g_get_monotonic_time () > deadline) {
+      GST_ELEMENT_ERROR (self, RESOURCE, WRITE,
+          ("No credit from the receiver in %" GST_TIME_FORMAT,
+              GST_TIME_ARGS (self->timeout)),
+          ("%s", self->connected ? "connected; the receiver's ring is full" :
+              "not connected"));
+      return GST_FLOW_ERROR;
+    }
+  }
+}
+
+gboolean
+gst_doradma_net_sink_set_handlers (GstDoradmaNetSink * self, GError ** err)
+{
+  return gst_doradma_net_ucx_set_unknown_am_handler (&self->ucx, on_unknown,
+      self, err)
+      && gst_doradma_net_ucx_set_am_handler (&self->ucx,
+      DORADMA_NET_AM_CREDIT, on_credit, self, err)
+      && gst_doradma_net_ucx_set_am_handler (&self->ucx,
+      DORADMA_NET_AM_AUTH, on_auth, self, err);
+}

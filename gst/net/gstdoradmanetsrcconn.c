@@ -1,0 +1,218 @@
+/* doradma network plugin — doradmanetsrc's sender connection (see the
+ * header).
+ *
+ * Copyright (C) 2025 the doradma authors
+ * SPDX-License-Identifier: LGPL-2.1-or-later
+ */
+#ifdef HAVE_CONFIG_H
+#include "config.h"
+#endif
+
+#include "gstdoradmanetsrcconn.h"
+#include "gstdoradmanetsrcpending.h"
+#include "gstdoradmanetauth.h"
+
+/* ---------------------------------------------------------------------- */
+/* Credits back to the sender */
+
+static void
+credit_sent (void *request, ucs_status_t status, void *user_data)
+{
+  g_free (user_data);
+  /* freed here, not at the send: a freed request gets no callback */
+  ucp_request_free (request);
+}
+
+void
+gst_doradma_net_src_send_credit (GstDoradmaNetSrc * self, gboolean hello,
+    guint credits)
+{
+  struct doradma_net_credit *c;
+  ucp_request_param_t param = { 0 };
+  void *req;
+
+  if (self->ep == NULL || self->ep_failed)
+    return;
+  if (!hello)
+    self->credit_balance += credits;
+  c = g_new (struct doradma_net_credit, 1);
+  doradma_net_credit_encode (c, hello, credits, self->last_sender_seq);
+  param.op_attr_mask = UCP_OP_ATTR_FIELD_CALLBACK | UCP_OP_ATTR_FIELD_USER_DATA;
+  param.cb.send = credit_sent;
+  param.user_data = c;
+  req = ucp_am_send_nbx (self->ep, DORADMA_NET_AM_CREDIT, c, sizeof (*c),
+      NULL, 0, &param);
+  if (req == NULL || UCS_PTR_IS_ERR (req))
+    g_free (c);
+  /* else credit_sent frees c and req */
+}
+
+/* ---------------------------------------------------------------------- */
+/* UCX callbacks (streaming thread, inside the worker's progress) */
+
+static void
+on_ep_error (void *arg, ucp_ep_h ep, ucs_status_t status)
+{
+  GstDoradmaNetSrc *self = arg;
+
+  GST_DEBUG_OBJECT (self, "endpoint error: %s", ucs_status_string (status));
+  if (ep == self->ep)
+    self->ep_failed = TRUE;
+}
+
+/* Credits to the sender and the connected message: at once without a
+ * key, after the handshake with one. */
+static void
+sender_admitted (GstDoradmaNetSrc * self)
+{
+  COUNT (self, C_CONNECTS, 1);
+  gst_doradma_net_src_send_credit (self, TRUE, self->slots_now);
+  gst_doradma_net_src_post_message (self, "doradmanetsrc-connected",
+      "a sender connected");
+}
+
+/* A message that needs an authenticated sender: FALSE (counted, the
+ * sender disconnected) when it has not proven the key. */
+gboolean
+gst_doradma_net_src_authenticated (GstDoradmaNetSrc * self, const gchar * what)
+{
+  if (self->key == NULL || self->authed)
+    return TRUE;
+  COUNT (self, C_UNAUTHENTICATED, 1);
+  if (self->ep != NULL && self->bad_peer == NULL)
+    self->bad_peer = g_strdup_printf ("%s before the sender authenticated "
+        "(field net.auth)", what);
+  return FALSE;
+}
+
+static void
+on_connection (ucp_conn_request_h request, void *arg)
+{
+  GstDoradmaNetSrc *self = arg;
+  GError *err = NULL;
+
+  if (self->ep != NULL) {
+    /* one sender at a time; a dead one is let go first (create) */
+    COUNT (self, C_REFUSED, 1);
+    ucp_listener_reject (self->listener, request);
+    return;
+  }
+  self->ep = gst_doradma_net_ucx_accept (&self->ucx, request, on_ep_error,
+      self, &err);
+  if (self->ep == NULL) {
+    GST_ELEMENT_WARNING (self, RESOURCE, OPEN_READ, ("%s", err->message),
+        (NULL));
+    g_clear_error (&err);
+    return;
+  }
+  self->ep_failed = FALSE;
+  self->discont = TRUE;
+  self->last_heard = g_get_monotonic_time ();
+  self->credit_balance = self->slots_now;
+  self->authed = FALSE;
+  if (self->key) {
+    struct doradma_net_auth a;
+
+    /* no caps, frame, credit or EOS either way before the key is proven */
+    if (!gst_doradma_net_auth_nonce (self->nonce)) {
+      self->bad_peer = g_strdup ("no random bytes for a challenge");
+      return;
+    }
+    doradma_net_auth_encode (&a, DORADMA_NET_AUTH_CHALLENGE, self->nonce, NULL);
+    gst_doradma_net_ucx_send_copy (self->ep, DORADMA_NET_AM_AUTH, &a,
+        sizeof (a));
+    return;
+  }
+  sender_admitted (self);
+}
+
+static ucs_status_t
+on_eos (void *arg, const void *header, size_t header_length, void *data,
+    size_t length, const ucp_am_recv_param_t * param)
+{
+  GstDoradmaNetSrc *self = arg;
+
+  if (self->ep != NULL && gst_doradma_net_src_authenticated (self, "an EOS"))
+    self->peer_eos = TRUE;
+  return UCS_OK;
+}
+
+/* The handshake (gstdoradmanetwire.h): the sender's RESPONSE. */
+static ucs_status_t
+on_auth (void *arg, const void *header, size_t header_length, void *data,
+    size_t length, const ucp_am_recv_param_t * param)
+{
+  GstDoradmaNetSrc *self = arg;
+  struct doradma_diag diag = { 0 };
+  struct doradma_net_auth a;
+  const gchar *why = NULL;
+  guint8 mac[DORADMA_NET_AUTH_BYTES];
+
+  if (self->ep == NULL || self->bad_peer)
+    return UCS_OK;
+  if (doradma_net_auth_decode (header, header_length, &a, &diag) < 0)
+    why = diag.msg;
+  else if (self->key == NULL)
+    why = "an authentication message, but this receiver has no key-file";
+  else if (self->authed || a.kind != DORADMA_NET_AUTH_RESPONSE)
+    why = "an authentication message out of turn";
+  else if (!gst_doradma_net_auth_check (self->key, TRUE, self->nonce,
+          a.nonce, a.mac))
+    why = "the sender does not have the key (wrong key-file or replayed "
+        "answer)";
+  if (why) {
+    COUNT (self, C_AUTH_FAILURES, 1);
+    self->bad_peer = g_strdup_printf ("%s (field net.auth)", why);
+    return UCS_OK;
+  }
+  self->authed = TRUE;
+  /* the receiver's proof, over the sender's nonce first */
+  gst_doradma_net_auth_mac (self->key, FALSE, a.nonce, self->nonce, mac);
+  doradma_net_auth_encode (&a, DORADMA_NET_AUTH_PROOF, NULL, mac);
+  gst_doradma_net_ucx_send_copy (self->ep, DORADMA_NET_AM_AUTH, &a, sizeof (a));
+  sender_admitted (self);
+  return UCS_OK;
+}
+
+/* Any active message id but the wire's: counted, dropped, and its sender
+ * disconnected (gst_doradma_net_ucx_set_unknown_am_handler). */
+static ucs_status_t
+on_unknown (void *arg, const void *header, size_t header_length, void *data,
+    size_t length, const ucp_am_recv_param_t * param)
+{
+  GstDoradmaNetSrc *self = arg;
+
+  COUNT (self, C_UNKNOWN_MESSAGES, 1);
+  if (self->ep != NULL && self->bad_peer == NULL)
+    self->bad_peer = g_strdup ("an active message of an id the wire does "
+        "not use (field net.am-id)");
+  return (param->recv_attr & UCP_AM_RECV_ATTR_FLAG_RNDV) ?
+      UCS_ERR_INVALID_PARAM : UCS_OK;
+}
+
+void
+gst_doradma_net_src_drop_sender (GstDoradmaNetSrc * self)
+{
+  gst_doradma_net_src_pending_abandon_all (self);
+  gst_doradma_net_ucx_close_ep (&self->ucx, self->ep, TRUE, 0);
+  self->ep = NULL;
+  self->ep_failed = FALSE;
+}
+
+gboolean
+gst_doradma_net_src_listen (GstDoradmaNetSrc * self, const gchar * address,
+    guint port, GError ** err)
+{
+  if (!gst_doradma_net_ucx_set_unknown_am_handler (&self->ucx, on_unknown,
+          self, err)
+      || !gst_doradma_net_ucx_set_am_handler (&self->ucx,
+          DORADMA_NET_AM_FRAME, gst_doradma_net_src_on_frame, self, err)
+      || !gst_doradma_net_ucx_set_am_handler (&self->ucx,
+          DORADMA_NET_AM_EOS, on_eos, self, err)
+      || !gst_doradma_net_ucx_set_am_handler (&self->ucx,
+          DORADMA_NET_AM_AUTH, on_auth, self, err))
+    return FALSE;
+  self->listener = gst_doradma_net_ucx_listen (&self->ucx, address, port,
+      on_connection, self, err);
+  return self->listener != NULL;
+}
