@@ -53,11 +53,15 @@ enum
   N_DORA_PROPS
 };
 
-/* How one frame moves from the pool to a GstBuffer: `rows` rows of
- * `row_bytes`, `src_pitch` apart in the pool, `dst_pitch` in the buffer. */
+/* How one frame moves from the pool to a GstBuffer: a rect per plane
+ * (`rows` rows of `row_bytes`, `src_pitch` apart from `src_offset` in the
+ * payload, `dst_pitch` apart from `dst_offset` in the buffer), checked by
+ * doradma_pool_rects_check when it is made. Buffer bytes no rect writes
+ * (row padding, the gaps between planes) are zeroed per frame. */
 typedef struct
 {
-  gsize rows, row_bytes, src_pitch, dst_pitch;
+  struct doradma_pool_rect rect[GST_VIDEO_MAX_PLANES];
+  guint n;
 } CopyPlan;
 
 typedef struct
@@ -187,9 +191,11 @@ gst_doradma_dora_src_install_properties (GObjectClass * klass)
    * GstDoradmaSrc:caps:
    *
    * With `dora-pool`: the caps of the frames (fixed video/x-raw), like
-   * appsrc's. The payload is then taken as-is in GStreamer's default layout
-   * for these caps. Unset: derived from the pool's JSON (uint8 [H,W,3],
-   * [H,W,4], [H,W], tightly packed).
+   * appsrc's. A frame of these caps is the pool's size or its tensor's
+   * bytes, in GStreamer's default layout for these caps (taken as-is) or
+   * packed (each plane's rows as wide as its pixels, the planes back to
+   * back: copied into the default layout). Unset: derived from the pool's
+   * JSON (uint8 [H,W,3], [H,W,4], [H,W], tightly packed).
    *
    * Since: 0.1
    */
@@ -318,13 +324,64 @@ tensor_bytes (const struct doradma_pool_info *pi)
   return n <= pi->size ? n : 0;
 }
 
+/* The plan of a packed frame of `info`: each plane's rows exactly as wide
+ * as its pixels (GStreamer's default layout rounds them up to 4 bytes, and
+ * some formats' plane heights up to even), the planes back to back in
+ * plane order, as numpy, OpenCV and dora nodes hold frames. Each plane is
+ * copied into `info`'s default layout. Returns the packed frame's bytes,
+ * or 0 when the format has no such layout (pixels of no whole byte count,
+ * tiles, a palette). */
+static gsize
+packed_plan (const GstVideoInfo * info, CopyPlan * plan)
+{
+  const GstVideoFormatInfo *f = info->finfo;
+  guint p, c;
+  gsize off = 0;
+
+  if (GST_VIDEO_FORMAT_INFO_FLAGS (f) & (GST_VIDEO_FORMAT_FLAG_COMPLEX |
+          GST_VIDEO_FORMAT_FLAG_TILED | GST_VIDEO_FORMAT_FLAG_PALETTE))
+    return 0;
+  plan->n = GST_VIDEO_INFO_N_PLANES (info);
+  for (p = 0; p < plan->n; p++) {
+    struct doradma_pool_rect *q = &plan->rect[p];
+    gsize row = 0, rows = 0;
+
+    /* a plane's row holds each of its components' samples */
+    for (c = 0; c < GST_VIDEO_INFO_N_COMPONENTS (info); c++) {
+      gint ps = GST_VIDEO_FORMAT_INFO_PSTRIDE (f, c);
+
+      if (GST_VIDEO_FORMAT_INFO_PLANE (f, c) != p)
+        continue;
+      if (ps <= 0)
+        return 0;
+      row = MAX (row, (gsize) GST_VIDEO_FORMAT_INFO_SCALE_WIDTH (f, c,
+              GST_VIDEO_INFO_WIDTH (info)) * (gsize) ps);
+      rows = MAX (rows, (gsize) GST_VIDEO_FORMAT_INFO_SCALE_HEIGHT (f, c,
+              GST_VIDEO_INFO_FIELD_HEIGHT (info)));
+    }
+    if (row == 0 || rows == 0 || GST_VIDEO_INFO_PLANE_STRIDE (info, p) <= 0)
+      return 0;
+    q->src_offset = off;
+    q->src_pitch = q->row_bytes = row;
+    q->rows = rows;
+    q->dst_offset = GST_VIDEO_INFO_PLANE_OFFSET (info, p);
+    q->dst_pitch = (gsize) GST_VIDEO_INFO_PLANE_STRIDE (info, p);
+    if (rows > (G_MAXSIZE - off) / row)
+      return 0;
+    off += rows * row;
+  }
+  return off;
+}
+
 /* Chooses caps and the copy plan for a newly opened pool. */
 static gboolean
 setup_caps (GstBaseSrc * src, DoraSrc * s,
     const struct doradma_pool_info *pi, const gchar * name)
 {
+  struct doradma_diag diag = { 0 };
   GstCaps *caps = NULL;
   GstVideoInfo info;
+  CopyPlan plan = { 0 };
   gchar *why = NULL;
 
   g_mutex_lock (&s->head.lock);
@@ -339,26 +396,44 @@ setup_caps (GstBaseSrc * src, DoraSrc * s,
           ("caps %" GST_PTR_FORMAT, caps));
       goto fail;
     }
-    /* taken as-is: a frame of another size is not this pool's frame (a
-     * smaller one would read the head of the tensor as a whole picture);
-     * the tensor's own bytes count too, as dora's crate lets `size` round
-     * it up (a page-aligned pool: F7) */
-    if (info.size != pi->size && info.size != tensor_bytes (pi)) {
+    guint64 tensor = tensor_bytes (pi);
+    gsize packed = packed_plan (&info, &plan);
+
+    /* A frame of the caps must be the pool's `size` or its tensor's bytes
+     * (dora's crate lets `size` round the tensor up, e.g. to a page: F7),
+     * in one of two layouts; a frame of another size is not this pool's
+     * frame (a smaller one would read the head of the tensor as a whole
+     * picture). First GStreamer's default layout, taken as-is like
+     * appsrc's; then the packed one, copied plane by plane into the
+     * default layout (F7: NV12 1366x768 as uint8 [1152, 1366]). */
+    if (info.size == pi->size || info.size == tensor) {
+      plan.n = 1;
+      plan.rect[0] = (struct doradma_pool_rect) {
+        .src_pitch = info.size,.dst_pitch = info.size,.row_bytes =
+            info.size,.rows = 1
+      };
+    } else if (packed != 0 && (packed == pi->size || packed == tensor)) {
+      GST_INFO_OBJECT (src, "dora pool %s: a packed frame of %" G_GSIZE_FORMAT
+          " bytes, copied into GStreamer's default layout (%" G_GSIZE_FORMAT
+          " bytes)", name, packed, info.size);
+    } else {
+      gchar *also = packed != 0 && packed != info.size ?
+          g_strdup_printf (" (%" G_GSIZE_FORMAT " packed)", packed) :
+          g_strdup ("");
+
       GST_ELEMENT_ERROR (src, CORE, NEGOTIATION,
           ("dora pool %s holds %" G_GUINT64_FORMAT "-byte frames (a tensor "
               "of %" G_GUINT64_FORMAT " bytes), but the `caps` property "
-              "describes frames of %" G_GSIZE_FORMAT " bytes: they do not "
-              "describe this pool", name, pi->size, tensor_bytes (pi),
-              info.size),
-          ("caps %" GST_PTR_FORMAT " in GStreamer's default layout (each "
-              "plane's rows padded to 4 bytes; a packed planar tensor of a "
-              "width not a multiple of 4 is not read); the pool's JSON: %s",
+              "describes frames of %" G_GSIZE_FORMAT " bytes%s: they do not "
+              "describe this pool", name, pi->size, tensor, info.size, also),
+          ("caps %" GST_PTR_FORMAT ": a frame of the pool's size or of its "
+              "tensor's bytes is read in GStreamer's default layout (rows "
+              "padded to 4 bytes) or packed (each plane's rows as wide as "
+              "its pixels, the planes back to back); the pool's JSON: %s",
               caps, pi->json));
+      g_free (also);
       goto fail;
     }
-    /* as-is, GStreamer's default layout, like appsrc */
-    s->plan.rows = 1;
-    s->plan.row_bytes = s->plan.src_pitch = s->plan.dst_pitch = info.size;
   } else {
     GstDoradmaChannelOrder order;
 
@@ -376,11 +451,12 @@ setup_caps (GstBaseSrc * src, DoraSrc * s,
     }
     gst_video_info_from_caps (&info, caps);
     /* dora tensors are tightly packed; GStreamer rows may be padded */
-    s->plan.rows = GST_VIDEO_INFO_HEIGHT (&info);
-    s->plan.row_bytes = s->plan.src_pitch =
+    plan.n = 1;
+    plan.rect[0].rows = GST_VIDEO_INFO_HEIGHT (&info);
+    plan.rect[0].row_bytes = plan.rect[0].src_pitch =
         (gsize) GST_VIDEO_INFO_WIDTH (&info) *
         GST_VIDEO_INFO_COMP_PSTRIDE (&info, 0);
-    s->plan.dst_pitch = GST_VIDEO_INFO_PLANE_STRIDE (&info, 0);
+    plan.rect[0].dst_pitch = GST_VIDEO_INFO_PLANE_STRIDE (&info, 0);
   }
   /* an ipc pool's size is only a JSON number: never allocate frames
    * beyond what any dora writer can produce */
@@ -391,7 +467,18 @@ setup_caps (GstBaseSrc * src, DoraSrc * s,
         ("caps %" GST_PTR_FORMAT "; the pool's JSON: %s", caps, pi->json));
     goto fail;
   }
+  /* the one bounds check of every copy (the host copy repeats it; a
+   * device copy has only this one) */
+  if (doradma_pool_rects_check (plan.rect, plan.n, pi->size, info.size,
+          &diag) < 0) {
+    GST_ELEMENT_ERROR (src, CORE, NEGOTIATION,
+        ("dora pool %s: frames of caps %" GST_PTR_FORMAT " cannot be read "
+            "from it: %s", name, caps, diag.msg), ("the pool's JSON: %s",
+            pi->json));
+    goto fail;
+  }
   s->info = info;
+  s->plan = plan;
   g_mutex_lock (&s->head.lock);
   gst_clear_caps (&s->out_caps);
   s->out_caps = caps;
@@ -669,8 +756,9 @@ adopt_pool (GstBaseSrc * src, DoraSrc * s, const gchar * name)
 /* ---------------------------------------------------------------------- */
 /* Reading frames */
 
-/* Copies the current generation's payload into `dst` by s->plan, host or
- * device. Returns 0, -EAGAIN (nothing new), -ESTALE (torn), -errno. */
+/* Copies the current generation's payload into `dst` (s->info.size
+ * bytes) by s->plan, host or device. Returns 0, -EAGAIN (nothing new),
+ * -ESTALE (torn), -errno. */
 static int
 copy_generation (DoraSrc * s, guint8 * dst, guint64 * gen,
     struct doradma_diag *diag)
@@ -678,41 +766,79 @@ copy_generation (DoraSrc * s, guint8 * dst, guint64 * gen,
   const CopyPlan *p = &s->plan;
   guint64 g;
   gsize i;
+  guint k;
   int ret;
 
   if (s->dptr == 0)
-    return doradma_pool_reader_copy_rows (s->r, dst, p->dst_pitch,
-        p->src_pitch, p->row_bytes, p->rows,
-        s->have_last ? s->last_gen : G_MAXUINT64, gen, diag);
+    return doradma_pool_reader_copy_rects (s->r, dst, s->info.size, p->rect,
+        p->n, s->have_last ? s->last_gen : G_MAXUINT64, gen, diag);
 
+  /* device: the rects were checked against the payload and the frame by
+   * setup_caps (doradma_pool_rects_check) */
   if (doradma_pool_read_begin (s->r, &g) < 0 || (s->have_last
           && g == s->last_gen))
     return -EAGAIN;
-  if (p->src_pitch == p->dst_pitch) {
-    ret = doradma_cuda_copy_dtoh (s->dev, dst, s->dptr,
-        p->rows * p->row_bytes, diag);
-    if (ret < 0)
-      return ret;
-  } else if (doradma_cuda_have_copy_2d ()) {
-    struct doradma_cuda_copy2d c = {
-      .dst = (guint64) (guintptr) dst,.dst_device = false,
-      .dst_pitch = p->dst_pitch,.src = s->dptr,.src_device = true,
-      .src_pitch = p->src_pitch,.width = p->row_bytes,.height = p->rows,
-    };
+  for (k = 0; k < p->n; k++) {
+    const struct doradma_pool_rect *q = &p->rect[k];
+    guint8 *d = dst + q->dst_offset;
+    guint64 sp = s->dptr + q->src_offset;
 
-    if ((ret = doradma_cuda_copy_2d (s->dev, &c, diag)) < 0)
-      return ret;
-  } else {
-    for (i = 0; i < p->rows; i++)
-      if ((ret = doradma_cuda_copy_dtoh (s->dev, dst + i * p->dst_pitch,
-                  s->dptr + i * p->src_pitch, p->row_bytes, diag)) < 0)
+    if (q->src_pitch == q->row_bytes && q->dst_pitch == q->row_bytes) {
+      ret = doradma_cuda_copy_dtoh (s->dev, d, sp, q->rows * q->row_bytes,
+          diag);
+      if (ret < 0)
         return ret;
+    } else if (doradma_cuda_have_copy_2d ()) {
+      struct doradma_cuda_copy2d c = {
+        .dst = (guint64) (guintptr) d,.dst_device = false,
+        .dst_pitch = q->dst_pitch,.src = sp,.src_device = true,
+        .src_pitch = q->src_pitch,.width = q->row_bytes,.height = q->rows,
+      };
+
+      if ((ret = doradma_cuda_copy_2d (s->dev, &c, diag)) < 0)
+        return ret;
+    } else {
+      for (i = 0; i < q->rows; i++)
+        if ((ret = doradma_cuda_copy_dtoh (s->dev, d + i * q->dst_pitch,
+                    sp + i * q->src_pitch, q->row_bytes, diag)) < 0)
+          return ret;
+    }
   }
   /* the device copies above are synchronous: done before this check */
   if (!doradma_pool_read_ok (s->r, g))
     return -ESTALE;
   *gen = g;
   return 0;
+}
+
+/* Zeroes the bytes of a `size`-byte frame that no rect of `p` writes: row
+ * padding, the gaps between planes and after the last: ours, never stale
+ * bytes of an older frame. The rects fit the frame
+ * (doradma_pool_rects_check), so no sum below wraps. */
+static void
+zero_unwritten (const CopyPlan * p, guint8 * frame, gsize size)
+{
+  gsize start = size, end, next;
+  guint k, j;
+  gsize i;
+
+  for (k = 0; k < p->n; k++) {
+    const struct doradma_pool_rect *q = &p->rect[k];
+
+    start = MIN (start, q->dst_offset);
+    /* each row's tail but the last's, which the gap below covers */
+    for (i = 0; i + 1 < q->rows; i++)
+      memset (frame + q->dst_offset + i * q->dst_pitch + q->row_bytes, 0,
+          q->dst_pitch - q->row_bytes);
+    /* from the rect's last byte to the next rect (or the frame's end) */
+    end = q->dst_offset + (q->rows - 1) * q->dst_pitch + q->row_bytes;
+    next = size;
+    for (j = 0; j < p->n; j++)
+      if (p->rect[j].dst_offset >= end)
+        next = MIN (next, p->rect[j].dst_offset);
+    memset (frame + end, 0, next - end);
+  }
+  memset (frame, 0, start);
 }
 
 /* A generation odd for this long is no write in progress (F4) */
@@ -872,14 +998,8 @@ gst_doradma_dora_src_create (GstPushSrc * psrc, GstBuffer ** outbuf)
       goto out;
     }
     ret = copy_generation (s, map.data, &gen, &diag);
-    if (ret == 0 && s->plan.dst_pitch > s->plan.row_bytes) {
-      gsize i;
-
-      /* row padding is ours: zero, never stale bytes of an older frame */
-      for (i = 0; i < s->plan.rows; i++)
-        memset (map.data + i * s->plan.dst_pitch + s->plan.row_bytes, 0,
-            s->plan.dst_pitch - s->plan.row_bytes);
-    }
+    if (ret == 0)
+      zero_unwritten (&s->plan, map.data, s->info.size);
     gst_buffer_unmap (buf, &map);
 
     if (ret == 0)
