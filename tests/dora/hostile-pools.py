@@ -162,8 +162,10 @@ def main():
         # stack: SIGSEGV), refused by the strict scan
         src_refuses(d, "n1-huge", image(raw=b"[" * 1000000),
                     "longer than the 4096 we accept")
+        # 4,000 '[' (json_len 4000, under the 4096 bound): the nesting
+        # bound itself refuses it, at the 33rd '[' (round 4, F10)
         src_refuses(d, "n1-deep", image(raw=b"[" * 4000), "nesting deeper "
-                    "than 32")
+                    "than 32 at byte 32")
         # N2: a FIFO at the name is refused at once (a blocking open hung
         # the pipeline for good)
         os.mkfifo(os.path.join(d, "dora_pool_df_node_n2-fifo"), 0o600)
