@@ -231,9 +231,50 @@ doradma_pool_read_ok (const struct doradma_pool_reader *r, uint64_t gen)
   return (gen & 1) == 0 && dr_load_relaxed (gen_word (r->base)) == gen;
 }
 
+/* One extent of a rect: `rows` rows of `row_bytes`, `pitch` apart, from
+ * `offset` on, inside `limit` bytes; each step checked before it can wrap.
+ * row_bytes first: it bounds the subtraction, and a zero row (or pitch)
+ * would divide by zero below. */
+static bool
+extent_fits (uint64_t offset, uint64_t pitch, uint64_t row_bytes,
+    uint64_t rows, uint64_t limit)
+{
+  return rows != 0 && row_bytes != 0 && row_bytes <= pitch &&
+      offset <= limit && row_bytes <= limit - offset &&
+      (rows - 1) <= (limit - offset - row_bytes) / pitch;
+}
+
 DORADMA_API int
-doradma_pool_reader_copy_rows (struct doradma_pool_reader *r, void *dst,
-    size_t dst_pitch, size_t src_pitch, size_t row_bytes, size_t rows,
+doradma_pool_rects_check (const struct doradma_pool_rect *rects, unsigned n,
+    uint64_t payload, size_t dst_len, struct doradma_diag *diag)
+{
+  KEEP_ERRNO;
+  unsigned i;
+
+  if (n == 0)
+    return diag_set (diag, -EINVAL, "size", "a copy of no rectangle");
+  for (i = 0; i < n; i++) {
+    const struct doradma_pool_rect *q = &rects[i];
+
+    if (!extent_fits (q->src_offset, q->src_pitch, q->row_bytes, q->rows,
+            payload))
+      return diag_set (diag, -EINVAL, "size",
+          "rect %u: %zu rows of %zu bytes, %zu apart from byte %" PRIu64
+          ", do not fit the %" PRIu64 "-byte payload", i, q->rows,
+          q->row_bytes, q->src_pitch, q->src_offset, payload);
+    if (!extent_fits (q->dst_offset, q->dst_pitch, q->row_bytes, q->rows,
+            dst_len))
+      return diag_set (diag, -EINVAL, "size",
+          "rect %u: %zu rows of %zu bytes, %zu apart from byte %zu, do not "
+          "fit the %zu-byte destination", i, q->rows, q->row_bytes,
+          q->dst_pitch, q->dst_offset, dst_len);
+  }
+  return 0;
+}
+
+DORADMA_API int
+doradma_pool_reader_copy_rects (struct doradma_pool_reader *r, void *dst,
+    size_t dst_len, const struct doradma_pool_rect *rects, unsigned n,
     uint64_t last_gen, uint64_t * gen, struct doradma_diag *diag)
 {
   KEEP_ERRNO;
@@ -241,19 +282,16 @@ doradma_pool_reader_copy_rows (struct doradma_pool_reader *r, void *dst,
   const uint8_t *src = r->base + info->data_offset;
   struct stat st;
   uint64_t g;
+  unsigned k;
   size_t i;
+  int ret;
 
   if (info->transport == DORADMA_POOL_IPC)
     return diag_set (diag, -ENODATA, "transport",
         "dora pool %s is an ipc pool: its payload is in GPU memory", r->path);
-  /* row_bytes first: it bounds the subtraction, and a zero row (or pitch)
-   * would divide by zero below */
-  if (rows == 0 || row_bytes == 0 || row_bytes > src_pitch ||
-      row_bytes > info->size ||
-      (rows - 1) > (info->size - row_bytes) / src_pitch)
-    return diag_set (diag, -EINVAL, "size",
-        "%zu rows of %zu bytes, %zu apart, do not fit the %" PRIu64
-        "-byte payload", rows, row_bytes, src_pitch, info->size);
+  if ((ret = doradma_pool_rects_check (rects, n, info->size, dst_len,
+              diag)) < 0)
+    return ret;
   if (doradma_pool_read_begin (r, &g) < 0 || g == last_gen)
     return -EAGAIN;
   /* A writer that shrinks its object would make the copy fault (SIGBUS):
@@ -264,12 +302,33 @@ doradma_pool_reader_copy_rows (struct doradma_pool_reader *r, void *dst,
     return diag_set (diag, -EBADMSG, "segment",
         "dora pool %s shrank below its payload (data_offset %" PRIu64
         " + size %" PRIu64 ")", r->path, info->data_offset, info->size);
-  for (i = 0; i < rows; i++)
-    memcpy ((uint8_t *) dst + i * dst_pitch, src + i * src_pitch, row_bytes);
+  for (k = 0; k < n; k++) {
+    const struct doradma_pool_rect *q = &rects[k];
+
+    for (i = 0; i < q->rows; i++)
+      memcpy ((uint8_t *) dst + q->dst_offset + i * q->dst_pitch,
+          src + q->src_offset + i * q->src_pitch, q->row_bytes);
+  }
   if (!doradma_pool_read_ok (r, g))
     return -ESTALE;
   *gen = g;
   return 0;
+}
+
+DORADMA_API int
+doradma_pool_reader_copy_rows (struct doradma_pool_reader *r, void *dst,
+    size_t dst_pitch, size_t src_pitch, size_t row_bytes, size_t rows,
+    uint64_t last_gen, uint64_t * gen, struct doradma_diag *diag)
+{
+  KEEP_ERRNO;
+  const struct doradma_pool_rect q = {
+    .src_offset = 0,.src_pitch = src_pitch,.dst_offset = 0,
+    .dst_pitch = dst_pitch,.row_bytes = row_bytes,.rows = rows,
+  };
+
+  /* the caller sized dst for these rows: bounded only against wrapping */
+  return doradma_pool_reader_copy_rects (r, dst, SIZE_MAX, &q, 1, last_gen,
+      gen, diag);
 }
 
 DORADMA_API int

@@ -148,9 +148,11 @@ gst_doradma_dora_src_install_properties (GObjectClass * klass)
    * GstDoradmaSrc:caps:
    *
    * With `dora-pool`: the caps of the frames (fixed video/x-raw), like
-   * appsrc's. The payload is then taken as-is in GStreamer's default layout
-   * for these caps. Unset: derived from the pool's JSON (uint8 [H,W,3],
-   * [H,W,4], [H,W], tightly packed).
+   * appsrc's. A frame of these caps is the pool's size or its tensor's
+   * bytes, in GStreamer's default layout for these caps (taken as-is) or
+   * packed (each plane's rows as wide as its pixels, the planes back to
+   * back: copied into the default layout). Unset: derived from the pool's
+   * JSON (uint8 [H,W,3], [H,W,4], [H,W], tightly packed).
    *
    * Since: 0.1
    */
@@ -430,8 +432,9 @@ adopt_pool (GstBaseSrc * src, DoraSrc * s, const gchar * name)
 /* ---------------------------------------------------------------------- */
 /* Reading frames */
 
-/* Copies the current generation's payload into `dst` by s->plan, host or
- * device. Returns 0, -EAGAIN (nothing new), -ESTALE (torn), -errno. */
+/* Copies the current generation's payload into `dst` (s->info.size
+ * bytes) by s->plan, host or device. Returns 0, -EAGAIN (nothing new),
+ * -ESTALE (torn), -errno. */
 static int
 copy_generation (DoraSrc * s, guint8 * dst, guint64 * gen,
     struct doradma_diag *diag)
@@ -439,41 +442,79 @@ copy_generation (DoraSrc * s, guint8 * dst, guint64 * gen,
   const CopyPlan *p = &s->plan;
   guint64 g;
   gsize i;
+  guint k;
   int ret;
 
   if (s->dptr == 0)
-    return doradma_pool_reader_copy_rows (s->r, dst, p->dst_pitch,
-        p->src_pitch, p->row_bytes, p->rows,
-        s->have_last ? s->last_gen : G_MAXUINT64, gen, diag);
+    return doradma_pool_reader_copy_rects (s->r, dst, s->info.size, p->rect,
+        p->n, s->have_last ? s->last_gen : G_MAXUINT64, gen, diag);
 
+  /* device: the rects were checked against the payload and the frame by
+   * setup_caps (doradma_pool_rects_check) */
   if (doradma_pool_read_begin (s->r, &g) < 0 || (s->have_last
           && g == s->last_gen))
     return -EAGAIN;
-  if (p->src_pitch == p->dst_pitch) {
-    ret = doradma_cuda_copy_dtoh (s->dev, dst, s->dptr,
-        p->rows * p->row_bytes, diag);
-    if (ret < 0)
-      return ret;
-  } else if (doradma_cuda_have_copy_2d ()) {
-    struct doradma_cuda_copy2d c = {
-      .dst = (guint64) (guintptr) dst,.dst_device = false,
-      .dst_pitch = p->dst_pitch,.src = s->dptr,.src_device = true,
-      .src_pitch = p->src_pitch,.width = p->row_bytes,.height = p->rows,
-    };
+  for (k = 0; k < p->n; k++) {
+    const struct doradma_pool_rect *q = &p->rect[k];
+    guint8 *d = dst + q->dst_offset;
+    guint64 sp = s->dptr + q->src_offset;
 
-    if ((ret = doradma_cuda_copy_2d (s->dev, &c, diag)) < 0)
-      return ret;
-  } else {
-    for (i = 0; i < p->rows; i++)
-      if ((ret = doradma_cuda_copy_dtoh (s->dev, dst + i * p->dst_pitch,
-                  s->dptr + i * p->src_pitch, p->row_bytes, diag)) < 0)
+    if (q->src_pitch == q->row_bytes && q->dst_pitch == q->row_bytes) {
+      ret = doradma_cuda_copy_dtoh (s->dev, d, sp, q->rows * q->row_bytes,
+          diag);
+      if (ret < 0)
         return ret;
+    } else if (doradma_cuda_have_copy_2d ()) {
+      struct doradma_cuda_copy2d c = {
+        .dst = (guint64) (guintptr) d,.dst_device = false,
+        .dst_pitch = q->dst_pitch,.src = sp,.src_device = true,
+        .src_pitch = q->src_pitch,.width = q->row_bytes,.height = q->rows,
+      };
+
+      if ((ret = doradma_cuda_copy_2d (s->dev, &c, diag)) < 0)
+        return ret;
+    } else {
+      for (i = 0; i < q->rows; i++)
+        if ((ret = doradma_cuda_copy_dtoh (s->dev, d + i * q->dst_pitch,
+                    sp + i * q->src_pitch, q->row_bytes, diag)) < 0)
+          return ret;
+    }
   }
   /* the device copies above are synchronous: done before this check */
   if (!doradma_pool_read_ok (s->r, g))
     return -ESTALE;
   *gen = g;
   return 0;
+}
+
+/* Zeroes the bytes of a `size`-byte frame that no rect of `p` writes: row
+ * padding, the gaps between planes and after the last: ours, never stale
+ * bytes of an older frame. The rects fit the frame
+ * (doradma_pool_rects_check), so no sum below wraps. */
+static void
+zero_unwritten (const CopyPlan * p, guint8 * frame, gsize size)
+{
+  gsize start = size, end, next;
+  guint k, j;
+  gsize i;
+
+  for (k = 0; k < p->n; k++) {
+    const struct doradma_pool_rect *q = &p->rect[k];
+
+    start = MIN (start, q->dst_offset);
+    /* each row's tail but the last's, which the gap below covers */
+    for (i = 0; i + 1 < q->rows; i++)
+      memset (frame + q->dst_offset + i * q->dst_pitch + q->row_bytes, 0,
+          q->dst_pitch - q->row_bytes);
+    /* from the rect's last byte to the next rect (or the frame's end) */
+    end = q->dst_offset + (q->rows - 1) * q->dst_pitch + q->row_bytes;
+    next = size;
+    for (j = 0; j < p->n; j++)
+      if (p->rect[j].dst_offset >= end)
+        next = MIN (next, p->rect[j].dst_offset);
+    memset (frame + end, 0, next - end);
+  }
+  memset (frame, 0, start);
 }
 
 /* A generation odd for this long is no write in progress (F4) */
@@ -633,14 +674,8 @@ gst_doradma_dora_src_create (GstPushSrc * psrc, GstBuffer ** outbuf)
       goto out;
     }
     ret = copy_generation (s, map.data, &gen, &diag);
-    if (ret == 0 && s->plan.dst_pitch > s->plan.row_bytes) {
-      gsize i;
-
-      /* row padding is ours: zero, never stale bytes of an older frame */
-      for (i = 0; i < s->plan.rows; i++)
-        memset (map.data + i * s->plan.dst_pitch + s->plan.row_bytes, 0,
-            s->plan.dst_pitch - s->plan.row_bytes);
-    }
+    if (ret == 0)
+      zero_unwritten (&s->plan, map.data, s->info.size);
     gst_buffer_unmap (buf, &map);
 
     if (ret == 0)

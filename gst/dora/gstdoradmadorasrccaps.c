@@ -92,13 +92,64 @@ tensor_bytes (const struct doradma_pool_info *pi)
   return n <= pi->size ? n : 0;
 }
 
+/* The plan of a packed frame of `info`: each plane's rows exactly as wide
+ * as its pixels (GStreamer's default layout rounds them up to 4 bytes, and
+ * some formats' plane heights up to even), the planes back to back in
+ * plane order, as numpy, OpenCV and dora nodes hold frames. Each plane is
+ * copied into `info`'s default layout. Returns the packed frame's bytes,
+ * or 0 when the format has no such layout (pixels of no whole byte count,
+ * tiles, a palette). */
+static gsize
+packed_plan (const GstVideoInfo * info, CopyPlan * plan)
+{
+  const GstVideoFormatInfo *f = info->finfo;
+  guint p, c;
+  gsize off = 0;
+
+  if (GST_VIDEO_FORMAT_INFO_FLAGS (f) & (GST_VIDEO_FORMAT_FLAG_COMPLEX |
+          GST_VIDEO_FORMAT_FLAG_TILED | GST_VIDEO_FORMAT_FLAG_PALETTE))
+    return 0;
+  plan->n = GST_VIDEO_INFO_N_PLANES (info);
+  for (p = 0; p < plan->n; p++) {
+    struct doradma_pool_rect *q = &plan->rect[p];
+    gsize row = 0, rows = 0;
+
+    /* a plane's row holds each of its components' samples */
+    for (c = 0; c < GST_VIDEO_INFO_N_COMPONENTS (info); c++) {
+      gint ps = GST_VIDEO_FORMAT_INFO_PSTRIDE (f, c);
+
+      if (GST_VIDEO_FORMAT_INFO_PLANE (f, c) != p)
+        continue;
+      if (ps <= 0)
+        return 0;
+      row = MAX (row, (gsize) GST_VIDEO_FORMAT_INFO_SCALE_WIDTH (f, c,
+              GST_VIDEO_INFO_WIDTH (info)) * (gsize) ps);
+      rows = MAX (rows, (gsize) GST_VIDEO_FORMAT_INFO_SCALE_HEIGHT (f, c,
+              GST_VIDEO_INFO_FIELD_HEIGHT (info)));
+    }
+    if (row == 0 || rows == 0 || GST_VIDEO_INFO_PLANE_STRIDE (info, p) <= 0)
+      return 0;
+    q->src_offset = off;
+    q->src_pitch = q->row_bytes = row;
+    q->rows = rows;
+    q->dst_offset = GST_VIDEO_INFO_PLANE_OFFSET (info, p);
+    q->dst_pitch = (gsize) GST_VIDEO_INFO_PLANE_STRIDE (info, p);
+    if (rows > (G_MAXSIZE - off) / row)
+      return 0;
+    off += rows * row;
+  }
+  return off;
+}
+
 /* Chooses caps and the copy plan for a newly opened pool. */
 gboolean
 gst_doradma_dora_src_setup_caps (GstBaseSrc * src, DoraSrc * s,
     const struct doradma_pool_info *pi, const gchar * name)
 {
+  struct doradma_diag diag = { 0 };
   GstCaps *caps = NULL;
   GstVideoInfo info;
+  CopyPlan plan = { 0 };
   gchar *why = NULL;
 
   g_mutex_lock (&s->head.lock);
@@ -113,26 +164,44 @@ gst_doradma_dora_src_setup_caps (GstBaseSrc * src, DoraSrc * s,
           ("caps %" GST_PTR_FORMAT, caps));
       goto fail;
     }
-    /* taken as-is: a frame of another size is not this pool's frame (a
-     * smaller one would read the head of the tensor as a whole picture);
-     * the tensor's own bytes count too, as dora's crate lets `size` round
-     * it up (a page-aligned pool: F7) */
-    if (info.size != pi->size && info.size != tensor_bytes (pi)) {
+    guint64 tensor = tensor_bytes (pi);
+    gsize packed = packed_plan (&info, &plan);
+
+    /* A frame of the caps must be the pool's `size` or its tensor's bytes
+     * (dora's crate lets `size` round the tensor up, e.g. to a page: F7),
+     * in one of two layouts; a frame of another size is not this pool's
+     * frame (a smaller one would read the head of the tensor as a whole
+     * picture). First GStreamer's default layout, taken as-is like
+     * appsrc's; then the packed one, copied plane by plane into the
+     * default layout (F7: NV12 1366x768 as uint8 [1152, 1366]). */
+    if (info.size == pi->size || info.size == tensor) {
+      plan.n = 1;
+      plan.rect[0] = (struct doradma_pool_rect) {
+        .src_pitch = info.size,.dst_pitch = info.size,.row_bytes =
+            info.size,.rows = 1
+      };
+    } else if (packed != 0 && (packed == pi->size || packed == tensor)) {
+      GST_INFO_OBJECT (src, "dora pool %s: a packed frame of %" G_GSIZE_FORMAT
+          " bytes, copied into GStreamer's default layout (%" G_GSIZE_FORMAT
+          " bytes)", name, packed, info.size);
+    } else {
+      gchar *also = packed != 0 && packed != info.size ?
+          g_strdup_printf (" (%" G_GSIZE_FORMAT " packed)", packed) :
+          g_strdup ("");
+
       GST_ELEMENT_ERROR (src, CORE, NEGOTIATION,
           ("dora pool %s holds %" G_GUINT64_FORMAT "-byte frames (a tensor "
               "of %" G_GUINT64_FORMAT " bytes), but the `caps` property "
-              "describes frames of %" G_GSIZE_FORMAT " bytes: they do not "
-              "describe this pool", name, pi->size, tensor_bytes (pi),
-              info.size),
-          ("caps %" GST_PTR_FORMAT " in GStreamer's default layout (each "
-              "plane's rows padded to 4 bytes; a packed planar tensor of a "
-              "width not a multiple of 4 is not read); the pool's JSON: %s",
+              "describes frames of %" G_GSIZE_FORMAT " bytes%s: they do not "
+              "describe this pool", name, pi->size, tensor, info.size, also),
+          ("caps %" GST_PTR_FORMAT ": a frame of the pool's size or of its "
+              "tensor's bytes is read in GStreamer's default layout (rows "
+              "padded to 4 bytes) or packed (each plane's rows as wide as "
+              "its pixels, the planes back to back); the pool's JSON: %s",
               caps, pi->json));
+      g_free (also);
       goto fail;
     }
-    /* as-is, GStreamer's default layout, like appsrc */
-    s->plan.rows = 1;
-    s->plan.row_bytes = s->plan.src_pitch = s->plan.dst_pitch = info.size;
   } else {
     GstDoradmaChannelOrder order;
 
@@ -150,11 +219,12 @@ gst_doradma_dora_src_setup_caps (GstBaseSrc * src, DoraSrc * s,
     }
     gst_video_info_from_caps (&info, caps);
     /* dora tensors are tightly packed; GStreamer rows may be padded */
-    s->plan.rows = GST_VIDEO_INFO_HEIGHT (&info);
-    s->plan.row_bytes = s->plan.src_pitch =
+    plan.n = 1;
+    plan.rect[0].rows = GST_VIDEO_INFO_HEIGHT (&info);
+    plan.rect[0].row_bytes = plan.rect[0].src_pitch =
         (gsize) GST_VIDEO_INFO_WIDTH (&info) *
         GST_VIDEO_INFO_COMP_PSTRIDE (&info, 0);
-    s->plan.dst_pitch = GST_VIDEO_INFO_PLANE_STRIDE (&info, 0);
+    plan.rect[0].dst_pitch = GST_VIDEO_INFO_PLANE_STRIDE (&info, 0);
   }
   /* an ipc pool's size is only a JSON number: never allocate frames
    * beyond what any dora writer can produce */
@@ -165,7 +235,18 @@ gst_doradma_dora_src_setup_caps (GstBaseSrc * src, DoraSrc * s,
         ("caps %" GST_PTR_FORMAT "; the pool's JSON: %s", caps, pi->json));
     goto fail;
   }
+  /* the one bounds check of every copy (the host copy repeats it; a
+   * device copy has only this one) */
+  if (doradma_pool_rects_check (plan.rect, plan.n, pi->size, info.size,
+          &diag) < 0) {
+    GST_ELEMENT_ERROR (src, CORE, NEGOTIATION,
+        ("dora pool %s: frames of caps %" GST_PTR_FORMAT " cannot be read "
+            "from it: %s", name, caps, diag.msg), ("the pool's JSON: %s",
+            pi->json));
+    goto fail;
+  }
   s->info = info;
+  s->plan = plan;
   g_mutex_lock (&s->head.lock);
   gst_clear_caps (&s->out_caps);
   s->out_caps = caps;

@@ -17,11 +17,15 @@
 
 G_BEGIN_DECLS GST_DEBUG_CATEGORY_EXTERN (gst_doradma_dora_src_debug);
 
-/* How one frame moves from the pool to a GstBuffer: `rows` rows of
- * `row_bytes`, `src_pitch` apart in the pool, `dst_pitch` in the buffer. */
+/* How one frame moves from the pool to a GstBuffer: a rect per plane
+ * (`rows` rows of `row_bytes`, `src_pitch` apart from `src_offset` in the
+ * payload, `dst_pitch` apart from `dst_offset` in the buffer), checked by
+ * doradma_pool_rects_check when it is made. Buffer bytes no rect writes
+ * (row padding, the gaps between planes) are zeroed per frame. */
 typedef struct
 {
-  gsize rows, row_bytes, src_pitch, dst_pitch;
+  struct doradma_pool_rect rect[GST_VIDEO_MAX_PLANES];
+  guint n;
 } CopyPlan;
 
 typedef struct

@@ -181,6 +181,36 @@ extern "C"
       size_t dst_pitch, size_t src_pitch, size_t row_bytes, size_t rows,
       uint64_t last_gen, uint64_t * gen, struct doradma_diag *diag);
 
+/* One rectangle of a copy: `rows` rows of `row_bytes`, from payload byte
+ * `src_offset` on, `src_pitch` apart, to `dst_offset` on in the
+ * destination, `dst_pitch` apart (a plane of a video frame). */
+  struct doradma_pool_rect
+  {
+    uint64_t src_offset;
+    size_t src_pitch;
+    size_t dst_offset;
+    size_t dst_pitch;
+    size_t row_bytes;
+    size_t rows;
+  };
+
+/* The bounds of every copy: each of the `n` rects is non-empty, its rows no
+ * wider than either pitch, and it fits the `payload` bytes it reads and
+ * the `dst_len` bytes it writes (no overflow on the way). Makes no system
+ * call: callers that copy themselves (through a device alias) check their
+ * rects here once. Returns 0 or -EINVAL (diag field "size" names the rect,
+ * its sizes and the bound it crosses). */
+  int doradma_pool_rects_check (const struct doradma_pool_rect *rects,
+      unsigned n, uint64_t payload, size_t dst_len, struct doradma_diag *diag);
+
+/* doradma_pool_reader_copy_rows for `n` rects (the planes of one frame),
+ * all inside one generation bracket: one complete generation, or -ESTALE.
+ * The rects are checked by doradma_pool_rects_check against info.size and
+ * `dst_len` first (-EINVAL). */
+  int doradma_pool_reader_copy_rects (struct doradma_pool_reader *r,
+      void *dst, size_t dst_len, const struct doradma_pool_rect *rects,
+      unsigned n, uint64_t last_gen, uint64_t * gen, struct doradma_diag *diag);
+
 /* 1 when the name no longer resolves to the object we map (freed or
  * re-created by its writer), 0 when it still does. */
   int doradma_pool_reader_replaced (const struct doradma_pool_reader *r);

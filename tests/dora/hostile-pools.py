@@ -151,12 +151,21 @@ def main():
                     "the `caps` property describes frames of 16 bytes",
                     props=["caps=video/x-raw,format=GRAY8,width=4,height=4,"
                            "framerate=0/1"])
+        # a frame of neither layout: both sizes named (NV12 30x8 is 384
+        # bytes in GStreamer's default layout, 360 packed; the pool 100)
+        src_refuses(d, "caps-layouts", image(js=js(100, "uint8", [100]),
+                                             size_payload=100),
+                    "describes frames of 384 bytes (360 packed)",
+                    props=["caps=video/x-raw,format=NV12,width=30,height=8,"
+                           "framerate=0/1"])
         # N1: JSON nested far past the bound (json-glib recursed off the
         # stack: SIGSEGV), refused by the strict scan
         src_refuses(d, "n1-huge", image(raw=b"[" * 1000000),
                     "longer than the 4096 we accept")
+        # 4,000 '[' (json_len 4000, under the 4096 bound): the nesting
+        # bound itself refuses it, at the 33rd '[' (round 4, F10)
         src_refuses(d, "n1-deep", image(raw=b"[" * 4000), "nesting deeper "
-                    "than 32")
+                    "than 32 at byte 32")
         # N2: a FIFO at the name is refused at once (a blocking open hung
         # the pipeline for good)
         os.mkfifo(os.path.join(d, "dora_pool_df_node_n2-fifo"), 0o600)

@@ -8,11 +8,16 @@
  *   owned by another uid is refused unless that uid is allowed; a pool
  *   writable by others is refused;
  * - N3: doradma_pool_reader_copy of 0 bytes is -EINVAL, not SIGFPE;
- * - F1 (round 4): a pool half-made by its creator is -EAGAIN, not refused.
+ * - F1 (round 4): a pool half-made by its creator is -EAGAIN, not refused;
+ * - F7 (round 4): doradma_pool_reader_copy_rects copies the planes of a
+ *   packed frame into a padded layout in one generation bracket, and
+ *   doradma_pool_rects_check refuses rects past the payload or the
+ *   destination, or whose sums would wrap.
  * Hostile opens run in a child: a crash or a hang is a failure, not the
  * end of the test.
  */
 #include <errno.h>
+#include <inttypes.h>
 #include <fcntl.h>
 #include <pthread.h>
 #include <signal.h>
@@ -289,6 +294,97 @@ test_copy_zero (void)
   doradma_pool_reader_close (r);
 }
 
+/* F7 (round 4): two planes of a packed 64-byte payload (8 rows of 5, then
+ * 4 rows of 6 from byte 40) into rows 8 apart: every byte where it belongs,
+ * the bytes between untouched; then the bounds. */
+static void
+test_copy_rects (void)
+{
+  static const char js[] = "{\"size\":64,\"dtype\":\"uint8\"}";
+  const struct doradma_pool_rect planes[2] = {
+    {.src_offset = 0,.src_pitch = 5,.dst_offset = 0,.dst_pitch = 8,
+        .row_bytes = 5,.rows = 8},
+    {.src_offset = 40,.src_pitch = 6,.dst_offset = 64,.dst_pitch = 8,
+        .row_bytes = 6,.rows = 4},
+  };
+  struct doradma_pool_rect bad;
+  struct doradma_pool_reader *r = NULL;
+  struct doradma_diag diag = { 0 };
+  uint64_t off = doradma_pool_data_offset_for (sizeof js - 1), g = 0;
+  uint8_t payload[64], dst[96], want[96];
+  char path[512];
+  int fd, i, ret;
+
+  plant ("dora_pool_df_node_rects", js, sizeof js - 1, 0600);
+  for (i = 0; i < 64; i++)
+    payload[i] = (uint8_t) (i + 1);
+  snprintf (path, sizeof path, "%s/dora_pool_df_node_rects", dir);
+  fd = open (path, O_WRONLY | O_CLOEXEC);
+  EXPECT (fd >= 0 && pwrite (fd, payload, 64, (off_t) off) == 64,
+      "payload of %s", path);
+  if (fd >= 0)
+    close (fd);
+  EXPECT (doradma_pool_reader_open (dir, "dora_pool_df_node_rects", -1, &r,
+          &diag) == 0, "open: %s", diag.msg);
+  if (r == NULL)
+    return;
+  memset (dst, 0xee, sizeof dst);
+  memset (want, 0xee, sizeof want);
+  for (i = 0; i < 8; i++)
+    memcpy (want + i * 8, payload + i * 5, 5);
+  for (i = 0; i < 4; i++)
+    memcpy (want + 64 + i * 8, payload + 40 + i * 6, 6);
+  ret = doradma_pool_reader_copy_rects (r, dst, sizeof dst, planes, 2,
+      UINT64_MAX, &g, &diag);
+  EXPECT (ret == 0 && g == 2, "copy_rects: %d (%s), gen %" PRIu64, ret,
+      diag.msg, g);
+  EXPECT (memcmp (dst, want, sizeof dst) == 0, "copy_rects: bytes placed");
+  /* the same generation again: nothing new */
+  EXPECT (doradma_pool_reader_copy_rects (r, dst, sizeof dst, planes, 2, 2,
+          &g, NULL) == -EAGAIN, "copy_rects of the last generation");
+
+  /* the bounds: one byte past the payload, past the destination, sums
+   * that would wrap, rows wider than their pitch, nothing at all */
+  EXPECT (doradma_pool_rects_check (planes, 2, 64, 96, NULL) == 0,
+      "the planes fit");
+  bad = planes[1];
+  bad.src_offset = 41;
+  ret = doradma_pool_rects_check (&bad, 1, 64, 96, &diag);
+  EXPECT (ret == -EINVAL && strstr (diag.msg, "64-byte payload"),
+      "a plane one byte past the payload: %d (%s)", ret, diag.msg);
+  EXPECT (doradma_pool_reader_copy_rects (r, dst, sizeof dst, &bad, 1,
+          UINT64_MAX, &g, NULL) == -EINVAL, "copy_rects past the payload");
+  /* the second plane's last byte is byte 93 (64 + 3 * 8 + 6 - 1) */
+  EXPECT (doradma_pool_rects_check (planes, 2, 64, 94, NULL) == 0,
+      "the planes fit a destination that ends at their last byte");
+  EXPECT (doradma_pool_rects_check (planes, 2, 64, 93, &diag) == -EINVAL &&
+      strstr (diag.msg, "93-byte destination"),
+      "a plane one byte past the destination (%s)", diag.msg);
+  bad = planes[1];
+  bad.src_offset = UINT64_MAX - 2;
+  EXPECT (doradma_pool_rects_check (&bad, 1, 64, 96, NULL) == -EINVAL,
+      "a source offset that wraps");
+  bad = planes[1];
+  bad.dst_offset = SIZE_MAX - 2;
+  EXPECT (doradma_pool_rects_check (&bad, 1, 64, SIZE_MAX, NULL) == -EINVAL,
+      "a destination offset that wraps");
+  bad = planes[0];
+  bad.rows = SIZE_MAX;
+  EXPECT (doradma_pool_rects_check (&bad, 1, 64, SIZE_MAX, NULL) == -EINVAL,
+      "rows that wrap");
+  bad = planes[0];
+  bad.row_bytes = 6;
+  EXPECT (doradma_pool_rects_check (&bad, 1, 64, 96, NULL) == -EINVAL,
+      "rows wider than their source pitch");
+  bad = planes[0];
+  bad.dst_pitch = 4;
+  EXPECT (doradma_pool_rects_check (&bad, 1, 64, 96, NULL) == -EINVAL,
+      "rows wider than their destination pitch");
+  EXPECT (doradma_pool_rects_check (planes, 0, 64, 96, NULL) == -EINVAL,
+      "no rect");
+  doradma_pool_reader_close (r);
+}
+
 /* F1 (round 4): a pool that dora's crate is still creating, seen at each
  * step of its creation (shm_open O_EXCL, ftruncate, then the magic,
  * json_len, data_offset and the JSON into zero-filled memory): every step
@@ -365,6 +461,7 @@ main (void)
   test_depth ();
   test_door ();
   test_copy_zero ();
+  test_copy_rects ();
   test_half_made ();
   snprintf (cmd, sizeof cmd, "rm -rf '%s'", dir);
   if (system (cmd) != 0)

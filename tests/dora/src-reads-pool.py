@@ -5,8 +5,12 @@ Rust crate's compact JSON (gen 0 after create: a frame of zeros, spec §4.1)
 and the Python binding's whitespace JSON without `transport` (gen 2 after
 registration, data copied in), RGB with padded GStreamer rows, channel-order
 BGR, GRAY8, uint16 [H, W] as GRAY16_LE, RGBA, the `caps` property (payload
-as-is; a page-aligned pool whose size exceeds its tensor's bytes), each generation pushed once and in order. Pools re-created under
-their name (a writer restart): pool-restart.py.
+as-is in GStreamer's default layout; a page-aligned pool whose size exceeds
+its tensor's bytes; a packed tensor, each plane's rows exactly as wide as
+its pixels and the planes back to back, copied into the default layout:
+NV12, I420 of odd width and height, RGB of an odd width), each generation
+pushed once and in order. Pools re-created under their name (a writer
+restart): pool-restart.py.
 """
 import os
 import random
@@ -99,6 +103,55 @@ def main():
         run_case(d, "page-aligned", rust_json, [8, 16, 3], fr[1:], 2, fr,
                  initial=fr[0], pool_size=4096, src_props=[
                      "caps=video/x-raw,format=RGB,width=16,height=8,"
+                     "framerate=0/1"],
+                 caps_filter="video/x-raw,format=RGB")
+        # packed tensors read with `caps` (F7): each plane's rows exactly
+        # as wide as its pixels, the planes back to back, as numpy, OpenCV
+        # and dora nodes hold them. GStreamer's default layout pads rows to
+        # 4 bytes (and I420's luma plane to an even height), so these were
+        # refused ("describes frames of 384 bytes"); now copied into the
+        # default layout, every pad byte 0.
+        def rand(n):
+            return bytes(rng.randrange(256) for _ in range(n))
+
+        def nv12(fr, w, h):
+            # Y: h rows of w; UV: h/2 rows of w (interleaved pairs)
+            return padded(fr[:w * h], w, h) + padded(fr[w * h:], w, h // 2)
+        # NV12 30x8 as uint8 [12, 30]: 360 bytes packed, 384 default
+        fr = [rand(360) for _ in range(2)]
+        run_case(d, "packed-nv12", rust_json, [12, 30], fr[1:], 2,
+                 [nv12(x, 30, 8) for x in fr], initial=fr[0], src_props=[
+                     "caps=video/x-raw,format=NV12,width=30,height=8,"
+                     "framerate=0/1"],
+                 caps_filter="video/x-raw,format=NV12")
+        # the same in a page-aligned pool (size 4096 > the tensor's 360)
+        fr = [rand(360) for _ in range(2)]
+        run_case(d, "packed-page", rust_json, [12, 30], fr[1:], 2,
+                 [nv12(x, 30, 8) for x in fr], initial=fr[0],
+                 pool_size=4096, src_props=[
+                     "caps=video/x-raw,format=NV12,width=30,height=8,"
+                     "framerate=0/1"],
+                 caps_filter="video/x-raw,format=NV12")
+
+        # I420 33x7 as a flat uint8 [367]: Y 7 rows of 33, U and V 4 rows
+        # of 17. Default: strides 36 and 20, U at 36 * 8 (the luma plane
+        # rounded to an even height), V at 368, 448 bytes in all.
+        def i420(fr):
+            y, u, v = fr[:231], fr[231:299], fr[299:]
+            return (padded(y, 33, 7) + bytes(36) + padded(u, 17, 4) +
+                    padded(v, 17, 4))
+        fr = [rand(367) for _ in range(2)]
+        run_case(d, "packed-i420", rust_json, [367], fr[1:], 2,
+                 [i420(x) for x in fr], initial=fr[0], src_props=[
+                     "caps=video/x-raw,format=I420,width=33,height=7,"
+                     "framerate=0/1"],
+                 caps_filter="video/x-raw,format=I420")
+        # one plane: RGB 33x7 as uint8 [7, 33, 3] with `caps` (rows of 99
+        # bytes; 100 in the default layout)
+        fr = [rand(693) for _ in range(2)]
+        run_case(d, "packed-rgb", rust_json, [7, 33, 3], fr[1:], 2,
+                 [padded(x, 99, 7) for x in fr], initial=fr[0], src_props=[
+                     "caps=video/x-raw,format=RGB,width=33,height=7,"
                      "framerate=0/1"],
                  caps_filter="video/x-raw,format=RGB")
     finally:
