@@ -351,7 +351,7 @@ join (struct doradma_reader *r, const struct doradma_reader_config *cfg,
   }
   if (chosen < 0) {
     if (diag) {
-      unsigned reserved = 0;
+      unsigned reserved = 0, live;
 
       /* RESERVED entries carry no pid: count them apart, so a table full
        * of them (a replace's carried readers, or a peer's forgeries) is
@@ -359,12 +359,13 @@ join (struct doradma_reader *r, const struct doradma_reader_config *cfg,
       for (e = 0; e < (int) DORADMA_MAX_READERS; e++)
         reserved += dr_load_relaxed (&r->ctl->readers[e].state) ==
             DORADMA_READER_RESERVED;
+      live = DORADMA_MAX_READERS - reserved;
       diag->field = "readers";
       off = snprintf (diag->msg, sizeof diag->msg,
           "%s: all %u reader entries are taken: %u RESERVED (kept for a "
-          "replaced writer's readers, or forged), %u by readers, pids:",
-          r->paths.label, DORADMA_MAX_READERS, reserved,
-          DORADMA_MAX_READERS - reserved);
+          "replaced writer's readers, or forged), %u by readers%s",
+          r->paths.label, DORADMA_MAX_READERS, reserved, live,
+          live ? ", pids:" : "");
       for (e = 0; e < (int) DORADMA_MAX_READERS && off < sizeof diag->msg; e++)
         if (dr_load_relaxed (&r->ctl->readers[e].state) !=
             DORADMA_READER_RESERVED)

@@ -585,13 +585,22 @@ doradma_writer_replace (struct doradma_writer *old,
 
   /* Only the holder of the current inode's lock renames over the names. */
   ret = segment_object_link_replace (w->data_fd, old->paths.data);
-  if (ret == 0)
-    ret = segment_object_link_replace (w->ctl_fd, old->paths.ctl);
   if (ret < 0) {
     pthread_mutex_unlock (&old->lock);
     writer_free (w);
-    return diag_set (diag, ret, NULL, "%s: cannot publish the new segment: %s",
-        old->paths.label, strerror (-ret));
+    return door_publish_failed (old->paths.data, old->paths.label, -ret,
+        "channel", diag);
+  }
+  ret = segment_object_link_replace (w->ctl_fd, old->paths.ctl);
+  if (ret < 0) {
+    char ctl_label[sizeof old->paths.label + 8];
+
+    pthread_mutex_unlock (&old->lock);
+    writer_free (w);
+    /* as in create: a squatter at ~ctl (planted after ours was
+     * unlinked) is named, not just the errno (R4-2) */
+    snprintf (ctl_label, sizeof ctl_label, "%s~ctl", old->paths.label);
+    return door_publish_failed (old->paths.ctl, ctl_label, -ret, "ctl", diag);
   }
   old->superseded = 1;
   dr_store_relaxed (&old->rcb->final_seq, final_seq);

@@ -147,8 +147,11 @@ struct doradma_writer_config {
  * writer's channel is refused.
  * Returns 0 and *out, or -EINVAL (bad name or config), -EBUSY (a live writer:
  * diag.msg names its pid), -EPERM (name owned by another user: diag names the
- * owner), -ENOSPC (shm directory too small: diag names its free space),
- * -errno of a failed system call. */
+ * owner), -EPERM / -EISDIR (the name or doradma.<ch>~ctl held by another
+ * user's object or a non-file that we cannot rename over: diag.field
+ * "channel" or "ctl", diag.msg names its type and owner uid), -ENOSPC (shm
+ * directory too small: diag names its free space), -errno of a failed
+ * system call. On success diag is cleared (field NULL, msg ""). */
 int doradma_writer_create (const struct doradma_writer_config *cfg,
     struct doradma_writer **out, struct doradma_diag *diag);
 

@@ -6,6 +6,7 @@
  * second of publishing, and a reader joins.
  */
 #include <errno.h>
+#include <stdio.h>
 #include <string.h>
 #include <unistd.h>
 
@@ -19,10 +20,10 @@ main (void)
   struct doradma_writer_config wc;
   struct doradma_reader_config rc;
   struct doradma_writer *w = NULL;
-  struct doradma_reader *r = NULL;
+  struct doradma_reader *r = NULL, *r2 = NULL;
   struct doradma_diag diag = { 0 };
   struct doradma_shm_ctl *ctl;
-  char ch[64], *dir;
+  char ch[64], *dir, want[160];
   uint64_t t0, joined_after = 0;
   int e, ret = T_EXIT_FAIL, rc_open = -1;
 
@@ -71,8 +72,27 @@ main (void)
       "after 4 s of publishing: %s", diag.msg);
   T_CHECK (joined_after < 2500, "joined only after %llu ms",
       (unsigned long long) joined_after);
+
+  /* R4-10, a mixed table: our reader's entry and 63 forged ones. The
+   * refusal counts them apart and lists the pid of the live one only. */
+  ctl = t_ctl_map (dir, ch);
+  T_CHECK (ctl != NULL, "map ~ctl");
+  for (e = 0; e < (int) DORADMA_MAX_READERS; e++)
+    if (__atomic_load_n (&ctl->readers[e].state, __ATOMIC_ACQUIRE) !=
+        DORADMA_READER_ACTIVE)
+      __atomic_store_n (&ctl->readers[e].state, DORADMA_READER_RESERVED,
+          __ATOMIC_RELEASE);
+  t_ctl_unmap (ctl);
+  T_RC (doradma_reader_open (&rc, &r2, &diag), -EUSERS,
+      "a second join into a table of one reader and 63 forgeries");
+  t_log ("refusal: %s", diag.msg);
+  snprintf (want, sizeof want, "63 RESERVED (kept for a replaced writer's "
+      "readers, or forged), 1 by readers, pids: %u", (unsigned) getpid ());
+  T_CHECK (strstr (diag.msg, want) != NULL && strstr (diag.msg, " 0") ==
+      NULL, "want \"%s\" and no pid 0 in: %s", want, diag.msg);
   ret = T_EXIT_PASS;
 err:
+  doradma_reader_close (r2);
   doradma_reader_close (r);
   doradma_writer_close (w);
   if (t_shm_dir_remove (dir) != 0)
