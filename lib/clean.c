@@ -72,6 +72,32 @@ live_before_owner (const struct segment_paths *p, int ret,
   return ret;
 }
 
+/* Moves the object door_open judged at `path` (fstat `judged`) to a name of
+ * our own, `aside`, and checks it is still that object: a name can change
+ * between the door's look and a rename by path, and only the object judged
+ * may be removed (R4-6). Anything else found there goes back
+ * (RENAME_NOREPLACE: never over a newer one) and -EAGAIN names it. */
+static int
+move_judged_aside (const char *path, const char *label,
+    const struct stat *judged, char *aside, size_t aside_len,
+    struct doradma_diag *diag)
+{
+  struct stat now;
+
+  snprintf (aside, aside_len, "%s~clean.%d", path, (int) getpid ());
+  if (rename (path, aside) != 0)
+    return diag_set (diag, -errno, "ctl", "%s: rename: %s", label,
+        strerror (errno));
+  if (lstat (aside, &now) == 0 && now.st_dev == judged->st_dev
+      && now.st_ino == judged->st_ino)
+    return 0;
+  if (renameat2 (AT_FDCWD, aside, AT_FDCWD, path, RENAME_NOREPLACE) != 0)
+    return diag_set (diag, -EAGAIN, "ctl", "%s changed while we looked at "
+        "it; what replaced it was moved to %s and left there", label, aside);
+  return diag_set (diag, -EAGAIN, "ctl", "%s changed while we looked at it: "
+      "left in place", label);
+}
+
 /* A control object whose data object is gone (a writer killed between the
  * two unlinks of its close). No lock guards this name, so it is moved aside
  * first (rename is atomic); if a data object appeared meanwhile, a writer is
@@ -95,10 +121,9 @@ clean_orphan_ctl (const struct segment_paths *p, unsigned flags,
   if (ret < 0)
     return ret;
   close (fd);
-  snprintf (aside, sizeof aside, "%s~clean.%d", p->ctl, (int) getpid ());
-  if (rename (p->ctl, aside) != 0)
-    return diag_set (diag, -errno, "ctl", "%s~ctl: rename: %s", p->label,
-        strerror (errno));
+  ret = move_judged_aside (p->ctl, label, &st, aside, sizeof aside, diag);
+  if (ret < 0)
+    return ret;
   if (access (p->data, F_OK) != 0 && errno == ENOENT) {
     unlink (aside);
     rep->removed_ctl = 1;
@@ -110,14 +135,16 @@ clean_orphan_ctl (const struct segment_paths *p, unsigned flags,
       "%s: a writer is starting: its control object was left in place", label);
 }
 
-/* The control object of a channel whose data lock we hold: 1 when it is
- * ours to remove (or another user's with DORADMA_CLEAN_ANY_OWNER), 0 when
- * absent, else the door's refusal naming what is there. */
+/* The control object of a channel whose data lock we hold, judged by the
+ * door like the data object and removed only when it is ours (or another
+ * user's with DORADMA_CLEAN_ANY_OWNER), and still the object judged: 1 when
+ * removed, 0 when absent, else the refusal naming what is there, and
+ * nothing is removed. */
 static int
-check_ctl (const struct segment_paths *p, unsigned flags,
+remove_ctl (const struct segment_paths *p, unsigned flags,
     struct doradma_diag *diag)
 {
-  char label[PATH_MAX + 8];
+  char aside[PATH_MAX + 64], label[PATH_MAX + 8];
   struct door_rule rule;
   struct stat st;
   int fd, ret;
@@ -130,7 +157,10 @@ check_ctl (const struct segment_paths *p, unsigned flags,
   if (ret < 0)
     return ret == -EACCES ? -EPERM : ret;
   close (fd);
-  return 1;
+  ret = move_judged_aside (p->ctl, label, &st, aside, sizeof aside, diag);
+  if (ret < 0)
+    return ret;
+  return unlink (aside) == 0 ? 1 : 0;
 }
 
 DORADMA_API int
@@ -187,13 +217,12 @@ doradma_clean_channel_flags (const char *shm_dir, const char *channel,
      * control name is judged by the door like the data object (R4-6):
      * someone else's object or a non-file there is named, and nothing is
      * removed. */
-    ret = check_ctl (&p, flags, diag);
+    ret = remove_ctl (&p, flags, diag);
     if (ret < 0) {
       close (fd);
       return ret;
     }
-    if (ret == 1 && unlink (p.ctl) == 0)
-      rep->removed_ctl = 1;
+    rep->removed_ctl = ret;
     if (before > 0) {
       segment_remove_leftovers (&p);
       rep->removed_leftovers = before - count_leftovers (&p, channel);

@@ -102,21 +102,24 @@ rcb_place (const uint8_t * image, uint64_t size,
   return d.rcb_offset;
 }
 
-/* The data object's header, JSON and RCB line 0 through segment_parse, on a
+/* The data object's header, JSON and RCB line 0 judged as
+ * doradma_reader_open judges them, in its order: segment_size_check (the
+ * size the header and JSON describe, R4-4), then segment_parse on a
  * private image: anonymous memory the size of the object (untouched pages
- * cost nothing) holding only the parts read. */
+ * cost nothing) holding only the parts read. The parts are copied either
+ * way, to be shown as read. */
 static void
-inspect_segment (int fd, struct doradma_inspect *in)
+inspect_segment (int fd, const struct stat *st, const char *label,
+    struct doradma_inspect *in)
 {
   struct doradma_segment_desc d;
-  uint8_t small[DORADMA_HEADER_SIZE];
   uint8_t *image;
   uint64_t json_len;
   int ret;
 
   if (in->size < DORADMA_HEADER_SIZE) {
-    memset (small, 0, sizeof small);
-    in->segment.rc = segment_parse (small, in->size, &d, &in->segment.diag);
+    /* nothing to copy: the reader's door refuses it with these words */
+    in->segment.rc = segment_size_check (fd, st, label, &in->segment.diag);
     return;
   }
   if (read_at (fd, &in->header, sizeof in->header, 0) < 0) {
@@ -149,7 +152,9 @@ inspect_segment (int fd, struct doradma_inspect *in)
     memcpy (image + in->rcb_at, &in->rcb, sizeof in->rcb);
   }
 
-  ret = segment_parse (image, in->size, &d, &in->segment.diag);
+  ret = segment_size_check (fd, st, label, &in->segment.diag);
+  if (ret == 0)
+    ret = segment_parse (image, in->size, &d, &in->segment.diag);
   in->segment.rc = ret;
   munmap (image, in->size);
   if (ret < 0)
@@ -311,12 +316,7 @@ doradma_inspect_channel (const char *shm_dir, const char *channel,
   in->mode = st.st_mode & 07777;
   in->writer_alive = ofd_is_locked (fd, 0);
 
-  inspect_segment (fd, in);
-  /* the reader's size rule (R4-4): an object grown or shrunk past the
-   * layout its header describes is refused by doradma_reader_open */
-  if (in->segment.rc == 0)
-    in->segment.rc = segment_size_check (fd, &st, paths.label,
-        &in->segment.diag);
+  inspect_segment (fd, &st, paths.label, in);
   if (in->segment.rc == 0 && in->rcb_read)
     inspect_records (fd, in);
   close (fd);

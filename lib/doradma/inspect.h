@@ -161,10 +161,16 @@ struct doradma_clean_report {
  * the data object at the name (as a replacing writer does), checks the name
  * still resolves to it, removes the control object and leftovers, then the
  * data object, then drops the lock. A control object without a data object
- * is removed only if no data object appears while it is moved aside.
+ * is removed only if no data object appears while it is moved aside. The
+ * control name and leftover names are judged like the data name: a control
+ * object is removed only when it is a regular file of ours (any owner's
+ * with DORADMA_CLEAN_ANY_OWNER) and still the inode judged; leftovers only
+ * when they are regular files of ours, others are left.
  * Returns 0 (something removed; *rep says what), -EBUSY (a live writer,
  * ours or, where we can open it, another user's: checked before the
- * owner), -ENOENT (nothing there), -EPERM (not ours), -errno. */
+ * owner), -ENOENT (nothing there), -EPERM (not ours), -EBADMSG (a FIFO,
+ * link, directory... at a name: diag names it), -EAGAIN (the control name
+ * changed while we looked: nothing removed), -errno. */
 int doradma_clean_channel (const char *shm_dir, const char *channel,
     struct doradma_clean_report *rep, struct doradma_diag *diag);
 /* The same; DORADMA_CLEAN_ANY_OWNER also removes objects of other users

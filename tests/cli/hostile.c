@@ -172,6 +172,15 @@ crafted (void)
     EXPECT (&c, "grown by 4 KiB", "segment", "object.size");
   }
   CASE (c) {
+    /* grown and a bad RCB: the reader checks the size first, so its field
+     * is object.size; show named rcb.slot_count (R4-4, field for field) */
+    c.data = g_realloc (c.data, c.len + 4096);
+    memset (c.data + c.len, 0, 4096);
+    c.len += 4096;
+    rcb (&c)->slot_count = 65;
+    EXPECT (&c, "grown by 4 KiB, 65 slots", "segment", "object.size");
+  }
+  CASE (c) {
     rcb (&c)->slot_count = 65;
     EXPECT (&c, "65 slots", "segment", "rcb.slot_count");
   }

@@ -19,10 +19,19 @@ static double opt_interval = 0.5;
 static struct tool_look prev_look;
 static guint64 look_time;
 
+/* "ok", or the lib's words led by the field at fault, as the reader's diag
+ * names it (one buffer: one call per printf). */
 static const char *
 verdict_text (const struct doradma_inspect_verdict *v)
 {
-  return v->rc == 0 ? "ok" : v->diag.msg;
+  static char text[sizeof v->diag.msg + 64];
+
+  if (v->rc == 0)
+    return "ok";
+  if (v->diag.field == NULL)
+    return v->diag.msg;
+  snprintf (text, sizeof text, "[%s] %s", v->diag.field, v->diag.msg);
+  return text;
 }
 
 static const char *
