@@ -195,3 +195,32 @@ gst_doradma_dora_check_settings (GstElement * element)
   g_free (name);
   return ok;
 }
+
+void
+gst_doradma_dora_warn_ignored (GstElement * element, const gchar * pool,
+    const gchar * const *names, const gchar * why)
+{
+  GObjectClass *klass = G_OBJECT_GET_CLASS (element);
+  GString *set = g_string_new (NULL);
+  guint i;
+
+  for (i = 0; names[i] != NULL; i++) {
+    GParamSpec *ps = g_object_class_find_property (klass, names[i]);
+    GValue v = G_VALUE_INIT;
+
+    if (ps == NULL)
+      continue;
+    g_value_init (&v, ps->value_type);
+    g_object_get_property (G_OBJECT (element), names[i], &v);
+    if (!g_param_value_defaults (ps, &v))
+      g_string_append_printf (set, "%s%s", set->len ? ", " : "", names[i]);
+    g_value_unset (&v);
+  }
+  if (set->len > 0)
+    GST_ELEMENT_WARNING_WITH_DETAILS (element, RESOURCE, SETTINGS,
+        ("Ignored with dora-pool: %s", set->str),
+        ("dora pool %s: %s", pool, why),
+        ("dora-pool", G_TYPE_STRING, pool, "ignored", G_TYPE_STRING, set->str,
+            NULL));
+  g_string_free (set, TRUE);
+}

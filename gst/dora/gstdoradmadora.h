@@ -121,5 +121,13 @@ gboolean gst_doradma_dora_dir_moved (const gchar ** dir);
  * which. */
 gboolean gst_doradma_dora_check_settings (GstElement * element);
 
+/* The element's properties among `names` (NULL-terminated; names the
+ * element lacks are skipped) that are set to anything but their default:
+ * the ring's settings, which a dora pool has no use for, would be ignored
+ * in silence (F8). One WARNING names them ("Ignored with dora-pool: ..."),
+ * the pool and `why` in its debug text. */
+void gst_doradma_dora_warn_ignored (GstElement * element, const gchar * pool,
+    const gchar * const *names, const gchar * why);
+
 G_END_DECLS
 #endif

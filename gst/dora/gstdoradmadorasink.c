@@ -135,40 +135,10 @@ resolve_transport (GstBaseSink * sink, enum doradma_pool_transport *out,
 }
 
 /* Ring properties a pool has no use for (one buffer, mode 0600 as dora's
- * crate makes it, no readers to wait for): set to anything but their
- * default, they would be ignored in silence (F8). One warning names them. */
-static void
-warn_ring_only_settings (GstBaseSink * sink, const gchar * pool)
-{
-  static const gchar *const ring_only[] = { "permissions", "slots", "mode",
-    "timeout", "spin-time", "wait-for-readers", "on-reader-stall", NULL
-  };
-  GObjectClass *klass = G_OBJECT_GET_CLASS (sink);
-  GString *set = g_string_new (NULL);
-  guint i;
-
-  for (i = 0; ring_only[i] != NULL; i++) {
-    GParamSpec *ps = g_object_class_find_property (klass, ring_only[i]);
-    GValue v = G_VALUE_INIT;
-
-    if (ps == NULL)
-      continue;
-    g_value_init (&v, ps->value_type);
-    g_object_get_property (G_OBJECT (sink), ring_only[i], &v);
-    if (!g_param_value_defaults (ps, &v))
-      g_string_append_printf (set, "%s%s", set->len ? ", " : "", ring_only[i]);
-    g_value_unset (&v);
-  }
-  if (set->len > 0)
-    GST_ELEMENT_WARNING_WITH_DETAILS (sink, RESOURCE, SETTINGS,
-        ("Ignored with dora-pool: %s", set->str),
-        ("these properties configure a doradma ring; dora pool %s is one "
-            "buffer of mode 0600 (as dora's writers make it) that no reader "
-            "holds back", pool),
-        ("dora-pool", G_TYPE_STRING, pool, "ignored", G_TYPE_STRING, set->str,
-            NULL));
-  g_string_free (set, TRUE);
-}
+ * crate makes it, no readers to wait for): set, they get a warning (F8). */
+static const gchar *const ring_only[] = { "permissions", "slots", "mode",
+  "timeout", "spin-time", "wait-for-readers", "on-reader-stall", NULL
+};
 
 gboolean
 gst_doradma_dora_sink_start (GstBaseSink * sink)
@@ -179,7 +149,10 @@ gst_doradma_dora_sink_start (GstBaseSink * sink)
   gboolean ok = gst_doradma_dora_check_settings (GST_ELEMENT (sink));
 
   if (ok)
-    warn_ring_only_settings (sink, name);
+    gst_doradma_dora_warn_ignored (GST_ELEMENT (sink), name, ring_only,
+        "these properties configure a doradma ring; a dora pool is one "
+        "buffer of mode 0600 (as dora's writers make it) that no reader "
+        "holds back");
   /* an unusable transport is a settings error: say so before caps */
   if (ok && !(ok = resolve_transport (sink, &t, &err))) {
     GST_ELEMENT_ERROR (sink, RESOURCE, SETTINGS,

@@ -750,11 +750,29 @@ out:
 /* ---------------------------------------------------------------------- */
 /* States */
 
+/* The ring reader's settings a pool has no use for (one buffer, copied
+ * every frame, its transport read from its header): set, they get a
+ * warning (F8). Honoured: timeout, allowed-uid, on-writer-lost and
+ * processing-deadline (the latency answer). */
+static const gchar *const ring_only[] = { "read-mode", "copy-mode", "copy",
+  "max-leases", "transport", "copy-to", "copy-budget", "spin-time", NULL
+};
+
 gboolean
 gst_doradma_dora_src_start (GstBaseSrc * src)
 {
   DoraSrc *s = gst_doradma_dora_src_get (src);
   gboolean ok = gst_doradma_dora_check_settings (GST_ELEMENT (src));
+
+  if (ok) {
+    gchar *name = gst_doradma_dora_pool_name (src);
+
+    gst_doradma_dora_warn_ignored (GST_ELEMENT (src), name, ring_only,
+        "these properties configure the reader of a doradma ring; a dora "
+        "pool is one buffer, copied every frame, its transport read from its "
+        "header");
+    g_free (name);
+  }
 
   s->have_last = FALSE;
   __atomic_store_n (&s->n_frames, 0, __ATOMIC_RELAXED);
