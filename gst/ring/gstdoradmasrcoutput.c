@@ -207,6 +207,8 @@ lease_to_buffer (GstDoradmaSrcOutput * o, GstDoradmaConsumer * c,
     GstDoradmaConsumerFrame * fr, GstDoradmaFrameMeta ** meta)
 {
   GstBuffer *leased = NULL, *out;
+  guint outstanding;
+  gboolean over_quota;
 
   if (o->shell_pool == NULL)
     o->shell_pool = gst_doradma_shell_pool_new ();
@@ -218,25 +220,24 @@ lease_to_buffer (GstDoradmaSrcOutput * o, GstDoradmaConsumer * c,
   /* here so that it is kept POOLED too */
   *meta = set_frame_meta (leased, fr);
   gst_doradma_shell_pool_keep_metas (leased);
-  if (gst_doradma_consumer_outstanding (c) <= o->max_leases
-      && layout_readable (o, fr))
+  /* read once: the buffers out change under us (other threads free them) */
+  outstanding = gst_doradma_consumer_outstanding (c);
+  over_quota = outstanding > o->max_leases;
+  if (!over_quota && layout_readable (o, fr))
     return leased;
   /* a downstream queue holding many buffers must not pin the ring; the
    * developer is told once, not left with silent copies */
-  if (gst_doradma_consumer_outstanding (c) > o->max_leases
-      && !o->over_leases_warned) {
+  if (over_quota && !o->over_leases_warned) {
     o->over_leases_warned = TRUE;
     GST_ELEMENT_WARNING (o->element, RESOURCE, BUSY,
         ("max-leases (%u) reached: copying frames instead of lending ring "
             "slots; downstream holds too many buffers (appsink: keep "
             "max-buffers at max-leases - 2 or less, drop=true)",
             o->max_leases), ("%u buffers outstanding; counted in stats "
-            "\"copies\"", gst_doradma_consumer_outstanding (c)));
-  }
-  /* a padded producer (a decoder) and a downstream without GstVideoMeta
-   * (appsink, many apps): every frame is copied; say so once (R4-P3) */
-  if (gst_doradma_consumer_outstanding (c) <= o->max_leases
-      && !o->layout_warned) {
+            "\"copies\"", outstanding));
+  } else if (!over_quota && !o->layout_warned) {
+    /* a padded producer (a decoder) and a downstream without GstVideoMeta
+     * (appsink, many apps): every frame is copied; say so once (R4-P3) */
     o->layout_warned = TRUE;
     GST_ELEMENT_WARNING (o->element, STREAM, FORMAT,
         ("Copying every frame: the producer's layout is not the default one "
