@@ -1,8 +1,11 @@
 /* doradma GStreamer plugin — the slab allocator's NIC side: registration
  * of slabs with a NIC (GPUDirect RDMA over dma-buf or nvidia-peermem, or
  * pinned host memory) and the RDMA constructor's fallback chain GPUDirect
- * -> pinned -> managed. The probe of what the machine offers is
- * gstdoradmagpudirect.c; the allocator itself gstdoradmaallocator.c.
+ * -> pinned -> managed, and the public report of the GPUDirect probe
+ * (gst_doradma_gpudirect_probe*). The probe itself is
+ * gstdoradmagpudirect.c (which includes no allocator header: the
+ * allocator depends on it, not the reverse); the allocator itself
+ * gstdoradmaallocator.c.
  *
  * Copyright (C) 2025 the doradma authors
  * SPDX-License-Identifier: LGPL-2.1-or-later
@@ -246,4 +249,58 @@ gst_doradma_slab_memory_get_rdma_keys (GstMemory * mem, guint32 * lkey,
 #else
   return FALSE;
 #endif
+}
+
+/* ------------------------------------------------------------------------ */
+/* the probe, as the public API reports it */
+
+static GstStructure *
+probe_structure (const GstDoradmaGpudirectProbe * p, gboolean ok)
+{
+  GstStructure *s = gst_structure_new_empty ("doradma-gpudirect-probe");
+  int i;
+
+  for (i = 0; i < GST_DORADMA_PROBE_N; i++) {
+    const gchar *name = gst_doradma_gpudirect_item_name (i);
+    gchar *k = g_strconcat (name, "-detail", NULL);
+
+    gst_structure_set (s, name, G_TYPE_BOOLEAN, p->ok[i],
+        k, G_TYPE_STRING, p->detail[i], NULL);
+    g_free (k);
+  }
+  gst_structure_set (s, "usable", G_TYPE_BOOLEAN, ok, NULL);
+  return s;
+}
+
+GstStructure *
+gst_doradma_gpudirect_probe_report (gint cuda_device)
+{
+  GstDoradmaGpudirectProbe p;
+
+  gst_doradma_gpudirect_run_probe (cuda_device, &p);
+  return probe_structure (&p, gst_doradma_gpudirect_usable (&p));
+}
+
+gboolean
+gst_doradma_gpudirect_probe (gint cuda_device, GstStructure ** report,
+    GError ** error)
+{
+  GstDoradmaGpudirectProbe p;
+  gboolean ok;
+
+  gst_doradma_gpudirect_run_probe (cuda_device, &p);
+  ok = gst_doradma_gpudirect_usable (&p);
+  if (report)
+    *report = probe_structure (&p, ok);
+  if (!ok) {
+    gchar *m = gst_doradma_gpudirect_missing (&p, FALSE);
+
+    g_set_error (error, GST_DORADMA_SLAB_ERROR,
+        GST_DORADMA_SLAB_ERROR_RDMA_UNAVAILABLE,
+        "GPUDirect RDMA unavailable; missing: %s. It needs libibverbs, "
+        "ibverbs-device, active-port and cuda, plus either dmabuf-mr with "
+        "cuda-dma-buf, or nvidia-peermem for the legacy path", m);
+    g_free (m);
+  }
+  return ok;
 }

@@ -17,7 +17,6 @@
 #include <unistd.h>
 
 #include "gstdoradmagpudirect.h"
-#include "gstdoradmaallocator.h"
 /* the public API only; never the private driver table cuda-api.h */
 #include "doradma-cuda.h"
 
@@ -460,52 +459,8 @@ gst_doradma_gpudirect_missing (const GstDoradmaGpudirectProbe * p,
       : missing_of (p, gpudirect_prereqs, G_N_ELEMENTS (gpudirect_prereqs));
 }
 
-static GstStructure *
-probe_structure (const GstDoradmaGpudirectProbe * p, gboolean ok)
+const gchar *
+gst_doradma_gpudirect_item_name (GstDoradmaProbeItem item)
 {
-  GstStructure *s = gst_structure_new_empty ("doradma-gpudirect-probe");
-  int i;
-
-  for (i = 0; i < GST_DORADMA_PROBE_N; i++) {
-    gchar *k = g_strconcat (probe_names[i], "-detail", NULL);
-
-    gst_structure_set (s, probe_names[i], G_TYPE_BOOLEAN, p->ok[i],
-        k, G_TYPE_STRING, p->detail[i], NULL);
-    g_free (k);
-  }
-  gst_structure_set (s, "usable", G_TYPE_BOOLEAN, ok, NULL);
-  return s;
-}
-
-GstStructure *
-gst_doradma_gpudirect_probe_report (gint cuda_device)
-{
-  GstDoradmaGpudirectProbe p;
-
-  gst_doradma_gpudirect_run_probe (cuda_device, &p);
-  return probe_structure (&p, gst_doradma_gpudirect_usable (&p));
-}
-
-gboolean
-gst_doradma_gpudirect_probe (gint cuda_device, GstStructure ** report,
-    GError ** error)
-{
-  GstDoradmaGpudirectProbe p;
-  gboolean ok;
-
-  gst_doradma_gpudirect_run_probe (cuda_device, &p);
-  ok = gst_doradma_gpudirect_usable (&p);
-  if (report)
-    *report = probe_structure (&p, ok);
-  if (!ok) {
-    gchar *m = gst_doradma_gpudirect_missing (&p, FALSE);
-
-    g_set_error (error, GST_DORADMA_SLAB_ERROR,
-        GST_DORADMA_SLAB_ERROR_RDMA_UNAVAILABLE,
-        "GPUDirect RDMA unavailable; missing: %s. It needs libibverbs, "
-        "ibverbs-device, active-port and cuda, plus either dmabuf-mr with "
-        "cuda-dma-buf, or nvidia-peermem for the legacy path", m);
-    g_free (m);
-  }
-  return ok;
+  return probe_names[item];
 }

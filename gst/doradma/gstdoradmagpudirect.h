@@ -15,9 +15,8 @@
 #include <glib.h>
 
 G_BEGIN_DECLS
-
 /* One prerequisite of GPUDirect RDMA (or of the pinned-MR fallback). */
-typedef enum
+    typedef enum
 {
   GST_DORADMA_PROBE_LIBIBVERBS,
   GST_DORADMA_PROBE_DEVICE,
@@ -39,6 +38,8 @@ typedef struct
  * `ordinal`). */
 void gst_doradma_gpudirect_run_probe (gint ordinal,
     GstDoradmaGpudirectProbe * p);
+/* The item's name in reports ("libibverbs", "ibverbs-device", ...). */
+const gchar *gst_doradma_gpudirect_item_name (GstDoradmaProbeItem item);
 /* GPUDirect RDMA proper is possible (dma-buf MR or nvidia-peermem). */
 gboolean gst_doradma_gpudirect_usable (const GstDoradmaGpudirectProbe * p);
 /* "name (detail); ..." of what is missing for GPUDirect, or (pinned) for
@@ -91,5 +92,4 @@ guint64 gst_doradma_mr_iova (const GstDoradmaMr * mr);
 #endif /* HAVE_IBVERBS */
 
 G_END_DECLS
-
 #endif /* __GST_DORADMA_GPUDIRECT_H__ */
