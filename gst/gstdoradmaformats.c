@@ -65,3 +65,15 @@ gst_doradma_formats_caps (const gchar * const *features)
   g_value_unset (&formats);
   return caps;
 }
+
+GstCaps *
+gst_doradma_caps_filter (GstCaps * caps, GstCaps * filter)
+{
+  GstCaps *tmp;
+
+  if (filter == NULL)
+    return caps;
+  tmp = gst_caps_intersect_full (filter, caps, GST_CAPS_INTERSECT_FIRST);
+  gst_caps_unref (caps);
+  return tmp;
+}

@@ -20,5 +20,10 @@ G_BEGIN_DECLS
  * as the elements' pad templates. */
 GstCaps *gst_doradma_formats_caps (const gchar * const *features);
 
+/* A CAPS query's answer: `caps` (taken) intersected with the query's
+ * `filter` (may be NULL), the filter's order first. Both sources use it,
+ * on a ring and on a dora pool. */
+GstCaps *gst_doradma_caps_filter (GstCaps * caps, GstCaps * filter);
+
 G_END_DECLS
 #endif /* __GST_DORADMA_FORMATS_H__ */

@@ -14,7 +14,7 @@
 #include <doradma/dora-pool.h>
 
 #include "gstdoradmadorasrcprivate.h"
-#include "gstdoradmasrccaps.h"
+#include "gstdoradmaformats.h"
 
 #define GST_CAT_DEFAULT gst_doradma_dora_src_debug
 
@@ -274,7 +274,7 @@ gst_doradma_dora_src_get_caps (GstBaseSrc * src, GstCaps * filter)
   else
     caps = gst_caps_new_empty_simple ("video/x-raw");
   g_mutex_unlock (&s->head.lock);
-  return gst_doradma_src_caps_filter (caps, filter);
+  return gst_doradma_caps_filter (caps, filter);
 }
 
 gboolean

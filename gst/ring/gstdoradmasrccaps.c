@@ -8,6 +8,7 @@
 #endif
 
 #include "gstdoradmasrccaps.h"
+#include "gstdoradmaformats.h"
 
 /* the element's own category (gstdoradmasrc.c) */
 GST_DEBUG_CATEGORY_EXTERN (gst_doradma_src_debug);
@@ -136,18 +137,6 @@ gst_doradma_src_caps_ensure (GstDoradmaSrcCaps * c,
 }
 
 GstCaps *
-gst_doradma_src_caps_filter (GstCaps * caps, GstCaps * filter)
-{
-  GstCaps *tmp;
-
-  if (filter == NULL)
-    return caps;
-  tmp = gst_caps_intersect_full (filter, caps, GST_CAPS_INTERSECT_FIRST);
-  gst_caps_unref (caps);
-  return tmp;
-}
-
-GstCaps *
 gst_doradma_src_caps_query (GstDoradmaSrcCaps * c, GstCaps * filter)
 {
   GstCaps *caps;
@@ -158,7 +147,7 @@ gst_doradma_src_caps_query (GstDoradmaSrcCaps * c, GstCaps * filter)
   else
     caps = gst_pad_get_pad_template_caps (GST_BASE_SRC_PAD (c->src));
   GST_OBJECT_UNLOCK (c->src);
-  return gst_doradma_src_caps_filter (caps, filter);
+  return gst_doradma_caps_filter (caps, filter);
 }
 
 /* Until a frame told us the caps, nothing to set; then the base class

@@ -48,10 +48,6 @@ GstFlowReturn gst_doradma_src_caps_ensure (GstDoradmaSrcCaps * c,
     GstDoradmaConsumer * consumer, const GstDoradmaConsumerFrame * fr,
     gboolean * changed);
 
-/* The get_caps answer from `caps` (taken): intersected with `filter`
- * (its order first) when there is one. Also the dora path's. */
-GstCaps *gst_doradma_src_caps_filter (GstCaps * caps, GstCaps * filter);
-
 /* The get_caps and negotiate vfuncs. */
 GstCaps *gst_doradma_src_caps_query (GstDoradmaSrcCaps * c, GstCaps * filter);
 gboolean gst_doradma_src_caps_negotiate (GstDoradmaSrcCaps * c);
