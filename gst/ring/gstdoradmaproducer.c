@@ -4,17 +4,10 @@
  * Copyright (C) 2025 the doradma authors
  * SPDX-License-Identifier: LGPL-2.1-or-later
  *
- * A segment is one libdoradma writer and its slot table. Each slot has one
- * GstDoradmaMemory, created on first use and recycled by its dispose hook
- * (segment_slot_returned): a memory lent out holds a reference on its
- * segment, so buffers of a replaced segment keep it mapped until they are
- * freed, and a slot that comes back still WRITING (never published) is
- * abandoned: it is never readable as a frame.
- *
- * A slot is chosen by libdoradma (oldest free, unleased, not newest,
- * consumed in lossless mode) AND must not be referenced in this process (a
- * decoder's reference frame, a tee branch, videorate's last buffer): lent
- * slots are held in the ring (doradma_writer_hold) until they come back.
+ * A segment (gstdoradmaproducersegment.c) is one libdoradma writer and its
+ * slot table. A slot is chosen by libdoradma (oldest free, unleased, not
+ * newest, consumed in lossless mode) AND must not be referenced in this
+ * process: lent slots are held in the ring until they come back.
  */
 #ifdef HAVE_CONFIG_H
 #include "config.h"
@@ -25,37 +18,14 @@
 #include <unistd.h>
 
 #include "gstdoradmaproducer.h"
+#include "gstdoradmaproducersegment.h"
 #include "gstdoradmaclock.h"
 #include "gstdoradmasettings.h"
-#include <gst/doradma/gstdoradmamemoryprivate.h>
 #include "gstdoradmacuda.h"
+#include <gst/doradma/gstdoradmamemory.h>
 
-GST_DEBUG_CATEGORY_STATIC (gst_doradma_producer_debug);
+GST_DEBUG_CATEGORY (gst_doradma_producer_debug);
 #define GST_CAT_DEFAULT gst_doradma_producer_debug
-
-typedef enum
-{
-  SLOT_FREE = 0,                /* no WRITING mark; maybe published */
-  SLOT_WRITING,                 /* marked WRITING, handed out */
-  SLOT_PUBLISHED,               /* published, memory still referenced */
-} SlotState;
-
-typedef struct
-{
-  gint refcount;
-  struct doradma_writer *w;
-  guint32 n_slots;
-  guint64 stride;
-  /* transport ipc: the device allocation holding the slots, freed right
-   * after the writer closes */
-  GstDoradmaCudaSlots *device_slots;
-
-  GMutex lock;                  /* the slot table below */
-  GstMemory *mems[DORADMA_MAX_SLOTS];
-  gboolean cached[DORADMA_MAX_SLOTS];   /* mems[s] not referenced elsewhere */
-  SlotState state[DORADMA_MAX_SLOTS];
-  gboolean closing;
-} Segment;
 
 struct _GstDoradmaProducer
 {
@@ -70,104 +40,12 @@ struct _GstDoradmaProducer
   GstElement *owner;            /* not a reference */
   GstDoradmaProducerSettings s;
   gboolean started;
-  Segment *seg;
+  GstDoradmaSegment *seg;
   gchar *caps;
   gboolean replace;             /* the next frame needs a new segment */
   gboolean eos;
   GstClockTime latency;
 };
-
-/* ---------------------------------------------------------------------- */
-/* Segments */
-
-static Segment *
-segment_ref (Segment * seg)
-{
-  g_atomic_int_inc (&seg->refcount);
-  return seg;
-}
-
-static void
-segment_unref (Segment * seg)
-{
-  guint i;
-
-  if (seg == NULL || !g_atomic_int_dec_and_test (&seg->refcount))
-    return;
-
-  /* Every lent-out memory holds a reference, so all of them are cached now:
-   * let their dispose hooks free them this time. */
-  g_mutex_lock (&seg->lock);
-  seg->closing = TRUE;
-  g_mutex_unlock (&seg->lock);
-  for (i = 0; i < seg->n_slots; i++) {
-    if (seg->mems[i])
-      gst_memory_unref (seg->mems[i]);
-  }
-  doradma_writer_close (seg->w);
-  gst_doradma_cuda_slots_free (seg->device_slots);
-  g_mutex_clear (&seg->lock);
-  g_free (seg);
-}
-
-/* The slot memory's dispose: every return without a publish ends here with
- * the slot still WRITING. */
-static gboolean
-segment_slot_returned (gpointer owner, guint32 slot, GstMemory * mem)
-{
-  Segment *seg = owner;
-
-  g_mutex_lock (&seg->lock);
-  if (seg->closing) {
-    g_mutex_unlock (&seg->lock);
-    return TRUE;
-  }
-  if (seg->state[slot] == SLOT_WRITING) {
-    GST_LOG ("abandoning slot %u", slot);
-    doradma_writer_abandon (seg->w, slot);
-  }
-  seg->state[slot] = SLOT_FREE;
-  gst_memory_ref (mem);
-  seg->cached[slot] = TRUE;
-  doradma_writer_hold (seg->w, slot, 0);
-  g_mutex_unlock (&seg->lock);
-
-  /* the reference the lent-out memory held */
-  segment_unref (seg);
-  return FALSE;
-}
-
-static const GstDoradmaMemoryOwner slot_owner = {
-  segment_slot_returned, NULL, NULL, NULL
-};
-
-static GstMemory *
-segment_lend (Segment * seg, guint32 s, gsize size)
-{
-  GstMemory *mem;
-
-  g_mutex_lock (&seg->lock);
-  if (seg->mems[s] == NULL) {
-    guint64 devptr = seg->device_slots ?
-        gst_doradma_cuda_slots_pointer (seg->device_slots) + s * seg->stride :
-        0;
-
-    seg->mems[s] = gst_doradma_memory_new (0, doradma_writer_slot_data (seg->w,
-            s), seg->stride, s, devptr, &slot_owner, seg);
-  }
-  mem = seg->mems[s];
-  seg->cached[s] = FALSE;
-  /* Referenced here until its memory comes back: the ring must not hand it
-   * out again. */
-  doradma_writer_hold (seg->w, s, 1);
-  seg->state[s] = SLOT_WRITING;
-  GST_MINI_OBJECT_FLAG_UNSET (mem, GST_MEMORY_FLAG_READONLY);
-  gst_memory_resize (mem, -(gssize) mem->offset, size);
-  g_mutex_unlock (&seg->lock);
-  /* the lent memory keeps the segment mapped */
-  segment_ref (seg);
-  return mem;
-}
 
 /* ---------------------------------------------------------------------- */
 /* Errors */
@@ -279,7 +157,7 @@ gst_doradma_producer_unref (GstDoradmaProducer * p)
 {
   if (p == NULL || !g_atomic_int_dec_and_test (&p->refcount))
     return;
-  segment_unref (p->seg);
+  gst_doradma_segment_unref (p->seg);
   g_free (p->caps);
   g_free (p->s.channel);
   g_mutex_clear (&p->lock);
@@ -317,7 +195,7 @@ gst_doradma_producer_start (GstDoradmaProducer * p,
 void
 gst_doradma_producer_stop (GstDoradmaProducer * p)
 {
-  Segment *seg;
+  GstDoradmaSegment *seg;
 
   g_mutex_lock (&p->lock);
   p->started = FALSE;
@@ -326,7 +204,7 @@ gst_doradma_producer_stop (GstDoradmaProducer * p)
   g_clear_pointer (&p->caps, g_free);
   g_mutex_unlock (&p->lock);
   /* the channel is unlinked when the last slot memory comes back */
-  segment_unref (seg);
+  gst_doradma_segment_unref (seg);
 }
 
 const GstDoradmaProducerSettings *
@@ -413,7 +291,7 @@ gst_doradma_producer_new_stream (GstDoradmaProducer * p)
  * they would reopen the name after this replace and lose its frames. Waits
  * within `timeout`, then applies on-reader-stall. Not with p->lock held. */
 static GstFlowReturn
-await_carried_readers (GstDoradmaProducer * p, Segment * seg,
+await_carried_readers (GstDoradmaProducer * p, GstDoradmaSegment * seg,
     const gint * cancel)
 {
   struct doradma_diag diag = { 0 };
@@ -468,14 +346,14 @@ await_carried_readers (GstDoradmaProducer * p, Segment * seg,
  * A new reference in *out. */
 static GstFlowReturn
 producer_segment (GstDoradmaProducer * p, gsize size, const gint * cancel,
-    Segment ** out)
+    GstDoradmaSegment ** out)
 {
   struct doradma_writer_config cfg = { 0 };
   struct doradma_diag diag = { 0 };
   struct doradma_writer *w = NULL;
   guint8 ipc_handle[DORADMA_IPC_HANDLE_LEN];
   GstDoradmaCudaSlots *area = NULL;
-  Segment *seg, *old;
+  GstDoradmaSegment *seg, *old;
   gchar *channel, *reason = NULL;
   GstFlowReturn ret;
   int r;
@@ -487,7 +365,7 @@ again:
     return GST_FLOW_FLUSHING;
   }
   if (p->seg && !p->replace && p->seg->stride >= size) {
-    *out = segment_ref (p->seg);
+    *out = gst_doradma_segment_ref (p->seg);
     g_mutex_unlock (&p->lock);
     return GST_FLOW_OK;
   }
@@ -502,10 +380,10 @@ again:
    * until the replace below. */
   if (p->seg && p->s.mode == GST_DORADMA_MODE_LOSSLESS &&
       doradma_writer_wait_carried (p->seg->w, 0, NULL) == -EAGAIN) {
-    old = segment_ref (p->seg);
+    old = gst_doradma_segment_ref (p->seg);
     g_mutex_unlock (&p->lock);
     ret = await_carried_readers (p, old, cancel);
-    segment_unref (old);
+    gst_doradma_segment_unref (old);
     if (ret != GST_FLOW_OK)
       return ret;
     goto again;
@@ -556,19 +434,13 @@ again:
       doradma_writer_slot_stride (w) <= gst_doradma_cuda_slots_size (area));
 
   doradma_writer_set_spin (w, p->s.spin_time);
-  seg = g_new0 (Segment, 1);
-  seg->refcount = 1;
-  g_mutex_init (&seg->lock);
-  seg->w = w;
-  seg->n_slots = doradma_writer_slot_count (w);
-  seg->stride = doradma_writer_slot_stride (w);
-  seg->device_slots = area;
+  seg = gst_doradma_segment_new (w, area);
   p->seg = seg;
   p->replace = FALSE;
-  *out = segment_ref (seg);
+  *out = gst_doradma_segment_ref (seg);
   g_mutex_unlock (&p->lock);
 
-  segment_unref (old);
+  gst_doradma_segment_unref (old);
   g_free (channel);
   return GST_FLOW_OK;
 
@@ -596,10 +468,10 @@ create_failed:
 GstFlowReturn
 gst_doradma_producer_prepare (GstDoradmaProducer * p, gsize size)
 {
-  Segment *seg = NULL;
+  GstDoradmaSegment *seg = NULL;
   GstFlowReturn ret = producer_segment (p, size, &p->unlocked, &seg);
 
-  segment_unref (seg);
+  gst_doradma_segment_unref (seg);
   return ret;
 }
 
@@ -624,7 +496,7 @@ gst_doradma_producer_check_slots (GstDoradmaProducer * p, guint upstream_min)
 /* Slots */
 
 static guint32
-readers_now (Segment * seg)
+readers_now (GstDoradmaSegment * seg)
 {
   struct doradma_writer_stats ws = { 0 };
 
@@ -635,7 +507,7 @@ readers_now (Segment * seg)
 /* Lossless, no slot within `timeout`: the stall policy. FALSE after posting
  * the error. */
 static gboolean
-apply_stall_policy (GstDoradmaProducer * p, Segment * seg,
+apply_stall_policy (GstDoradmaProducer * p, GstDoradmaSegment * seg,
     GstDoradmaStallPolicy on_stall, GstClockTime timeout, gboolean * warned)
 {
   struct doradma_diag diag = { 0 };
@@ -691,7 +563,7 @@ gst_doradma_producer_acquire (GstDoradmaProducer * p, gsize size,
   GstDoradmaStallPolicy on_stall;
   gboolean waited = FALSE, warned = FALSE;
   GstFlowReturn ret;
-  Segment *seg;
+  GstDoradmaSegment *seg;
   guint32 s;
   int r;
 
@@ -730,15 +602,15 @@ gst_doradma_producer_acquire (GstDoradmaProducer * p, gsize size,
       break;
     if (r == -ESTALE) {
       /* replaced by another thread meanwhile: take the new segment */
-      segment_unref (seg);
+      gst_doradma_segment_unref (seg);
       continue;
     }
     if (r == -EINTR) {
-      segment_unref (seg);
+      gst_doradma_segment_unref (seg);
       return GST_FLOW_FLUSHING;
     }
     if (r == -EAGAIN && policy == DORADMA_POLICY_LATEST) {
-      segment_unref (seg);
+      gst_doradma_segment_unref (seg);
       return GST_FLOW_OK;
     }
     if (r == -EAGAIN && !waited) {
@@ -747,29 +619,29 @@ gst_doradma_producer_acquire (GstDoradmaProducer * p, gsize size,
       gst_doradma_producer_count (p, GST_DORADMA_COUNT_WAITS);
       if (GST_CLOCK_TIME_IS_VALID (timeout))
         deadline = gst_doradma_monotonic_now () + timeout;
-      segment_unref (seg);
+      gst_doradma_segment_unref (seg);
       continue;
     }
     if (r != -ETIMEDOUT && r != -EAGAIN)
       goto lib_error;
     if (!apply_stall_policy (p, seg, on_stall, timeout, &warned)) {
-      segment_unref (seg);
+      gst_doradma_segment_unref (seg);
       return GST_FLOW_ERROR;
     }
     deadline = on_stall == GST_DORADMA_STALL_WAIT ? GST_CLOCK_TIME_NONE :
         gst_doradma_monotonic_now () + timeout;
-    segment_unref (seg);
+    gst_doradma_segment_unref (seg);
   }
 
-  *mem = segment_lend (seg, s, size);
+  *mem = gst_doradma_segment_lend (seg, s, size);
   PLOG (p, GST_LEVEL_LOG, "lent slot %u", s);
-  segment_unref (seg);
+  gst_doradma_segment_unref (seg);
   return GST_FLOW_OK;
 
   /* ERRORS */
 lib_error:
   {
-    segment_unref (seg);
+    gst_doradma_segment_unref (seg);
     POST (p, ERROR, RESOURCE, WRITE, ("Could not acquire a frame slot"),
         ("doradma_writer_acquire: %s", g_strerror (-r)));
     return GST_FLOW_ERROR;
@@ -779,7 +651,7 @@ lib_error:
 gboolean
 gst_doradma_producer_is_writing (GstDoradmaProducer * p, GstMemory * mem)
 {
-  Segment *seg = gst_doradma_memory_get_owner (mem, &slot_owner);
+  GstDoradmaSegment *seg = gst_doradma_segment_of (mem);
   gboolean ret;
 
   if (seg == NULL)
@@ -787,19 +659,14 @@ gst_doradma_producer_is_writing (GstDoradmaProducer * p, GstMemory * mem)
   g_mutex_lock (&p->lock);
   ret = seg == p->seg;
   g_mutex_unlock (&p->lock);
-  if (!ret)
-    return FALSE;
-  g_mutex_lock (&seg->lock);
-  ret = seg->state[gst_doradma_memory_get_slot (mem)] == SLOT_WRITING;
-  g_mutex_unlock (&seg->lock);
-  return ret;
+  return ret && gst_doradma_segment_is_writing (seg, mem);
 }
 
 GstFlowReturn
 gst_doradma_producer_publish (GstDoradmaProducer * p, GstMemory * mem,
     struct doradma_frame_info *fi)
 {
-  Segment *seg = gst_doradma_memory_get_owner (mem, &slot_owner);
+  GstDoradmaSegment *seg = gst_doradma_segment_of (mem);
   guint32 slot = gst_doradma_memory_get_slot (mem);
   int r;
 
@@ -822,12 +689,7 @@ gst_doradma_producer_publish (GstDoradmaProducer * p, GstMemory * mem,
             seg->stride));
     return GST_FLOW_ERROR;
   }
-  g_mutex_lock (&seg->lock);
-  seg->state[slot] = SLOT_PUBLISHED;
-  /* upstream may still hold the buffer: a later write map must copy
-   * instead of scribbling over a frame readers lease */
-  GST_MINI_OBJECT_FLAG_SET (mem, GST_MEMORY_FLAG_READONLY);
-  g_mutex_unlock (&seg->lock);
+  gst_doradma_segment_published (seg, mem);
   gst_doradma_producer_count (p, GST_DORADMA_COUNT_FRAMES);
   PLOG (p, GST_LEVEL_LOG, "published seq %" G_GUINT64_FORMAT " in slot %u",
       fi->seq, slot);
@@ -837,7 +699,7 @@ gst_doradma_producer_publish (GstDoradmaProducer * p, GstMemory * mem,
 GstFlowReturn
 gst_doradma_producer_wait_readers (GstDoradmaProducer * p, guint n)
 {
-  Segment *seg;
+  GstDoradmaSegment *seg;
   GstFlowReturn ret;
   int r;
 
@@ -845,7 +707,7 @@ gst_doradma_producer_wait_readers (GstDoradmaProducer * p, guint n)
     return ret;
   /* Joins bump the ring's `space` eventcount: no polling. */
   r = doradma_writer_wait_readers (seg->w, n, -1, &p->unlocked);
-  segment_unref (seg);
+  gst_doradma_segment_unref (seg);
   if (r == 0)
     return GST_FLOW_OK;
   if (r == -EINTR)
@@ -894,18 +756,18 @@ gst_doradma_producer_get_stats (GstDoradmaProducer * p)
 {
   struct doradma_writer_stats ws = { 0 };
   GstDoradmaTransport transport;
-  Segment *seg;
+  GstDoradmaSegment *seg;
 
 #define C(c) __atomic_load_n (&p->counters[GST_DORADMA_COUNT_##c], \
     __ATOMIC_RELAXED)
   g_mutex_lock (&p->lock);
-  seg = p->seg ? segment_ref (p->seg) : NULL;
+  seg = p->seg ? gst_doradma_segment_ref (p->seg) : NULL;
   transport = p->s.transport;
   g_mutex_unlock (&p->lock);
   if (seg) {
     /* readers now; spins and sleeps of the current segment's writer */
     doradma_writer_get_stats (seg->w, &ws);
-    segment_unref (seg);
+    gst_doradma_segment_unref (seg);
   }
   return gst_structure_new ("doradmasink-stats",
       "frames", G_TYPE_UINT64, C (FRAMES),
