@@ -67,6 +67,7 @@
 #include "gstdoradmacuda.h"
 #include "gstdoradmasinkrender.h"
 #include "gstdoradmasinkcudapool.h"
+#include "gstdoradmasinksettings.h"
 
 GST_DEBUG_CATEGORY (gst_doradma_sink_debug);
 #define GST_CAT_DEFAULT gst_doradma_sink_debug
@@ -78,18 +79,8 @@ struct _GstDoradmaSink
 {
   GstBaseSink parent;
 
-  /* properties, under the object lock; `started` freezes all of them but
-   * wait-for-readers until stop (start took its snapshot) */
-  gchar *channel;
-  guint slots;
-  GstDoradmaTransport transport;
-  GstDoradmaMode mode;
-  guint permissions;
-  guint64 timeout;
-  guint wait_for_readers;
-  GstDoradmaStallPolicy on_stall;
-  guint64 spin_time;            /* ns of polling before a lossless sleep */
-  gboolean started;
+  /* properties but stats, under the object lock */
+  GstDoradmaSinkSettings s;
 
   /* the channel: segment, slots, counters (its own lock); init to finalize */
   GstDoradmaProducer *producer;
@@ -111,33 +102,13 @@ GST_ELEMENT_REGISTER_DEFINE_WITH_CODE (doradmasink, "doradmasink",
     GST_RANK_NONE, gst_doradma_sink_get_type (),
     gst_doradma_element_init (plugin));
 
-#define DEFAULT_CHANNEL NULL
-#define DEFAULT_SLOTS 8
-#define DEFAULT_TRANSPORT GST_DORADMA_TRANSPORT_AUTO
-#define DEFAULT_MODE GST_DORADMA_MODE_LATEST
-#define DEFAULT_PERMISSIONS 0600
-#define DEFAULT_TIMEOUT (5 * GST_SECOND)
-#define DEFAULT_WAIT_FOR_READERS 0
-#define DEFAULT_ON_STALL GST_DORADMA_STALL_ERROR
-#define DEFAULT_SPIN_TIME 0
-
+/* The settings' ids come first (gstdoradmasinksettings.h). */
 enum
 {
-  PROP_0,
-  PROP_CHANNEL,
-  PROP_SLOTS,
-  PROP_TRANSPORT,
-  PROP_MODE,
-  PROP_PERMISSIONS,
-  PROP_TIMEOUT,
-  PROP_WAIT_FOR_READERS,
-  PROP_ON_READER_STALL,
-  PROP_SPIN_TIME,
-  PROP_STATS,
+  PROP_STATS = GST_DORADMA_SINK_SETTINGS_N_PROPS,
   NUM_PROPERTIES
 };
 
-static GParamSpec *properties[NUM_PROPERTIES];
 
 /* The pad template: every carried format (gstdoradmaformats.h), in system
  * memory and, with gstreamer-cuda, in CUDA memory. */
@@ -184,7 +155,7 @@ gst_doradma_sink_render (GstBaseSink * bsink, GstBuffer * buf)
    * is set the property is not read again (no lock per frame) */
   if (!self->readers_reached) {
     GST_OBJECT_LOCK (self);
-    n_readers = self->wait_for_readers;
+    n_readers = self->s.wait_for_readers;
     GST_OBJECT_UNLOCK (self);
     if (n_readers > 0) {
       if ((ret = wait_for_readers (self, n_readers)) != GST_FLOW_OK)
@@ -426,7 +397,7 @@ gst_doradma_sink_query (GstBaseSink * bsink, GstQuery * query)
   gboolean started;
 
   GST_OBJECT_LOCK (self);
-  started = self->started;
+  started = self->s.started;
   GST_OBJECT_UNLOCK (self);
   if (started && gst_doradma_producer_settings (self->producer)->transport ==
       GST_DORADMA_TRANSPORT_IPC
@@ -460,14 +431,14 @@ gst_doradma_sink_start (GstBaseSink * bsink)
     return gst_doradma_dora_sink_start (bsink);
   /* every setting is read here, once: later changes are refused */
   GST_OBJECT_LOCK (self);
-  channel = g_strdup (self->channel);
-  transport = self->transport;
-  ps.slots = self->slots;
-  ps.mode = self->mode;
-  ps.permissions = self->permissions;
-  ps.timeout = self->timeout ? self->timeout : GST_CLOCK_TIME_NONE;
-  ps.on_stall = self->on_stall;
-  ps.spin_time = self->spin_time;
+  channel = g_strdup (self->s.channel);
+  transport = self->s.transport;
+  ps.slots = self->s.slots;
+  ps.mode = self->s.mode;
+  ps.permissions = self->s.permissions;
+  ps.timeout = self->s.timeout ? self->s.timeout : GST_CLOCK_TIME_NONE;
+  ps.on_stall = self->s.on_stall;
+  ps.spin_time = self->s.spin_time;
   GST_OBJECT_UNLOCK (self);
 
   if (!gst_doradma_channel_check_or_error (GST_ELEMENT (self), channel)
@@ -501,7 +472,7 @@ gst_doradma_sink_start (GstBaseSink * bsink)
   gst_doradma_producer_start (self->producer, &ps);
   self->readers_reached = FALSE;
   GST_OBJECT_LOCK (self);
-  self->started = TRUE;
+  self->s.started = TRUE;
   GST_OBJECT_UNLOCK (self);
   g_free (channel);
   return TRUE;
@@ -549,7 +520,7 @@ gst_doradma_sink_stop (GstBaseSink * bsink)
   gst_doradma_producer_stop (self->producer);
   gst_doradma_sink_render_reset (&self->render);
   GST_OBJECT_LOCK (self);
-  self->started = FALSE;
+  self->s.started = FALSE;
   GST_OBJECT_UNLOCK (self);
   return TRUE;
 }
@@ -576,56 +547,11 @@ gst_doradma_sink_set_property (GObject * object, guint prop_id,
     const GValue * value, GParamSpec * pspec)
 {
   GstDoradmaSink *self = GST_DORADMA_SINK (object);
-  gboolean dora_runs;
 
   if (gst_doradma_dora_set_property (object, prop_id, value, pspec))
     return;
-  dora_runs = gst_doradma_dora_enabled (object);
-  GST_OBJECT_LOCK (self);
-  /* start() (NULL to READY) took the snapshot the channel is made from:
-   * a later change would apply to part of the element only; with the dora
-   * path started, to a path that does not run */
-  if (prop_id != PROP_WAIT_FOR_READERS && (self->started || (dora_runs
-              && GST_STATE (self) > GST_STATE_NULL))) {
-    GST_WARNING_OBJECT (self, "cannot change %s after the element started "
-        "(set it in the NULL state)", pspec->name);
-    GST_OBJECT_UNLOCK (self);
-    return;
-  }
-  switch (prop_id) {
-    case PROP_CHANNEL:
-      g_free (self->channel);
-      self->channel = g_value_dup_string (value);
-      break;
-    case PROP_SLOTS:
-      self->slots = g_value_get_uint (value);
-      break;
-    case PROP_TRANSPORT:
-      self->transport = g_value_get_enum (value);
-      break;
-    case PROP_MODE:
-      self->mode = g_value_get_enum (value);
-      break;
-    case PROP_PERMISSIONS:
-      self->permissions = g_value_get_uint (value);
-      break;
-    case PROP_TIMEOUT:
-      self->timeout = g_value_get_uint64 (value);
-      break;
-    case PROP_WAIT_FOR_READERS:
-      self->wait_for_readers = g_value_get_uint (value);
-      break;
-    case PROP_ON_READER_STALL:
-      self->on_stall = g_value_get_enum (value);
-      break;
-    case PROP_SPIN_TIME:
-      self->spin_time = g_value_get_uint64 (value);
-      break;
-    default:
-      G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
-      break;
-  }
-  GST_OBJECT_UNLOCK (self);
+  gst_doradma_sink_settings_set_property (&self->s, object, prop_id, value,
+      pspec, gst_doradma_dora_enabled (object));
 }
 
 static void
@@ -640,41 +566,8 @@ gst_doradma_sink_get_property (GObject * object, guint prop_id,
     g_value_take_boxed (value, gst_doradma_producer_get_stats (self->producer));
     return;
   }
-
-  GST_OBJECT_LOCK (self);
-  switch (prop_id) {
-    case PROP_CHANNEL:
-      g_value_set_string (value, self->channel);
-      break;
-    case PROP_SLOTS:
-      g_value_set_uint (value, self->slots);
-      break;
-    case PROP_TRANSPORT:
-      g_value_set_enum (value, self->transport);
-      break;
-    case PROP_MODE:
-      g_value_set_enum (value, self->mode);
-      break;
-    case PROP_PERMISSIONS:
-      g_value_set_uint (value, self->permissions);
-      break;
-    case PROP_TIMEOUT:
-      g_value_set_uint64 (value, self->timeout);
-      break;
-    case PROP_WAIT_FOR_READERS:
-      g_value_set_uint (value, self->wait_for_readers);
-      break;
-    case PROP_ON_READER_STALL:
-      g_value_set_enum (value, self->on_stall);
-      break;
-    case PROP_SPIN_TIME:
-      g_value_set_uint64 (value, self->spin_time);
-      break;
-    default:
-      G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
-      break;
-  }
-  GST_OBJECT_UNLOCK (self);
+  gst_doradma_sink_settings_get_property (&self->s, object, prop_id, value,
+      pspec);
 }
 
 static void
@@ -684,7 +577,7 @@ gst_doradma_sink_finalize (GObject * object)
 
   gst_doradma_producer_detach (self->producer);
   gst_doradma_producer_unref (self->producer);
-  g_free (self->channel);
+  gst_doradma_sink_settings_finalize (&self->s);
 #ifdef HAVE_GST_CUDA
   gst_clear_object (&self->cuda_ctx);
 #endif
@@ -732,129 +625,9 @@ gst_doradma_sink_class_init (GstDoradmaSinkClass * klass)
   element_class->set_context = GST_DEBUG_FUNCPTR (gst_doradma_sink_set_context);
 #endif
 
-  /**
-   * GstDoradmaSink:channel:
-   *
-   * Name of the channel: 1 to 200 bytes of [A-Za-z0-9_.-], not starting with
-   * a dot. The ring lives in /dev/shm/doradma.<channel> (or under
-   * $DORADMA_SHM_DIR).
-   *
-   * Since: 0.1
-   */
-  properties[PROP_CHANNEL] = g_param_spec_string ("channel", "Channel",
-      "Channel name ([A-Za-z0-9_.-], 1-200 bytes); the ring is "
-      "/dev/shm/doradma.<channel>", DEFAULT_CHANNEL,
-      G_PARAM_READWRITE | G_PARAM_STATIC_STRINGS);
-  /**
-   * GstDoradmaSink:slots:
-   *
-   * Frame slots in the ring, at least 2 (the newest frame is never
-   * rewritten, so one slot would publish a single frame). Sizing rule:
-   * slots >= 1 (the newest frame) + buffers upstream keeps (decoder
-   * references) + the sum of the readers' max-leases + 1.
-   *
-   * Since: 0.1
-   */
-  properties[PROP_SLOTS] = g_param_spec_uint ("slots", "Slots",
-      "Frame slots in the ring (>= 1 newest + upstream outstanding + sum of "
-      "reader max-leases + 1)", 2, DORADMA_MAX_SLOTS, DEFAULT_SLOTS,
-      G_PARAM_READWRITE | G_PARAM_STATIC_STRINGS);
-  /**
-   * GstDoradmaSink:transport:
-   *
-   * Where the slots live. `auto` follows $DORADMA_TRANSPORT when it is set
-   * and not empty, else `shmem`. `unified` and `ipc` need CUDA.
-   *
-   * Since: 0.1
-   */
-  properties[PROP_TRANSPORT] = g_param_spec_enum ("transport", "Transport",
-      "Where the slots live (auto follows $DORADMA_TRANSPORT, else shmem)",
-      GST_TYPE_DORADMA_TRANSPORT, DEFAULT_TRANSPORT,
-      G_PARAM_READWRITE | G_PARAM_STATIC_STRINGS);
-  /**
-   * GstDoradmaSink:mode:
-   *
-   * `latest` never waits for readers (frames go through a fallback buffer or
-   * are dropped when every slot is busy, counted); `lossless` waits until
-   * every `next`-mode reader consumed a frame before reusing its slot.
-   *
-   * Since: 0.1
-   */
-  properties[PROP_MODE] = g_param_spec_enum ("mode", "Mode",
-      "latest: never wait for readers; lossless: wait for every next-mode "
-      "reader", GST_TYPE_DORADMA_MODE, DEFAULT_MODE,
-      G_PARAM_READWRITE | G_PARAM_STATIC_STRINGS);
-  /**
-   * GstDoradmaSink:permissions:
-   *
-   * File mode of the channel's objects in /dev/shm. Readers need read
-   * access to the data object and read-write access to the control object;
-   * share with another user through a common group (0660). Modes writable
-   * by others (o+w, such as 0666) are refused at start: every reader
-   * refuses such objects. 0 means 0600.
-   *
-   * Since: 0.1
-   */
-  properties[PROP_PERMISSIONS] = g_param_spec_uint ("permissions",
-      "Permissions", "File mode of the channel's shared-memory objects "
-      "(e.g. 0600 = 384, 0660 = 432; 0 = 0600; o+w is refused)", 0, 0777,
-      DEFAULT_PERMISSIONS, G_PARAM_READWRITE | G_PARAM_STATIC_STRINGS);
-  /**
-   * GstDoradmaSink:timeout:
-   *
-   * Nanoseconds lossless mode waits for a free slot before applying
-   * #GstDoradmaSink:on-reader-stall. 0 waits forever.
-   *
-   * Since: 0.1
-   */
-  properties[PROP_TIMEOUT] = g_param_spec_uint64 ("timeout", "Timeout",
-      "Nanoseconds lossless mode waits for a free slot (or, before "
-      "replacing the segment, for readers still in an older one) before "
-      "applying on-reader-stall (0 = forever)", 0, G_MAXUINT64, DEFAULT_TIMEOUT,
-      G_PARAM_READWRITE | G_PARAM_STATIC_STRINGS);
-  /**
-   * GstDoradmaSink:spin-time:
-   *
-   * Nanoseconds lossless mode polls the ring for a free slot (CPU pause
-   * hint, no system call) before sleeping on the futex: a reader that
-   * frees the slot then hands it over without a wake-up. Costs up to one
-   * core for that long per full ring. Counted as `spins` (waits that ended
-   * while polling) and `sleeps` in #GstDoradmaSink:stats. 0 sleeps at once.
-   *
-   * Since: 0.1
-   */
-  properties[PROP_SPIN_TIME] = g_param_spec_uint64 ("spin-time", "Spin time",
-      "Nanoseconds lossless mode polls for a free slot before sleeping "
-      "(0 = sleep at once; costs a core while polling)", 0, G_MAXUINT64,
-      DEFAULT_SPIN_TIME, G_PARAM_READWRITE | G_PARAM_STATIC_STRINGS);
-  /**
-   * GstDoradmaSink:wait-for-readers:
-   *
-   * Publish nothing until this many readers joined the channel: render
-   * blocks (interruptibly) until then, once per start; readers leaving
-   * later do not stop publishing. 0 publishes at once.
-   *
-   * Since: 0.1
-   */
-  properties[PROP_WAIT_FOR_READERS] = g_param_spec_uint ("wait-for-readers",
-      "Wait for readers", "Block rendering until this many readers joined "
-      "(0 = publish at once)", 0, DORADMA_MAX_READERS,
-      DEFAULT_WAIT_FOR_READERS,
-      G_PARAM_READWRITE | G_PARAM_STATIC_STRINGS | GST_PARAM_MUTABLE_PLAYING);
-  /**
-   * GstDoradmaSink:on-reader-stall:
-   *
-   * What lossless mode does when no slot became free within `timeout`:
-   * keep waiting, evict the stalled readers from back-pressure (their leases
-   * stay honoured), or post an error.
-   *
-   * Since: 0.1
-   */
-  properties[PROP_ON_READER_STALL] = g_param_spec_enum ("on-reader-stall",
-      "On reader stall", "Lossless mode, no slot free within timeout (or a "
-      "reader not yet in the segment being replaced): wait, evict the "
-      "stalled readers, or error", GST_TYPE_DORADMA_STALL_POLICY,
-      DEFAULT_ON_STALL, G_PARAM_READWRITE | G_PARAM_STATIC_STRINGS);
+  /* channel, slots, transport, mode, permissions, timeout, spin-time,
+   * wait-for-readers, on-reader-stall: gstdoradmasinksettings.c */
+  gst_doradma_sink_settings_install (gobject_class);
   /**
    * GstDoradmaSink:stats:
    *
@@ -880,12 +653,11 @@ gst_doradma_sink_class_init (GstDoradmaSinkClass * klass)
    *
    * Since: 0.1
    */
-  properties[PROP_STATS] = g_param_spec_boxed ("stats", "Statistics",
-      "Counters: frames, copies, drops, fallback-buffers, full-ring-waits, "
-      "spins, sleeps, transport, uploads, device-copies, readers",
-      GST_TYPE_STRUCTURE, G_PARAM_READABLE | G_PARAM_STATIC_STRINGS);
-
-  g_object_class_install_properties (gobject_class, NUM_PROPERTIES, properties);
+  g_object_class_install_property (gobject_class, PROP_STATS,
+      g_param_spec_boxed ("stats", "Statistics",
+          "Counters: frames, copies, drops, fallback-buffers, full-ring-waits, "
+          "spins, sleeps, transport, uploads, device-copies, readers",
+          GST_TYPE_STRUCTURE, G_PARAM_READABLE | G_PARAM_STATIC_STRINGS));
   /* dora-rs memory pools (dora-pool=...): gstdoradmadora.h; each vfunc
    * above runs the dora path first when `dora-pool` is set */
   gst_doradma_dora_sink_class_init (gobject_class);
@@ -898,14 +670,7 @@ gst_doradma_sink_init (GstDoradmaSink * self)
   self->producer = gst_doradma_producer_new (GST_ELEMENT (self));
   self->render.sink = GST_BASE_SINK (self);
   self->render.producer = self->producer;
-  self->slots = DEFAULT_SLOTS;
-  self->transport = DEFAULT_TRANSPORT;
-  self->mode = DEFAULT_MODE;
-  self->permissions = DEFAULT_PERMISSIONS;
-  self->timeout = DEFAULT_TIMEOUT;
-  self->wait_for_readers = DEFAULT_WAIT_FOR_READERS;
-  self->on_stall = DEFAULT_ON_STALL;
-  self->spin_time = DEFAULT_SPIN_TIME;
+  gst_doradma_sink_settings_init (&self->s);
   /* a last sample would keep the previous frame's slot out of the ring
    * until the next frame, and return it inside the next chain call */
   gst_base_sink_set_last_sample_enabled (GST_BASE_SINK (self), FALSE);
