@@ -279,7 +279,8 @@ int doradma_writer_evict_stalled (struct doradma_writer *w, struct doradma_diag 
  * every back-pressure reader the previous replace carried into `w` has
  * adopted its entry (it reopened the name and found this segment, which it
  * then drains after the next replace), died (its entry is freed after the
- * RESERVED grace) or was evicted. Replacing earlier would lose this
+ * RESERVED grace), stopped (doradma_reader_stop: freed at the next sweep)
+ * or was evicted. Replacing earlier would lose this
  * segment's frames: such a reader, still draining an older segment, would
  * reopen the name after the next replace and find only the successor.
  * Adoptions are signalled on `space` (no polling). Returns 0, -EAGAIN
