@@ -534,6 +534,58 @@ keep_old_ctl (struct doradma_writer *w, int i, int fd)
     w->old_ctl[i] = m;
 }
 
+/* Moves both names from `old`'s objects to `w`'s, or neither: on failure
+ * `old` keeps serving the channel. Data first (a reader that opens the new
+ * data object waits for its ctl, reader.c open_ctl), then ~ctl; the old
+ * data object gets a second name first, which a failure at ~ctl renames
+ * back over the data name (one step: a reader finds one object or the
+ * other there, never none). Only the holder of the current data object's
+ * lock renames over the names: `old`, whose lock the caller holds. */
+static int
+publish_replacement (struct doradma_writer *old, struct doradma_writer *w,
+    struct doradma_diag *diag)
+{
+  char keep[SEGMENT_TEMP_MAX], ctl_label[sizeof old->paths.label + 8];
+  char tail[PATH_MAX + 128];
+  int ret, undo;
+
+  ret = segment_object_link_temp (old->data_fd, old->paths.data, keep,
+      sizeof keep);
+  if (ret < 0)
+    return diag_set (diag, ret, "channel",
+        "%s: cannot link the old data object at %s: %s", old->paths.label,
+        keep, strerror (-ret));
+  ret = segment_object_link_replace (w->data_fd, old->paths.data);
+  if (ret < 0) {
+    unlink (keep);
+    return door_publish_failed (old->paths.data, old->paths.label, -ret,
+        "channel", diag);
+  }
+  ret = segment_object_link_replace (w->ctl_fd, old->paths.ctl);
+  if (ret == 0) {
+    unlink (keep);
+    return 0;
+  }
+  undo = rename (keep, old->paths.data) == 0 ? 0 : -errno;
+  if (undo < 0)
+    unlink (keep);
+  /* as in create: a squatter at ~ctl (planted after ours was unlinked) is
+   * named, not just the errno (R4-2) */
+  snprintf (ctl_label, sizeof ctl_label, "%s~ctl", old->paths.label);
+  ret = door_publish_failed (old->paths.ctl, ctl_label, -ret, "ctl", diag);
+  if (diag != NULL) {
+    if (undo == 0)
+      snprintf (tail, sizeof tail,
+          "; replace undone, the old writer keeps the channel");
+    else
+      snprintf (tail, sizeof tail,
+          "; the old data object could not be renamed back to %s: %s",
+          old->paths.data, strerror (-undo));
+    g_strlcat (diag->msg, tail, sizeof diag->msg);
+  }
+  return ret;
+}
+
 DORADMA_API int
 doradma_writer_replace (struct doradma_writer *old,
     const struct doradma_writer_config *cfg, struct doradma_writer **out,
@@ -605,24 +657,11 @@ doradma_writer_replace (struct doradma_writer *old,
     w->carried |= 1ull << r;
   }
 
-  /* Only the holder of the current inode's lock renames over the names. */
-  ret = segment_object_link_replace (w->data_fd, old->paths.data);
+  ret = publish_replacement (old, w, diag);
   if (ret < 0) {
     pthread_mutex_unlock (&old->lock);
     writer_free (w);
-    return door_publish_failed (old->paths.data, old->paths.label, -ret,
-        "channel", diag);
-  }
-  ret = segment_object_link_replace (w->ctl_fd, old->paths.ctl);
-  if (ret < 0) {
-    char ctl_label[sizeof old->paths.label + 8];
-
-    pthread_mutex_unlock (&old->lock);
-    writer_free (w);
-    /* as in create: a squatter at ~ctl (planted after ours was
-     * unlinked) is named, not just the errno (R4-2) */
-    snprintf (ctl_label, sizeof ctl_label, "%s~ctl", old->paths.label);
-    return door_publish_failed (old->paths.ctl, ctl_label, -ret, "ctl", diag);
+    return ret;
   }
   old->superseded = 1;
   dr_store_relaxed (&old->rcb->final_seq, final_seq);

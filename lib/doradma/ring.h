@@ -161,7 +161,9 @@ int doradma_writer_create (const struct doradma_writer_config *cfg,
  * woken. `old` stays valid (its slots still mapped, abandon works) until
  * closed, but its acquire and publish return -ESTALE: nobody reads past its
  * final_seq. Closing it never unlinks the new segment. Errors as
- * doradma_writer_create. */
+ * doradma_writer_create; on any error `old` keeps the channel (both names
+ * still name its objects: a failure at ~ctl renames the old data object
+ * back over the data name) and keeps serving it. */
 int doradma_writer_replace (struct doradma_writer *old,
     const struct doradma_writer_config *cfg, struct doradma_writer **out,
     struct doradma_diag *diag);
