@@ -112,16 +112,22 @@ segment_object_link (int fd, const char *path)
 }
 
 int
-segment_object_link_replace (int fd, const char *path)
+segment_object_link_temp (int fd, const char *path, char *tmp, size_t len)
 {
-  char tmp[PATH_MAX + 48];
-  int ret;
-
   /* '~' cannot occur in a channel name, so the temporary name never
    * collides with another channel. */
-  snprintf (tmp, sizeof tmp, "%s~new.%d.%llx", path, (int) getpid (),
+  snprintf (tmp, len, "%s~new.%d.%llx", path, (int) getpid (),
       (unsigned long long) random_token ());
-  ret = segment_object_link (fd, tmp);
+  return segment_object_link (fd, tmp);
+}
+
+int
+segment_object_link_replace (int fd, const char *path)
+{
+  char tmp[SEGMENT_TEMP_MAX];
+  int ret;
+
+  ret = segment_object_link_temp (fd, path, tmp, sizeof tmp);
   if (ret < 0)
     return ret;
   if (rename (tmp, path) != 0) {

@@ -34,6 +34,13 @@ int segment_object_create (const char *dir, const char *label, uint64_t size,
 /* Gives the unnamed object `fd` the name `path`. Returns 0 or -EEXIST. */
 int segment_object_link (int fd, const char *path);
 
+/* Gives the object `fd` (unnamed, or named: a second link) the temporary
+ * name path~new.<pid>.<random> in `tmp` (SEGMENT_TEMP_MAX bytes), which
+ * segment_remove_leftovers removes if we die before it goes. Returns 0 or
+ * -errno. */
+#define SEGMENT_TEMP_MAX (PATH_MAX + 48)
+int segment_object_link_temp (int fd, const char *path, char *tmp, size_t len);
+
 /* Gives it the name `path`, replacing what is there (link to a temporary
  * name outside the channel namespace, then rename). Only call while holding
  * the writer lock of the inode currently at `path`. */

@@ -68,11 +68,14 @@ struct doradma_writer
   struct fork_guard guard;
 
   /* RESERVED entries: entry r's reader holds byte r of old_ctl_fd[
-   * reserved_ctl[r]]; reserved_free_since[r] is when that lock was first
-   * seen free (0: not yet). */
+   * reserved_ctl[r]], where its entry (old_ctl[...], read-only) carries
+   * reserved_token[r] until it leaves; reserved_free_since[r] is when that
+   * lock was first seen free (0: not yet). */
   int old_ctl_fd[OLD_CTL_MAX];
+  const struct doradma_shm_ctl *old_ctl[OLD_CTL_MAX];
   uint64_t carried;             /* entries we made RESERVED at the replace */
   uint8_t reserved_ctl[DORADMA_MAX_READERS];
+  uint64_t reserved_token[DORADMA_MAX_READERS];
   uint64_t reserved_free_since[DORADMA_MAX_READERS];
 
   uint64_t last_sweep;
@@ -252,9 +255,12 @@ writer_free (struct doradma_writer *w)
     close (w->data_fd);         /* drops the writer lock */
   if (w->ctl_fd >= 0)
     close (w->ctl_fd);
-  for (int i = 0; i < OLD_CTL_MAX; i++)
+  for (int i = 0; i < OLD_CTL_MAX; i++) {
+    if (w->old_ctl[i] != NULL)
+      munmap ((void *) w->old_ctl[i], sizeof (struct doradma_shm_ctl));
     if (w->old_ctl_fd[i] >= 0)
       close (w->old_ctl_fd[i]);
+  }
   pthread_mutex_destroy (&w->lock);
   g_free (w);
 }
@@ -512,6 +518,74 @@ doradma_writer_create (const struct doradma_writer_config *cfg,
       "%s: the name kept changing while we tried to create it", paths.label);
 }
 
+/* Keeps a predecessor's ctl object: its fd for the entry locks, and a
+ * read-only mapping for the entries' states (reserved_expired). */
+static void
+keep_old_ctl (struct doradma_writer *w, int i, int fd)
+{
+  void *m;
+
+  w->old_ctl_fd[i] = fcntl (fd, F_DUPFD_CLOEXEC, 0);
+  if (w->old_ctl_fd[i] < 0)
+    return;
+  m = mmap (NULL, sizeof (struct doradma_shm_ctl), PROT_READ, MAP_SHARED,
+      w->old_ctl_fd[i], 0);
+  if (m != MAP_FAILED)
+    w->old_ctl[i] = m;
+}
+
+/* Moves both names from `old`'s objects to `w`'s, or neither: on failure
+ * `old` keeps serving the channel. Data first (a reader that opens the new
+ * data object waits for its ctl, reader.c open_ctl), then ~ctl; the old
+ * data object gets a second name first, which a failure at ~ctl renames
+ * back over the data name (one step: a reader finds one object or the
+ * other there, never none). Only the holder of the current data object's
+ * lock renames over the names: `old`, whose lock the caller holds. */
+static int
+publish_replacement (struct doradma_writer *old, struct doradma_writer *w,
+    struct doradma_diag *diag)
+{
+  char keep[SEGMENT_TEMP_MAX], ctl_label[sizeof old->paths.label + 8];
+  char tail[PATH_MAX + 128];
+  int ret, undo;
+
+  ret = segment_object_link_temp (old->data_fd, old->paths.data, keep,
+      sizeof keep);
+  if (ret < 0)
+    return diag_set (diag, ret, "channel",
+        "%s: cannot link the old data object at %s: %s", old->paths.label,
+        keep, strerror (-ret));
+  ret = segment_object_link_replace (w->data_fd, old->paths.data);
+  if (ret < 0) {
+    unlink (keep);
+    return door_publish_failed (old->paths.data, old->paths.label, -ret,
+        "channel", diag);
+  }
+  ret = segment_object_link_replace (w->ctl_fd, old->paths.ctl);
+  if (ret == 0) {
+    unlink (keep);
+    return 0;
+  }
+  undo = rename (keep, old->paths.data) == 0 ? 0 : -errno;
+  if (undo < 0)
+    unlink (keep);
+  /* as in create: a squatter at ~ctl (planted after ours was unlinked) is
+   * named, not just the errno (R4-2) */
+  snprintf (ctl_label, sizeof ctl_label, "%s~ctl", old->paths.label);
+  ret = door_publish_failed (old->paths.ctl, ctl_label, -ret, "ctl", diag);
+  if (diag != NULL) {
+    if (undo == 0)
+      snprintf (tail, sizeof tail,
+          "; replace undone, the old writer keeps the channel");
+    else
+      snprintf (tail, sizeof tail,
+          "; the old data object could not be renamed back to %s: %s",
+          old->paths.data, strerror (-undo));
+    g_strlcat (diag->msg, tail, sizeof diag->msg);
+  }
+  return ret;
+}
+
 DORADMA_API int
 doradma_writer_replace (struct doradma_writer *old,
     const struct doradma_writer_config *cfg, struct doradma_writer **out,
@@ -550,10 +624,10 @@ doradma_writer_replace (struct doradma_writer *old,
    * the new segment or die. Same index, so their old lock tells liveness.
    * Entries still RESERVED in `old` (a replace just before) are carried
    * too, their liveness still on the ctl they came from. */
-  w->old_ctl_fd[0] = fcntl (old->ctl_fd, F_DUPFD_CLOEXEC, 0);
+  keep_old_ctl (w, 0, old->ctl_fd);
   for (i = 0; i + 1 < OLD_CTL_MAX; i++)
     if (old->old_ctl_fd[i] >= 0)
-      w->old_ctl_fd[i + 1] = fcntl (old->old_ctl_fd[i], F_DUPFD_CLOEXEC, 0);
+      keep_old_ctl (w, i + 1, old->old_ctl_fd[i]);
   active = dr_load_acquire (&old->ctl->active);
   for (r = 0; r < (int) DORADMA_MAX_READERS; r++) {
     struct doradma_shm_reader *o = &old->ctl->readers[r];
@@ -569,7 +643,7 @@ doradma_writer_replace (struct doradma_writer *old,
       w->reserved_ctl[r] = old->reserved_ctl[r] + 1;
     else
       continue;
-    n->token = dr_load_relaxed (&o->token);
+    n->token = w->reserved_token[r] = dr_load_relaxed (&o->token);
     n->flags = DORADMA_READER_BACKPRESSURE;
     n->consumed_seq = final_seq;
     /* The tools' counters go on where they were (an adopting reader keeps
@@ -583,24 +657,11 @@ doradma_writer_replace (struct doradma_writer *old,
     w->carried |= 1ull << r;
   }
 
-  /* Only the holder of the current inode's lock renames over the names. */
-  ret = segment_object_link_replace (w->data_fd, old->paths.data);
+  ret = publish_replacement (old, w, diag);
   if (ret < 0) {
     pthread_mutex_unlock (&old->lock);
     writer_free (w);
-    return door_publish_failed (old->paths.data, old->paths.label, -ret,
-        "channel", diag);
-  }
-  ret = segment_object_link_replace (w->ctl_fd, old->paths.ctl);
-  if (ret < 0) {
-    char ctl_label[sizeof old->paths.label + 8];
-
-    pthread_mutex_unlock (&old->lock);
-    writer_free (w);
-    /* as in create: a squatter at ~ctl (planted after ours was
-     * unlinked) is named, not just the errno (R4-2) */
-    snprintf (ctl_label, sizeof ctl_label, "%s~ctl", old->paths.label);
-    return door_publish_failed (old->paths.ctl, ctl_label, -ret, "ctl", diag);
+    return ret;
   }
   old->superseded = 1;
   dr_store_relaxed (&old->rcb->final_seq, final_seq);
@@ -642,6 +703,41 @@ doradma_writer_close (struct doradma_writer *w)
 /* readers seen by the writer                                               */
 /* ------------------------------------------------------------------------ */
 
+enum old_entry
+{
+  OLD_ENTRY_WAITING,            /* its reader may still adopt the carried one */
+  OLD_ENTRY_STOPPED,            /* its reader stopped: it never adopts */
+  OLD_ENTRY_LEFT,               /* not its reader's any more (closing, or
+                                 * another reader's) */
+};
+
+/* What the old entry of carried entry r, whose lock is held, says of the
+ * reader we carried. A reader stopped (doradma_reader_stop) after the
+ * replace read its entry keeps that lock while the application holds its
+ * frames, yet reads no more: it would hold this writer back for ever. */
+static enum old_entry
+old_entry_state (struct doradma_writer *w, int r)
+{
+  const struct doradma_shm_ctl *ctl = w->old_ctl[w->reserved_ctl[r]];
+  const struct doradma_shm_reader *o;
+  uint32_t st;
+
+  if (ctl == NULL)
+    return OLD_ENTRY_WAITING;   /* not mapped: the lock alone tells */
+  o = &ctl->readers[r];
+  /* ACQUIRE pairs with reader_stop's RELEASE of STOPPED and join's of
+   * ACTIVE: the token read next is that of the reader whose store we saw,
+   * not a half-made one of a reader joining after it. */
+  st = dr_load_acquire (&o->state);
+  if (dr_load_relaxed (&o->token) != w->reserved_token[r])
+    return OLD_ENTRY_LEFT;
+  if (st == DORADMA_READER_STOPPED)
+    return OLD_ENTRY_STOPPED;
+  if (st == DORADMA_READER_FREE)
+    return OLD_ENTRY_LEFT;
+  return OLD_ENTRY_WAITING;
+}
+
 static int
 reserved_expired (struct doradma_writer *w, int r)
 {
@@ -652,8 +748,17 @@ reserved_expired (struct doradma_writer *w, int r)
   if (!(w->carried & (1ull << r)))
     return 1;
   if (fd >= 0 && ofd_is_locked (fd, r) == 1) {
-    w->reserved_free_since[r] = 0;
-    return 0;
+    switch (old_entry_state (w, r)) {
+      case OLD_ENTRY_WAITING:
+        w->reserved_free_since[r] = 0;
+        return 0;
+      case OLD_ENTRY_STOPPED:
+        return 1;
+      case OLD_ENTRY_LEFT:
+        /* as if its lock were free: a reader that closes the old
+         * segment before reopening adopts within the grace */
+        break;
+    }
   }
   /* The grace runs from when we first see the old lock free, not from the
    * replace: draining the old segment may take its reader any time. */

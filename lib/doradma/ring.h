@@ -161,7 +161,9 @@ int doradma_writer_create (const struct doradma_writer_config *cfg,
  * woken. `old` stays valid (its slots still mapped, abandon works) until
  * closed, but its acquire and publish return -ESTALE: nobody reads past its
  * final_seq. Closing it never unlinks the new segment. Errors as
- * doradma_writer_create. */
+ * doradma_writer_create; on any error `old` keeps the channel (both names
+ * still name its objects: a failure at ~ctl renames the old data object
+ * back over the data name) and keeps serving it. */
 int doradma_writer_replace (struct doradma_writer *old,
     const struct doradma_writer_config *cfg, struct doradma_writer **out,
     struct doradma_diag *diag);
@@ -279,7 +281,8 @@ int doradma_writer_evict_stalled (struct doradma_writer *w, struct doradma_diag 
  * every back-pressure reader the previous replace carried into `w` has
  * adopted its entry (it reopened the name and found this segment, which it
  * then drains after the next replace), died (its entry is freed after the
- * RESERVED grace) or was evicted. Replacing earlier would lose this
+ * RESERVED grace), stopped (doradma_reader_stop: freed at the next sweep)
+ * or was evicted. Replacing earlier would lose this
  * segment's frames: such a reader, still draining an older segment, would
  * reopen the name after the next replace and find only the successor.
  * Adoptions are signalled on `space` (no polling). Returns 0, -EAGAIN

@@ -166,7 +166,7 @@ replace_squatted (void)
       "~ctl");
   remove (ctl_path);
   doradma_writer_close (w);
-  /* the data name already went to the new segment: not ours to unlink */
+  /* the failed replace gave the data name back to w, which unlinks it */
   t_unlink_channel (dir, ch);
   return 0;
 err:
