@@ -8,11 +8,28 @@
 #include "config.h"
 #endif
 
+#include <string.h>
 #include <netinet/in.h>
 
 #include <gio/gio.h>
 
 #include "gstdoradmanetallow.h"
+
+/* A prefix length above 128 is refused here: GLib (2.74) passes it to its
+ * "length" property unchecked, which warns (fatal with G_DEBUG) instead
+ * of failing; the rest of the check is GLib's. */
+static gboolean
+length_fits (const gchar * entry, GError ** e)
+{
+  const gchar *slash = strchr (entry, '/');
+
+  if (slash == NULL || g_ascii_string_to_unsigned (slash + 1, 10, 0, 128,
+          NULL, NULL))
+    return TRUE;
+  g_set_error (e, G_IO_ERROR, G_IO_ERROR_INVALID_ARGUMENT,
+      "the prefix length is not a number from 0 to 128");
+  return FALSE;
+}
 
 GPtrArray *
 gst_doradma_net_allow_parse (const gchar * list, const gchar * what,
@@ -33,7 +50,8 @@ gst_doradma_net_allow_parse (const gchar * list, const gchar * what,
 
     if (entry[0] == '\0')
       continue;
-    mask = g_inet_address_mask_new_from_string (entry, &e);
+    mask = length_fits (entry, &e) ?
+        g_inet_address_mask_new_from_string (entry, &e) : NULL;
     if (mask == NULL) {
       g_set_error (error, GST_RESOURCE_ERROR, GST_RESOURCE_ERROR_SETTINGS,
           "%s: \"%s\" is not an IP address or an address/prefix-length "
