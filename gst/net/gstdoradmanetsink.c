@@ -57,6 +57,7 @@
 #include "gstdoradmanetsinkconn.h"
 #include "gstdoradmanetsinksend.h"
 #include "gstdoradmanetauth.h"
+#include "gstdoradmanetallow.h"
 
 GST_DEBUG_CATEGORY (gst_doradma_net_sink_debug);
 
@@ -64,7 +65,7 @@ static const gchar *const counter_names[C_N] = {
   "frames", "bytes", "dropped-busy", "dropped-disconnected", "connects",
   "peer-lost", "send-errors", "bad-credits", "staged-frames",
   "device-frames", "staging-buffers", "unknown-messages",
-  "auth-failures", "refused",
+  "auth-failures", "refused", "lost-in-flight",
 };
 
 G_DEFINE_TYPE (GstDoradmaNetSink, gst_doradma_net_sink, GST_TYPE_BASE_SINK);
@@ -103,6 +104,9 @@ gst_doradma_net_sink_event (GstBaseSink * bsink, GstEvent * event)
 
   if (GST_EVENT_TYPE (event) == GST_EVENT_EOS) {
     gst_doradma_net_sink_send_eos (self);
+    g_mutex_lock (&self->ucx.lock);
+    gst_doradma_net_sink_count_lost (self, FALSE, 0);
+    g_mutex_unlock (&self->ucx.lock);
     gst_element_post_message (GST_ELEMENT (self),
         gst_message_new_element (GST_OBJECT (self),
             gst_doradma_net_sink_get_stats (self)));
@@ -160,7 +164,7 @@ gst_doradma_net_sink_start (GstBaseSink * bsink)
 {
   GstDoradmaNetSink *self = GST_DORADMA_NET_SINK (bsink);
   GError *err = NULL;
-  gchar *transports, *key_file, *host, *device, *data_ports;
+  gchar *transports, *key_file, *host, *device, *data_ports, *allowed;
   guint c, port;
 
   for (c = 0; c < C_N; c++)
@@ -170,8 +174,20 @@ gst_doradma_net_sink_start (GstBaseSink * bsink)
   data_ports = g_strdup (self->data_ports);
   host = g_strdup (self->host);
   key_file = g_strdup (self->key_file);
+  allowed = g_strdup (self->allowed_peers);
   port = self->port;
   GST_OBJECT_UNLOCK (self);
+  self->allow = gst_doradma_net_allow_parse (allowed, "allowed-peers", &err);
+  g_free (allowed);
+  if (err) {
+    GST_ELEMENT_ERROR (self, RESOURCE, SETTINGS, ("%s", err->message), (NULL));
+    g_clear_error (&err);
+    g_free (key_file);
+    g_free (transports);
+    g_free (data_ports);
+    g_free (host);
+    return FALSE;
+  }
   if (key_file && key_file[0]) {
     self->key = gst_doradma_net_auth_load_key (key_file, &err);
     g_free (key_file);
@@ -179,6 +195,7 @@ gst_doradma_net_sink_start (GstBaseSink * bsink)
       GST_ELEMENT_ERROR (self, RESOURCE, SETTINGS, ("%s", err->message),
           (NULL));
       g_clear_error (&err);
+      g_clear_pointer (&self->allow, g_ptr_array_unref);
       g_free (transports);
       g_free (data_ports);
       g_free (host);
@@ -219,7 +236,8 @@ gst_doradma_net_sink_start (GstBaseSink * bsink)
   self->ep_failed = self->connected = self->was_connected = FALSE;
   self->next_attempt = 0;
   self->in_flight = self->credits = 0;
-  self->sender_seq = 0;
+  self->sender_seq = self->last_sent_seq = self->confirmed_seq = 0;
+  self->lost_from = self->lost_to = 0;
   self->unlocked = FALSE;
   gst_doradma_net_ucx_start_thread (&self->ucx);
   return TRUE;
@@ -250,6 +268,8 @@ gst_doradma_net_sink_stop (GstBaseSink * bsink)
   }
   g_clear_pointer (&self->caps_str, g_free);
   g_clear_pointer (&self->key, g_bytes_unref);
+  g_clear_pointer (&self->allow, g_ptr_array_unref);
+  g_clear_pointer (&self->told_not_allowed, g_free);
   return TRUE;
 }
 

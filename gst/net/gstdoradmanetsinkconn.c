@@ -12,6 +12,7 @@
 
 #include "gstdoradmanetsinkconn.h"
 #include "gstdoradmanetauth.h"
+#include "gstdoradmanetallow.h"
 
 /* A connection that brings no hello from the receiver in this time is
  * abandoned and tried again. */
@@ -58,12 +59,39 @@ on_credit (void *arg, const void *header, size_t header_length, void *data,
   self->last_heard = g_get_monotonic_time ();
   self->sent_since_heard = FALSE;
   if (c.hello) {
+    gst_doradma_net_sink_count_lost (self, TRUE, c.handled_seq);
+    /* what was sent before this connection is accounted for */
+    self->confirmed_seq = self->last_sent_seq;
     self->connected = TRUE;
     self->credits = c.credits;
   } else {
+    /* a number this sender did not send is another sender's */
+    if (c.handled_seq > self->confirmed_seq
+        && c.handled_seq <= self->last_sent_seq)
+      self->confirmed_seq = c.handled_seq;
     self->credits = MIN (self->credits + c.credits, 64);
   }
   return UCS_OK;
+}
+
+void
+gst_doradma_net_sink_count_lost (GstDoradmaNetSink * self, gboolean hello,
+    guint64 handled_seq)
+{
+  guint64 from = self->lost_from;
+
+  if (self->lost_to == 0)
+    return;
+  /* the same receiver, which handled some of them after our last credit
+   * (a new one says 0, or another sender's numbers: not ours) */
+  if (hello && handled_seq > from && handled_seq <= self->lost_to)
+    from = handled_seq;
+  if (self->lost_to > from) {
+    GST_DEBUG_OBJECT (self, "frames %" G_GUINT64_FORMAT "..%" G_GUINT64_FORMAT
+        " were in flight at a lost connection: lost", from + 1, self->lost_to);
+    COUNT (self, C_LOST_IN_FLIGHT, self->lost_to - from);
+  }
+  self->lost_from = self->lost_to = 0;
 }
 
 static void
@@ -157,6 +185,13 @@ gst_doradma_net_sink_drop_connection (GstDoradmaNetSink * self, gboolean force)
   gint64 grace = (gint64) ((self->peer_timeout ? self->peer_timeout :
           DEFAULT_PEER_TIMEOUT) / 1000);
 
+  /* the frames sent on a lost connection and not confirmed: counted at the
+   * next hello, which says what the receiver handled after all */
+  if (self->connected && self->last_sent_seq > self->confirmed_seq) {
+    if (self->lost_to == 0)
+      self->lost_from = self->confirmed_seq;
+    self->lost_to = self->last_sent_seq;
+  }
   if (!gst_doradma_net_ucx_close_ep (&self->ucx, self->ep, force, grace))
     GST_WARNING_OBJECT (self, "the receiver took nothing for %" G_GINT64_FORMAT
         " ms: connection closed without its last frames", grace / 1000);
@@ -167,6 +202,50 @@ gst_doradma_net_sink_drop_connection (GstDoradmaNetSink * self, gboolean force)
   self->credits = 0;
 }
 
+/* A connection to host:port, resolved now, if allowed-peers allows its
+ * address (else counted, named once, no connection); NULL and the reason
+ * in the debug log otherwise. */
+static ucp_ep_h
+connect_allowed (GstDoradmaNetSink * self, const gchar * host, guint port)
+{
+  struct sockaddr_storage ss;
+  socklen_t len;
+  GError *err = NULL;
+  gchar *text = NULL;
+  ucp_ep_h ep = NULL;
+
+  if (!gst_doradma_net_ucx_resolve (host, port, &ss, &len, &err)) {
+    GST_DEBUG_OBJECT (self, "%s", err->message);
+    g_clear_error (&err);
+    return NULL;
+  }
+  if (!gst_doradma_net_allow_check (self->allow, (struct sockaddr *) &ss,
+          &text)) {
+    COUNT (self, C_AUTH_FAILURES, 1);
+    if (g_strcmp0 (text, self->told_not_allowed) != 0) {
+      GST_ELEMENT_WARNING (self, RESOURCE, OPEN_WRITE,
+          ("Not connecting to %s (host %s): not in allowed-peers", text,
+              host), ("tried again every retry-interval, without a "
+              "warning while host resolves to the same address"));
+      g_free (self->told_not_allowed);
+      self->told_not_allowed = text;
+    } else {
+      GST_DEBUG_OBJECT (self, "not connecting to %s: not in allowed-peers",
+          text);
+      g_free (text);
+    }
+    return NULL;
+  }
+  g_free (text);
+  ep = gst_doradma_net_ucx_connect (&self->ucx, host, port, &ss, len,
+      on_ep_error, self, &err);
+  if (ep == NULL) {
+    GST_DEBUG_OBJECT (self, "%s", err->message);
+    g_clear_error (&err);
+  }
+  return ep;
+}
+
 /* TRUE when connected; else starts or follows a connection attempt.
  * *ret is set (not OK) when the peer-lost policy ends the stream. */
 gboolean
@@ -174,7 +253,6 @@ gst_doradma_net_sink_ensure_connected (GstDoradmaNetSink * self,
     GstFlowReturn * ret)
 {
   gint64 now = g_get_monotonic_time ();
-  GError *err = NULL;
   gchar *host;
   guint port;
 
@@ -188,10 +266,12 @@ gst_doradma_net_sink_ensure_connected (GstDoradmaNetSink * self,
       if (!self->told_refused) {
         self->told_refused = TRUE;
         post_message (self, "doradmanetsink-refused",
-            "the receiver refused the connection: it serves another sender");
+            "the receiver refused the connection: it serves another sender "
+            "or this sender's address is not in its allowed-peers");
         GST_ELEMENT_WARNING (self, RESOURCE, OPEN_WRITE,
             ("The receiver refused the connection: it serves another "
-                "sender (one at a time); retrying"), (NULL));
+                "sender (one at a time), or this sender's address is not "
+                "in its allowed-peers; retrying"), (NULL));
       }
     }
     /* the receiver closed after our answer: it refused our key */
@@ -248,16 +328,11 @@ gst_doradma_net_sink_ensure_connected (GstDoradmaNetSink * self,
     host = g_strdup (self->host);
     port = self->port;
     GST_OBJECT_UNLOCK (self);
-    self->ep = gst_doradma_net_ucx_connect (&self->ucx, host, port,
-        on_ep_error, self, &err);
+    self->ep = connect_allowed (self, host, port);
     g_free (host);
     self->attempt_start = now;
     self->next_attempt = now + self->retry_interval / 1000;
     self->sent_since_heard = FALSE;
-    if (self->ep == NULL) {
-      GST_DEBUG_OBJECT (self, "%s", err->message);
-      g_clear_error (&err);
-    }
     return FALSE;
   }
   if (now - self->attempt_start > HELLO_TIMEOUT_US) {

@@ -27,6 +27,14 @@ G_BEGIN_DECLS
 void gst_doradma_net_sink_drop_connection (GstDoradmaNetSink * self,
     gboolean force);
 
+/* Counts in lost-in-flight the frames sent on the last lost connection
+ * that its receiver did not confirm (docs/network.md, "Modes"): at the
+ * next receiver's hello (`hello`, its `handled_seq`: what that receiver
+ * handled, when it is the same one) or at EOS (no hello came). Under
+ * ucx.lock. */
+void gst_doradma_net_sink_count_lost (GstDoradmaNetSink * self,
+    gboolean hello, guint64 handled_seq);
+
 /* TRUE when connected; else starts or follows a connection attempt.
  * *ret is set (not OK) when the peer-lost policy ends the stream. */
 gboolean gst_doradma_net_sink_ensure_connected (GstDoradmaNetSink * self,

@@ -40,7 +40,7 @@ typedef enum
   C_FRAMES, C_BYTES, C_DROPPED_BUSY, C_DROPPED_DISCONNECTED, C_CONNECTS,
   C_PEER_LOST, C_SEND_ERRORS, C_BAD_CREDITS, C_STAGED_FRAMES,
   C_DEVICE_FRAMES, C_STAGING_BUFFERS, C_UNKNOWN_MESSAGES,
-  C_AUTH_FAILURES, C_REFUSED, C_N
+  C_AUTH_FAILURES, C_REFUSED, C_LOST_IN_FLIGHT, C_N
 } Counter;
 
 struct _GstDoradmaNetSink
@@ -59,6 +59,7 @@ struct _GstDoradmaNetSink
   GstDoradmaWriterLost on_peer_lost;
   guint64 peer_timeout;
   gchar *key_file;
+  gchar *allowed_peers;
 
   guint64 counters[C_N];        /* atomic */
   gint gpu_path;                /* GstDoradmaNetGpuPath of the last frame
@@ -73,6 +74,8 @@ struct _GstDoradmaNetSink
   gboolean ep_failed;           /* set by the error callback */
   gboolean connected;           /* the receiver's hello arrived */
   GBytes *key;                  /* key-file's; NULL: unauthenticated */
+  GPtrArray *allow;             /* allowed-peers' masks; NULL: anyone */
+  gchar *told_not_allowed;      /* the address last refused, said so */
   gboolean answered;            /* this connection's challenge answered */
   gboolean proven;              /* the receiver proved the key */
   guint8 nonce_r[DORADMA_NET_AUTH_BYTES], nonce_s[DORADMA_NET_AUTH_BYTES];
@@ -85,6 +88,10 @@ struct _GstDoradmaNetSink
   gint64 last_heard;            /* monotonic us of the last message */
   gboolean sent_since_heard;    /* frames sent after it */
   guint64 sender_seq;
+  /* frames in flight at a lost connection (gstdoradmanetsinkconn.c) */
+  guint64 last_sent_seq;        /* the last frame handed to UCX */
+  guint64 confirmed_seq;        /* handled, said the connection's receiver */
+  guint64 lost_from, lost_to;   /* a lost connection's unconfirmed frames */
   GstVideoInfo vinfo;
   gchar *caps_str;
   GstDoradmaNetGpu gpu;         /* device frames: staged or sent as such */

@@ -142,6 +142,7 @@ gst_doradma_net_sink_render_locked (GstDoradmaNetSink * self, GstBuffer * buf)
   if (path == GST_DORADMA_NET_GPU_PATH_DEVICE)
     COUNT (self, C_DEVICE_FRAMES, 1);
   g_atomic_int_set (&self->gpu_path, path);
+  self->last_sent_seq = self->sender_seq;
   COUNT (self, C_FRAMES, 1);
   COUNT (self, C_BYTES, fi.payload_bytes);
   return GST_FLOW_OK;

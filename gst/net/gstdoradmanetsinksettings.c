@@ -31,6 +31,7 @@ enum
   PROP_ON_PEER_LOST,
   PROP_PEER_TIMEOUT,
   PROP_KEY_FILE,
+  PROP_ALLOWED_PEERS,
   PROP_STATS,
   NUM_PROPERTIES
 };
@@ -81,6 +82,10 @@ gst_doradma_net_sink_set_property (GObject * object, guint prop_id,
     case PROP_KEY_FILE:
       g_free (self->key_file);
       self->key_file = g_value_dup_string (value);
+      break;
+    case PROP_ALLOWED_PEERS:
+      g_free (self->allowed_peers);
+      self->allowed_peers = g_value_dup_string (value);
       break;
     default:
       G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
@@ -133,6 +138,9 @@ gst_doradma_net_sink_get_property (GObject * object, guint prop_id,
       break;
     case PROP_KEY_FILE:
       g_value_set_string (value, self->key_file);
+      break;
+    case PROP_ALLOWED_PEERS:
+      g_value_set_string (value, self->allowed_peers);
       break;
     default:
       G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
@@ -261,12 +269,17 @@ gst_doradma_net_sink_settings_install (GObjectClass * gobject_class)
    * connects, peer-lost, send-errors, bad-credits (malformed messages
    * from the receiver), unknown-messages (active messages of ids the wire
    * does not use: the receiver is disconnected), auth-failures (key
-   * handshakes that failed), refused (connections the receiver refused:
-   * it serves another sender; the first of a streak also posts a
-   * "doradmanetsink-refused" element message and a warning), staged-frames (device frames copied once into
-   * pinned memory and sent from there), device-frames (sent from device
-   * memory by a UCX with CUDA), staging-buffers (pinned buffers allocated:
-   * the rest were reused), gpu-path (the path of the last frame sent:
+   * handshakes that failed, and attempts kept off by allowed-peers),
+   * refused (connections the receiver refused: it serves another sender,
+   * or this sender's address is not in its allowed-peers; the first of a
+   * streak also posts a "doradmanetsink-refused" element message and a
+   * warning), lost-in-flight (frames sent on a connection that was then
+   * lost and that the receiver did not handle: counted when the next
+   * receiver's hello says what it handled, or at EOS), staged-frames
+   * (device frames copied once into pinned memory and sent from there),
+   * device-frames (sent from device memory by a UCX with CUDA),
+   * staging-buffers (pinned buffers allocated: the rest were reused),
+   * gpu-path (the path of the last frame sent:
    * "host" from the mapped host buffer, "staged-pinned", "device"; "none"
    * before the first) and ucx-memory-types (what this UCX can send from:
    * "cuda" there means device frames go as such).
@@ -284,10 +297,23 @@ gst_doradma_net_sink_settings_install (GObjectClass * gobject_class)
   properties[PROP_KEY_FILE] = g_param_spec_string ("key-file", "Key file",
       "File with the key shared with the receiver (none: unauthenticated)",
       NULL, G_PARAM_READWRITE | G_PARAM_STATIC_STRINGS);
+  /**
+   * GstDoradmaNetSink:allowed-peers:
+   *
+   * The receivers' addresses this sender may connect to: a
+   * comma-separated list of IP addresses and CIDR prefixes ("10.0.0.2,
+   * 192.168.1.0/24, fd00::/8"). When host resolves to another address no
+   * connection is made (counted in auth-failures, the address named once
+   * in a warning; tried again every retry-interval). Empty (default): any.
+   */
+  properties[PROP_ALLOWED_PEERS] = g_param_spec_string ("allowed-peers",
+      "Allowed peers", "Comma-separated IP addresses and CIDR prefixes of "
+      "the receivers this sender may connect to (empty: any)", NULL,
+      G_PARAM_READWRITE | G_PARAM_STATIC_STRINGS);
   properties[PROP_STATS] = g_param_spec_boxed ("stats", "Statistics",
       "Counters: frames, bytes, dropped-busy, dropped-disconnected, "
       "connects, peer-lost, send-errors, bad-credits, unknown-messages, "
-      "auth-failures, refused, staged-frames, "
+      "auth-failures, refused, lost-in-flight, staged-frames, "
       "device-frames, staging-buffers; gpu-path (host, staged-pinned, "
       "device: the last frame's), ucx-memory-types", GST_TYPE_STRUCTURE,
       G_PARAM_READABLE | G_PARAM_STATIC_STRINGS);
@@ -315,4 +341,5 @@ gst_doradma_net_sink_settings_clear (GstDoradmaNetSink * self)
   g_free (self->transports);
   g_free (self->data_ports);
   g_free (self->key_file);
+  g_free (self->allowed_peers);
 }

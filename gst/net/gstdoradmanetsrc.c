@@ -48,6 +48,7 @@
 #include "gstdoradmanetelements.h"
 #include "gstdoradmasettings.h"
 #include "gstdoradmanetsrcsettings.h"
+#include "gstdoradmanetallow.h"
 #include "gstdoradmanetsrcconn.h"
 #include "gstdoradmanetsrcpending.h"
 #include "gstdoradmanetsrcframe.h"
@@ -198,6 +199,7 @@ gst_doradma_net_src_start (GstBaseSrc * bsrc)
   GstDoradmaProducerSettings ps = { 0 };
   GError *err = NULL;
   gchar *transports, *address, *channel, *key_file, *device, *data_ports;
+  gchar *allowed;
   guint port, c;
 
   for (c = 0; c < C_N; c++)
@@ -216,7 +218,19 @@ gst_doradma_net_src_start (GstBaseSrc * bsrc)
   self->max_pending = self->max_pending_prop;
   self->max_pending_bytes = self->max_pending_bytes_prop;
   key_file = g_strdup (self->key_file);
+  allowed = g_strdup (self->allowed_peers);
   GST_OBJECT_UNLOCK (self);
+
+  self->allow = gst_doradma_net_allow_parse (allowed, "allowed-peers", &err);
+  g_free (allowed);
+  if (err) {
+    GST_ELEMENT_ERROR (self, RESOURCE, SETTINGS, ("%s", err->message), (NULL));
+    g_clear_error (&err);
+    g_free (key_file);
+    goto failed;
+  }
+  self->refused_peers = g_hash_table_new_full (g_str_hash, g_str_equal,
+      g_free, NULL);
 
   if (key_file && key_file[0]) {
     self->key = gst_doradma_net_auth_load_key (key_file, &err);
@@ -298,6 +312,8 @@ ucx_failed:
   GST_ELEMENT_ERROR (self, RESOURCE, OPEN_READ, ("%s", err->message), (NULL));
   g_clear_error (&err);
 failed:
+  g_clear_pointer (&self->allow, g_ptr_array_unref);
+  g_clear_pointer (&self->refused_peers, g_hash_table_unref);
   g_free (transports);
   g_free (data_ports);
   g_free (address);
@@ -320,6 +336,8 @@ gst_doradma_net_src_stop (GstBaseSrc * bsrc)
   }
   g_clear_pointer (&self->bad_peer, g_free);
   g_clear_pointer (&self->key, g_bytes_unref);
+  g_clear_pointer (&self->allow, g_ptr_array_unref);
+  g_clear_pointer (&self->refused_peers, g_hash_table_unref);
   if (self->producer) {
     gst_doradma_producer_stop (self->producer);
     gst_doradma_producer_detach (self->producer);

@@ -11,6 +11,11 @@
 #include "gstdoradmanetsrcconn.h"
 #include "gstdoradmanetsrcpending.h"
 #include "gstdoradmanetauth.h"
+#include "gstdoradmanetallow.h"
+
+/* Refused senders named in a warning at most (a sweep of addresses must
+ * not grow the table without bound); the others in the debug log. */
+#define MAX_REFUSED_NAMED 64
 
 /* ---------------------------------------------------------------------- */
 /* Credits back to the sender */
@@ -85,12 +90,50 @@ gst_doradma_net_src_authenticated (GstDoradmaNetSrc * self, const gchar * what)
   return FALSE;
 }
 
+/* allowed-peers: FALSE (the request rejected, counted, the address named
+ * once) for a sender whose address is not on the list. UCX has read only
+ * its own connection request: none of the peer's messages is read. */
+static gboolean
+peer_allowed (GstDoradmaNetSrc * self, ucp_conn_request_h request)
+{
+  struct sockaddr_storage ss;
+  gchar *text = NULL;
+
+  if (self->allow == NULL)
+    return TRUE;
+  if (gst_doradma_net_ucx_request_address (request, &ss)) {
+    if (gst_doradma_net_allow_check (self->allow, (struct sockaddr *) &ss,
+            &text)) {
+      g_free (text);
+      return TRUE;
+    }
+  } else {
+    text = g_strdup ("(an address UCX does not give)");
+  }
+  COUNT (self, C_AUTH_FAILURES, 1);
+  ucp_listener_reject (self->listener, request);
+  if (g_hash_table_size (self->refused_peers) < MAX_REFUSED_NAMED
+      && !g_hash_table_contains (self->refused_peers, text)) {
+    GST_ELEMENT_WARNING (self, RESOURCE, OPEN_READ,
+        ("Refused a connection from %s: not in allowed-peers", text),
+        ("further connections from it are refused without a warning"));
+    g_hash_table_add (self->refused_peers, text);
+  } else {
+    GST_DEBUG_OBJECT (self, "refused a connection from %s: not in "
+        "allowed-peers", text);
+    g_free (text);
+  }
+  return FALSE;
+}
+
 static void
 on_connection (ucp_conn_request_h request, void *arg)
 {
   GstDoradmaNetSrc *self = arg;
   GError *err = NULL;
 
+  if (!peer_allowed (self, request))
+    return;
   if (self->ep != NULL) {
     /* one sender at a time; a dead one is let go first (create) */
     COUNT (self, C_REFUSED, 1);

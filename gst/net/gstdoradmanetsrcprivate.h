@@ -63,6 +63,7 @@ struct _GstDoradmaNetSrc
   guint max_pending_prop, max_pending;  /* frames held before the ring */
   guint64 max_pending_bytes_prop, max_pending_bytes;
   gchar *key_file;
+  gchar *allowed_peers;
 
   guint64 counters[C_N];        /* atomic */
 
@@ -77,6 +78,8 @@ struct _GstDoradmaNetSrc
   guint64 pending_bytes;        /* sum of their `held` */
   gint64 credit_balance;        /* credits granted - frames received */
   GBytes *key;                  /* key-file's; NULL: unauthenticated */
+  GPtrArray *allow;             /* allowed-peers' masks; NULL: anyone */
+  GHashTable *refused_peers;    /* addresses refused and said so */
   gboolean authed;              /* the sender proved the key */
   guint8 nonce[DORADMA_NET_AUTH_BYTES]; /* this connection's challenge */
   guint64 last_sender_seq;

@@ -40,6 +40,7 @@ enum
   PROP_MAX_PENDING,
   PROP_MAX_PENDING_BYTES,
   PROP_KEY_FILE,
+  PROP_ALLOWED_PEERS,
   PROP_STATS,
   NUM_PROPERTIES
 };
@@ -104,6 +105,10 @@ gst_doradma_net_src_set_property (GObject * object, guint prop_id,
       g_free (self->key_file);
       self->key_file = g_value_dup_string (value);
       break;
+    case PROP_ALLOWED_PEERS:
+      g_free (self->allowed_peers);
+      self->allowed_peers = g_value_dup_string (value);
+      break;
     default:
       G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
       break;
@@ -167,6 +172,9 @@ gst_doradma_net_src_get_property (GObject * object, guint prop_id,
       break;
     case PROP_KEY_FILE:
       g_value_set_string (value, self->key_file);
+      break;
+    case PROP_ALLOWED_PEERS:
+      g_value_set_string (value, self->allowed_peers);
       break;
     default:
       G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
@@ -344,6 +352,21 @@ gst_doradma_net_src_settings_install (GObjectClass * gobject_class)
       "File with the key shared with the sender (none: unauthenticated)",
       NULL, G_PARAM_READWRITE | G_PARAM_STATIC_STRINGS);
   /**
+   * GstDoradmaNetSrc:allowed-peers:
+   *
+   * The senders' addresses allowed to connect: a comma-separated list of
+   * IP addresses and CIDR prefixes ("10.0.0.2, 192.168.1.0/24, fd00::/8").
+   * A connection from any other address is refused when UCX announces it,
+   * before anything it sends is read and before the key handshake,
+   * counted (auth-failures) and named once in a warning. Empty (default):
+   * any address (with key-file, any that has the key). Not a defence
+   * against a host that can use an allowed address (docs/threat-model.md).
+   */
+  properties[PROP_ALLOWED_PEERS] = g_param_spec_string ("allowed-peers",
+      "Allowed peers", "Comma-separated IP addresses and CIDR prefixes of "
+      "the senders allowed to connect (empty: any)", NULL,
+      G_PARAM_READWRITE | G_PARAM_STATIC_STRINGS);
+  /**
    * GstDoradmaNetSrc:stats:
    *
    * "doradmanetsrc-stats": frames and bytes written, dropped-ring-full
@@ -355,7 +378,8 @@ gst_doradma_net_src_settings_install (GObjectClass * gobject_class)
    * beyond their credits: disconnected), pending-peak-bytes (the most
    * bytes held at once), unknown-messages (active messages of ids the wire
    * does not use: their sender is disconnected), auth-failures (senders
-   * that failed the key handshake), unauthenticated (frames or EOS before
+   * that failed the key handshake, or refused by allowed-peers),
+   * unauthenticated (frames or EOS before
    * it), memory-path ("host") and ucx-memory-types.
    */
   properties[PROP_STATS] = g_param_spec_boxed ("stats", "Statistics",
@@ -392,4 +416,5 @@ gst_doradma_net_src_settings_clear (GstDoradmaNetSrc * self)
   g_free (self->data_ports);
   g_free (self->channel);
   g_free (self->key_file);
+  g_free (self->allowed_peers);
 }

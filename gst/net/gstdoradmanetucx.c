@@ -463,20 +463,17 @@ gst_doradma_net_ucx_route_interface (const gchar * host, guint port)
 
 ucp_ep_h
 gst_doradma_net_ucx_connect (GstDoradmaNetUcx * u, const gchar * host,
-    guint port, ucp_err_handler_cb_t on_error, gpointer arg, GError ** error)
+    guint port, const struct sockaddr_storage *ss, socklen_t len,
+    ucp_err_handler_cb_t on_error, gpointer arg, GError ** error)
 {
-  struct sockaddr_storage ss;
-  socklen_t len;
   ucp_ep_params_t p = { 0 };
   ucp_ep_h ep = NULL;
   ucs_status_t st;
 
-  if (!gst_doradma_net_ucx_resolve (host, port, &ss, &len, error))
-    return NULL;
   p.field_mask = UCP_EP_PARAM_FIELD_FLAGS | UCP_EP_PARAM_FIELD_SOCK_ADDR |
       UCP_EP_PARAM_FIELD_ERR_HANDLER | UCP_EP_PARAM_FIELD_ERR_HANDLING_MODE;
   p.flags = UCP_EP_PARAMS_FLAGS_CLIENT_SERVER;
-  p.sockaddr.addr = (const struct sockaddr *) &ss;
+  p.sockaddr.addr = (const struct sockaddr *) ss;
   p.sockaddr.addrlen = len;
   p.err_mode = UCP_ERR_HANDLING_MODE_PEER;
   p.err_handler.cb = on_error;
@@ -489,6 +486,19 @@ gst_doradma_net_ucx_connect (GstDoradmaNetUcx * u, const gchar * host,
     return NULL;
   }
   return ep;
+}
+
+gboolean
+gst_doradma_net_ucx_request_address (ucp_conn_request_h request,
+    struct sockaddr_storage *ss)
+{
+  ucp_conn_request_attr_t attr = { 0 };
+
+  attr.field_mask = UCP_CONN_REQUEST_ATTR_FIELD_CLIENT_ADDR;
+  if (ucp_conn_request_query (request, &attr) != UCS_OK)
+    return FALSE;
+  *ss = attr.client_address;
+  return TRUE;
 }
 
 ucp_ep_h

@@ -94,11 +94,17 @@ gchar **gst_doradma_net_ucx_interfaces (void);
  * g_free. */
 gchar *gst_doradma_net_ucx_route_interface (const gchar * host, guint port);
 
-/* A client endpoint to host:port; `on_error` is called from the worker's
- * progress when the connection fails or breaks. */
+/* A client endpoint to `ss` (host:port resolved by the caller, named in
+ * the error); `on_error` is called from the worker's progress when the
+ * connection fails or breaks. */
 ucp_ep_h gst_doradma_net_ucx_connect (GstDoradmaNetUcx * u,
-    const gchar * host, guint port, ucp_err_handler_cb_t on_error,
-    gpointer arg, GError ** error);
+    const gchar * host, guint port, const struct sockaddr_storage *ss,
+    socklen_t len, ucp_err_handler_cb_t on_error, gpointer arg,
+    GError ** error);
+/* The address a connection request comes from; FALSE if UCX does not
+ * say. */
+gboolean gst_doradma_net_ucx_request_address (ucp_conn_request_h request,
+    struct sockaddr_storage *ss);
 /* A server endpoint for a connection request (listener callback). */
 ucp_ep_h gst_doradma_net_ucx_accept (GstDoradmaNetUcx * u,
     ucp_conn_request_h request, ucp_err_handler_cb_t on_error, gpointer arg,

@@ -54,10 +54,20 @@
 #              naming the interfaces; a bad data-ports is an error
 #   lossless-reconnect  review N-9: a lossless sender whose receiver
 #              stops (SIGSTOP) past the sender's peer-timeout reconnects
-#              once it continues; what was in flight is lost and only that:
-#              frames received + the receiver's sender-drops = frames made,
-#              1 <= sender-drops <= slots - 1 (the credits), and the first
-#              buffer after the gap is DISCONT
+#              once it continues; what was in flight is lost and only that,
+#              whenever the receiver was stopped (before its first frame
+#              too): frames received + the sender's lost-in-flight = frames
+#              made, 1 <= lost-in-flight <= slots - 1 (the credits), the
+#              frames received are those made but one run of that many,
+#              the first buffer after it is DISCONT, and the receiver's
+#              sender-drops counts the run when a frame came before it
+#   allow      allowed-peers (docs/network.md, "Authentication"): a
+#              receiver that allows its own host's address refuses a
+#              sender from the other namespace (counted in auth-failures,
+#              the address named in one warning, the sender told) and
+#              serves one from its own host; a sender whose list does not
+#              hold the receiver's address does not connect (counted,
+#              named once); a malformed list is an error naming it
 #   soak       $DURATION s (default 60) of 1080p60 NV12 from namespace a
 #              to a ring in b read by three doradmasrc (two zero-copy, one
 #              copying under the seqlock): every frame accounted for
@@ -514,6 +524,55 @@ case "$scenario" in
     grep -q "doradmanetsrc-connected" "$work/rx3.log" || fail "bad-peer with the key was not admitted"
     echo "ok: no EOS, frame or credit without the key; wrong key, replay, keyless and other-key senders refused; the keyed sender served; forged credits got nothing"
     ;;
+  allow)
+    # the receiver allows its own host's address (and a documentation
+    # prefix): the sender of namespace a is not on its list
+    receiver "$work/rx.log" allowed-peers="192.0.2.0/24, $addr_b" ! fakesink
+    in_a timeout 60 gst-launch-1.0 -m $SOURCE is-live=true num-buffers=60 ! \
+      "$CAPS" ! doradmanetsink host="$addr_b" port="$port" \
+      retry-interval=100000000 > "$work/tx1.log" 2>&1 ||
+      fail "refused sender: $(tail -3 "$work/tx1.log")"
+    grep -q "doradmanetsink-connected" "$work/tx1.log" &&
+      fail "the sender from $addr_a connected"
+    grep -q "doradmanetsink-refused" "$work/tx1.log" ||
+      fail "the sender from $addr_a was not told: $(tail -3 "$work/tx1.log")"
+    told=$(stat_of "$work/tx1.log" doradmanetsink-stats refused)
+    [ "${told:-0}" -ge 2 ] || fail "the sender was refused $told times, want >= 2"
+    wait_for 20 "$work/rx.log" "Refused a connection from $addr_a: not in allowed-peers" ||
+      fail "no warning naming $addr_a: $(grep -A1 WARNING "$work/rx.log" | tail -2)"
+    named=$(grep -c "Refused a connection from" "$work/rx.log")
+    [ "$named" = 1 ] || fail "$named warnings for $told refusals, want 1"
+    # a sender on the list: on the receiver's own host
+    in_b timeout 60 gst-launch-1.0 $SOURCE num-buffers=10 ! "$CAPS" ! \
+      doradmanetsink host="$addr_b" port="$port" mode=lossless \
+      timeout=30000000000 > "$work/tx2.log" 2>&1 ||
+      fail "allowed sender: $(tail -3 "$work/tx2.log")"
+    wait_for 60 "$work/rx.log" "Got EOS from element" ||
+      fail "the receiver did not serve the allowed sender"
+    frames=$(stat_of "$work/rx.log" doradmanetsrc-stats frames)
+    rxfails=$(stat_of "$work/rx.log" doradmanetsrc-stats auth-failures)
+    echo "receiver: frames=$frames auth-failures=$rxfails (the sender was told $told times)"
+    [ "$frames" = 10 ] || fail "frames=$frames, want the allowed sender's 10"
+    [ "${rxfails:-0}" -ge "$told" ] || fail "auth-failures=$rxfails for $told refusals"
+    # the sender's own list, without the receiver's address
+    in_a timeout 60 gst-launch-1.0 -m $SOURCE is-live=true num-buffers=30 ! \
+      "$CAPS" ! doradmanetsink host="$addr_b" port="$port" \
+      allowed-peers="192.0.2.0/24,2001:db8::/32" retry-interval=100000000 \
+      > "$work/tx3.log" 2>&1 || fail "sender with a list: $(tail -3 "$work/tx3.log")"
+    named=$(grep -c "Not connecting to $addr_b (host $addr_b): not in allowed-peers" "$work/tx3.log")
+    [ "$named" = 1 ] || fail "$named warnings naming $addr_b, want 1: $(tail -3 "$work/tx3.log")"
+    fails=$(stat_of "$work/tx3.log" doradmanetsink-stats auth-failures)
+    conns=$(stat_of "$work/tx3.log" doradmanetsink-stats connects)
+    [ "${fails:-0}" -ge 2 ] && [ "$conns" = 0 ] ||
+      fail "sender with a list: auth-failures=$fails connects=$conns"
+    # a malformed entry: an error naming the property and the entry
+    in_b timeout 20 gst-launch-1.0 doradmanetsrc address="$addr_b" \
+      port=$(( port + 1 )) allowed-peers="$addr_a, 10.0.0.300" ! fakesink \
+      > "$work/bad.log" 2>&1 && fail "a malformed allowed-peers was accepted"
+    grep -q 'allowed-peers: "10.0.0.300" is not' "$work/bad.log" ||
+      fail "no error naming the entry: $(tail -3 "$work/bad.log")"
+    echo "ok: a sender not on allowed-peers refused $told times, counted ($rxfails), named once; one on it served; a sender's own list kept it off ($fails attempts, counted, named once); a bad entry named"
+    ;;
   second-sender)
     receiver "$work/rx.log" channel=net-ss-$id ! fakesink
     start_in "$nsa" "$work/tx1.log" gst-launch-1.0 -m $SOURCE is-live=true ! \
@@ -663,15 +722,32 @@ case "$scenario" in
     gaps=$(stat_of "$work/rx.log" doradmanetsrc-stats sender-drops)
     full=$(stat_of "$work/rx.log" doradmanetsrc-stats dropped-ring-full)
     sent=$(stat_of "$work/tx.log" doradmanetsink-stats frames)
-    echo "lossless across a reconnect: $n made, $sent sent, $got received, $gaps lost in flight (sender-drops)"
+    lost=$(stat_of "$work/tx.log" doradmanetsink-stats lost-in-flight)
+    echo "lossless across a reconnect: $n made, $sent sent, $got received, $lost lost in flight (the sender's lost-in-flight), $gaps seen as a gap (the receiver's sender-drops)"
     [ "$sent" = "$n" ] || fail "the sender sent $sent of $n"
     [ "${full:-0}" = 0 ] || fail "dropped-ring-full=$full"
-    [ $(( got + gaps )) = "$n" ] || fail "$got received + $gaps lost != $n made"
-    [ "$gaps" -ge 1 ] && [ "$gaps" -le 3 ] || fail "$gaps lost: want 1..3 (slots - 1)"
-    discont=$(grep -c "last-message = chain .*flags: [0-9a-f]* discont" "$work/rx.log")
-    # the first buffer, and the first after the gap
-    [ "$discont" -ge 2 ] || fail "$discont DISCONT buffers, want >= 2"
-    echo "ok: lossless across a reconnect lost exactly the $gaps frames in flight, counted, the next buffer DISCONT"
+    [ $(( got + lost )) = "$n" ] || fail "$got received + $lost lost in flight != $n made"
+    [ "$lost" -ge 1 ] && [ "$lost" -le 3 ] || fail "$lost lost: want 1..3 (slots - 1)"
+    # the buffers' offsets (the sender's frame numbers from 0): 0..n-1 but
+    # one run of $lost, the buffer after it DISCONT (identity prints each)
+    read -r runs missing nodisc order first end < <(
+      grep -o "last-message = chain.*" "$work/rx.log" | awk '
+        { match($0, /offset: [0-9]+/); o = substr($0, RSTART + 8, RLENGTH - 8) + 0
+          d = ($0 ~ /flags: [0-9a-f]+ discont/) }
+        NR == 1 { first = o }
+        o < want { order++ }
+        o > want { runs++; missing += o - want; if (!d) nodisc++ }
+        { want = o + 1 }
+        END { print runs + 0, missing + 0, nodisc + 0, order + 0, first + 0, want + 0 }')
+    [ "$order" = 0 ] || fail "$order buffers out of order"
+    [ "$runs" = 1 ] && [ "$missing" = "$lost" ] && [ "$end" = "$n" ] ||
+      fail "buffers missing: $missing in $runs runs (last offset $(( end - 1 ))), want the $lost lost in flight in one run"
+    [ "$nodisc" = 0 ] || fail "the first buffer after the gap is not DISCONT"
+    # the receiver sees the gap in the sender's numbering only after a
+    # frame (stopped before its first one, it cannot know what came before)
+    if [ "$first" = 0 ]; then want=$lost; else want=0; fi
+    [ "$gaps" = "$want" ] || fail "sender-drops=$gaps, want $want (first offset $first)"
+    echo "ok: lossless across a reconnect lost exactly the $lost frames in flight, counted by the sender (lost-in-flight) and, after a first frame, the receiver (sender-drops=$gaps); the next buffer DISCONT"
     ;;
   soak)
     secs=${DURATION:-60}
