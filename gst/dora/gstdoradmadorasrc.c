@@ -450,9 +450,21 @@ copy_generation (DoraSrc * s, guint8 * dst, guint64 * gen,
         p->n, s->have_last ? s->last_gen : G_MAXUINT64, gen, diag);
 
   /* device: the rects were checked against the payload and the frame by
-   * setup_caps (doradma_pool_rects_check) */
-  if (doradma_pool_read_begin (s->r, &g) < 0 || (s->have_last
-          && g == s->last_gen))
+   * setup_caps (doradma_pool_rects_check). The alias reads the pages the
+   * registration pinned: a shrink cannot make it fault; only the
+   * generation loads need a header still in the object. */
+  ret = doradma_pool_read_begin (s->r, &g);
+  if (ret == -EBADMSG) {
+    struct stat st;
+
+    if (fstat (doradma_pool_reader_fd (s->r), &st) != 0)
+      st.st_size = -1;
+    diag->field = "segment";
+    g_snprintf (diag->msg, sizeof diag->msg, "it shrank below its header: "
+        "it now has %" G_GINT64_FORMAT " bytes", (gint64) st.st_size);
+    return ret;
+  }
+  if (ret < 0 || (s->have_last && g == s->last_gen))
     return -EAGAIN;
   for (k = 0; k < p->n; k++) {
     const struct doradma_pool_rect *q = &p->rect[k];
