@@ -361,7 +361,7 @@ read_rect (int fd, uint64_t payload, uint8_t * dst,
       iov[k].iov_len = q->row_bytes;
     }
     if ((ret = pread_full (fd, iov, (int) n, payload + q->src_offset +
-                i * q->src_pitch)) < 0)
+                (uint64_t) i * q->src_pitch)) < 0)
       return ret;
   }
   return 0;
