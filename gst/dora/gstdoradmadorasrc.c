@@ -7,10 +7,11 @@
  * retried, an odd generation left by a dead writer costs frames, never the
  * pipeline.
  *
- *   shmem     memcpy from the read-only mapping
+ *   shmem     pread from the pool's fd (a pool shrunk by its owner is a
+ *             short read, never SIGBUS: docs/dora.md "Copying")
  *   unified   the mapping base registered with CUDA over the whole object,
  *             payload = device alias + data_offset, copied device -> host
- *             (host mapping when CUDA is unavailable: same bytes)
+ *             (pread when CUDA is unavailable: same bytes)
  *   ipc       the header's CUDA IPC handle opened, payload at its offset 0,
  *             copied device -> host; without CUDA: an error
  *
@@ -266,8 +267,8 @@ setup_device (GstBaseSrc * src, DoraSrc * s, const gchar * name)
   }
   g_clear_pointer (&s->dev, doradma_cuda_device_unref);
   if (pi->transport == DORADMA_POOL_UNIFIED) {
-    GST_INFO_OBJECT (src, "dora pool %s: unified, reading through the host "
-        "mapping (CUDA alias unavailable: %s)", name, diag.msg);
+    GST_INFO_OBJECT (src, "dora pool %s: unified, reading with pread from "
+        "its descriptor (CUDA alias unavailable: %s)", name, diag.msg);
     return TRUE;
   }
   GST_ELEMENT_ERROR (src, RESOURCE, OPEN_READ,
