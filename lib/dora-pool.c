@@ -13,6 +13,7 @@
 #include <sys/mman.h>
 #include <sys/stat.h>
 #include <sys/sysmacros.h>
+#include <sys/uio.h>
 #include <unistd.h>
 
 #include <glib.h>
@@ -208,10 +209,29 @@ doradma_pool_reader_fd (const struct doradma_pool_reader *r)
   return r->fd;
 }
 
+/* Is the header (with the generation word) still inside the object? Any
+ * size of at least one byte keeps page 0; we ask for the whole header. A
+ * cut to 0 bytes between this fstat and the load that follows it still
+ * faults: docs/dora.md ("Copying") says so. */
+static bool
+header_mapped (const struct doradma_pool_reader *r)
+{
+  struct stat st;
+
+  return fstat (r->fd, &st) == 0 &&
+      (uint64_t) st.st_size >= DORADMA_POOL_HEADER_SIZE;
+}
+
 DORADMA_API int
 doradma_pool_read_begin (const struct doradma_pool_reader *r, uint64_t * gen)
 {
   KEEP_ERRNO;
+
+  /* the generation word is the one part of the pool still read from the
+   * mapping (an atomic load): in an object cut below its header (to 0
+   * bytes, page 0 gone) that load would fault (SIGBUS) */
+  if (!header_mapped (r))
+    return -EBADMSG;
   /* ACQUIRE pairs with the writer's release store of the even value: the
    * payload stores of that generation are visible to the copy that
    * follows. */
@@ -228,7 +248,9 @@ doradma_pool_read_ok (const struct doradma_pool_reader *r, uint64_t gen)
    * fence after its odd store: if we copied any byte of the next write, we
    * see its odd (or later) generation here. */
   dr_fence_acquire ();
-  return (gen & 1) == 0 && dr_load_relaxed (gen_word (r->base)) == gen;
+  /* cut below its header during the copy: torn, and no load to fault */
+  return (gen & 1) == 0 && header_mapped (r) &&
+      dr_load_relaxed (gen_word (r->base)) == gen;
 }
 
 /* One extent of a rect: `rows` rows of `row_bytes`, `pitch` apart, from
@@ -272,6 +294,79 @@ doradma_pool_rects_check (const struct doradma_pool_rect *rects, unsigned n,
   return 0;
 }
 
+/* The pool that a read met the end of: shrunk by its owner. Names it and
+ * its size now. Returns -EBADMSG. */
+static int
+shrank (const struct doradma_pool_reader *r, struct doradma_diag *diag)
+{
+  const struct doradma_pool_info *info = &r->info;
+  struct stat st;
+
+  if (fstat (r->fd, &st) != 0)
+    st.st_size = -1;
+  return diag_set (diag, -EBADMSG, "segment",
+      "dora pool %s shrank below its payload (data_offset %" PRIu64
+      " + size %" PRIu64 "): it now has %jd bytes", r->path,
+      info->data_offset, info->size, (intmax_t) st.st_size);
+}
+
+/* Reads into the `n` iovecs from byte `off` of `fd` on. Returns 0,
+ * -ENODATA (the end of the object came first), -errno. */
+static int
+pread_full (int fd, struct iovec *iov, int n, uint64_t off)
+{
+  while (n > 0) {
+    ssize_t got = preadv (fd, iov, n, (off_t) off);
+
+    if (got < 0 && errno == EINTR)
+      continue;
+    if (got < 0)
+      return -errno;
+    if (got == 0)
+      return -ENODATA;
+    off += (uint64_t) got;
+    for (; n > 0 && (size_t) got >= iov->iov_len; iov++, n--)
+      got -= (ssize_t) iov->iov_len;
+    if (n > 0) {
+      iov->iov_base = (uint8_t *) iov->iov_base + got;
+      iov->iov_len -= (size_t) got;
+    }
+  }
+  return 0;
+}
+
+/* rows gathered by one preadv (IOV_MAX is 1024) */
+#define ROWS_PER_READ 64u
+
+/* Copies one checked rect from the payload at byte `payload` of the
+ * object: a contiguous one in one read, packed rows into padded ones
+ * ROWS_PER_READ rows a read, rows apart in the source one read each. */
+static int
+read_rect (int fd, uint64_t payload, uint8_t * dst,
+    const struct doradma_pool_rect *q)
+{
+  struct iovec iov[ROWS_PER_READ];
+  size_t i, k, n;
+  int ret;
+
+  if (q->src_pitch == q->row_bytes && q->dst_pitch == q->row_bytes) {
+    iov[0].iov_base = dst + q->dst_offset;
+    iov[0].iov_len = q->rows * q->row_bytes;
+    return pread_full (fd, iov, 1, payload + q->src_offset);
+  }
+  for (i = 0; i < q->rows; i += n) {
+    n = q->src_pitch == q->row_bytes ? MIN (q->rows - i, ROWS_PER_READ) : 1;
+    for (k = 0; k < n; k++) {
+      iov[k].iov_base = dst + q->dst_offset + (i + k) * q->dst_pitch;
+      iov[k].iov_len = q->row_bytes;
+    }
+    if ((ret = pread_full (fd, iov, (int) n, payload + q->src_offset +
+                (uint64_t) i * q->src_pitch)) < 0)
+      return ret;
+  }
+  return 0;
+}
+
 DORADMA_API int
 doradma_pool_reader_copy_rects (struct doradma_pool_reader *r, void *dst,
     size_t dst_len, const struct doradma_pool_rect *rects, unsigned n,
@@ -279,11 +374,8 @@ doradma_pool_reader_copy_rects (struct doradma_pool_reader *r, void *dst,
 {
   KEEP_ERRNO;
   const struct doradma_pool_info *info = &r->info;
-  const uint8_t *src = r->base + info->data_offset;
-  struct stat st;
   uint64_t g;
   unsigned k;
-  size_t i;
   int ret;
 
   if (info->transport == DORADMA_POOL_IPC)
@@ -292,23 +384,22 @@ doradma_pool_reader_copy_rects (struct doradma_pool_reader *r, void *dst,
   if ((ret = doradma_pool_rects_check (rects, n, info->size, dst_len,
               diag)) < 0)
     return ret;
-  if (doradma_pool_read_begin (r, &g) < 0 || g == last_gen)
+  ret = doradma_pool_read_begin (r, &g);
+  if (ret == -EBADMSG)
+    return shrank (r, diag);
+  if (ret < 0 || g == last_gen)
     return -EAGAIN;
-  /* A writer that shrinks its object would make the copy fault (SIGBUS):
-   * refuse once we see it. (A shrink racing this very copy still faults;
-   * docs/dora.md says so.) */
-  if (fstat (r->fd, &st) != 0 ||
-      (uint64_t) st.st_size < info->data_offset + info->size)
-    return diag_set (diag, -EBADMSG, "segment",
-        "dora pool %s shrank below its payload (data_offset %" PRIu64
-        " + size %" PRIu64 ")", r->path, info->data_offset, info->size);
-  for (k = 0; k < n; k++) {
-    const struct doradma_pool_rect *q = &rects[k];
-
-    for (i = 0; i < q->rows; i++)
-      memcpy ((uint8_t *) dst + q->dst_offset + i * q->dst_pitch,
-          src + q->src_offset + i * q->src_pitch, q->row_bytes);
-  }
+  /* The payload is read from the fd, not the mapping: an owner that
+   * shrinks the object before or during the copy makes it a short read
+   * here, where a load from the mapping would fault (SIGBUS). Still one
+   * copy, inside the generation bracket: the kernel's loads are this
+   * thread's, ordered by the acquire load above and the fence of
+   * doradma_pool_read_ok as the memcpy's were. */
+  for (k = 0; k < n; k++)
+    if ((ret = read_rect (r->fd, info->data_offset, dst, &rects[k])) < 0)
+      return ret == -ENODATA ? shrank (r, diag) :
+          diag_set (diag, ret, "segment", "read of dora pool %s: %s",
+          r->path, g_strerror (-ret));
   if (!doradma_pool_read_ok (r, g))
     return -ESTALE;
   *gen = g;

@@ -7,10 +7,11 @@
  * retried, an odd generation left by a dead writer costs frames, never the
  * pipeline.
  *
- *   shmem     memcpy from the read-only mapping
+ *   shmem     pread from the pool's fd (a pool shrunk by its owner is a
+ *             short read, never SIGBUS: docs/dora.md "Copying")
  *   unified   the mapping base registered with CUDA over the whole object,
  *             payload = device alias + data_offset, copied device -> host
- *             (host mapping when CUDA is unavailable: same bytes)
+ *             (pread when CUDA is unavailable: same bytes)
  *   ipc       the header's CUDA IPC handle opened, payload at its offset 0,
  *             copied device -> host; without CUDA: an error
  *
@@ -266,8 +267,8 @@ setup_device (GstBaseSrc * src, DoraSrc * s, const gchar * name)
   }
   g_clear_pointer (&s->dev, doradma_cuda_device_unref);
   if (pi->transport == DORADMA_POOL_UNIFIED) {
-    GST_INFO_OBJECT (src, "dora pool %s: unified, reading through the host "
-        "mapping (CUDA alias unavailable: %s)", name, diag.msg);
+    GST_INFO_OBJECT (src, "dora pool %s: unified, reading with pread from "
+        "its descriptor (CUDA alias unavailable: %s)", name, diag.msg);
     return TRUE;
   }
   GST_ELEMENT_ERROR (src, RESOURCE, OPEN_READ,
@@ -450,9 +451,21 @@ copy_generation (DoraSrc * s, guint8 * dst, guint64 * gen,
         p->n, s->have_last ? s->last_gen : G_MAXUINT64, gen, diag);
 
   /* device: the rects were checked against the payload and the frame by
-   * setup_caps (doradma_pool_rects_check) */
-  if (doradma_pool_read_begin (s->r, &g) < 0 || (s->have_last
-          && g == s->last_gen))
+   * setup_caps (doradma_pool_rects_check). The alias reads the pages the
+   * registration pinned: a shrink cannot make it fault; only the
+   * generation loads need a header still in the object. */
+  ret = doradma_pool_read_begin (s->r, &g);
+  if (ret == -EBADMSG) {
+    struct stat st;
+
+    if (fstat (doradma_pool_reader_fd (s->r), &st) != 0)
+      st.st_size = -1;
+    diag->field = "segment";
+    g_snprintf (diag->msg, sizeof diag->msg, "it shrank below its header: "
+        "it now has %" G_GINT64_FORMAT " bytes", (gint64) st.st_size);
+    return ret;
+  }
+  if (ret < 0 || (s->have_last && g == s->last_gen))
     return -EAGAIN;
   for (k = 0; k < p->n; k++) {
     const struct doradma_pool_rect *q = &p->rect[k];

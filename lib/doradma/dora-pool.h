@@ -18,9 +18,11 @@
  *                                struct doradma_pool_info (no double fetch);
  *   doradma_pool_reader_copy()   copies the payload of a NEW complete
  *                                generation: acquire-load gen (odd: none),
- *                                copy, acquire fence, relaxed reload; a
- *                                changed gen means the copy is torn and is
- *                                never reported as a frame;
+ *                                copy (pread from the fd: a pool shrunk
+ *                                under it is a short read, not SIGBUS),
+ *                                acquire fence, relaxed reload; a changed
+ *                                gen means the copy is torn and is never
+ *                                reported as a frame;
  *   doradma_pool_read_begin()/_read_ok()   the same bracket for callers that
  *                                copy themselves (through a device alias).
  * Writing (the Rust crate's header and JSON, spec §1-§3):
@@ -156,21 +158,27 @@ extern "C"
   const uint8_t *doradma_pool_reader_base (const struct doradma_pool_reader *r);
   int doradma_pool_reader_fd (const struct doradma_pool_reader *r);
 
-/* Opens a read: the acquire-loaded generation in *gen. Returns 0 when it is
- * even (a complete payload), -EAGAIN when odd (being written, or abandoned
- * mid-write). */
+/* Opens a read: the acquire-loaded generation in *gen (a load from the
+ * mapping, after an fstat). Returns 0 when it is even (a complete payload),
+ * -EAGAIN when odd (being written, or abandoned mid-write), -EBADMSG when
+ * the object is now shorter than its 256-byte header (shrunk by its owner:
+ * the load would fault). */
   int doradma_pool_read_begin (const struct doradma_pool_reader *r,
       uint64_t * gen);
-/* Closes a read opened with `gen`: acquire fence, relaxed reload. True when
- * the bytes copied in between are one complete generation. */
+/* Closes a read opened with `gen`: acquire fence, relaxed reload (false,
+ * without the load, when the object is now shorter than its header). True
+ * when the bytes copied in between are one complete generation. */
   bool doradma_pool_read_ok (const struct doradma_pool_reader *r, uint64_t gen);
 
-/* Copies `n` payload bytes (n <= info.size; host-mapped pools only) into
- * `dst` if a complete generation other than `last_gen` is present.
+/* Copies `n` payload bytes (n <= info.size; host pools only) into `dst`
+ * if a complete generation other than `last_gen` is present, with pread
+ * from the pool's fd (one copy; no payload byte is loaded from the
+ * mapping).
  * Returns 0 (copied; *gen = its generation), -EAGAIN (no new complete
  * generation: odd, or still `last_gen`), -ESTALE (torn: the writer moved
  * during the copy; dst holds garbage), -EBADMSG (the object shrank below
- * the payload), -ENODATA (an ipc pool: no payload in this mapping). */
+ * the payload before or during the copy: diag names the pool and its size
+ * now), -ENODATA (an ipc pool: no payload in this object). */
   int doradma_pool_reader_copy (struct doradma_pool_reader *r, void *dst,
       size_t n, uint64_t last_gen, uint64_t * gen, struct doradma_diag *diag);
 
