@@ -15,6 +15,7 @@ import gi
 gi.require_version("Gst", "1.0")
 from gi.repository import Gst  # noqa: E402
 
+from buswarnings import warnings_until_eos  # noqa: E402
 from dorapool import check, shm_dir  # noqa: E402
 
 W, H = 16, 8
@@ -27,31 +28,19 @@ def run(d, name, extra):
         "appsrc name=src format=time caps=video/x-raw,format=GRAY8,"
         "width=%d,height=%d,framerate=30/1 ! doradmasink name=sink "
         "sync=false dora-pool=%s %s" % (W, H, name, extra))
-    warnings, mode = [], None
+    path, mode = os.path.join(d, name), None
+
+    def written():
+        nonlocal mode
+        if mode is None and os.path.exists(path):
+            mode = stat.S_IMODE(os.stat(path).st_mode)
+        src.emit("end-of-stream")
+
     try:
         pipe.set_state(Gst.State.PLAYING)
         src = pipe.get_by_name("src")
         src.emit("push-buffer", Gst.Buffer.new_wrapped(bytes(W * H)))
-        bus = pipe.get_bus()
-        while True:
-            msg = bus.timed_pop_filtered(10 * Gst.SECOND,
-                                         Gst.MessageType.WARNING |
-                                         Gst.MessageType.ERROR |
-                                         Gst.MessageType.ASYNC_DONE |
-                                         Gst.MessageType.EOS)
-            check(msg is not None, "%s: no message within 10 s" % name)
-            check(msg.type != Gst.MessageType.ERROR, "%s: error %s" %
-                  (name, msg.parse_error()[0].message if
-                   msg.type == Gst.MessageType.ERROR else ""))
-            if msg.type == Gst.MessageType.WARNING:
-                warnings.append(msg.parse_warning()[0].message)
-            elif msg.type == Gst.MessageType.ASYNC_DONE:
-                path = os.path.join(d, name)
-                if mode is None and os.path.exists(path):
-                    mode = stat.S_IMODE(os.stat(path).st_mode)
-                src.emit("end-of-stream")
-            else:
-                break
+        warnings = warnings_until_eos(pipe, name, written)
     finally:
         pipe.set_state(Gst.State.NULL)
     return warnings, mode

@@ -16,6 +16,7 @@ import gi
 gi.require_version("Gst", "1.0")
 from gi.repository import Gst  # noqa: E402
 
+from buswarnings import warnings_until_eos  # noqa: E402
 from dorapool import Pool, check, rust_json, shm_dir  # noqa: E402
 
 W, H = 16, 8
@@ -27,23 +28,10 @@ def run(name, extra):
     pipe = Gst.parse_launch(
         "doradmasrc dora-pool=%s num-buffers=1 %s ! video/x-raw,format=GRAY8 "
         "! appsink name=sink sync=false wait-on-eos=false" % (name, extra))
-    warnings, got = [], None
+    got = None
     try:
         pipe.set_state(Gst.State.PLAYING)
-        bus = pipe.get_bus()
-        while True:
-            msg = bus.timed_pop_filtered(10 * Gst.SECOND,
-                                         Gst.MessageType.WARNING |
-                                         Gst.MessageType.ERROR |
-                                         Gst.MessageType.EOS)
-            check(msg is not None, "%s: no message within 10 s" % extra)
-            check(msg.type != Gst.MessageType.ERROR, "%s: error %s" %
-                  (extra, msg.parse_error()[0].message if
-                   msg.type == Gst.MessageType.ERROR else ""))
-            if msg.type == Gst.MessageType.WARNING:
-                warnings.append(msg.parse_warning()[0].message)
-            else:
-                break
+        warnings = warnings_until_eos(pipe, extra)
         s = pipe.get_by_name("sink").emit("try-pull-sample", 0)
         if s is not None:
             got = s.get_buffer().extract_dup(0, W * H)
