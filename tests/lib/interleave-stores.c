@@ -15,9 +15,9 @@
  *            writer counts it (doradma_writer_get_stats: its entry is
  *            ACTIVE; reader.c: "the writer that sees our active bit sees
  *            the entry").
- * With the two stores of any of them swapped in lib/writer.c (the ordering
- * harness's swap mutants) the check at the second hook fails: checked by
- * hand for each, on x86.
+ * With the two stores of any of them swapped in lib/writer*.c or
+ * lib/reader.c (the ordering harness's swap mutants) the check at the
+ * second hook fails: checked by hand for each, on x86.
  */
 #include <errno.h>
 #include <string.h>

@@ -4,7 +4,7 @@
  * lib's own code: seqlock.h's mark, publish, lease, release and copy read,
  * futex.c's eventcounts (the futex system call stubbed), with lib/atomic.h's
  * orderings (model-atomic.h maps them onto Relacy's atomics), and the
- * orderings of the protocol sites in writer.c and reader.c copied by
+ * orderings of the protocol sites in writer*.c and reader*.c copied by
  * orderings.py (SITE_*). One scenario per row of DESIGN.md §3; weakening an
  * ordering it covers makes Relacy report a data race on the payload (an
  * rl::var) or a failed assertion, and this test fail. x86 cannot show these
@@ -324,8 +324,8 @@ struct consume : rl::test_suite < consume, 2 >
  * copies the statement order of its lib function and takes the ordering
  * of every site from lib (SITE_*, orderings.py). */
 
-/* writer.c write_caps_entry / reader.c doradma_reader_caps: a reader that
- * gets a caps entry through the seqlock gets the whole entry. */
+/* writer-stream.c write_caps_entry / reader-stream.c doradma_reader_caps: a
+ * reader that gets a caps entry through the seqlock gets the whole entry. */
 struct caps_publish : rl::test_suite < caps_publish, 2 >
 {
   rl::atomic < uint64_t > gen;
@@ -482,8 +482,8 @@ struct pool_rewrite : rl::test_suite < pool_rewrite, 2 >
   }
 };
 
-/* writer.c supersede_old and doradma_writer_replace: a reader that sees
- * SUPERSEDED sees final_seq and every frame up to it. */
+/* writer.c supersede_old and writer-replace.c doradma_writer_replace: a
+ * reader that sees SUPERSEDED sees final_seq and every frame up to it. */
 template < int REPLACE > struct superseded_t:rl::test_suite < superseded_t <
     REPLACE >, 2 >
 {
@@ -514,9 +514,10 @@ template < int REPLACE > struct superseded_t:rl::test_suite < superseded_t <
   }
 };
 
-/* writer.c doradma_writer_close / reader.c doradma_reader_writer_stopped:
- * a reader that sees the clean stop sees every frame published before it
- * (it drains them before it reports the end). */
+/* writer.c doradma_writer_close / reader-stream.c
+ * doradma_reader_writer_stopped: a reader that sees the clean stop sees
+ * every frame published before it (it drains them before it reports the
+ * end). */
 struct stopped : rl::test_suite < stopped, 2 >
 {
   rl::atomic < uint64_t > newest;
@@ -579,9 +580,10 @@ template < int SCAN > struct join_t:rl::test_suite < join_t < SCAN >, 2 >
   }
 };
 
-/* writer.c evict_locked / reader.c check_evicted: a reader that sees
- * itself evicted resumes no earlier than the newest frame at the eviction
- * (older frames may already be rewritten: the writer stopped waiting). */
+/* writer-readers.c evict_locked / reader-consume.c check_evicted: a reader
+ * that sees itself evicted resumes no earlier than the newest frame at the
+ * eviction (older frames may already be rewritten: the writer stopped
+ * waiting). */
 struct evicted : rl::test_suite < evicted, 2 >
 {
   rl::atomic < uint64_t > newest;
@@ -627,8 +629,8 @@ struct clear_leases : rl::test_suite < clear_leases, 2 >
   }
 };
 
-/* reader.c doradma_reader_set_last_seq: like consume, the frames up to
- * the new position are read before a lossless writer rewrites them. */
+/* reader-consume.c doradma_reader_set_last_seq: like consume, the frames up
+ * to the new position are read before a lossless writer rewrites them. */
 struct set_last_seq : rl::test_suite < set_last_seq, 2 >
 {
   rl::atomic < uint64_t > consumed;
