@@ -60,7 +60,7 @@ static const gchar *const counter_names[C_N] = {
   "frames", "bytes", "dropped-ring-full", "sender-drops", "malformed",
   "connects", "peer-lost", "refused",
   "abandoned", "dropped-pending", "credit-violations", "pending-peak-bytes",
-  "unknown-messages", "auth-failures", "unauthenticated",
+  "unknown-messages", "auth-failures", "unauthenticated", "decrypt-failures",
 };
 
 G_DEFINE_TYPE (GstDoradmaNetSrc, gst_doradma_net_src, GST_TYPE_PUSH_SRC);
@@ -218,9 +218,18 @@ gst_doradma_net_src_start (GstBaseSrc * bsrc)
   self->max_pending = self->max_pending_prop;
   self->max_pending_bytes = self->max_pending_bytes_prop;
   key_file = g_strdup (self->key_file);
+  self->encrypt = self->encrypt_prop;
   allowed = g_strdup (self->allowed_peers);
   GST_OBJECT_UNLOCK (self);
 
+  if (self->encrypt && !(key_file && key_file[0])) {
+    GST_ELEMENT_ERROR (self, RESOURCE, SETTINGS,
+        ("encrypt=true needs key-file: the keys are derived from it"),
+        ("set key-file (the same key as the sender's) or encrypt=false"));
+    g_free (key_file);
+    g_free (allowed);
+    goto failed;
+  }
   self->allow = gst_doradma_net_allow_parse (allowed, "allowed-peers", &err);
   g_free (allowed);
   if (err) {
@@ -336,6 +345,8 @@ gst_doradma_net_src_stop (GstBaseSrc * bsrc)
   }
   g_clear_pointer (&self->bad_peer, g_free);
   g_clear_pointer (&self->key, g_bytes_unref);
+  gst_doradma_net_crypt_clear (&self->to_receiver);
+  gst_doradma_net_crypt_clear (&self->to_sender);
   g_clear_pointer (&self->allow, g_ptr_array_unref);
   g_clear_pointer (&self->refused_peers, g_hash_table_unref);
   if (self->producer) {
