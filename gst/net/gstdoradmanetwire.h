@@ -82,10 +82,11 @@ extern "C"
   };                            /* 0x18 bytes */
 
 /* The pre-shared-key handshake (docs/network.md, "Authentication"):
- * receiver → sender CHALLENGE (nonce_r), sender → receiver RESPONSE
- * (nonce_s, HMAC-SHA-256 (key, "doradma-net-v1 sender" nonce_r nonce_s)),
- * receiver → sender PROOF (HMAC-SHA-256 (key, "doradma-net-v1 receiver"
- * nonce_s nonce_r)), then the credit hello. */
+ * receiver → sender CHALLENGE (nonce_r, flags_r), sender → receiver
+ * RESPONSE (nonce_s, flags_s, HMAC-SHA-256 (key, "doradma-net-v1 sender"
+ * nonce_r nonce_s flags_r flags_s)), receiver → sender PROOF (HMAC-SHA-256
+ * (key, "doradma-net-v1 receiver" nonce_s nonce_r flags_s flags_r)), then
+ * the credit hello. */
 #define DORADMA_NET_AUTH_CHALLENGE 1u
 #define DORADMA_NET_AUTH_RESPONSE 2u
 #define DORADMA_NET_AUTH_PROOF 3u
