@@ -118,7 +118,18 @@ gst_doradma_net_src_create (GstPushSrc * psrc, GstBuffer ** out)
   *out = NULL;
   for (;;) {
     gst_doradma_net_ucx_progress (&self->ucx);
-    if (self->bad_peer) {
+    if (self->bad_peer && self->bad_peer_forged) {
+      /* encrypt: altered, forged or replayed on the path, or a hostile
+       * sender: nothing of it was published */
+      GST_ELEMENT_WARNING (self, STREAM, DECRYPT,
+          ("A message from the sender failed authentication (encrypt); "
+              "disconnecting it"), ("%s", self->bad_peer));
+      g_clear_pointer (&self->bad_peer, g_free);
+      self->bad_peer_forged = FALSE;
+      ret = peer_lost (self, "a message failed authentication");
+      if (ret != GST_FLOW_OK)
+        return ret;
+    } else if (self->bad_peer) {
       GST_ELEMENT_WARNING (self, STREAM, DECODE,
           ("Malformed frame from the sender; disconnecting it"), ("%s",
               self->bad_peer));
@@ -344,6 +355,7 @@ gst_doradma_net_src_stop (GstBaseSrc * bsrc)
     self->ucx_open = FALSE;
   }
   g_clear_pointer (&self->bad_peer, g_free);
+  self->bad_peer_forged = FALSE;
   g_clear_pointer (&self->key, g_bytes_unref);
   gst_doradma_net_crypt_clear (&self->to_receiver);
   gst_doradma_net_crypt_clear (&self->to_sender);

@@ -207,9 +207,11 @@ on_eos (void *arg, const void *header, size_t header_length, void *data,
         || !gst_doradma_net_crypt_open_message (&self->to_receiver,
             GST_DORADMA_NET_CRYPT_EOS, &self->eos_counter, NULL, 0, &seal)) {
       COUNT (self, C_DECRYPT_FAILURES, 1);
-      if (self->bad_peer == NULL)
+      if (self->bad_peer == NULL) {
+        self->bad_peer_forged = TRUE;
         self->bad_peer = g_strdup ("an EOS that failed authentication "
             "(encrypt; field net.eos)");
+      }
       return UCS_OK;
     }
   }

@@ -156,9 +156,11 @@ decrypt_payload (GstDoradmaNetSrc * self, guint64 seq,
           sizeof (tags->header), data, len, tags->payload))
     return TRUE;
   COUNT (self, C_DECRYPT_FAILURES, 1);
-  if (self->bad_peer == NULL)
+  if (self->bad_peer == NULL) {
+    self->bad_peer_forged = TRUE;
     self->bad_peer = g_strdup_printf ("frame %" G_GUINT64_FORMAT ": its "
         "payload failed authentication (field net.tags.payload)", seq);
+  }
   return FALSE;
 }
 

@@ -78,6 +78,7 @@ frame_authentic (GstDoradmaNetSrc * self, const PendingFrame * pf,
     return TRUE;
   if (seq <= self->crypt_seq) {
     COUNT (self, C_DECRYPT_FAILURES, 1);
+    self->bad_peer_forged = TRUE;
     self->bad_peer = g_strdup_printf ("frame %" G_GUINT64_FORMAT " replayed "
         "or out of order (the last authenticated was %" G_GUINT64_FORMAT
         "; field net.sender_seq)", seq, self->crypt_seq);
@@ -88,6 +89,7 @@ frame_authentic (GstDoradmaNetSrc * self, const PendingFrame * pf,
           sizeof (struct doradma_net_frame_header), NULL, 0,
           pf->hdr.tags.header)) {
     COUNT (self, C_DECRYPT_FAILURES, 1);
+    self->bad_peer_forged = TRUE;
     self->bad_peer = g_strdup_printf ("frame %" G_GUINT64_FORMAT ": its "
         "header failed authentication (field net.tags.header)", seq);
     return FALSE;

@@ -76,6 +76,7 @@ struct _GstDoradmaNetSrc
   ucp_ep_h ep;
   gboolean ep_failed;           /* error callback */
   gchar *bad_peer;              /* a malformed header's diagnostic */
+  gboolean bad_peer_forged;     /* it failed authentication (encrypt) */
   GQueue pending;               /* PendingFrame */
   guint64 pending_bytes;        /* sum of their `held` */
   gint64 credit_balance;        /* credits granted - frames received */

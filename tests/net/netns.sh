@@ -606,7 +606,8 @@ case "$scenario" in
     [ "${dfail:-0}" -ge 3 ] || fail "decrypt-failures=$dfail, want >= 3"
     # cut tags, the clear frame
     [ "${malformed:-0}" -ge 2 ] || fail "malformed=$malformed, want >= 2"
-    grep -q "payload failed authentication" "$work/rx.log" ||
+    grep -q "A message from the sender failed authentication" "$work/rx.log" &&
+      grep -q "payload failed authentication" "$work/rx.log" ||
       fail "no warning naming the payload's authentication"
     kill -9 "$rx_pid" 2>/dev/null
     # replayed and reordered frames; bad-peer's own sealing admitted
