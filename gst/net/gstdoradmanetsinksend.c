@@ -167,7 +167,8 @@ gst_doradma_net_sink_render_locked (GstDoradmaNetSink * self, GstBuffer * buf)
     param.op_attr_mask |= UCP_OP_ATTR_FIELD_MEMORY_TYPE;
     param.memory_type = UCS_MEMORY_TYPE_CUDA;
   }
-  /* host path: the frame's own bytes, no staging copy */
+  /* host path: the frame's own bytes, no staging copy (encrypt: the
+   * ciphertext, which replaces that copy) */
   req = ucp_am_send_nbx (self->ep, DORADMA_NET_AM_FRAME, &ctx->header,
       ctx->header.header_bytes, ctx->cipher ? ctx->cipher : ctx->frame.data,
       fi.payload_bytes, &param);
