@@ -61,33 +61,41 @@ gst_doradma_net_auth_nonce (guint8 * nonce)
 
 void
 gst_doradma_net_auth_mac (GBytes * key, gboolean sender,
-    const guint8 * first, const guint8 * second, guint8 * mac)
+    const guint8 * first, const guint8 * second, guint32 first_flags,
+    guint32 second_flags, guint8 * mac)
 {
   static const char s_label[] = "doradma-net-v1 sender";
   static const char r_label[] = "doradma-net-v1 receiver";
   const char *label = sender ? s_label : r_label;
-  guint8 msg[sizeof (r_label) + 2 * DORADMA_NET_AUTH_BYTES];
+  guint8 msg[sizeof (r_label) + 2 * DORADMA_NET_AUTH_BYTES + 8];
   gsize n = strlen (label) + 1, key_len;
   const void *k = g_bytes_get_data (key, &key_len);
+  guint32 f1 = GUINT32_TO_LE (first_flags), f2 = GUINT32_TO_LE (second_flags);
 
   /* the label with its NUL: the two labels cannot be confused */
   memcpy (msg, label, n);
   memcpy (msg + n, first, DORADMA_NET_AUTH_BYTES);
   memcpy (msg + n + DORADMA_NET_AUTH_BYTES, second, DORADMA_NET_AUTH_BYTES);
   n += 2 * DORADMA_NET_AUTH_BYTES;
+  /* both sides' flags (encrypt): changed on the path, no MAC matches */
+  memcpy (msg + n, &f1, 4);
+  memcpy (msg + n + 4, &f2, 4);
+  n += 8;
   if (gnutls_hmac_fast (GNUTLS_MAC_SHA256, k, key_len, msg, n, mac) != 0)
     memset (mac, 0, DORADMA_NET_AUTH_BYTES);    /* matches no check */
 }
 
 gboolean
 gst_doradma_net_auth_check (GBytes * key, gboolean sender,
-    const guint8 * first, const guint8 * second, const guint8 * mac)
+    const guint8 * first, const guint8 * second, guint32 first_flags,
+    guint32 second_flags, const guint8 * mac)
 {
   guint8 want[DORADMA_NET_AUTH_BYTES];
   guint8 diff = 0;
   guint i;
 
-  gst_doradma_net_auth_mac (key, sender, first, second, want);
+  gst_doradma_net_auth_mac (key, sender, first, second, first_flags,
+      second_flags, want);
   for (i = 0; i < DORADMA_NET_AUTH_BYTES; i++)
     diff |= want[i] ^ mac[i];
   /* an all-zero expected MAC is GnuTLS failing: never a match */

@@ -174,9 +174,21 @@ gst_doradma_net_sink_start (GstBaseSink * bsink)
   data_ports = g_strdup (self->data_ports);
   host = g_strdup (self->host);
   key_file = g_strdup (self->key_file);
+  self->encrypt = self->encrypt_prop;
   allowed = g_strdup (self->allowed_peers);
   port = self->port;
   GST_OBJECT_UNLOCK (self);
+  if (self->encrypt && !(key_file && key_file[0])) {
+    GST_ELEMENT_ERROR (self, RESOURCE, SETTINGS,
+        ("encrypt=true needs key-file: the keys are derived from it"),
+        ("set key-file (the same key as the receiver's) or encrypt=false"));
+    g_free (key_file);
+    g_free (allowed);
+    g_free (transports);
+    g_free (data_ports);
+    g_free (host);
+    return FALSE;
+  }
   self->allow = gst_doradma_net_allow_parse (allowed, "allowed-peers", &err);
   g_free (allowed);
   if (err) {
@@ -229,8 +241,10 @@ gst_doradma_net_sink_start (GstBaseSink * bsink)
       gst_doradma_net_ucx_memory_types (&self->ucx),
       gst_doradma_net_ucx_has_cuda (&self->ucx) ? "sent from the device" :
       "staged once through pinned memory");
+  /* encrypt: device frames are staged to host memory, where they are
+   * encrypted (GnuTLS works on host memory) */
   gst_doradma_net_gpu_init (&self->gpu,
-      gst_doradma_net_ucx_has_cuda (&self->ucx));
+      gst_doradma_net_ucx_has_cuda (&self->ucx) && !self->encrypt);
   g_atomic_int_set (&self->gpu_path, GST_DORADMA_NET_GPU_PATH_NONE);
   self->ep = NULL;
   self->ep_failed = self->connected = self->was_connected = FALSE;
@@ -268,6 +282,8 @@ gst_doradma_net_sink_stop (GstBaseSink * bsink)
   }
   g_clear_pointer (&self->caps_str, g_free);
   g_clear_pointer (&self->key, g_bytes_unref);
+  gst_doradma_net_crypt_clear (&self->to_receiver);
+  gst_doradma_net_crypt_clear (&self->to_sender);
   g_clear_pointer (&self->allow, g_ptr_array_unref);
   g_clear_pointer (&self->told_not_allowed, g_free);
   return TRUE;

@@ -32,14 +32,34 @@ on_ep_error (void *arg, ucp_ep_h ep, ucs_status_t status)
   }
 }
 
+static void auth_failed (GstDoradmaNetSink * self, const gchar * why);
+
 static ucs_status_t
 on_credit (void *arg, const void *header, size_t header_length, void *data,
     size_t length, const ucp_am_recv_param_t * param)
 {
   GstDoradmaNetSink *self = arg;
   struct doradma_net_credit c;
+  struct doradma_net_seal seal;
   struct doradma_diag diag = { 0 };
 
+  if (self->encrypt && self->proven) {
+    /* encrypt: the credit's seal, then the credit (forged, altered,
+     * replayed or reordered credits end the connection) */
+    if (header_length != sizeof (c) + sizeof (seal)) {
+      auth_failed (self, "a credit message without its seal (encrypt)");
+      return UCS_OK;
+    }
+    memcpy (&seal, (const guint8 *) header + sizeof (c), sizeof (seal));
+    if (!gst_doradma_net_crypt_open_message (&self->to_sender,
+            GST_DORADMA_NET_CRYPT_CREDIT, &self->credit_counter, header,
+            sizeof (c), &seal)) {
+      auth_failed (self, "a credit message failed authentication (encrypt): "
+          "forged, altered or replayed on the path");
+      return UCS_OK;
+    }
+    header_length = sizeof (c);
+  }
   if (doradma_net_credit_decode (header, header_length, &c, &diag) < 0) {
     COUNT (self, C_BAD_CREDITS, 1);
     GST_ELEMENT_WARNING (self, STREAM, DECODE,
@@ -103,8 +123,43 @@ auth_failed (GstDoradmaNetSink * self, const gchar * why)
   self->ep_failed = self->ep != NULL;
 }
 
+/* encrypt differs between the two ends: said once per connection; the
+ * receiver, which reads our answer, closes the connection */
+static void
+encrypt_mismatch (GstDoradmaNetSink * self)
+{
+  COUNT (self, C_AUTH_FAILURES, 1);
+  self->told_mismatch = TRUE;
+  GST_ELEMENT_WARNING (self, RESOURCE, OPEN_WRITE,
+      ("encrypt=%s on this doradmanetsink but encrypt=%s on the receiver "
+          "(doradmanetsrc): set encrypt the same on both",
+          self->encrypt ? "true" : "false", self->encrypt ? "false" : "true"),
+      ("refused at the handshake (both sides' encrypt is in its MACs)"));
+}
+
+/* encrypt: this connection's keys, from the key and both nonces */
+static gboolean
+derive_keys (GstDoradmaNetSink * self)
+{
+  guint8 to_r[GST_DORADMA_NET_CRYPT_KEY_BYTES];
+  guint8 to_s[GST_DORADMA_NET_CRYPT_KEY_BYTES];
+  gsize len;
+  const void *psk = g_bytes_get_data (self->key, &len);
+  gboolean ok;
+
+  ok = gst_doradma_net_crypt_derive (psk, len, self->nonce_r, self->nonce_s,
+      to_r, to_s)
+      && gst_doradma_net_crypt_init (&self->to_receiver, to_r)
+      && gst_doradma_net_crypt_init (&self->to_sender, to_s);
+  gnutls_memset (to_r, 0, sizeof (to_r));
+  gnutls_memset (to_s, 0, sizeof (to_s));
+  self->eos_counter = self->credit_counter = 0;
+  return ok;
+}
+
 /* The handshake (gstdoradmanetwire.h): the receiver's CHALLENGE, answered
- * with this side's nonce and proof, then its PROOF. */
+ * with this side's nonce and proof, then its PROOF. Both sides' flags
+ * (encrypt) are in both MACs. */
 static ucs_status_t
 on_auth (void *arg, const void *header, size_t header_length, void *data,
     size_t length, const ucp_am_recv_param_t * param)
@@ -113,6 +168,7 @@ on_auth (void *arg, const void *header, size_t header_length, void *data,
   struct doradma_diag diag = { 0 };
   struct doradma_net_auth a;
   guint8 mac[DORADMA_NET_AUTH_BYTES];
+  guint32 mine = self->encrypt ? DORADMA_NET_AUTH_FLAG_ENCRYPT : 0;
 
   if (self->ep == NULL || self->ep_failed)
     return UCS_OK;
@@ -127,19 +183,28 @@ on_auth (void *arg, const void *header, size_t header_length, void *data,
       return UCS_OK;
     }
     self->answered = TRUE;
+    self->peer_flags = a.flags;
+    /* answered even when encrypt differs: the receiver then names it too */
     gst_doradma_net_auth_mac (self->key, TRUE, self->nonce_r, self->nonce_s,
-        mac);
-    doradma_net_auth_encode (&a, DORADMA_NET_AUTH_RESPONSE, self->nonce_s, mac);
+        a.flags, mine, mac);
+    doradma_net_auth_encode (&a, DORADMA_NET_AUTH_RESPONSE, mine,
+        self->nonce_s, mac);
     gst_doradma_net_ucx_send_copy (self->ep, DORADMA_NET_AM_AUTH, &a,
         sizeof (a));
+    if ((self->peer_flags ^ mine) & DORADMA_NET_AUTH_FLAG_ENCRYPT)
+      encrypt_mismatch (self);
   } else if (a.kind == DORADMA_NET_AUTH_PROOF && self->answered
       && !self->proven) {
-    if (gst_doradma_net_auth_check (self->key, FALSE, self->nonce_s,
-            self->nonce_r, a.mac))
-      self->proven = TRUE;
-    else
+    if (!gst_doradma_net_auth_check (self->key, FALSE, self->nonce_s,
+            self->nonce_r, mine, self->peer_flags, a.mac))
       auth_failed (self, "the receiver does not have the key (wrong "
           "key-file or a replayed proof)");
+    else if (self->told_mismatch)
+      auth_failed (self, "the receiver accepted a different encrypt");
+    else if (self->encrypt && !derive_keys (self))
+      auth_failed (self, "GnuTLS could not derive this connection's keys");
+    else
+      self->proven = TRUE;
   } else {
     auth_failed (self, "an authentication message out of turn");
   }
@@ -199,6 +264,9 @@ gst_doradma_net_sink_drop_connection (GstDoradmaNetSink * self, gboolean force)
   self->ep_failed = FALSE;
   self->connected = FALSE;
   self->answered = self->proven = self->rejected = FALSE;
+  self->told_mismatch = FALSE;
+  gst_doradma_net_crypt_clear (&self->to_receiver);
+  gst_doradma_net_crypt_clear (&self->to_sender);
   self->credits = 0;
 }
 
@@ -275,7 +343,7 @@ gst_doradma_net_sink_ensure_connected (GstDoradmaNetSink * self,
       }
     }
     /* the receiver closed after our answer: it refused our key */
-    if (self->key && self->answered && !self->proven)
+    if (self->key && self->answered && !self->proven && !self->told_mismatch)
       auth_failed (self, "the receiver closed the connection after our "
           "answer to its challenge: not the same key-file?");
 

@@ -23,6 +23,7 @@
 #include "gstdoradmanetwire.h"
 #include "gstdoradmanetucx.h"
 #include "gstdoradmanetgpu.h"
+#include "gstdoradmanetcrypt.h"
 
 G_BEGIN_DECLS GST_DEBUG_CATEGORY_EXTERN (gst_doradma_net_sink_debug);
 #define GST_CAT_DEFAULT gst_doradma_net_sink_debug
@@ -59,6 +60,7 @@ struct _GstDoradmaNetSink
   GstDoradmaWriterLost on_peer_lost;
   guint64 peer_timeout;
   gchar *key_file;
+  gboolean encrypt_prop;
   gchar *allowed_peers;
 
   guint64 counters[C_N];        /* atomic */
@@ -79,6 +81,14 @@ struct _GstDoradmaNetSink
   gboolean answered;            /* this connection's challenge answered */
   gboolean proven;              /* the receiver proved the key */
   guint8 nonce_r[DORADMA_NET_AUTH_BYTES], nonce_s[DORADMA_NET_AUTH_BYTES];
+  /* encrypt (gstdoradmanetcrypt.h): this connection's keys and counters */
+  gboolean encrypt;             /* start's copy of the property */
+  guint32 peer_flags;           /* the receiver's challenge flags */
+  gboolean told_mismatch;       /* this connection's encrypt mismatch said */
+  GstDoradmaNetCrypt to_receiver, to_sender;
+  guint64 eos_counter;          /* the EOS seals sent */
+  guint64 credit_counter;       /* the last credit seal taken */
+  struct doradma_net_seal eos_seal;     /* the EOS being sent */
   gboolean was_connected;       /* for the peer-lost message */
   gboolean rejected;            /* this attempt was refused by the receiver */
   gboolean told_refused;        /* the refused message of this streak */

@@ -16,13 +16,21 @@ typedef struct
 {
   GstDoradmaNetSink *self;
   GstDoradmaNetGpuFrame frame;
+  /* the header, and right after it the tags of an encrypted frame */
   struct doradma_net_frame_header header;
+  struct doradma_net_frame_tags tags;
+  guint8 *cipher;               /* encrypt: the payload's ciphertext */
 } SendCtx;
+
+_Static_assert (G_STRUCT_OFFSET (SendCtx, tags) -
+    G_STRUCT_OFFSET (SendCtx, header) == sizeof (struct
+        doradma_net_frame_header), "the tags follow the header");
 
 static void
 send_ctx_free (SendCtx * ctx)
 {
   gst_doradma_net_gpu_frame_close (&ctx->frame);
+  g_free (ctx->cipher);
   ctx->self->in_flight--;
   g_free (ctx);
 }
@@ -55,6 +63,27 @@ fill_record (GstDoradmaNetSink * self, GstBuffer * buf,
   return gst_doradma_frame_info_fill (info, &needs, f->offset, f->stride,
       f->size, f->size, buf, gst_buffer_get_video_crop_meta (buf),
       DORADMA_TIME_NONE, fi);
+}
+
+/* encrypt: the header's tag (its 0x500 bytes as they go), then the
+ * payload encrypted into ctx->cipher, its tag bound to the header's; the
+ * nonces are the frame's sender_seq, never repeated on a connection */
+static gboolean
+seal_frame (GstDoradmaNetSink * self, SendCtx * ctx, gsize len)
+{
+  guint64 seq = ctx->header.sender_seq;
+
+  if (ctx->frame.path == GST_DORADMA_NET_GPU_PATH_DEVICE)
+    return FALSE;
+  ctx->header.header_bytes = sizeof (ctx->header) + sizeof (ctx->tags);
+  ctx->cipher = g_malloc (len + DORADMA_NET_TAG_BYTES);
+  return gst_doradma_net_crypt_seal (&self->to_receiver,
+      GST_DORADMA_NET_CRYPT_HEADER, seq, &ctx->header, sizeof (ctx->header),
+      NULL, 0, NULL, ctx->tags.header)
+      && gst_doradma_net_crypt_seal (&self->to_receiver,
+      GST_DORADMA_NET_CRYPT_PAYLOAD, seq, ctx->tags.header,
+      sizeof (ctx->tags.header), ctx->frame.data, len, ctx->cipher,
+      ctx->tags.payload);
 }
 
 GstFlowReturn
@@ -110,7 +139,19 @@ gst_doradma_net_sink_render_locked (GstDoradmaNetSink * self, GstBuffer * buf)
   fi.seq = self->sender_seq;
   doradma_net_frame_encode (&ctx->header, &fi, self->caps_str,
       self->sender_seq, g_get_real_time () * 1000,
-      self->mode == GST_DORADMA_MODE_LOSSLESS ? DORADMA_NET_FLAG_LOSSLESS : 0);
+      (self->mode == GST_DORADMA_MODE_LOSSLESS ? DORADMA_NET_FLAG_LOSSLESS : 0)
+      | (self->encrypt ? DORADMA_NET_FLAG_ENCRYPTED : 0));
+  if (self->encrypt && !seal_frame (self, ctx, fi.payload_bytes)) {
+    /* not in flight yet: not send_ctx_free */
+    gst_doradma_net_gpu_frame_close (&ctx->frame);
+    g_free (ctx->cipher);
+    g_free (ctx);
+    GST_ELEMENT_ERROR (self, STREAM, FAILED, ("Could not encrypt a frame"),
+        ("%s", path == GST_DORADMA_NET_GPU_PATH_DEVICE ? "a device frame "
+            "(encrypt stages device frames to host memory)" :
+            "GnuTLS AES-256-GCM failed"));
+    return GST_FLOW_ERROR;
+  }
   self->in_flight++;
   self->sent_since_heard = TRUE;
   if (self->mode == GST_DORADMA_MODE_LOSSLESS)
@@ -126,9 +167,11 @@ gst_doradma_net_sink_render_locked (GstDoradmaNetSink * self, GstBuffer * buf)
     param.op_attr_mask |= UCP_OP_ATTR_FIELD_MEMORY_TYPE;
     param.memory_type = UCS_MEMORY_TYPE_CUDA;
   }
-  /* host path: the frame's own bytes, no staging copy */
+  /* host path: the frame's own bytes, no staging copy (encrypt: the
+   * ciphertext, which replaces that copy) */
   req = ucp_am_send_nbx (self->ep, DORADMA_NET_AM_FRAME, &ctx->header,
-      sizeof (ctx->header), ctx->frame.data, fi.payload_bytes, &param);
+      ctx->header.header_bytes, ctx->cipher ? ctx->cipher : ctx->frame.data,
+      fi.payload_bytes, &param);
   if (req == NULL) {
     send_ctx_free (ctx);
   } else if (UCS_PTR_IS_ERR (req)) {
@@ -177,8 +220,19 @@ gst_doradma_net_sink_send_eos (GstDoradmaNetSink * self)
     param.cb.send = eos_sent;
     param.user_data = self;
     self->eos_sent = FALSE;
-    req = ucp_am_send_nbx (self->ep, DORADMA_NET_AM_EOS, NULL, 0, NULL, 0,
-        &param);
+    /* encrypt: the EOS is its seal (a forged or replayed one ends
+     * nothing); it lives in self until the send is done */
+    if (self->encrypt
+        && !gst_doradma_net_crypt_seal_message (&self->to_receiver,
+            GST_DORADMA_NET_CRYPT_EOS, &self->eos_counter, NULL, 0,
+            &self->eos_seal)) {
+      COUNT (self, C_SEND_ERRORS, 1);
+      g_mutex_unlock (&self->ucx.lock);
+      return;
+    }
+    req = ucp_am_send_nbx (self->ep, DORADMA_NET_AM_EOS,
+        self->encrypt ? &self->eos_seal : NULL,
+        self->encrypt ? sizeof (self->eos_seal) : 0, NULL, 0, &param);
     if (UCS_PTR_IS_ERR (req))
       COUNT (self, C_SEND_ERRORS, 1);
     else if (req != NULL)

@@ -31,6 +31,7 @@ enum
   PROP_ON_PEER_LOST,
   PROP_PEER_TIMEOUT,
   PROP_KEY_FILE,
+  PROP_ENCRYPT,
   PROP_ALLOWED_PEERS,
   PROP_STATS,
   NUM_PROPERTIES
@@ -82,6 +83,9 @@ gst_doradma_net_sink_set_property (GObject * object, guint prop_id,
     case PROP_KEY_FILE:
       g_free (self->key_file);
       self->key_file = g_value_dup_string (value);
+      break;
+    case PROP_ENCRYPT:
+      self->encrypt_prop = g_value_get_boolean (value);
       break;
     case PROP_ALLOWED_PEERS:
       g_free (self->allowed_peers);
@@ -138,6 +142,9 @@ gst_doradma_net_sink_get_property (GObject * object, guint prop_id,
       break;
     case PROP_KEY_FILE:
       g_value_set_string (value, self->key_file);
+      break;
+    case PROP_ENCRYPT:
+      g_value_set_boolean (value, self->encrypt_prop);
       break;
     case PROP_ALLOWED_PEERS:
       g_value_set_string (value, self->allowed_peers);
@@ -297,6 +304,22 @@ gst_doradma_net_sink_settings_install (GObjectClass * gobject_class)
   properties[PROP_KEY_FILE] = g_param_spec_string ("key-file", "Key file",
       "File with the key shared with the receiver (none: unauthenticated)",
       NULL, G_PARAM_READWRITE | G_PARAM_STATIC_STRINGS);
+  /**
+   * GstDoradmaNetSink:encrypt:
+   *
+   * Confidentiality: every frame's payload AES-256-GCM encrypted and,
+   * with its header, authenticated; EOS and credits authenticated
+   * (docs/network.md, "Encryption"). Needs key-file: the keys are derived
+   * from it and both handshake nonces, fresh on every connection. The
+   * receiver must have the same setting: a mismatch is refused at the
+   * handshake, naming encrypt. A frame that fails authentication is never
+   * published: counted (decrypt-failures at the receiver) and the
+   * connection dropped.
+   */
+  properties[PROP_ENCRYPT] = g_param_spec_boolean ("encrypt", "Encrypt",
+      "Encrypt and authenticate every frame (AES-256-GCM; needs key-file; "
+      "the receiver must set it too)", FALSE,
+      G_PARAM_READWRITE | G_PARAM_STATIC_STRINGS);
   /**
    * GstDoradmaNetSink:allowed-peers:
    *

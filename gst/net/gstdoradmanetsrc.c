@@ -60,7 +60,7 @@ static const gchar *const counter_names[C_N] = {
   "frames", "bytes", "dropped-ring-full", "sender-drops", "malformed",
   "connects", "peer-lost", "refused",
   "abandoned", "dropped-pending", "credit-violations", "pending-peak-bytes",
-  "unknown-messages", "auth-failures", "unauthenticated",
+  "unknown-messages", "auth-failures", "unauthenticated", "decrypt-failures",
 };
 
 G_DEFINE_TYPE (GstDoradmaNetSrc, gst_doradma_net_src, GST_TYPE_PUSH_SRC);
@@ -118,7 +118,18 @@ gst_doradma_net_src_create (GstPushSrc * psrc, GstBuffer ** out)
   *out = NULL;
   for (;;) {
     gst_doradma_net_ucx_progress (&self->ucx);
-    if (self->bad_peer) {
+    if (self->bad_peer && self->bad_peer_forged) {
+      /* encrypt: altered, forged or replayed on the path, or a hostile
+       * sender: nothing of it was published */
+      GST_ELEMENT_WARNING (self, STREAM, DECRYPT,
+          ("A message from the sender failed authentication (encrypt); "
+              "disconnecting it"), ("%s", self->bad_peer));
+      g_clear_pointer (&self->bad_peer, g_free);
+      self->bad_peer_forged = FALSE;
+      ret = peer_lost (self, "a message failed authentication");
+      if (ret != GST_FLOW_OK)
+        return ret;
+    } else if (self->bad_peer) {
       GST_ELEMENT_WARNING (self, STREAM, DECODE,
           ("Malformed frame from the sender; disconnecting it"), ("%s",
               self->bad_peer));
@@ -218,9 +229,18 @@ gst_doradma_net_src_start (GstBaseSrc * bsrc)
   self->max_pending = self->max_pending_prop;
   self->max_pending_bytes = self->max_pending_bytes_prop;
   key_file = g_strdup (self->key_file);
+  self->encrypt = self->encrypt_prop;
   allowed = g_strdup (self->allowed_peers);
   GST_OBJECT_UNLOCK (self);
 
+  if (self->encrypt && !(key_file && key_file[0])) {
+    GST_ELEMENT_ERROR (self, RESOURCE, SETTINGS,
+        ("encrypt=true needs key-file: the keys are derived from it"),
+        ("set key-file (the same key as the sender's) or encrypt=false"));
+    g_free (key_file);
+    g_free (allowed);
+    goto failed;
+  }
   self->allow = gst_doradma_net_allow_parse (allowed, "allowed-peers", &err);
   g_free (allowed);
   if (err) {
@@ -335,7 +355,10 @@ gst_doradma_net_src_stop (GstBaseSrc * bsrc)
     self->ucx_open = FALSE;
   }
   g_clear_pointer (&self->bad_peer, g_free);
+  self->bad_peer_forged = FALSE;
   g_clear_pointer (&self->key, g_bytes_unref);
+  gst_doradma_net_crypt_clear (&self->to_receiver);
+  gst_doradma_net_crypt_clear (&self->to_sender);
   g_clear_pointer (&self->allow, g_ptr_array_unref);
   g_clear_pointer (&self->refused_peers, g_hash_table_unref);
   if (self->producer) {

@@ -8,6 +8,8 @@
 #include "config.h"
 #endif
 
+#include <string.h>
+
 #include "gstdoradmanetsrcconn.h"
 #include "gstdoradmanetsrcpending.h"
 #include "gstdoradmanetauth.h"
@@ -34,19 +36,34 @@ gst_doradma_net_src_send_credit (GstDoradmaNetSrc * self, gboolean hello,
 {
   struct doradma_net_credit *c;
   ucp_request_param_t param = { 0 };
+  gsize len = sizeof (*c);
   void *req;
 
   if (self->ep == NULL || self->ep_failed)
     return;
   if (!hello)
     self->credit_balance += credits;
-  c = g_new (struct doradma_net_credit, 1);
+  /* encrypt: the credit, then its seal */
+  c = g_malloc (sizeof (*c) + sizeof (struct doradma_net_seal));
   doradma_net_credit_encode (c, hello, credits, self->last_sender_seq);
+  if (self->encrypt) {
+    struct doradma_net_seal seal;
+
+    if (!gst_doradma_net_crypt_seal_message (&self->to_sender,
+            GST_DORADMA_NET_CRYPT_CREDIT, &self->credit_counter, c,
+            sizeof (*c), &seal)) {
+      g_free (c);
+      self->ep_failed = TRUE;
+      return;
+    }
+    memcpy ((guint8 *) c + sizeof (*c), &seal, sizeof (seal));
+    len += sizeof (seal);
+  }
   param.op_attr_mask = UCP_OP_ATTR_FIELD_CALLBACK | UCP_OP_ATTR_FIELD_USER_DATA;
   param.cb.send = credit_sent;
   param.user_data = c;
-  req = ucp_am_send_nbx (self->ep, DORADMA_NET_AM_CREDIT, c, sizeof (*c),
-      NULL, 0, &param);
+  req = ucp_am_send_nbx (self->ep, DORADMA_NET_AM_CREDIT, c, len, NULL, 0,
+      &param);
   if (req == NULL || UCS_PTR_IS_ERR (req))
     g_free (c);
   /* else credit_sent frees c and req */
@@ -153,6 +170,9 @@ on_connection (ucp_conn_request_h request, void *arg)
   self->last_heard = g_get_monotonic_time ();
   self->credit_balance = self->slots_now;
   self->authed = FALSE;
+  gst_doradma_net_crypt_clear (&self->to_receiver);
+  gst_doradma_net_crypt_clear (&self->to_sender);
+  self->crypt_seq = self->eos_counter = self->credit_counter = 0;
   if (self->key) {
     struct doradma_net_auth a;
 
@@ -161,7 +181,8 @@ on_connection (ucp_conn_request_h request, void *arg)
       self->bad_peer = g_strdup ("no random bytes for a challenge");
       return;
     }
-    doradma_net_auth_encode (&a, DORADMA_NET_AUTH_CHALLENGE, self->nonce, NULL);
+    doradma_net_auth_encode (&a, DORADMA_NET_AUTH_CHALLENGE,
+        self->encrypt ? DORADMA_NET_AUTH_FLAG_ENCRYPT : 0, self->nonce, NULL);
     gst_doradma_net_ucx_send_copy (self->ep, DORADMA_NET_AM_AUTH, &a,
         sizeof (a));
     return;
@@ -174,10 +195,46 @@ on_eos (void *arg, const void *header, size_t header_length, void *data,
     size_t length, const ucp_am_recv_param_t * param)
 {
   GstDoradmaNetSrc *self = arg;
+  struct doradma_net_seal seal;
 
-  if (self->ep != NULL && gst_doradma_net_src_authenticated (self, "an EOS"))
-    self->peer_eos = TRUE;
+  if (self->ep == NULL || !gst_doradma_net_src_authenticated (self, "an EOS"))
+    return UCS_OK;
+  if (self->encrypt) {
+    /* encrypt: an EOS is its seal; a forged or replayed one ends nothing */
+    if (header_length == sizeof (seal))
+      memcpy (&seal, header, sizeof (seal));
+    if (header_length != sizeof (seal)
+        || !gst_doradma_net_crypt_open_message (&self->to_receiver,
+            GST_DORADMA_NET_CRYPT_EOS, &self->eos_counter, NULL, 0, &seal)) {
+      COUNT (self, C_DECRYPT_FAILURES, 1);
+      if (self->bad_peer == NULL) {
+        self->bad_peer_forged = TRUE;
+        self->bad_peer = g_strdup ("an EOS that failed authentication "
+            "(encrypt; field net.eos)");
+      }
+      return UCS_OK;
+    }
+  }
+  self->peer_eos = TRUE;
   return UCS_OK;
+}
+
+/* encrypt: this connection's keys, from the key and both nonces */
+static gboolean
+derive_keys (GstDoradmaNetSrc * self, const guint8 * nonce_s)
+{
+  guint8 to_r[GST_DORADMA_NET_CRYPT_KEY_BYTES];
+  guint8 to_s[GST_DORADMA_NET_CRYPT_KEY_BYTES];
+  gsize len;
+  const void *psk = g_bytes_get_data (self->key, &len);
+  gboolean ok;
+
+  ok = gst_doradma_net_crypt_derive (psk, len, self->nonce, nonce_s, to_r, to_s)
+      && gst_doradma_net_crypt_init (&self->to_receiver, to_r)
+      && gst_doradma_net_crypt_init (&self->to_sender, to_s);
+  gnutls_memset (to_r, 0, sizeof (to_r));
+  gnutls_memset (to_s, 0, sizeof (to_s));
+  return ok;
 }
 
 /* The handshake (gstdoradmanetwire.h): the sender's RESPONSE. */
@@ -190,6 +247,7 @@ on_auth (void *arg, const void *header, size_t header_length, void *data,
   struct doradma_net_auth a;
   const gchar *why = NULL;
   guint8 mac[DORADMA_NET_AUTH_BYTES];
+  guint32 mine = self->encrypt ? DORADMA_NET_AUTH_FLAG_ENCRYPT : 0;
 
   if (self->ep == NULL || self->bad_peer)
     return UCS_OK;
@@ -200,9 +258,20 @@ on_auth (void *arg, const void *header, size_t header_length, void *data,
   else if (self->authed || a.kind != DORADMA_NET_AUTH_RESPONSE)
     why = "an authentication message out of turn";
   else if (!gst_doradma_net_auth_check (self->key, TRUE, self->nonce,
-          a.nonce, a.mac))
+          a.nonce, mine, a.flags, a.mac))
     why = "the sender does not have the key (wrong key-file or replayed "
         "answer)";
+  else if ((a.flags ^ mine) & DORADMA_NET_AUTH_FLAG_ENCRYPT) {
+    /* authenticated flags: the sender's real setting */
+    GST_ELEMENT_WARNING (self, RESOURCE, OPEN_READ,
+        ("encrypt=%s on this doradmanetsrc but encrypt=%s on the sender "
+            "(doradmanetsink): set encrypt the same on both",
+            self->encrypt ? "true" : "false",
+            self->encrypt ? "false" : "true"),
+        ("refused at the handshake (both sides' encrypt is in its MACs)"));
+    why = "encrypt differs between the sender and this receiver";
+  } else if (self->encrypt && !derive_keys (self, a.nonce))
+    why = "GnuTLS could not derive this connection's keys";
   if (why) {
     COUNT (self, C_AUTH_FAILURES, 1);
     self->bad_peer = g_strdup_printf ("%s (field net.auth)", why);
@@ -210,8 +279,9 @@ on_auth (void *arg, const void *header, size_t header_length, void *data,
   }
   self->authed = TRUE;
   /* the receiver's proof, over the sender's nonce first */
-  gst_doradma_net_auth_mac (self->key, FALSE, a.nonce, self->nonce, mac);
-  doradma_net_auth_encode (&a, DORADMA_NET_AUTH_PROOF, NULL, mac);
+  gst_doradma_net_auth_mac (self->key, FALSE, a.nonce, self->nonce, a.flags,
+      mine, mac);
+  doradma_net_auth_encode (&a, DORADMA_NET_AUTH_PROOF, 0, NULL, mac);
   gst_doradma_net_ucx_send_copy (self->ep, DORADMA_NET_AM_AUTH, &a, sizeof (a));
   sender_admitted (self);
   return UCS_OK;

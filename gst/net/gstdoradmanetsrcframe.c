@@ -144,14 +144,41 @@ finish_receive (GstDoradmaNetSrc * self, void *req, gboolean * keep_slot)
   return st;
 }
 
+/* encrypt: the payload decrypted in place, in the slot it landed in; a
+ * payload that fails authentication is never published (the stream is
+ * hostile: the sender is disconnected) */
 static gboolean
-receive_payload (GstDoradmaNetSrc * self, PendingFrame * pf, GstMemory * mem)
+decrypt_payload (GstDoradmaNetSrc * self, guint64 seq,
+    const struct doradma_net_frame_tags *tags, guint8 * data, gsize len)
+{
+  if (gst_doradma_net_crypt_open (&self->to_receiver,
+          GST_DORADMA_NET_CRYPT_PAYLOAD, seq, tags->header,
+          sizeof (tags->header), data, len, tags->payload))
+    return TRUE;
+  COUNT (self, C_DECRYPT_FAILURES, 1);
+  if (self->bad_peer == NULL) {
+    self->bad_peer_forged = TRUE;
+    self->bad_peer = g_strdup_printf ("frame %" G_GUINT64_FORMAT ": its "
+        "payload failed authentication (field net.tags.payload)", seq);
+  }
+  return FALSE;
+}
+
+/* The payload into `mem`: FALSE when the sender went away mid-frame or,
+ * encrypted, the payload is not authentic (*forged). */
+static gboolean
+receive_payload (GstDoradmaNetSrc * self, PendingFrame * pf, GstMemory * mem,
+    gboolean * forged)
 {
   ucp_request_param_t param = { 0 };
   gboolean keep_slot = FALSE;
   GstMapInfo map;
   ucs_status_t st = UCS_OK;
+  struct doradma_net_frame_tags tags = pf->hdr.tags;
+  guint64 seq = pf->hdr.sender_seq;
+  gsize len = pf->length;
 
+  *forged = FALSE;
   if (!gst_memory_map (mem, &map, GST_MAP_WRITE)) {
     gst_doradma_net_src_pending_release (self, pf);
     return FALSE;
@@ -167,12 +194,14 @@ receive_payload (GstDoradmaNetSrc * self, PendingFrame * pf, GstMemory * mem)
     memcpy (map.data, pf->data, pf->length);
     gst_doradma_net_src_pending_release (self, pf);
   }
+  if (st == UCS_OK && self->encrypt && !keep_slot)
+    *forged = !decrypt_payload (self, seq, &tags, map.data, len);
   gst_memory_unmap (mem, &map);
   if (keep_slot)
     gst_memory_ref (mem);       /* leaked on purpose, see finish_receive */
   if (st != UCS_OK)
     GST_DEBUG_OBJECT (self, "receive: %s", ucs_status_string (st));
-  return st == UCS_OK;
+  return st == UCS_OK && !*forged;
 }
 
 static GstBuffer *
@@ -220,6 +249,7 @@ gst_doradma_net_src_handle_frame (GstDoradmaNetSrc * self, PendingFrame * pf,
   struct doradma_frame_info fi = pf->hdr.info;
   guint64 sender_seq = pf->hdr.sender_seq;
   GstMemory *mem = NULL;
+  gboolean forged;
   GstFlowReturn ret;
   guint p;
 
@@ -239,9 +269,11 @@ gst_doradma_net_src_handle_frame (GstDoradmaNetSrc * self, PendingFrame * pf,
     }
     return ret == GST_FLOW_CUSTOM_SUCCESS ? GST_FLOW_OK : ret;
   }
-  if (!receive_payload (self, pf, mem)) {
-    /* the sender went away mid-frame: the slot is abandoned, never read */
-    COUNT (self, C_ABANDONED, 1);
+  if (!receive_payload (self, pf, mem, &forged)) {
+    /* the sender went away mid-frame, or the payload is forged: the slot
+     * is abandoned, never read (a forged one counted in decrypt-failures) */
+    if (!forged)
+      COUNT (self, C_ABANDONED, 1);
     gst_memory_unref (mem);
     return GST_FLOW_OK;
   }

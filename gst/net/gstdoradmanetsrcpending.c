@@ -54,6 +54,50 @@ make_room (GstDoradmaNetSrc * self, const PendingFrame * pf)
   return TRUE;
 }
 
+/* encrypt (gstdoradmanetcrypt.h): the header's tag over its 0x500 bytes as
+ * received, under this connection's key and the frame's sender_seq, which
+ * must be above the last one authenticated (a replayed or reordered frame
+ * is refused). Nothing of a header is acted on before this. FALSE (the
+ * reason in bad_peer) otherwise; a frame in clear on an encrypted stream,
+ * or an encrypted one on a clear stream, is malformed. */
+static gboolean
+frame_authentic (GstDoradmaNetSrc * self, const PendingFrame * pf,
+    const void *header)
+{
+  gboolean encrypted = (pf->hdr.wire_flags & DORADMA_NET_FLAG_ENCRYPTED) != 0;
+  guint64 seq = pf->hdr.sender_seq;
+
+  if (encrypted != self->encrypt) {
+    COUNT (self, C_MALFORMED, 1);
+    self->bad_peer = g_strdup_printf ("an %s frame, but encrypt=%s here "
+        "(field net.wire_flags)", encrypted ? "encrypted" : "unencrypted",
+        self->encrypt ? "true" : "false");
+    return FALSE;
+  }
+  if (!self->encrypt)
+    return TRUE;
+  if (seq <= self->crypt_seq) {
+    COUNT (self, C_DECRYPT_FAILURES, 1);
+    self->bad_peer_forged = TRUE;
+    self->bad_peer = g_strdup_printf ("frame %" G_GUINT64_FORMAT " replayed "
+        "or out of order (the last authenticated was %" G_GUINT64_FORMAT
+        "; field net.sender_seq)", seq, self->crypt_seq);
+    return FALSE;
+  }
+  if (!gst_doradma_net_crypt_open (&self->to_receiver,
+          GST_DORADMA_NET_CRYPT_HEADER, seq, header,
+          sizeof (struct doradma_net_frame_header), NULL, 0,
+          pf->hdr.tags.header)) {
+    COUNT (self, C_DECRYPT_FAILURES, 1);
+    self->bad_peer_forged = TRUE;
+    self->bad_peer = g_strdup_printf ("frame %" G_GUINT64_FORMAT ": its "
+        "header failed authentication (field net.tags.header)", seq);
+    return FALSE;
+  }
+  self->crypt_seq = seq;
+  return TRUE;
+}
+
 ucs_status_t
 gst_doradma_net_src_on_frame (void *arg, const void *header,
     size_t header_length, void *data, size_t length,
@@ -75,7 +119,8 @@ gst_doradma_net_src_on_frame (void *arg, const void *header,
   pf->held = sizeof (*pf) + (rndv ? 0 : length);
   if (r < 0 || self->ep == NULL
       || !gst_doradma_net_src_authenticated (self, "a frame")
-      || self->bad_peer || !make_room (self, pf)) {
+      || self->bad_peer || !frame_authentic (self, pf, header)
+      || !make_room (self, pf)) {
     g_free (pf);
     /* eager data goes back to UCX at once; a rendezvous is refused */
     return rndv ? UCS_ERR_INVALID_PARAM : UCS_OK;

@@ -25,6 +25,7 @@
 #include "gstdoradmawire.h"
 #include "gstdoradmanetwire.h"
 #include "gstdoradmanetucx.h"
+#include "gstdoradmanetcrypt.h"
 
 G_BEGIN_DECLS GST_DEBUG_CATEGORY_EXTERN (gst_doradma_net_src_debug);
 #define GST_CAT_DEFAULT gst_doradma_net_src_debug
@@ -39,7 +40,7 @@ typedef enum
   C_FRAMES, C_BYTES, C_DROPPED_RING_FULL, C_SENDER_DROPS, C_MALFORMED,
   C_CONNECTS, C_PEER_LOST, C_REFUSED, C_ABANDONED, C_DROPPED_PENDING,
   C_CREDIT_VIOLATIONS, C_PENDING_PEAK_BYTES, C_UNKNOWN_MESSAGES,
-  C_AUTH_FAILURES, C_UNAUTHENTICATED, C_N
+  C_AUTH_FAILURES, C_UNAUTHENTICATED, C_DECRYPT_FAILURES, C_N
 } Counter;
 
 struct _GstDoradmaNetSrc
@@ -63,6 +64,7 @@ struct _GstDoradmaNetSrc
   guint max_pending_prop, max_pending;  /* frames held before the ring */
   guint64 max_pending_bytes_prop, max_pending_bytes;
   gchar *key_file;
+  gboolean encrypt_prop;
   gchar *allowed_peers;
 
   guint64 counters[C_N];        /* atomic */
@@ -74,6 +76,7 @@ struct _GstDoradmaNetSrc
   ucp_ep_h ep;
   gboolean ep_failed;           /* error callback */
   gchar *bad_peer;              /* a malformed header's diagnostic */
+  gboolean bad_peer_forged;     /* it failed authentication (encrypt) */
   GQueue pending;               /* PendingFrame */
   guint64 pending_bytes;        /* sum of their `held` */
   gint64 credit_balance;        /* credits granted - frames received */
@@ -82,6 +85,12 @@ struct _GstDoradmaNetSrc
   GHashTable *refused_peers;    /* addresses refused and said so */
   gboolean authed;              /* the sender proved the key */
   guint8 nonce[DORADMA_NET_AUTH_BYTES]; /* this connection's challenge */
+  /* encrypt (gstdoradmanetcrypt.h): this connection's keys and counters */
+  gboolean encrypt;             /* start's copy of the property */
+  GstDoradmaNetCrypt to_receiver, to_sender;
+  guint64 crypt_seq;            /* the last frame authenticated */
+  guint64 eos_counter;          /* the last EOS seal taken */
+  guint64 credit_counter;       /* the credit seals sent */
   guint64 last_sender_seq;
   gboolean discont;
   GstDoradmaProducer *producer; /* NULL without a channel */

@@ -40,6 +40,7 @@ enum
   PROP_MAX_PENDING,
   PROP_MAX_PENDING_BYTES,
   PROP_KEY_FILE,
+  PROP_ENCRYPT,
   PROP_ALLOWED_PEERS,
   PROP_STATS,
   NUM_PROPERTIES
@@ -104,6 +105,9 @@ gst_doradma_net_src_set_property (GObject * object, guint prop_id,
     case PROP_KEY_FILE:
       g_free (self->key_file);
       self->key_file = g_value_dup_string (value);
+      break;
+    case PROP_ENCRYPT:
+      self->encrypt_prop = g_value_get_boolean (value);
       break;
     case PROP_ALLOWED_PEERS:
       g_free (self->allowed_peers);
@@ -172,6 +176,9 @@ gst_doradma_net_src_get_property (GObject * object, guint prop_id,
       break;
     case PROP_KEY_FILE:
       g_value_set_string (value, self->key_file);
+      break;
+    case PROP_ENCRYPT:
+      g_value_set_boolean (value, self->encrypt_prop);
       break;
     case PROP_ALLOWED_PEERS:
       g_value_set_string (value, self->allowed_peers);
@@ -352,6 +359,22 @@ gst_doradma_net_src_settings_install (GObjectClass * gobject_class)
       "File with the key shared with the sender (none: unauthenticated)",
       NULL, G_PARAM_READWRITE | G_PARAM_STATIC_STRINGS);
   /**
+   * GstDoradmaNetSrc:encrypt:
+   *
+   * Confidentiality: every frame's payload AES-256-GCM encrypted and,
+   * with its header, authenticated; EOS and credits authenticated
+   * (docs/network.md, "Encryption"). Needs key-file: the keys are derived
+   * from it and both handshake nonces, fresh on every connection. The
+   * sender must have the same setting: a mismatch is refused at the
+   * handshake, naming encrypt. A frame that fails authentication is never
+   * published: counted (decrypt-failures at the receiver) and the
+   * connection dropped.
+   */
+  properties[PROP_ENCRYPT] = g_param_spec_boolean ("encrypt", "Encrypt",
+      "Encrypt and authenticate every frame (AES-256-GCM; needs key-file; "
+      "the sender must set it too)", FALSE,
+      G_PARAM_READWRITE | G_PARAM_STATIC_STRINGS);
+  /**
    * GstDoradmaNetSrc:allowed-peers:
    *
    * The senders' addresses allowed to connect: a comma-separated list of
@@ -386,7 +409,8 @@ gst_doradma_net_src_settings_install (GObjectClass * gobject_class)
       "Counters: frames, bytes, dropped-ring-full, sender-drops, malformed, "
       "connects, peer-lost, refused, abandoned, dropped-pending, "
       "credit-violations, pending-peak-bytes, unknown-messages, "
-      "auth-failures, unauthenticated, memory-path, ucx-memory-types",
+      "auth-failures, unauthenticated, decrypt-failures, memory-path, "
+      "ucx-memory-types",
       GST_TYPE_STRUCTURE, G_PARAM_READABLE | G_PARAM_STATIC_STRINGS);
 
   g_object_class_install_properties (gobject_class, NUM_PROPERTIES, properties);

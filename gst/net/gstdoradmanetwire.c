@@ -21,6 +21,9 @@ _Static_assert (offsetof (struct doradma_net_frame_header, caps) == 0x140,
     "wire caps offset");
 _Static_assert (sizeof (struct doradma_net_credit) == 0x18, "wire credit size");
 _Static_assert (sizeof (struct doradma_net_auth) == 0x50, "wire auth size");
+_Static_assert (sizeof (struct doradma_net_frame_tags) == 0x20,
+    "wire frame tags size");
+_Static_assert (sizeof (struct doradma_net_seal) == 0x18, "wire seal size");
 _Static_assert (__BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__,
     "the wire header is little-endian");
 
@@ -74,12 +77,15 @@ doradma_net_frame_decode (const void *buf, size_t len, uint64_t payload_len,
 {
   struct doradma_net_frame_header h;
   struct doradma_frame_info info;
+  size_t want;
   int ret;
 
-  if (len != sizeof (h))
+  if (len != sizeof (h)
+      && len != sizeof (h) + sizeof (struct doradma_net_frame_tags))
     return wire_error (diag, -EBADMSG, "net.header_bytes",
-        "net.header_bytes: received %zu bytes of header, version %u has %zu",
-        len, DORADMA_NET_VERSION, sizeof (h));
+        "net.header_bytes: received %zu bytes of header, version %u has %zu "
+        "(%zu encrypted)", len, DORADMA_NET_VERSION, sizeof (h),
+        sizeof (h) + sizeof (struct doradma_net_frame_tags));
   /* One copy; only the copy from here on. */
   memcpy (&h, buf, sizeof (h));
   if (memcmp (h.magic, frame_magic, sizeof (h.magic)) != 0)
@@ -89,9 +95,12 @@ doradma_net_frame_decode (const void *buf, size_t len, uint64_t payload_len,
     return wire_error (diag, -EPROTONOSUPPORT, "net.version",
         "net.version: %u, this receiver knows %u", h.version,
         DORADMA_NET_VERSION);
-  if (h.header_bytes != sizeof (h))
+  want = sizeof (h) + ((h.wire_flags & DORADMA_NET_FLAG_ENCRYPTED) ?
+      sizeof (struct doradma_net_frame_tags) : 0);
+  if (h.header_bytes != want || len != want)
     return wire_error (diag, -EBADMSG, "net.header_bytes",
-        "net.header_bytes: %u, expected %zu", h.header_bytes, sizeof (h));
+        "net.header_bytes: %u in %zu bytes, expected %zu (wire_flags 0x%x)",
+        h.header_bytes, len, want, h.wire_flags);
   if (h.wire_flags & ~DORADMA_NET_FLAGS_KNOWN)
     return wire_error (diag, -EBADMSG, "net.wire_flags",
         "net.wire_flags: unknown bits 0x%x",
@@ -122,6 +131,11 @@ doradma_net_frame_decode (const void *buf, size_t len, uint64_t payload_len,
     out->send_time = h.send_time;
     out->wire_flags = h.wire_flags;
     memcpy (out->caps, h.caps, sizeof (out->caps));
+    if (len > sizeof (h))
+      memcpy (&out->tags, (const uint8_t *) buf + sizeof (h),
+          sizeof (out->tags));
+    else
+      memset (&out->tags, 0, sizeof (out->tags));
   }
   return 0;
 }
@@ -168,12 +182,13 @@ doradma_net_credit_decode (const void *buf, size_t len,
 
 void
 doradma_net_auth_encode (struct doradma_net_auth *a, uint16_t kind,
-    const uint8_t * nonce, const uint8_t * mac)
+    uint32_t flags, const uint8_t * nonce, const uint8_t * mac)
 {
   memset (a, 0, sizeof (*a));
   memcpy (a->magic, auth_magic, sizeof (a->magic));
   a->version = DORADMA_NET_VERSION;
   a->kind = kind;
+  a->flags = flags;
   if (nonce)
     memcpy (a->nonce, nonce, sizeof (a->nonce));
   if (mac)
@@ -199,9 +214,10 @@ doradma_net_auth_decode (const void *buf, size_t len,
   if (a.kind < DORADMA_NET_AUTH_CHALLENGE || a.kind > DORADMA_NET_AUTH_PROOF)
     return wire_error (diag, -EBADMSG, "net.auth.kind",
         "net.auth.kind: %u, expected 1..3", a.kind);
-  if (a.reserved != 0)
-    return wire_error (diag, -EBADMSG, "net.auth.reserved",
-        "net.auth.reserved: not zero");
+  if (a.flags & ~DORADMA_NET_AUTH_FLAGS_KNOWN)
+    return wire_error (diag, -EBADMSG, "net.auth.flags",
+        "net.auth.flags: unknown bits 0x%x",
+        a.flags & ~DORADMA_NET_AUTH_FLAGS_KNOWN);
   if (out)
     *out = a;
   return 0;

@@ -34,7 +34,12 @@ extern "C"
 
 /* wire_flags of a frame */
 #define DORADMA_NET_FLAG_LOSSLESS (1u << 0)     /* the sender waits for credits */
-#define DORADMA_NET_FLAGS_KNOWN DORADMA_NET_FLAG_LOSSLESS
+/* encrypt=true: the payload is AES-256-GCM ciphertext, and struct
+ * doradma_net_frame_tags follows the header (header_bytes 0x520) */
+#define DORADMA_NET_FLAG_ENCRYPTED (1u << 1)
+#define DORADMA_NET_FLAGS_KNOWN \
+  (DORADMA_NET_FLAG_LOSSLESS | DORADMA_NET_FLAG_ENCRYPTED)
+#define DORADMA_NET_TAG_BYTES 16u
 
 /* Little-endian, fixed size; the decoder refuses any other size. */
   struct doradma_net_frame_header
@@ -52,6 +57,21 @@ extern "C"
     char caps[DORADMA_CAPS_MAX];        /* 0x140 video/x-raw, no features, NUL-padded */
   };                            /* 0x500 bytes */
 
+/* After the header of an encrypted frame (gstdoradmanetcrypt.h). */
+  struct doradma_net_frame_tags
+  {
+    uint8_t header[DORADMA_NET_TAG_BYTES];      /* 0x500 GCM tag of the header's 0x500 bytes */
+    uint8_t payload[DORADMA_NET_TAG_BYTES];     /* 0x510 GCM tag of the payload */
+  };                            /* 0x20 bytes: header_bytes 0x520 */
+
+/* After a credit message, and as the whole EOS message, when encrypted:
+ * the message's own counter and its GCM tag (gstdoradmanetcrypt.h). */
+  struct doradma_net_seal
+  {
+    uint64_t counter;           /* 0x00 1.., increasing within a connection */
+    uint8_t tag[DORADMA_NET_TAG_BYTES]; /* 0x08 */
+  };                            /* 0x18 bytes */
+
   struct doradma_net_credit
   {
     uint8_t magic[8];           /* 0x00 "DRNETCR\0" */
@@ -62,21 +82,26 @@ extern "C"
   };                            /* 0x18 bytes */
 
 /* The pre-shared-key handshake (docs/network.md, "Authentication"):
- * receiver → sender CHALLENGE (nonce_r), sender → receiver RESPONSE
- * (nonce_s, HMAC-SHA-256 (key, "doradma-net-v1 sender" nonce_r nonce_s)),
- * receiver → sender PROOF (HMAC-SHA-256 (key, "doradma-net-v1 receiver"
- * nonce_s nonce_r)), then the credit hello. */
+ * receiver → sender CHALLENGE (nonce_r, flags_r), sender → receiver
+ * RESPONSE (nonce_s, flags_s, HMAC-SHA-256 (key, "doradma-net-v1 sender"
+ * nonce_r nonce_s flags_r flags_s)), receiver → sender PROOF (HMAC-SHA-256
+ * (key, "doradma-net-v1 receiver" nonce_s nonce_r flags_s flags_r)), then
+ * the credit hello. */
 #define DORADMA_NET_AUTH_CHALLENGE 1u
 #define DORADMA_NET_AUTH_RESPONSE 2u
 #define DORADMA_NET_AUTH_PROOF 3u
 #define DORADMA_NET_AUTH_BYTES 32u
+/* flags of CHALLENGE and RESPONSE: what this side's settings are; both
+ * sides' flags are in both MACs, so that no one on the path changes them */
+#define DORADMA_NET_AUTH_FLAG_ENCRYPT (1u << 0)
+#define DORADMA_NET_AUTH_FLAGS_KNOWN DORADMA_NET_AUTH_FLAG_ENCRYPT
 
   struct doradma_net_auth
   {
     uint8_t magic[8];           /* 0x00 "DRNETAU\0" */
     uint16_t version;           /* 0x08 DORADMA_NET_VERSION */
     uint16_t kind;              /* 0x0a DORADMA_NET_AUTH_* */
-    uint32_t reserved;          /* 0x0c zero */
+    uint32_t flags;             /* 0x0c DORADMA_NET_AUTH_FLAG_*, in the MACs */
     uint8_t nonce[DORADMA_NET_AUTH_BYTES];      /* 0x10 the sender's own (CHALLENGE, RESPONSE) */
     uint8_t mac[DORADMA_NET_AUTH_BYTES];        /* 0x30 RESPONSE, PROOF */
   };                            /* 0x50 bytes */
@@ -93,6 +118,7 @@ extern "C"
     uint64_t send_time;
     uint32_t wire_flags;
     char caps[DORADMA_CAPS_MAX];
+    struct doradma_net_frame_tags tags; /* DORADMA_NET_FLAG_ENCRYPTED */
   };
 
 /* Fills `h` for a frame of `info` (payload_bytes bytes follow) and caps. */
@@ -100,7 +126,8 @@ extern "C"
       const struct doradma_frame_info *info, const char *caps,
       uint64_t sender_seq, uint64_t send_time, uint32_t wire_flags);
 
-/* Decodes `len` bytes of header received with `payload_len` bytes of
+/* Decodes `len` bytes of header (0x500, or 0x520 with the tags of an
+ * encrypted frame) received with `payload_len` bytes of
  * payload; the payload may be at most `max_frame` bytes. Returns 0 and
  * *out, -EBADMSG (diag.field names the field: "net.*", "slot.*", "caps*")
  * or -EPROTONOSUPPORT ("net.version"). */
@@ -115,7 +142,7 @@ extern "C"
       struct doradma_net_credit *out, struct doradma_diag *diag);
 
   void doradma_net_auth_encode (struct doradma_net_auth *a, uint16_t kind,
-      const uint8_t * nonce, const uint8_t * mac);
+      uint32_t flags, const uint8_t * nonce, const uint8_t * mac);
 /* Returns 0 and *out, or -EBADMSG / -EPROTONOSUPPORT with diag. */
   int doradma_net_auth_decode (const void *buf, size_t len,
       struct doradma_net_auth *out, struct doradma_diag *diag);

@@ -265,7 +265,8 @@ LLVMFuzzerTestOneInput (const uint8_t * data, size_t size)
       ret = doradma_net_auth_decode (data + 1, size - 1, &a, &diag);
       check_refusal (ret, &diag);
       if (ret == 0 && (a.kind < DORADMA_NET_AUTH_CHALLENGE
-              || a.kind > DORADMA_NET_AUTH_PROOF || a.reserved != 0))
+              || a.kind > DORADMA_NET_AUTH_PROOF
+              || (a.flags & ~DORADMA_NET_AUTH_FLAGS_KNOWN) != 0))
         abort ();
       break;
     }

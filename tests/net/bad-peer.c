@@ -33,7 +33,17 @@
  *        frame, a credit message: exit 0 when refused (disconnected)
  *   bad-peer HOST PORT server-credit -    a fake receiver that skips the
  *        handshake and gives a keyed sender credits: exit 0 when the
- *        sender sent no frame and went away */
+ *        sender sent no frame and went away
+ * Against a receiver with encrypt=true (docs/network.md, "Encryption"; the
+ * keys and AES-256-GCM computed here with GnuTLS, independently of the
+ * plugin), the handshake with the encrypt flag, then:
+ *   bad-peer HOST PORT crypt-valid KEYFILE    frames 1 and 2 sealed as the
+ *        wire says: exit 0 when still connected 1 s after
+ *   bad-peer HOST PORT crypt-CASE KEYFILE     exit 0 when disconnected:
+ *        tamper (a payload byte of frame 1 changed), tag (frame 1's tags
+ *        cut to 16 bytes), swap (frame 1's header with frame 2's payload
+ *        and tag), replay (frame 1 twice), reorder (frame 2, then 1),
+ *        eos (an EOS with a forged seal), clear (an unencrypted frame) */
 #include <netdb.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -57,6 +67,9 @@ on_credit (void *arg, const void *header, size_t header_length, void *data,
 {
   struct doradma_net_credit c;
 
+  /* encrypted: the credit and its seal (not checked here) */
+  if (header_length == sizeof (c) + sizeof (struct doradma_net_seal))
+    header_length = sizeof (c);
   if (doradma_net_credit_decode (header, header_length, &c, NULL) == 0
       && c.hello)
     hello = 1;
@@ -82,22 +95,77 @@ on_frame_count (void *arg, const void *header, size_t header_length,
       UCS_ERR_INVALID_PARAM : UCS_OK;
 }
 
-/* HMAC-SHA-256 (key, "doradma-net-v1 sender\0" nonce_r nonce_s) */
-static void
-sender_mac (const char *key_file, const uint8_t * nonce_r,
-    const uint8_t * nonce_s, uint8_t * mac)
-{
-  static const char label[] = "doradma-net-v1 sender";
-  uint8_t key[4096], msg[sizeof (label) + 64];
-  FILE *f = fopen (key_file, "rb");
-  size_t n = f ? fread (key, 1, sizeof (key), f) : 0;
+static uint8_t psk[4096];
+static size_t psk_len;
 
+static void
+read_key (const char *key_file)
+{
+  FILE *f = fopen (key_file, "rb");
+
+  psk_len = f ? fread (psk, 1, sizeof (psk), f) : 0;
   if (f)
     fclose (f);
+}
+
+/* HMAC-SHA-256 (key, "doradma-net-v1 sender\0" nonce_r nonce_s flags_r
+ * flags_s), the flags 32-bit little-endian */
+static void
+sender_mac (const char *key_file, const uint8_t * nonce_r,
+    const uint8_t * nonce_s, uint32_t flags_r, uint32_t flags_s, uint8_t * mac)
+{
+  static const char label[] = "doradma-net-v1 sender";
+  uint8_t msg[sizeof (label) + 64 + 8];
+
+  read_key (key_file);
   memcpy (msg, label, sizeof (label));
   memcpy (msg + sizeof (label), nonce_r, 32);
   memcpy (msg + sizeof (label) + 32, nonce_s, 32);
-  gnutls_hmac_fast (GNUTLS_MAC_SHA256, key, n, msg, sizeof (msg), mac);
+  memcpy (msg + sizeof (label) + 64, &flags_r, 4);
+  memcpy (msg + sizeof (label) + 68, &flags_s, 4);
+  gnutls_hmac_fast (GNUTLS_MAC_SHA256, psk, psk_len, msg, sizeof (msg), mac);
+}
+
+/* encrypt: the sender-to-receiver key, HKDF-SHA-256 (salt nonce_r
+ * nonce_s, the key, info "doradma-net-v1 sender to receiver") */
+static gnutls_aead_cipher_hd_t to_receiver;
+
+static int
+derive (const uint8_t * nonce_r, const uint8_t * nonce_s)
+{
+  static const char info[] = "doradma-net-v1 sender to receiver";
+  uint8_t salt[64], prk[32], key[32];
+  gnutls_datum_t ikm = { psk, (unsigned) psk_len }, s = { salt, 64 };
+  gnutls_datum_t p = { prk, 32 }, i = { (void *) info, sizeof (info) - 1 };
+  gnutls_datum_t k = { key, 32 };
+
+  memcpy (salt, nonce_r, 32);
+  memcpy (salt + 32, nonce_s, 32);
+  return gnutls_hkdf_extract (GNUTLS_MAC_SHA256, &ikm, &s, prk) == 0
+      && gnutls_hkdf_expand (GNUTLS_MAC_SHA256, &p, &i, key, 32) == 0
+      && gnutls_aead_cipher_init (&to_receiver, GNUTLS_CIPHER_AES_256_GCM,
+      &k) == 0;
+}
+
+/* AES-256-GCM, nonce domain (big-endian 32) counter (big-endian 64) */
+static void
+gcm (uint32_t domain, uint64_t counter, const void *aad, size_t aad_len,
+    const void *pt, size_t len, uint8_t * ct, uint8_t * tag)
+{
+  static uint8_t buf[65536];
+  uint8_t nonce[12];
+  size_t n = sizeof (buf);
+  int i;
+
+  for (i = 0; i < 4; i++)
+    nonce[i] = domain >> (24 - 8 * i);
+  for (i = 0; i < 8; i++)
+    nonce[4 + i] = counter >> (56 - 8 * i);
+  gnutls_aead_cipher_encrypt (to_receiver, nonce, 12, aad, aad_len, 16, pt,
+      len, buf, &n);
+  if (len)
+    memcpy (ct, buf, len);
+  memcpy (tag, buf + len, 16);
 }
 
 static void
@@ -440,8 +508,8 @@ authenticate (ucp_worker_h worker, const struct addrinfo *res,
     fprintf (stderr, "bad-peer: no challenge\n");
     return 1;
   }
-  sender_mac (key_file, challenge.nonce, nonce_s, mac);
-  doradma_net_auth_encode (&a, DORADMA_NET_AUTH_RESPONSE, nonce_s, mac);
+  sender_mac (key_file, challenge.nonce, nonce_s, challenge.flags, 0, mac);
+  doradma_net_auth_encode (&a, DORADMA_NET_AUTH_RESPONSE, 0, nonce_s, mac);
   if (strcmp (what, "auth-replay") == 0) {
     /* a valid answer, recorded; replayed to the next connection */
     ucp_ep_close_nb (ep, UCP_EP_CLOSE_MODE_FORCE);
@@ -465,6 +533,112 @@ authenticate (ucp_worker_h worker, const struct addrinfo *res,
   printf ("bad-peer: authenticated, a frame sent, %s\n", broken ?
       "disconnected" : "still connected");
   return broken ? 1 : 0;
+}
+
+/* An encrypted frame: the header (0x500) and its tags, then the payload. */
+struct sealed_frame
+{
+  struct doradma_net_frame_header h;
+  struct doradma_net_frame_tags t;
+  uint8_t payload[64 * 48 * 3 / 2];
+  uint64_t len;
+};
+
+static void
+seal_frame (struct sealed_frame *f, uint64_t seq)
+{
+  uint8_t plain[sizeof (f->payload)];
+
+  make_frame ("valid", &f->h, &f->len);
+  f->h.sender_seq = seq;
+  f->h.wire_flags |= DORADMA_NET_FLAG_ENCRYPTED;
+  f->h.header_bytes = sizeof (f->h) + sizeof (f->t);
+  memset (plain, (int) seq, sizeof (plain));
+  gcm (2, seq, &f->h, sizeof (f->h), NULL, 0, NULL, f->t.header);
+  gcm (1, seq, f->t.header, 16, plain, f->len, f->payload, f->t.payload);
+}
+
+static void
+send_sealed (ucp_worker_h worker, ucp_ep_h ep, struct sealed_frame *f,
+    size_t header_len)
+{
+  send_wait (worker, ep, DORADMA_NET_AM_FRAME, &f->h, header_len, f->payload,
+      f->len);
+}
+
+/* crypt-* against a receiver with encrypt=true */
+static int
+encrypted (ucp_worker_h worker, const struct addrinfo *res, const char *what,
+    const char *key_file)
+{
+  static struct sealed_frame f1, f2, x;
+  const size_t full = sizeof (f1.h) + sizeof (f1.t);
+  struct doradma_net_auth a;
+  struct doradma_net_seal eos;
+  uint8_t nonce_s[32] = { 4, 5, 6 }, mac[32];
+  struct timespec end;
+  ucp_ep_h ep = connect_to (worker, res);
+  int valid = strcmp (what, "crypt-valid") == 0;
+
+  if (ep == NULL || !wait_challenge (worker)) {
+    fprintf (stderr, "bad-peer: no challenge\n");
+    return 2;
+  }
+  if (!(challenge.flags & DORADMA_NET_AUTH_FLAG_ENCRYPT)) {
+    fprintf (stderr, "bad-peer: the receiver does not encrypt\n");
+    return 2;
+  }
+  sender_mac (key_file, challenge.nonce, nonce_s, challenge.flags,
+      DORADMA_NET_AUTH_FLAG_ENCRYPT, mac);
+  if (!derive (challenge.nonce, nonce_s))
+    return 2;
+  doradma_net_auth_encode (&a, DORADMA_NET_AUTH_RESPONSE,
+      DORADMA_NET_AUTH_FLAG_ENCRYPT, nonce_s, mac);
+  send_wait (worker, ep, DORADMA_NET_AM_AUTH, &a, sizeof (a), NULL, 0);
+  clock_gettime (CLOCK_MONOTONIC, &end);
+  end.tv_sec += 10;
+  while (!hello && !broken && before (&end))
+    ucp_worker_progress (worker);
+  if (!hello) {
+    fprintf (stderr, "bad-peer: no hello after the handshake\n");
+    return 2;
+  }
+  seal_frame (&f1, 1);
+  seal_frame (&f2, 2);
+  if (valid) {
+    send_sealed (worker, ep, &f1, full);
+    send_sealed (worker, ep, &f2, full);
+  } else if (strcmp (what, "crypt-tamper") == 0) {
+    f1.payload[100] ^= 1;
+    send_sealed (worker, ep, &f1, full);
+  } else if (strcmp (what, "crypt-tag") == 0) {
+    f1.h.header_bytes = sizeof (f1.h) + 16;
+    send_sealed (worker, ep, &f1, sizeof (f1.h) + 16);
+  } else if (strcmp (what, "crypt-swap") == 0) {
+    x = f1;
+    memcpy (x.payload, f2.payload, sizeof (x.payload));
+    memcpy (x.t.payload, f2.t.payload, 16);
+    send_sealed (worker, ep, &x, full);
+  } else if (strcmp (what, "crypt-replay") == 0) {
+    send_sealed (worker, ep, &f1, full);
+    send_sealed (worker, ep, &f1, full);
+  } else if (strcmp (what, "crypt-reorder") == 0) {
+    send_sealed (worker, ep, &f2, full);
+    send_sealed (worker, ep, &f1, full);
+  } else if (strcmp (what, "crypt-eos") == 0) {
+    memset (&eos, 0, sizeof (eos));
+    eos.counter = 1;
+    send_wait (worker, ep, DORADMA_NET_AM_EOS, &eos, sizeof (eos), NULL, 0);
+  } else if (strcmp (what, "crypt-clear") == 0) {
+    make_frame ("valid", &x.h, &x.len);
+    send_sealed (worker, ep, &x, sizeof (x.h));
+  } else {
+    return 2;
+  }
+  progress_for (worker, valid ? 1 : 3);
+  printf ("bad-peer: %s: %s\n", what, broken ? "disconnected" :
+      "still connected");
+  return valid ? broken : !broken;
 }
 
 /* eos / frame / credit without the handshake */
@@ -525,7 +699,7 @@ main (int argc, char **argv)
     return 2;
   what = argv[3];
   if (strncmp (what, "flood", 5) == 0 || strcmp (what, "server-am") == 0
-      || strncmp (what, "auth", 4) == 0
+      || strncmp (what, "auth", 4) == 0 || strncmp (what, "crypt-", 6) == 0
       || strcmp (what, "server-credit") == 0) {
     if (argc != 5)
       return 2;
@@ -558,6 +732,8 @@ main (int argc, char **argv)
     return server_am (worker, res, 0);
   if (strncmp (what, "auth", 4) == 0)
     return authenticate (worker, res, what, argv[4]);
+  if (strncmp (what, "crypt-", 6) == 0)
+    return encrypted (worker, res, what, argv[4]);
   ep_params.field_mask = UCP_EP_PARAM_FIELD_FLAGS |
       UCP_EP_PARAM_FIELD_SOCK_ADDR | UCP_EP_PARAM_FIELD_ERR_HANDLER |
       UCP_EP_PARAM_FIELD_ERR_HANDLING_MODE;

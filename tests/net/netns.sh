@@ -39,6 +39,18 @@
 #              key, and serves a sender with the key; a keyed sender given
 #              forged credits by a fake receiver sends it nothing; a key
 #              file readable by others is refused at start
+#   crypt      encrypt=true (docs/network.md, "Encryption"): N frames
+#              byte-exact across and from the ring's zero-copy reader
+#              (decrypted in place in the slots); encrypt without key-file
+#              an error naming both at start, on either element; encrypt on
+#              one side only refused at the handshake with a warning naming
+#              encrypt on both sides, either way round; a sender with
+#              another key refused; bad-peer with the key but a changed
+#              payload byte, cut tags, swapped payload, forged EOS or a
+#              clear frame disconnected, nothing of it published, counted
+#              (decrypt-failures, malformed), then a real encrypted sender
+#              served; replayed and reordered frames disconnected; bad-peer's
+#              own GnuTLS sealing admitted (else the refusals prove nothing)
 #   second-sender  two senders to one receiver (review N-13): the second
 #              is refused and told so (doradmanetsink-refused, a warning,
 #              stats refused), the first keeps streaming
@@ -118,18 +130,18 @@ receiver () {   # receiver LOG ARGS... (background, in namespace b)
   wait_for 20 "$log" "PLAYING" || fail "receiver did not start: $(tail -5 "$log")"
 }
 
-run_lossless () {   # run_lossless N [netem]
+run_lossless () {   # run_lossless N [netem]; $RX_EXTRA, $TX_EXTRA: more properties
   local n=$1
   reference "$n"
   receiver "$work/rx.log" channel=net-ll-$id mode=lossless slots=4 \
-    wait-for-readers=1 ! filesink location="$work/rx.raw"
+    wait-for-readers=1 ${RX_EXTRA:-} ! filesink location="$work/rx.raw"
   # a consumer on the receiving host, zero-copy from the local ring
   start_in "$nsb" "$work/ring.log" gst-launch-1.0 -m doradmasrc \
     channel=net-ll-$id read-mode=next timeout=30000000000 ! \
     filesink location="$work/ring.raw"
   local consumer=$started_timeout
   in_a timeout 120 gst-launch-1.0 -m $SOURCE num-buffers="$n" ! "$CAPS" ! \
-    doradmanetsink host="$addr_b" port="$port" mode=lossless \
+    doradmanetsink host="$addr_b" port="$port" mode=lossless ${TX_EXTRA:-} \
     timeout=60000000000 > "$work/tx.log" 2>&1 || fail "sender: $(tail -5 "$work/tx.log")"
   wait_for 60 "$work/rx.log" "Got EOS from element" || fail "receiver got no EOS"
   wait "$consumer" || fail "consumer: $(tail -5 "$work/ring.log")"
@@ -526,6 +538,90 @@ case "$scenario" in
       auth "$key" || fail "bad-peer with the key was refused: $(grep -A1 WARNING "$work/rx3.log" | tail -2)"
     grep -q "doradmanetsrc-connected" "$work/rx3.log" || fail "bad-peer with the key was not admitted"
     echo "ok: no EOS, frame or credit without the key; wrong key, replay, keyless and other-key senders refused; the keyed sender served; forged credits got nothing"
+    ;;
+  crypt)
+    : "${DORADMA_BAD_PEER:?path of bad-peer}"
+    key=$work/key; wrong=$work/wrong
+    head -c 32 /dev/urandom > "$key"; head -c 32 /dev/urandom > "$wrong"
+    chmod 600 "$key" "$wrong"
+    # encrypt without a key: an error at start naming both properties
+    in_b timeout 20 gst-launch-1.0 doradmanetsrc address="$addr_b" port="$port" \
+      encrypt=true ! fakesink > "$work/nokey-rx.log" 2>&1 &&
+      fail "doradmanetsrc encrypt=true without key-file started"
+    grep -q "encrypt=true needs key-file" "$work/nokey-rx.log" ||
+      fail "no error naming encrypt and key-file: $(tail -3 "$work/nokey-rx.log")"
+    in_a timeout 20 gst-launch-1.0 videotestsrc num-buffers=1 ! "$CAPS" ! \
+      doradmanetsink host="$addr_b" port="$port" encrypt=true > "$work/nokey-tx.log" 2>&1 &&
+      fail "doradmanetsink encrypt=true without key-file started"
+    grep -q "encrypt=true needs key-file" "$work/nokey-tx.log" ||
+      fail "no error naming encrypt and key-file: $(tail -3 "$work/nokey-tx.log")"
+    # byte-exact, through the ring too (decrypted in place in its slots)
+    RX_EXTRA="key-file=$key encrypt=true" TX_EXTRA="key-file=$key encrypt=true" \
+      run_lossless 30
+    kill -9 "$rx_pid" 2>/dev/null
+    # encrypt on one side only, either way: both sides name it
+    port=$(( port + 1 ))
+    receiver "$work/mm1-rx.log" key-file="$key" encrypt=true ! fakesink
+    in_a timeout 60 gst-launch-1.0 $SOURCE is-live=true num-buffers=45 ! "$CAPS" ! \
+      doradmanetsink host="$addr_b" port="$port" key-file="$key" > "$work/mm1-tx.log" 2>&1
+    grep -q "encrypt=false on this doradmanetsink but encrypt=true on the receiver" \
+      "$work/mm1-tx.log" || fail "the clear sender was not told: $(tail -3 "$work/mm1-tx.log")"
+    grep -q "encrypt=true on this doradmanetsrc but encrypt=false on the sender" \
+      "$work/mm1-rx.log" || fail "the encrypting receiver did not say: $(tail -3 "$work/mm1-rx.log")"
+    grep -q "doradmanetsrc-connected" "$work/mm1-rx.log" &&
+      fail "the encrypting receiver admitted a clear sender"
+    kill -9 "$rx_pid" 2>/dev/null
+    port=$(( port + 1 ))
+    receiver "$work/mm2-rx.log" key-file="$key" ! fakesink
+    in_a timeout 60 gst-launch-1.0 $SOURCE is-live=true num-buffers=45 ! "$CAPS" ! \
+      doradmanetsink host="$addr_b" port="$port" key-file="$key" encrypt=true > "$work/mm2-tx.log" 2>&1
+    grep -q "encrypt=true on this doradmanetsink but encrypt=false on the receiver" \
+      "$work/mm2-tx.log" || fail "the encrypting sender was not told: $(tail -3 "$work/mm2-tx.log")"
+    grep -q "encrypt=false on this doradmanetsrc but encrypt=true on the sender" \
+      "$work/mm2-rx.log" || fail "the clear receiver did not say: $(tail -3 "$work/mm2-rx.log")"
+    grep -q "doradmanetsrc-connected" "$work/mm2-rx.log" &&
+      fail "the clear receiver admitted an encrypting sender"
+    kill -9 "$rx_pid" 2>/dev/null
+    # hostile senders with the key: nothing published, counted
+    port=$(( port + 1 ))
+    receiver "$work/rx.log" key-file="$key" encrypt=true ! fakesink
+    in_a timeout 60 gst-launch-1.0 $SOURCE is-live=true num-buffers=45 ! "$CAPS" ! \
+      doradmanetsink host="$addr_b" port="$port" key-file="$wrong" encrypt=true > "$work/wk-tx.log" 2>&1
+    grep -q "not the same key-file" "$work/wk-tx.log" ||
+      fail "the sender with another key was not told: $(tail -3 "$work/wk-tx.log")"
+    bp () { timeout 40 ip netns exec "$nsa" "$DORADMA_BAD_PEER" "$addr_b" "$port" "$@"; }
+    for c in tamper tag swap eos clear; do
+      bp crypt-$c "$key" || fail "crypt-$c was not refused: $(grep -A1 WARNING "$work/rx.log" | tail -2)"
+    done
+    kill -0 "$rx_pid" 2> /dev/null || fail "the receiver ended: $(tail -5 "$work/rx.log")"
+    grep -q "Got EOS from element" "$work/rx.log" && fail "a forged EOS ended the receiver"
+    in_a timeout 60 gst-launch-1.0 $SOURCE num-buffers=10 ! "$CAPS" ! \
+      doradmanetsink host="$addr_b" port="$port" mode=lossless key-file="$key" \
+      encrypt=true timeout=30000000000 > "$work/tx.log" 2>&1 || fail "encrypted sender: $(tail -3 "$work/tx.log")"
+    wait_for 60 "$work/rx.log" "Got EOS from element" || fail "the receiver did not serve the encrypted sender"
+    frames=$(stat_of "$work/rx.log" doradmanetsrc-stats frames)
+    dfail=$(stat_of "$work/rx.log" doradmanetsrc-stats decrypt-failures)
+    malformed=$(stat_of "$work/rx.log" doradmanetsrc-stats malformed)
+    echo "receiver: frames=$frames decrypt-failures=$dfail malformed=$malformed"
+    # only the real sender's frames were published
+    [ "$frames" = 10 ] || fail "frames=$frames, want the encrypted sender's 10"
+    # tamper, swap, eos
+    [ "${dfail:-0}" -ge 3 ] || fail "decrypt-failures=$dfail, want >= 3"
+    # cut tags, the clear frame
+    [ "${malformed:-0}" -ge 2 ] || fail "malformed=$malformed, want >= 2"
+    grep -q "A message from the sender failed authentication" "$work/rx.log" &&
+      grep -q "payload failed authentication" "$work/rx.log" ||
+      fail "no warning naming the payload's authentication"
+    kill -9 "$rx_pid" 2>/dev/null
+    # replayed and reordered frames; bad-peer's own sealing admitted
+    port=$(( port + 1 ))
+    receiver "$work/rx2.log" key-file="$key" encrypt=true ! fakesink
+    bp crypt-valid "$key" || fail "bad-peer's valid encrypted frames were refused: $(grep -A1 WARNING "$work/rx2.log" | tail -2)"
+    bp crypt-replay "$key" || fail "a replayed frame was not refused"
+    bp crypt-reorder "$key" || fail "a reordered frame was not refused"
+    [ "$(grep -c "replayed or out of order" "$work/rx2.log")" -ge 2 ] ||
+      fail "the replay and the reorder were not named: $(grep -A1 WARNING "$work/rx2.log" | tail -4)"
+    echo "ok: encrypted byte-exact (and from the ring); no key, one-sided encrypt, another key refused and named; tampered, cut, swapped, replayed, reordered frames, a forged EOS and a clear frame refused and counted"
     ;;
   allow)
     # the receiver allows its own host's address (and a documentation

@@ -4,6 +4,8 @@
 #   rtp   rtpvrawpay ! udpsink  /  udpsrc ! rtpvrawdepay   (RFC 4175)
 #   gdp   gdppay ! tcpserversink  /  tcpclientsrc ! gdpdepay
 #   ucx   doradmanetsink  /  doradmanetsrc channel=... (into a ring)
+#   ucx-auth   the same with key-file (the handshake only)
+#   ucx-crypt  the same with key-file and encrypt=true (AES-256-GCM)
 # at 1080p60 and 4K60 (live) and 1080p unthrottled. net-probe stamps each
 # frame with CLOCK_MONOTONIC before the sending element and reads it after
 # the receiving one (the namespaces share the clock): frames/s delivered,
@@ -27,6 +29,10 @@ here=$(cd "$(dirname "$0")" && pwd)
 # shellcheck source=../../net/netns-lib.sh
 . "$here/../../net/netns-lib.sh"
 
+key=$work/bench.key
+head -c 32 /dev/urandom > "$key"
+chmod 600 "$key"
+
 run_case () {   # run_case TRANSPORT LABEL CAPS LIVE N
   local t=$1 label=$2 caps=$3 live=$4 n=$5 src rx tx rxl txl
   # ONLY="ucx:4K60 gdp:4K60" runs those cases only
@@ -35,14 +41,17 @@ run_case () {   # run_case TRANSPORT LABEL CAPS LIVE N
   rxl=$work/$t-$label-rx.txt
   txl=$work/$t-$label-tx.txt
   port=$(( port + 1 ))
+  local sec=
+  [ "$t" = ucx-auth ] && sec="key-file=$key"
+  [ "$t" = ucx-crypt ] && sec="key-file=$key encrypt=true"
   case $t in
-    ucx)
+    ucx|ucx-auth|ucx-crypt)
       start_in "$nsb" "$rxl" "$probe" --idle 3 --deadline $(( secs * 6 + 30 )) \
-        doradmanetsrc address="$addr_b" port="$port" channel=bench-$port \
+        doradmanetsrc address="$addr_b" port="$port" channel=bench-$port $sec \
         ! fakesink name=meter sync=false
       sleep 1
       start_in "$nsa" "$txl" "$probe" --deadline $(( secs * 6 + 30 )) \
-        $src ! doradmanetsink host="$addr_b" port="$port" ;;
+        $src ! doradmanetsink host="$addr_b" port="$port" $sec ;;
     rtp)
       local w=${caps#*width=}; w=${w%%,*}
       local h=${caps#*height=}; h=${h%%,*}
@@ -95,12 +104,12 @@ run_case () {   # run_case TRANSPORT LABEL CAPS LIVE N
 echo "| case | transport | frames made | delivered | frames/s delivered | p50 ms | p99 ms | CPU ms / delivered frame |"
 echo "|---|---|---|---|---|---|---|---|"
 live=$(( secs * 60 ))
-for t in ucx rtp gdp; do
+for t in ucx ucx-auth ucx-crypt rtp gdp; do
   run_case $t 1080p60 "video/x-raw,format=I420,width=1920,height=1080,framerate=60/1" true $live
 done
-for t in ucx rtp gdp; do
+for t in ucx ucx-auth ucx-crypt rtp gdp; do
   run_case $t 4K60 "video/x-raw,format=I420,width=3840,height=2160,framerate=60/1" true $live
 done
-for t in ucx rtp gdp; do
+for t in ucx ucx-auth ucx-crypt rtp gdp; do
   run_case $t 1080p-unthrottled "video/x-raw,format=I420,width=1920,height=1080,framerate=60/1" false $live
 done
