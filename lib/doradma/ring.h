@@ -161,9 +161,12 @@ int doradma_writer_create (const struct doradma_writer_config *cfg,
  * woken. `old` stays valid (its slots still mapped, abandon works) until
  * closed, but its acquire and publish return -ESTALE: nobody reads past its
  * final_seq. Closing it never unlinks the new segment. Errors as
- * doradma_writer_create; on any error `old` keeps the channel (both names
- * still name its objects: a failure at ~ctl renames the old data object
- * back over the data name) and keeps serving it. */
+ * doradma_writer_create; on any error `old` is not superseded and keeps
+ * serving its readers. The data name names its data object again (a
+ * failure at ~ctl renames it back over the data name; if that rename fails
+ * too, diag names the data path). ~ctl names what it named before: after a
+ * failure at ~ctl because the name is another's object (a squatter), new
+ * readers cannot join until that object is gone. */
 int doradma_writer_replace (struct doradma_writer *old,
     const struct doradma_writer_config *cfg, struct doradma_writer **out,
     struct doradma_diag *diag);
