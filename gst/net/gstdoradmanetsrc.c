@@ -64,8 +64,10 @@ static const gchar *const counter_names[C_N] = {
 };
 
 G_DEFINE_TYPE (GstDoradmaNetSrc, gst_doradma_net_src, GST_TYPE_PUSH_SRC);
+/* the ring producer it writes with logs in its own category */
 GST_ELEMENT_REGISTER_DEFINE_WITH_CODE (doradmanetsrc, "doradmanetsrc",
-    GST_RANK_NONE, GST_TYPE_DORADMA_NET_SRC, gst_doradma_element_init (plugin));
+    GST_RANK_NONE, GST_TYPE_DORADMA_NET_SRC, gst_doradma_element_init (plugin);
+    gst_doradma_producer_debug_init ());
 
 static GstStaticPadTemplate src_template = GST_STATIC_PAD_TEMPLATE ("src",
     GST_PAD_SRC, GST_PAD_ALWAYS, GST_STATIC_CAPS ("video/x-raw"));

@@ -98,9 +98,12 @@ struct _GstDoradmaSink
 };
 
 G_DEFINE_TYPE (GstDoradmaSink, gst_doradma_sink, GST_TYPE_BASE_SINK);
+/* The helpers' categories too (the elements register theirs at class init):
+ * listed by --gst-debug-help before any frame. */
 GST_ELEMENT_REGISTER_DEFINE_WITH_CODE (doradmasink, "doradmasink",
     GST_RANK_NONE, gst_doradma_sink_get_type (),
-    gst_doradma_element_init (plugin));
+    gst_doradma_element_init (plugin); gst_doradma_producer_debug_init ();
+    gst_doradma_pool_debug_init (); gst_doradma_sink_cuda_pool_debug_init ());
 
 /* The settings' ids come first (gstdoradmasinksettings.h). */
 enum
