@@ -64,6 +64,11 @@
 #              range) and serves the sender, which listens only on its
 #              own address; one on 0.0.0.0 there is served or warns
 #              naming the interfaces; a bad data-ports is an error
+#   eos-after-loss  a lossless sender whose receiver is stopped after its
+#              first frame, sent 2 more, then killed; EOS comes after the
+#              sender's endpoint error, with no frame between: its EOS
+#              stats count the unconfirmed frames in lost-in-flight
+#              (received + lost-in-flight = made, 2..3 lost)
 #   lossless-reconnect  review N-9: a lossless sender whose receiver
 #              stops (SIGSTOP) past the sender's peer-timeout reconnects
 #              once it continues; what was in flight is lost and only that,
