@@ -103,8 +103,14 @@ gst_doradma_net_sink_event (GstBaseSink * bsink, GstEvent * event)
   GstDoradmaNetSink *self = GST_DORADMA_NET_SINK (bsink);
 
   if (GST_EVENT_TYPE (event) == GST_EVENT_EOS) {
-    gst_doradma_net_sink_send_eos (self);
+    gboolean delivered = gst_doradma_net_sink_send_eos (self);
+
     g_mutex_lock (&self->ucx.lock);
+    /* a connection lost after the last frame (no render since to drop it)
+     * or whose EOS failed: what it did not confirm is lost, no new
+     * connection coming to say otherwise */
+    if (!delivered && self->ep)
+      gst_doradma_net_sink_note_unconfirmed (self);
     gst_doradma_net_sink_count_lost (self, FALSE, 0);
     g_mutex_unlock (&self->ucx.lock);
     gst_element_post_message (GST_ELEMENT (self),
@@ -235,6 +241,12 @@ gst_doradma_net_sink_start (GstBaseSink * bsink)
     GST_ELEMENT_ERROR (self, RESOURCE, OPEN_WRITE, ("%s", err->message),
         (NULL));
     g_clear_error (&err);
+    /* basesink calls no stop after a failed start */
+    if (self->ucx_open)
+      gst_doradma_net_ucx_close (&self->ucx);
+    self->ucx_open = FALSE;
+    g_clear_pointer (&self->key, g_bytes_unref);
+    g_clear_pointer (&self->allow, g_ptr_array_unref);
     return FALSE;
   }
   GST_INFO_OBJECT (self, "UCX memory types: %s (device frames: %s)",

@@ -243,6 +243,18 @@ post_message (GstDoradmaNetSink * self, const gchar * name,
   g_free (host);
 }
 
+/* The frames sent on a lost connection and not confirmed: counted at the
+ * next hello, which says what the receiver handled after all, or at EOS. */
+void
+gst_doradma_net_sink_note_unconfirmed (GstDoradmaNetSink * self)
+{
+  if (self->connected && self->last_sent_seq > self->confirmed_seq) {
+    if (self->lost_to == 0)
+      self->lost_from = self->confirmed_seq;
+    self->lost_to = self->last_sent_seq;
+  }
+}
+
 void
 gst_doradma_net_sink_drop_connection (GstDoradmaNetSink * self, gboolean force)
 {
@@ -250,13 +262,7 @@ gst_doradma_net_sink_drop_connection (GstDoradmaNetSink * self, gboolean force)
   gint64 grace = (gint64) ((self->peer_timeout ? self->peer_timeout :
           DEFAULT_PEER_TIMEOUT) / 1000);
 
-  /* the frames sent on a lost connection and not confirmed: counted at the
-   * next hello, which says what the receiver handled after all */
-  if (self->connected && self->last_sent_seq > self->confirmed_seq) {
-    if (self->lost_to == 0)
-      self->lost_from = self->confirmed_seq;
-    self->lost_to = self->last_sent_seq;
-  }
+  gst_doradma_net_sink_note_unconfirmed (self);
   if (!gst_doradma_net_ucx_close_ep (&self->ucx, self->ep, force, grace))
     GST_WARNING_OBJECT (self, "the receiver took nothing for %" G_GINT64_FORMAT
         " ms: connection closed without its last frames", grace / 1000);

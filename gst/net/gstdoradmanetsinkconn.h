@@ -32,6 +32,7 @@ void gst_doradma_net_sink_drop_connection (GstDoradmaNetSink * self,
  * next receiver's hello (`hello`, its `handled_seq`: what that receiver
  * handled, when it is the same one) or at EOS (no hello came). Under
  * ucx.lock. */
+void gst_doradma_net_sink_note_unconfirmed (GstDoradmaNetSink * self);
 void gst_doradma_net_sink_count_lost (GstDoradmaNetSink * self,
     gboolean hello, guint64 handled_seq);
 

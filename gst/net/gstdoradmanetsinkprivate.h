@@ -71,6 +71,7 @@ struct _GstDoradmaNetSink
   GstDoradmaNetUcx ucx;
   gboolean unlocked;            /* unlock: waits end with FLUSHING */
   gboolean eos_sent;
+  gboolean eos_failed;          /* the EOS send ended in an error */
   gboolean ucx_open;
   ucp_ep_h ep;
   gboolean ep_failed;           /* set by the error callback */

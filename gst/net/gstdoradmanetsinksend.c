@@ -186,6 +186,7 @@ gst_doradma_net_sink_render_locked (GstDoradmaNetSink * self, GstBuffer * buf)
     COUNT (self, C_DEVICE_FRAMES, 1);
   g_atomic_int_set (&self->gpu_path, path);
   self->last_sent_seq = self->sender_seq;
+  GST_LOG_OBJECT (self, "frame %" G_GUINT64_FORMAT " sent", self->sender_seq);
   COUNT (self, C_FRAMES, 1);
   COUNT (self, C_BYTES, fi.payload_bytes);
   return GST_FLOW_OK;
@@ -197,14 +198,17 @@ eos_sent (void *request, ucs_status_t status, void *user_data)
   GstDoradmaNetSink *self = user_data;
 
   self->eos_sent = TRUE;
+  self->eos_failed = status != UCS_OK;
   ucp_request_free (request);
 }
 
 /* EOS: what was sent is delivered, then the receiver is told (it ends its
- * ring's stream and its own). Bounded by peer-timeout. */
-void
+ * ring's stream and its own). Bounded by peer-timeout. FALSE: the
+ * connection failed (before or at the EOS) or the EOS could not be sent. */
+gboolean
 gst_doradma_net_sink_send_eos (GstDoradmaNetSink * self)
 {
+  gboolean ok = TRUE;
   ucp_request_param_t param = { 0 };
   gint64 deadline = g_get_monotonic_time () + (self->peer_timeout ?
       self->peer_timeout / 1000 : 5 * G_USEC_PER_SEC);
@@ -228,17 +232,24 @@ gst_doradma_net_sink_send_eos (GstDoradmaNetSink * self)
             &self->eos_seal)) {
       COUNT (self, C_SEND_ERRORS, 1);
       g_mutex_unlock (&self->ucx.lock);
-      return;
+      return FALSE;
     }
     req = ucp_am_send_nbx (self->ep, DORADMA_NET_AM_EOS,
         self->encrypt ? &self->eos_seal : NULL,
         self->encrypt ? sizeof (self->eos_seal) : 0, NULL, 0, &param);
-    if (UCS_PTR_IS_ERR (req))
+    self->eos_failed = FALSE;
+    if (UCS_PTR_IS_ERR (req)) {
       COUNT (self, C_SEND_ERRORS, 1);
-    else if (req != NULL)
+      ok = FALSE;
+    } else if (req != NULL) {
       while (!self->eos_sent && !self->unlocked
           && g_get_monotonic_time () < deadline)
         gst_doradma_net_ucx_wait_progress (&self->ucx, 50);
+      /* not sent within peer-timeout (a flush is no failure) */
+      ok = !self->eos_failed && (self->eos_sent || self->unlocked);
+    }
   }
+  ok = ok && !self->ep_failed;
   g_mutex_unlock (&self->ucx.lock);
+  return ok;
 }

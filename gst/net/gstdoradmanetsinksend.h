@@ -22,7 +22,7 @@ G_BEGIN_DECLS
 
 /* EOS: what was sent is delivered, then the receiver is told (it ends its
  * ring's stream and its own). Bounded by peer-timeout. Takes ucx.lock. */
-void gst_doradma_net_sink_send_eos (GstDoradmaNetSink * self);
+gboolean gst_doradma_net_sink_send_eos (GstDoradmaNetSink * self);
 
 G_END_DECLS
 #endif /* __GST_DORADMA_NET_SINK_SEND_H__ */

@@ -282,7 +282,10 @@ gst_doradma_net_sink_settings_install (GObjectClass * gobject_class)
    * streak also posts a "doradmanetsink-refused" element message and a
    * warning), lost-in-flight (frames sent on a connection that was then
    * lost and that the receiver did not handle: counted when the next
-   * receiver's hello says what it handled, or at EOS), staged-frames
+   * receiver's hello says what it handled, or at EOS, also for a
+   * connection that failed after the last frame; the numbers above the
+   * last confirmed up to the last sent, so a number dropped-busy or not
+   * sent in that range is counted too), staged-frames
    * (device frames copied once into pinned memory and sent from there),
    * device-frames (sent from device memory by a UCX with CUDA),
    * staging-buffers (pinned buffers allocated: the rest were reused),

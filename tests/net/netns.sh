@@ -64,6 +64,11 @@
 #              range) and serves the sender, which listens only on its
 #              own address; one on 0.0.0.0 there is served or warns
 #              naming the interfaces; a bad data-ports is an error
+#   eos-after-loss  a lossless sender whose receiver is stopped after its
+#              first frame, sent 2 more, then killed; EOS comes after the
+#              sender's endpoint error, with no frame between: its EOS
+#              stats count the unconfirmed frames in lost-in-flight
+#              (received + lost-in-flight = made, 2..3 lost)
 #   lossless-reconnect  review N-9: a lossless sender whose receiver
 #              stops (SIGSTOP) past the sender's peer-timeout reconnects
 #              once it continues; what was in flight is lost and only that,
@@ -847,6 +852,43 @@ case "$scenario" in
     if [ "$first" = 0 ]; then want=$lost; else want=0; fi
     [ "$gaps" = "$want" ] || fail "sender-drops=$gaps, want $want (first offset $first)"
     echo "ok: lossless across a reconnect lost exactly the $lost frames in flight, counted by the sender (lost-in-flight) and, after a first frame, the receiver (sender-drops=$gaps); the next buffer DISCONT"
+    ;;
+  eos-after-loss)
+    # the frames come from a fifo: the test says when each is made and when
+    # the stream ends (closing it), so every step waits for an event
+    fifo=$work/frames.fifo
+    mkfifo "$fifo"
+    fb=$(( 64 * 48 * 3 / 2 ))
+    start_in "$nsb" "$work/rx.log" gst-launch-1.0 -m -v doradmanetsrc \
+      address="$addr_b" port="$port" mode=lossless slots=4 ! \
+      identity silent=false ! fakesink
+    rx_pid=$started
+    wait_for 20 "$work/rx.log" "PLAYING" || fail "receiver did not start: $(tail -5 "$work/rx.log")"
+    GST_DEBUG=doradmanetsink:6 start_in "$nsa" "$work/tx.log" sh -c \
+      "exec gst-launch-1.0 -m fdsrc fd=0 blocksize=$fb ! rawvideoparse \
+      format=i420 width=64 height=48 framerate=30/1 ! doradmanetsink \
+      host=$addr_b port=$port mode=lossless peer-timeout=60000000000 \
+      retry-interval=100000000 timeout=60000000000 < '$fifo'"
+    tx=$started_timeout
+    exec 3> "$fifo"
+    head -c "$fb" /dev/zero >&3
+    wait_for 30 "$work/rx.log" "last-message = chain" || fail "the receiver got no first frame"
+    # stopped: what follows is sent (credits left) and never confirmed
+    kill -STOP "$rx_pid"
+    head -c $(( fb * 2 )) /dev/zero >&3
+    wait_for 30 "$work/tx.log" "frame 3 sent" || fail "the sender did not send frame 3"
+    kill -9 "$rx_pid"
+    wait_for 30 "$work/tx.log" "endpoint error" || fail "the sender saw no endpoint error"
+    exec 3>&-
+    wait "$tx" || fail "sender: $(tail -3 "$work/tx.log")"
+    got=$(grep -c "last-message = chain" "$work/rx.log")
+    lost=$(stat_of "$work/tx.log" doradmanetsink-stats lost-in-flight)
+    sent=$(stat_of "$work/tx.log" doradmanetsink-stats frames)
+    echo "EOS after a lost connection: 3 made, $sent sent, $got received, $lost lost in flight"
+    [ "$sent" = 3 ] || fail "the sender sent $sent of 3"
+    [ $(( got + lost )) = 3 ] || fail "$got received + $lost lost in flight != 3 made"
+    [ "$lost" -ge 2 ] && [ "$lost" -le 3 ] || fail "$lost lost: want 2..3 (sent after the stop)"
+    echo "ok: a connection lost after the last frame and before EOS: its $lost unconfirmed frames counted in lost-in-flight at EOS"
     ;;
   soak)
     secs=${DURATION:-60}
