@@ -578,6 +578,10 @@ test_usage (void)
       && strstr (out, "CHANNEL"), "empty list");
   g_free (out);
   for (i = 0; i < G_N_ELEMENTS (commands); i++) {
+    /* the usage line puts options after the command, as they must be
+     * (review round 4, R4-C2: it read "doradma [OPTION?] show") */
+    char *usage = g_strdup_printf ("\n  doradma %s [OPTION", commands[i]);
+
     argv[0] = (char *) tool;
     argv[1] = (char *) commands[i];
     argv[2] = (char *) "--help";
@@ -585,8 +589,10 @@ test_usage (void)
     out = NULL;
     T_EXPECT (fails, g_spawn_sync (NULL, argv, NULL, G_SPAWN_DEFAULT, NULL,
             NULL, &out, NULL, &status, NULL) && WIFEXITED (status)
-        && WEXITSTATUS (status) == 0 && out && strstr (out, commands[i])
-        && strstr (out, "--shm-dir"), "%s --help", commands[i]);
+        && WEXITSTATUS (status) == 0 && out && strstr (out, usage)
+        && strstr (out, "--shm-dir"), "%s --help: %s", commands[i],
+        out ? out : "(nothing)");
+    g_free (usage);
     g_free (out);
   }
   return fails ? T_EXIT_FAIL : T_EXIT_PASS;

@@ -30,8 +30,9 @@ tool_parse (const char *command, const char *parameters, const char *summary,
         "Shm directory (default: $DORADMA_SHM_DIR, else /dev/shm)", "DIR"},
     {NULL}
   };
-  char *title = g_strdup_printf ("%s %s", command, parameters);
-  GOptionContext *ctx = g_option_context_new (title);
+  /* main() named the program "doradma COMMAND": the usage line reads
+   * "doradma show [OPTION…] CHANNEL", options after the command */
+  GOptionContext *ctx = g_option_context_new (parameters);
   GError *err = NULL;
   gboolean ok;
 
@@ -46,7 +47,6 @@ tool_parse (const char *command, const char *parameters, const char *summary,
     g_error_free (err);
   }
   g_option_context_free (ctx);
-  g_free (title);
   return ok;
 }
 
@@ -94,7 +94,6 @@ main (int argc, char **argv)
 {
   size_t i;
 
-  /* Usage lines read "doradma [OPTION…] show CHANNEL". */
   g_set_prgname ("doradma");
   if (argc < 2) {
     usage (stderr);
@@ -111,8 +110,13 @@ main (int argc, char **argv)
     return TOOL_EXIT_OK;
   }
   for (i = 0; i < G_N_ELEMENTS (commands); i++)
-    if (strcmp (argv[1], commands[i].name) == 0)
+    if (strcmp (argv[1], commands[i].name) == 0) {
+      gchar *prgname = g_strdup_printf ("doradma %s", commands[i].name);
+
+      g_set_prgname (prgname);
+      g_free (prgname);
       return commands[i].run (argc - 1, argv + 1);
+    }
   if (argv[1][0] == '-')
     fprintf (stderr, "doradma: options go after the command: doradma "
         "COMMAND %s ...\n\n", argv[1]);

@@ -206,8 +206,9 @@ tool_watch (int argc, char **argv)
   int i;
 
   if (!tool_parse ("watch", "[CHANNEL]", "A live view of the channels (or "
-          "one): frames/s, lag and consumed rate per reader, age of the "
-          "newest frame. q or Ctrl-C quits. Read-only.", entries, &argc, &argv))
+          "one): per reader the frames/s delivered, published and skipped, "
+          "the totals and how far behind it is; the newest frame's age. q or "
+          "Ctrl-C quits. Read-only.", entries, &argc, &argv))
     return TOOL_EXIT_USAGE;
   if (argc > 2 || !tool_interval_ok (opt_interval, 0.05, 3600)
       || opt_iterations < 0) {
