@@ -72,6 +72,20 @@ GST_ELEMENT_REGISTER_DEFINE_WITH_CODE (doradmanetsrc, "doradmanetsrc",
 static GstStaticPadTemplate src_template = GST_STATIC_PAD_TEMPLATE ("src",
     GST_PAD_SRC, GST_PAD_ALWAYS, GST_STATIC_CAPS ("video/x-raw"));
 
+/* Shared by the connection (EOS) and the pending frames (a frame), so it
+ * lives here rather than in either. */
+gboolean
+gst_doradma_net_src_authenticated (GstDoradmaNetSrc * self, const gchar * what)
+{
+  if (self->key == NULL || self->authed)
+    return TRUE;
+  COUNT (self, C_UNAUTHENTICATED, 1);
+  if (self->ep != NULL && self->bad_peer == NULL)
+    self->bad_peer = g_strdup_printf ("%s before the sender authenticated "
+        "(field net.auth)", what);
+  return FALSE;
+}
+
 void
 gst_doradma_net_src_post_message (GstDoradmaNetSrc * self, const gchar * name,
     const gchar * reason)

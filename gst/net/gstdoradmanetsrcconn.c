@@ -93,20 +93,6 @@ sender_admitted (GstDoradmaNetSrc * self)
       "a sender connected");
 }
 
-/* A message that needs an authenticated sender: FALSE (counted, the
- * sender disconnected) when it has not proven the key. */
-gboolean
-gst_doradma_net_src_authenticated (GstDoradmaNetSrc * self, const gchar * what)
-{
-  if (self->key == NULL || self->authed)
-    return TRUE;
-  COUNT (self, C_UNAUTHENTICATED, 1);
-  if (self->ep != NULL && self->bad_peer == NULL)
-    self->bad_peer = g_strdup_printf ("%s before the sender authenticated "
-        "(field net.auth)", what);
-  return FALSE;
-}
-
 /* allowed-peers: FALSE (the request rejected, counted, the address named
  * once) for a sender whose address is not on the list. UCX has read only
  * its own connection request: none of the peer's messages is read. */

@@ -28,11 +28,6 @@ G_BEGIN_DECLS
 void gst_doradma_net_src_send_credit (GstDoradmaNetSrc * self,
     gboolean hello, guint credits);
 
-/* A message that needs an authenticated sender: FALSE (counted, the
- * sender disconnected) when it has not proven the key. */
-gboolean gst_doradma_net_src_authenticated (GstDoradmaNetSrc * self,
-    const gchar * what);
-
 /* Abandons the pending frames (counted) and closes the endpoint. */
 void gst_doradma_net_src_drop_sender (GstDoradmaNetSrc * self);
 

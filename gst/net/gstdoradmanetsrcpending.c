@@ -9,7 +9,6 @@
 #endif
 
 #include "gstdoradmanetsrcpending.h"
-#include "gstdoradmanetsrcconn.h"
 
 /* Room for a frame holding `held` bytes (review N-2: what a sender sends
  * is queued until the streaming thread takes it, and eager sends complete

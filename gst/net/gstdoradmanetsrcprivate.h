@@ -108,6 +108,11 @@ struct _GstDoradmaNetSrc
 #define COUNT(self, c, n) \
   __atomic_fetch_add (&(self)->counters[c], (n), __ATOMIC_RELAXED)
 
+/* A message that needs an authenticated sender: FALSE (counted, the
+ * sender disconnected) when it has not proven the key. */
+gboolean gst_doradma_net_src_authenticated (GstDoradmaNetSrc * self,
+    const gchar * what);
+
 /* An element message `name` with a "reason" field. */
 void gst_doradma_net_src_post_message (GstDoradmaNetSrc * self,
     const gchar * name, const gchar * reason);
