@@ -5,6 +5,10 @@
 # (allowed-peers' list was, every failed start).
 set -u
 command -v valgrind > /dev/null || { echo "SKIP: no valgrind"; exit 77; }
+# valgrind cannot run the sanitizer legs' ASan build (its runtime is
+# preloaded there); the gcc build runs this test
+[[ "${LD_PRELOAD:-}" != *san* ]] ||
+  { echo "SKIP: a sanitizer runtime is preloaded (valgrind cannot run it)"; exit 77; }
 log=$(mktemp)
 trap 'rm -f "$log"' EXIT
 timeout $(( 240 * ${DORADMA_TEST_TIME_SCALE:-1} )) valgrind --leak-check=full \
