@@ -18,7 +18,8 @@ Relaxed sites are listed too ("site" lines of --sites): nothing to weaken.
 
 A mutant is killed when one killer fails (or times out) on it; killers run
 cheapest first and stop at the first kill: the Relacy model
-(relacy-protocol: weak memory), then the forced interleavings
+(relacy-protocol: weak memory; relacy-real: the same through lib's real
+functions), then the forced interleavings
 (interleave-*), then, for swaps only, a few deterministic lib tests.
 Mutants named in equivalent.txt are not run: the file gives each one's
 argument (reviewed like code). Each mutant is applied to a scratch copy of
@@ -47,6 +48,7 @@ SRC = mutate.SRC
 # Killers, cheapest and most telling first. (name, kinds it runs for)
 KILLERS = [
     ('relacy-protocol', {'weaken', 'fence', 'swap'}),
+    ('relacy-real', {'weaken', 'fence', 'swap'}),
     ('interleave-abandon', {'weaken', 'fence', 'swap'}),
     ('interleave-stores', {'swap'}),
     ('interleave-entries', {'swap'}),
