@@ -19,18 +19,18 @@
 #include <string.h>
 #include <sys/wait.h>
 
-/* `command` refuses `name` (exit 2) with a stderr that has `want` in it
- * and no ESC byte */
+/* `command a b` (b may be NULL) is refused (exit 2) with a stderr that
+ * has `want` in it and no ESC byte */
 static int
-refused (const char *command, const char *name, const char *want)
+refused (const char *want, const char *command, const char *a, const char *b)
 {
   char *err = NULL;
-  int code = cli_run_err (NULL, &err, command, name, NULL);
+  int code = cli_run_err (NULL, &err, command, a, b, NULL);
   int ok = code == 2 && err && strstr (err, want) && !strchr (err, '\033');
 
   if (!ok)
-    t_log ("%s: exit %d, wanted 2 and \"%s\" in: %s", command, code, want,
-        err ? err : "(nothing)");
+    t_log ("%s %s: exit %d, wanted 2 and \"%s\" in: %s", command, a, code,
+        want, err ? err : "(nothing)");
   g_free (err);
   return ok;
 }
@@ -50,43 +50,28 @@ test_names (void)
     const char *c = commands[i];
 
     /* é is the 4th character (bytes 4 and 5): named as the 4th */
-    T_EXPECT (fails, refused (c, "caf\xc3\xa9-x", "its character 4, '\xc3\xa9' "
-            "(U+00E9), is not allowed"), "%s café-x", c);
+    T_EXPECT (fails, refused ("its character 4, '\xc3\xa9' (U+00E9), is not "
+            "allowed", c, "caf\xc3\xa9-x", NULL), "%s café-x", c);
     /* 日 (3 bytes): the character, not its first byte */
-    T_EXPECT (fails, refused (c, "\xe6\x97\xa5-x", "its character 1, "
-            "'\xe6\x97\xa5' (U+65E5)"), "%s 日-x", c);
+    T_EXPECT (fails, refused ("its character 1, '\xe6\x97\xa5' (U+65E5)", c,
+            "\xe6\x97\xa5-x", NULL), "%s 日-x", c);
     /* 101 characters (202 bytes): their first is at fault, not a length
      * in bytes */
-    T_EXPECT (fails, refused (c, long_utf8->str, "its character 1, "
-            "'\xc3\xa9'"), "%s é x 101", c);
-    T_EXPECT (fails, refused (c, long_ascii, "it has 250 characters, at most "
-            "200"), "%s a x 250", c);
+    T_EXPECT (fails, refused ("its character 1, '\xc3\xa9'", c,
+            long_utf8->str, NULL), "%s é x 101", c);
+    T_EXPECT (fails, refused ("it has 250 characters, at most 200", c,
+            long_ascii, NULL), "%s a x 250", c);
     /* not UTF-8: counted, and said, in bytes; printed escaped */
-    T_EXPECT (fails, refused (c, "ab\xff", "its byte 3 (0xff) is not UTF-8"),
-        "%s ab\\xff", c);
-    T_EXPECT (fails, refused (c, "ab\033[2J", "its character 3, '\\u001b' "
-            "(U+001B)"), "%s ab ESC", c);
+    T_EXPECT (fails, refused ("its byte 3 (0xff) is not UTF-8", c, "ab\xff",
+            NULL), "%s ab\\xff", c);
+    T_EXPECT (fails, refused ("its character 3, '\\u001b' (U+001B)", c,
+            "ab\033[2J", NULL), "%s ab ESC", c);
     /* what counts nothing stays in the lib's words */
-    T_EXPECT (fails, refused (c, ".x", "starts with '.'"), "%s .x", c);
+    T_EXPECT (fails, refused ("starts with '.'", c, ".x", NULL), "%s .x", c);
   }
   g_string_free (long_utf8, TRUE);
   g_free (long_ascii);
   return fails ? T_EXIT_FAIL : T_EXIT_PASS;
-}
-
-/* `command args...` exits 2 with `want` on stderr */
-static int
-refused_v (const char *want, const char *command, const char *a, const char *b)
-{
-  char *err = NULL;
-  int code = cli_run_err (NULL, &err, command, a, b, NULL);
-  int ok = code == 2 && err && strstr (err, want);
-
-  if (!ok)
-    t_log ("%s %s %s: exit %d, wanted 2 and \"%s\" in: %s", command, a, b,
-        code, want, err ? err : "(nothing)");
-  g_free (err);
-  return ok;
 }
 
 static int
@@ -95,13 +80,13 @@ test_numbers (void)
   char *out = NULL;
   int fails = 0;
 
-  T_EXPECT (fails, refused_v ("--interval must be 0..3600 seconds", "list",
+  T_EXPECT (fails, refused ("--interval must be 0..3600 seconds", "list",
           "--interval", "-1"), "list --interval -1");
-  T_EXPECT (fails, refused_v ("--interval", "list", "--interval", "soon"),
+  T_EXPECT (fails, refused ("--interval", "list", "--interval", "soon"),
       "list --interval soon");
-  T_EXPECT (fails, refused_v ("--iterations must be 0 (until q or Ctrl-C) or "
+  T_EXPECT (fails, refused ("--iterations must be 0 (until q or Ctrl-C) or "
           "more", "watch", "--iterations", "-1"), "watch --iterations -1");
-  T_EXPECT (fails, refused_v ("--interval must be 0.05..3600 seconds", "watch",
+  T_EXPECT (fails, refused ("--interval must be 0.05..3600 seconds", "watch",
           "--interval", "-1"), "watch --interval -1");
   /* what is taken still is */
   T_EXPECT (fails, cli_run (NULL, "list", "--interval", "0", NULL) == 0,
