@@ -218,6 +218,8 @@ gst_doradma_net_src_negotiate (GstBaseSrc * bsrc)
   return TRUE;
 }
 
+static gboolean gst_doradma_net_src_stop (GstBaseSrc * bsrc);
+
 static gboolean
 gst_doradma_net_src_start (GstBaseSrc * bsrc)
 {
@@ -326,8 +328,9 @@ ucx_failed:
   GST_ELEMENT_ERROR (self, RESOURCE, OPEN_READ, ("%s", err->message), (NULL));
   g_clear_error (&err);
 failed:
-  g_clear_pointer (&self->allow, g_ptr_array_unref);
-  g_clear_pointer (&self->refused_peers, g_hash_table_unref);
+  /* basesrc calls no stop after a failed start: undo what it made (the
+   * key, the lists, the producer, UCX) as a stop does */
+  gst_doradma_net_src_stop (bsrc);
   g_free (transports);
   g_free (data_ports);
   g_free (address);
