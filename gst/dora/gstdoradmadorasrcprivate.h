@@ -1,6 +1,7 @@
 /* doradma GStreamer plugin — doradmasrc's dora read path, private: the
- * state kept per element (gstdoradmadorasrc.c) and the caps step
- * (gstdoradmadorasrccaps.c) they share.
+ * state kept per element that the reading (gstdoradmadorasrc.c), its
+ * settings (gstdoradmadorasrcsettings.c) and the caps step
+ * (gstdoradmadorasrccaps.c) share.
  *
  * Copyright (C) 2026 the doradma authors
  * SPDX-License-Identifier: LGPL-2.1-or-later

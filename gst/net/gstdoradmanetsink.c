@@ -56,8 +56,7 @@
 #include "gstdoradmanetsinksettings.h"
 #include "gstdoradmanetsinkconn.h"
 #include "gstdoradmanetsinksend.h"
-#include "gstdoradmanetauth.h"
-#include "gstdoradmanetallow.h"
+#include "gstdoradmanetsecurity.h"
 
 GST_DEBUG_CATEGORY (gst_doradma_net_sink_debug);
 
@@ -171,6 +170,7 @@ gst_doradma_net_sink_start (GstBaseSink * bsink)
   GstDoradmaNetSink *self = GST_DORADMA_NET_SINK (bsink);
   GError *err = NULL;
   gchar *transports, *key_file, *host, *device, *data_ports, *allowed;
+  gboolean secure;
   guint c, port;
 
   for (c = 0; c < C_N; c++)
@@ -184,48 +184,21 @@ gst_doradma_net_sink_start (GstBaseSink * bsink)
   allowed = g_strdup (self->allowed_peers);
   port = self->port;
   GST_OBJECT_UNLOCK (self);
-  if (self->encrypt && !(key_file && key_file[0])) {
-    GST_ELEMENT_ERROR (self, RESOURCE, SETTINGS,
-        ("encrypt=true needs key-file: the keys are derived from it"),
-        ("set key-file (the same key as the receiver's) or encrypt=false"));
-    g_free (key_file);
-    g_free (allowed);
-    g_free (transports);
-    g_free (data_ports);
-    g_free (host);
-    return FALSE;
-  }
-  self->allow = gst_doradma_net_allow_parse (allowed, "allowed-peers", &err);
+  secure = gst_doradma_net_security_start (GST_ELEMENT (self), TRUE,
+      self->encrypt, key_file, allowed, &self->allow, &self->key);
+  g_free (key_file);
   g_free (allowed);
-  if (err) {
-    GST_ELEMENT_ERROR (self, RESOURCE, SETTINGS, ("%s", err->message), (NULL));
-    g_clear_error (&err);
-    g_free (key_file);
+  if (!secure) {
     g_free (transports);
     g_free (data_ports);
     g_free (host);
     return FALSE;
   }
-  if (key_file && key_file[0]) {
-    self->key = gst_doradma_net_auth_load_key (key_file, &err);
-    g_free (key_file);
-    if (self->key == NULL) {
-      GST_ELEMENT_ERROR (self, RESOURCE, SETTINGS, ("%s", err->message),
-          (NULL));
-      g_clear_error (&err);
-      g_clear_pointer (&self->allow, g_ptr_array_unref);
-      g_free (transports);
-      g_free (data_ports);
-      g_free (host);
-      return FALSE;
-    }
-  } else {
-    g_free (key_file);
+  if (self->key == NULL)
     GST_ELEMENT_WARNING (self, RESOURCE, SETTINGS,
         ("No key-file: this stream is unauthenticated"), ("whoever answers "
             "at port %u gets the frames (docs/network.md, "
             "\"Authentication\")", port));
-  }
   /* UCX kept to the interface of the route to the receiver (review N-10);
    * none yet (no route at start): every interface */
   device = gst_doradma_net_ucx_route_interface (host, port);

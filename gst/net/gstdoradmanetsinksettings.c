@@ -8,6 +8,7 @@
 #endif
 
 #include "gstdoradmanetsinksettings.h"
+#include "gstdoradmanetsecurity.h"
 
 #define DEFAULT_HOST "127.0.0.1"
 #define DEFAULT_PORT 13337
@@ -304,9 +305,6 @@ gst_doradma_net_sink_settings_install (GObjectClass * gobject_class)
    * disconnected (auth-failures). Without it the stream is
    * unauthenticated (warned at start).
    */
-  properties[PROP_KEY_FILE] = g_param_spec_string ("key-file", "Key file",
-      "File with the key shared with the receiver (none: unauthenticated)",
-      NULL, G_PARAM_READWRITE | G_PARAM_STATIC_STRINGS);
   /**
    * GstDoradmaNetSink:encrypt:
    *
@@ -319,10 +317,6 @@ gst_doradma_net_sink_settings_install (GObjectClass * gobject_class)
    * published: counted (decrypt-failures at the receiver) and the
    * connection dropped.
    */
-  properties[PROP_ENCRYPT] = g_param_spec_boolean ("encrypt", "Encrypt",
-      "Encrypt and authenticate every frame (AES-256-GCM; needs key-file; "
-      "the receiver must set it too)", FALSE,
-      G_PARAM_READWRITE | G_PARAM_STATIC_STRINGS);
   /**
    * GstDoradmaNetSink:allowed-peers:
    *
@@ -332,10 +326,8 @@ gst_doradma_net_sink_settings_install (GObjectClass * gobject_class)
    * connection is made (counted in auth-failures, the address named once
    * in a warning; tried again every retry-interval). Empty (default): any.
    */
-  properties[PROP_ALLOWED_PEERS] = g_param_spec_string ("allowed-peers",
-      "Allowed peers", "Comma-separated IP addresses and CIDR prefixes of "
-      "the receivers this sender may connect to (empty: any)", NULL,
-      G_PARAM_READWRITE | G_PARAM_STATIC_STRINGS);
+  gst_doradma_net_security_param_specs (properties, PROP_KEY_FILE,
+      PROP_ENCRYPT, PROP_ALLOWED_PEERS, TRUE);
   properties[PROP_STATS] = g_param_spec_boxed ("stats", "Statistics",
       "Counters: frames, bytes, dropped-busy, dropped-disconnected, "
       "connects, peer-lost, send-errors, bad-credits, unknown-messages, "

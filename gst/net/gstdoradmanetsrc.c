@@ -48,11 +48,10 @@
 #include "gstdoradmanetelements.h"
 #include "gstdoradmasettings.h"
 #include "gstdoradmanetsrcsettings.h"
-#include "gstdoradmanetallow.h"
 #include "gstdoradmanetsrcconn.h"
 #include "gstdoradmanetsrcpending.h"
 #include "gstdoradmanetsrcframe.h"
-#include "gstdoradmanetauth.h"
+#include "gstdoradmanetsecurity.h"
 
 GST_DEBUG_CATEGORY (gst_doradma_net_src_debug);
 
@@ -219,6 +218,8 @@ gst_doradma_net_src_negotiate (GstBaseSrc * bsrc)
   return TRUE;
 }
 
+static gboolean gst_doradma_net_src_stop (GstBaseSrc * bsrc);
+
 static gboolean
 gst_doradma_net_src_start (GstBaseSrc * bsrc)
 {
@@ -227,6 +228,7 @@ gst_doradma_net_src_start (GstBaseSrc * bsrc)
   GError *err = NULL;
   gchar *transports, *address, *channel, *key_file, *device, *data_ports;
   gchar *allowed;
+  gboolean secure;
   guint port, c;
 
   for (c = 0; c < C_N; c++)
@@ -249,41 +251,19 @@ gst_doradma_net_src_start (GstBaseSrc * bsrc)
   allowed = g_strdup (self->allowed_peers);
   GST_OBJECT_UNLOCK (self);
 
-  if (self->encrypt && !(key_file && key_file[0])) {
-    GST_ELEMENT_ERROR (self, RESOURCE, SETTINGS,
-        ("encrypt=true needs key-file: the keys are derived from it"),
-        ("set key-file (the same key as the sender's) or encrypt=false"));
-    g_free (key_file);
-    g_free (allowed);
-    goto failed;
-  }
-  self->allow = gst_doradma_net_allow_parse (allowed, "allowed-peers", &err);
+  secure = gst_doradma_net_security_start (GST_ELEMENT (self), FALSE,
+      self->encrypt, key_file, allowed, &self->allow, &self->key);
+  g_free (key_file);
   g_free (allowed);
-  if (err) {
-    GST_ELEMENT_ERROR (self, RESOURCE, SETTINGS, ("%s", err->message), (NULL));
-    g_clear_error (&err);
-    g_free (key_file);
+  if (!secure)
     goto failed;
-  }
-  self->refused_peers = g_hash_table_new_full (g_str_hash, g_str_equal,
-      g_free, NULL);
-
-  if (key_file && key_file[0]) {
-    self->key = gst_doradma_net_auth_load_key (key_file, &err);
-    g_free (key_file);
-    if (self->key == NULL) {
-      GST_ELEMENT_ERROR (self, RESOURCE, SETTINGS, ("%s", err->message),
-          (NULL));
-      g_clear_error (&err);
-      goto failed;
-    }
-  } else {
-    g_free (key_file);
+  if (self->key == NULL)
     GST_ELEMENT_WARNING (self, RESOURCE, SETTINGS,
         ("No key-file: this stream is unauthenticated"), ("any host that "
             "reaches port %u can send frames, caps and EOS into it "
             "(docs/network.md, \"Authentication\")", port));
-  }
+  self->refused_peers = g_hash_table_new_full (g_str_hash, g_str_equal,
+      g_free, NULL);
 
   if (channel && channel[0]) {
     if (!gst_doradma_channel_check_or_error (GST_ELEMENT (self), channel))
@@ -348,8 +328,9 @@ ucx_failed:
   GST_ELEMENT_ERROR (self, RESOURCE, OPEN_READ, ("%s", err->message), (NULL));
   g_clear_error (&err);
 failed:
-  g_clear_pointer (&self->allow, g_ptr_array_unref);
-  g_clear_pointer (&self->refused_peers, g_hash_table_unref);
+  /* basesrc calls no stop after a failed start: undo what it made (the
+   * key, the lists, the producer, UCX) as a stop does */
+  gst_doradma_net_src_stop (bsrc);
   g_free (transports);
   g_free (data_ports);
   g_free (address);

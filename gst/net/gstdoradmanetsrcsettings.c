@@ -8,6 +8,7 @@
 #endif
 
 #include "gstdoradmanetsrcsettings.h"
+#include "gstdoradmanetsecurity.h"
 
 #define DEFAULT_ADDRESS "0.0.0.0"
 #define DEFAULT_PORT 13337
@@ -355,9 +356,6 @@ gst_doradma_net_src_settings_install (GObjectClass * gobject_class)
    * (auth-failures, unauthenticated). Without it the stream is
    * unauthenticated (warned at start). The key itself is never a property.
    */
-  properties[PROP_KEY_FILE] = g_param_spec_string ("key-file", "Key file",
-      "File with the key shared with the sender (none: unauthenticated)",
-      NULL, G_PARAM_READWRITE | G_PARAM_STATIC_STRINGS);
   /**
    * GstDoradmaNetSrc:encrypt:
    *
@@ -370,10 +368,6 @@ gst_doradma_net_src_settings_install (GObjectClass * gobject_class)
    * published: counted (decrypt-failures at the receiver) and the
    * connection dropped.
    */
-  properties[PROP_ENCRYPT] = g_param_spec_boolean ("encrypt", "Encrypt",
-      "Encrypt and authenticate every frame (AES-256-GCM; needs key-file; "
-      "the sender must set it too)", FALSE,
-      G_PARAM_READWRITE | G_PARAM_STATIC_STRINGS);
   /**
    * GstDoradmaNetSrc:allowed-peers:
    *
@@ -385,10 +379,8 @@ gst_doradma_net_src_settings_install (GObjectClass * gobject_class)
    * any address (with key-file, any that has the key). Not a defence
    * against a host that can use an allowed address (docs/threat-model.md).
    */
-  properties[PROP_ALLOWED_PEERS] = g_param_spec_string ("allowed-peers",
-      "Allowed peers", "Comma-separated IP addresses and CIDR prefixes of "
-      "the senders allowed to connect (empty: any)", NULL,
-      G_PARAM_READWRITE | G_PARAM_STATIC_STRINGS);
+  gst_doradma_net_security_param_specs (properties, PROP_KEY_FILE,
+      PROP_ENCRYPT, PROP_ALLOWED_PEERS, FALSE);
   /**
    * GstDoradmaNetSrc:stats:
    *

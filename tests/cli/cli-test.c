@@ -13,15 +13,14 @@
 
 char *cli_dir;
 
-int
-cli_run (char **out, const char *command, ...)
+static int
+cli_run_v (char **out, char **errout, const char *command, va_list ap)
 {
   const char *tool = getenv ("DORADMA_TOOL");
   GPtrArray *argv = g_ptr_array_new ();
   GError *err = NULL;
   char *sout = NULL, *serr = NULL;
   const char *a;
-  va_list ap;
   int status = 0, code;
 
   if (tool == NULL) {
@@ -32,10 +31,8 @@ cli_run (char **out, const char *command, ...)
   g_ptr_array_add (argv, (char *) command);
   g_ptr_array_add (argv, (char *) "--shm-dir");
   g_ptr_array_add (argv, cli_dir);
-  va_start (ap, command);
   while ((a = va_arg (ap, const char *)) != NULL)
       g_ptr_array_add (argv, (char *) a);
-  va_end (ap);
   g_ptr_array_add (argv, NULL);
   if (!g_spawn_sync (NULL, (char **) argv->pdata, NULL, G_SPAWN_DEFAULT, NULL,
           NULL, &sout, &serr, &status, &err)) {
@@ -47,12 +44,39 @@ cli_run (char **out, const char *command, ...)
   g_ptr_array_free (argv, TRUE);
   if (serr && serr[0])
     fprintf (stderr, "[doradma %s stderr] %s", command, serr);
-  g_free (serr);
+  if (errout)
+    *errout = serr;
+  else
+    g_free (serr);
   code = WIFEXITED (status) ? WEXITSTATUS (status) : 128 + WTERMSIG (status);
   if (out)
     *out = sout;
   else
     g_free (sout);
+  return code;
+}
+
+int
+cli_run (char **out, const char *command, ...)
+{
+  va_list ap;
+  int code;
+
+  va_start (ap, command);
+  code = cli_run_v (out, NULL, command, ap);
+  va_end (ap);
+  return code;
+}
+
+int
+cli_run_err (char **out, char **err, const char *command, ...)
+{
+  va_list ap;
+  int code;
+
+  va_start (ap, command);
+  code = cli_run_v (out, err, command, ap);
+  va_end (ap);
   return code;
 }
 

@@ -17,6 +17,9 @@ extern char *cli_dir;
  * Returns the exit code (128 + signal when killed, -1 when it could not
  * run); *out (if not NULL) gets stdout (g_free). stderr goes to the log. */
 int cli_run (char **out, const char *command, ...) G_GNUC_NULL_TERMINATED;
+/* cli_run, and *err (if not NULL) gets stderr (g_free). */
+int cli_run_err (char **out, char **err, const char *command, ...)
+    G_GNUC_NULL_TERMINATED;
 
 /* gst-launch-1.0 -q PIPELINE in the background with environment envp
  * (stdout to /dev/null); its pid, 0 (logged) when it could not start.

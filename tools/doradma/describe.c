@@ -202,20 +202,43 @@ tool_json_summary (JsonBuilder * b, const struct doradma_inspect *in,
     json_builder_add_null_value (b);
 }
 
-void
-tool_json_print (JsonBuilder * b)
+static void
+json_print (JsonBuilder * b, gboolean pretty)
 {
   JsonGenerator *gen = json_generator_new ();
   JsonNode *root = json_builder_get_root (b);
   char *text;
 
-  json_generator_set_pretty (gen, TRUE);
+  json_generator_set_pretty (gen, pretty);
   json_generator_set_root (gen, root);
   text = json_generator_to_data (gen, NULL);
   printf ("%s\n", text);
   g_free (text);
   json_node_unref (root);
   g_object_unref (gen);
+}
+
+void
+tool_json_print (JsonBuilder * b)
+{
+  json_print (b, TRUE);
+}
+
+void
+tool_json_print_line (JsonBuilder * b)
+{
+  json_print (b, FALSE);
+}
+
+void
+tool_json_channel (JsonBuilder * b, const struct doradma_inspect *in,
+    const struct tool_look *prev, guint64 now)
+{
+  json_builder_begin_object (b);
+  tool_json_summary (b, in, prev, now);
+  if (in->object.rc == 0 && in->segment.rc == 0)
+    tool_json_readers_brief (b, in, prev, now);
+  json_builder_end_object (b);
 }
 
 const char *

@@ -8,7 +8,8 @@
 #include <unistd.h>
 
 static gboolean opt_json;
-static double opt_interval = -1;        /* unset: 0.5 s when readers live */
+static double opt_interval;
+static gboolean opt_interval_set;       /* unset: 0.5 s when readers live */
 
 struct row
 {
@@ -165,11 +166,7 @@ print_json (GPtrArray * rows, GPtrArray * entries)
   for (i = 0; i < rows->len; i++) {
     struct row *r = g_ptr_array_index (rows, i);
 
-    json_builder_begin_object (b);
-    tool_json_summary (b, &r->in, &r->prev, r->when);
-    if (r->in.object.rc == 0 && r->in.segment.rc == 0)
-      tool_json_readers_brief (b, &r->in, &r->prev, r->when);
-    json_builder_end_object (b);
+    tool_json_channel (b, &r->in, &r->prev, r->when);
   }
   json_builder_end_array (b);
   json_builder_set_member_name (b, "others");
@@ -204,13 +201,31 @@ print_json (GPtrArray * rows, GPtrArray * entries)
   g_object_unref (b);
 }
 
+/* --interval: whether it was given is told apart from any value of it
+ * (a default of -1 made "--interval -1" a silent "unset": R4-C2) */
+static gboolean
+set_interval (const gchar * name, const gchar * value, gpointer data,
+    GError ** error)
+{
+  char *end;
+
+  opt_interval = g_ascii_strtod (value, &end);
+  opt_interval_set = TRUE;
+  if (end == value || *end != '\0') {
+    g_set_error (error, G_OPTION_ERROR, G_OPTION_ERROR_BAD_VALUE,
+        "%s: \"%s\" is not a number of seconds", name, value);
+    return FALSE;
+  }
+  return TRUE;
+}
+
 int
 tool_list (int argc, char **argv)
 {
   GOptionEntry entries[] = {
     {"json", 'j', 0, G_OPTION_ARG_NONE, &opt_json,
         "One JSON document (schema in docs/cli.md)", NULL},
-    {"interval", 'i', 0, G_OPTION_ARG_DOUBLE, &opt_interval,
+    {"interval", 'i', 0, G_OPTION_ARG_CALLBACK, (gpointer) set_interval,
         "Look twice, SECONDS apart: frames/s and reader states (default: 0.5 "
           "when a reader lives; 0: one look)", "SECONDS"},
     {NULL}
@@ -224,7 +239,7 @@ tool_list (int argc, char **argv)
           "writer pid and liveness, status, slots, readers and their states, "
           "frames, caps. Read-only.", entries, &argc, &argv))
     return TOOL_EXIT_USAGE;
-  if (argc > 1 || !(opt_interval == -1 || tool_interval_ok (opt_interval, 0,
+  if (argc > 1 || (opt_interval_set && !tool_interval_ok (opt_interval, 0,
               3600))) {
     fprintf (stderr, "doradma list: %s\n", argc > 1 ?
         "takes no channel (use doradma show)" :
@@ -241,7 +256,7 @@ tool_list (int argc, char **argv)
   /* Asked for, or needed to tell the state of a live reader. */
   if (opt_interval > 0)
     again = TRUE;
-  for (i = 0; opt_interval == -1 && i < rows->len; i++)
+  for (i = 0; !opt_interval_set && i < rows->len; i++)
     if (tool_has_live_reader (&((struct row *) g_ptr_array_index (rows,
                     i))->in))
       again = TRUE;

@@ -73,6 +73,89 @@ tool_not_found (const char *command, const char *channel)
   fprintf (stderr, "\n");
 }
 
+/* `channel` for a message: printable characters as they are, the others
+ * (and bytes that are not UTF-8) escaped, so no terminal escape gets out */
+static GString *
+name_text (const char *channel)
+{
+  GString *t = g_string_new (NULL);
+  const char *p = channel;
+
+  while (*p) {
+    gunichar c = g_utf8_get_char_validated (p, -1);
+
+    if (c == (gunichar) - 1 || c == (gunichar) - 2) {
+      g_string_append_printf (t, "\\x%02x", (unsigned char) *p++);
+      continue;
+    }
+    if (g_unichar_isprint (c))
+      g_string_append_unichar (t, c);
+    else
+      g_string_append_printf (t, "\\u%04x", c);
+    p = g_utf8_next_char (p);
+  }
+  return t;
+}
+
+/* Why doradma_name_validate refused `channel`, counting characters: the
+ * first one it does not allow, or the length; NULL when the lib's words
+ * count nothing (empty, a leading '.', ".."). */
+static char *
+name_fault (const char *channel)
+{
+  const char *p;
+  glong at;
+
+  for (p = channel, at = 1; *p; at++) {
+    gunichar c = g_utf8_get_char_validated (p, -1);
+    char buf[8] = { 0 }, *fault;
+    GString *one;
+
+    if (c == (gunichar) - 1 || c == (gunichar) - 2)
+      return g_strdup_printf ("its byte %" G_GSIZE_FORMAT " (0x%02x) is not "
+          "UTF-8; allowed: A-Z a-z 0-9 _ . -", (gsize) (p - channel) + 1,
+          (unsigned char) *p);
+    if (!(c < 0x80 && (g_ascii_isalnum (c) || c == '_' || c == '.'
+                || c == '-'))) {
+      g_unichar_to_utf8 (c, buf);
+      one = name_text (buf);
+      fault = g_strdup_printf ("its character %ld, '%s' (U+%04X), is not "
+          "allowed; allowed: A-Z a-z 0-9 _ . -", at, one->str, c);
+      g_string_free (one, TRUE);
+      return fault;
+    }
+    p = g_utf8_next_char (p);
+  }
+  /* every character is one byte here */
+  if (strlen (channel) > DORADMA_NAME_MAX)
+    return g_strdup_printf ("it has %" G_GSIZE_FORMAT " characters, at most "
+        "%u", strlen (channel), DORADMA_NAME_MAX);
+  return NULL;
+}
+
+gboolean
+tool_name_ok (const char *command, const char *channel)
+{
+  struct doradma_diag diag = { 0 };
+  GString *name;
+  char *fault;
+
+  if (doradma_name_validate (channel, &diag) == 0)
+    return TRUE;
+  /* the lib counts bytes; a user counts characters (review R4-C2) */
+  fault = name_fault (channel);
+  if (fault == NULL) {
+    fprintf (stderr, "doradma %s: %s\n", command, diag.msg);
+    return FALSE;
+  }
+  name = name_text (channel);
+  fprintf (stderr, "doradma %s: \"%s\" is not a channel name: %s\n", command,
+      name->str, fault);
+  g_string_free (name, TRUE);
+  g_free (fault);
+  return FALSE;
+}
+
 static void
 usage (FILE * out)
 {

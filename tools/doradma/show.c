@@ -617,6 +617,8 @@ tool_show (int argc, char **argv)
     fprintf (stderr, "doradma show: --interval must be 0..60 seconds\n");
     return TOOL_EXIT_USAGE;
   }
+  if (!tool_name_ok ("show", argv[1]))
+    return TOOL_EXIT_USAGE;
   ret = look (argv[1], &in);
   if (ret == -EINVAL) {
     fprintf (stderr, "doradma show: %s\n", in.object.diag.msg);

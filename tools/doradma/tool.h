@@ -33,6 +33,10 @@ gboolean tool_parse (const char *command, const char *parameters,
 gboolean tool_interval_ok (double seconds, double lo, double hi);
 /* "no channel X in DIR", with "did you mean Y" for a name as ls shows it. */
 void tool_not_found (const char *command, const char *channel);
+/* doradma_name_validate's verdict on `channel`; when it refuses, says
+ * why on stderr, counting characters (not bytes), and returns FALSE (exit
+ * with TOOL_EXIT_USAGE). */
+gboolean tool_name_ok (const char *command, const char *channel);
 /* The shm directory in use (--shm-dir, else DORADMA_SHM_DIR, else /dev/shm). */
 const char *tool_shm_dir (void);
 
@@ -79,6 +83,12 @@ void tool_json_uint (JsonBuilder * b, const char *name, guint64 v);
 void tool_json_begin (JsonBuilder * b);
 /* Prints a JSON root to stdout, pretty. */
 void tool_json_print (JsonBuilder * b);
+/* Prints a JSON root to stdout on one line (watch: one per refresh). */
+void tool_json_print_line (JsonBuilder * b);
+/* A channel of list and watch: its summary and, when valid, its
+ * reader_entries. */
+void tool_json_channel (JsonBuilder * b, const struct doradma_inspect *in,
+    const struct tool_look *prev, guint64 now);
 /* "field: message" of the first error, or NULL. */
 const char *tool_error_text (const struct doradma_inspect *in);
 

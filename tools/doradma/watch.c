@@ -17,6 +17,7 @@
 
 static double opt_interval = 1.0;
 static int opt_iterations;
+static gboolean opt_json;
 
 static volatile sig_atomic_t stop_signal;
 
@@ -102,30 +103,41 @@ render_channel (GString * out, const struct doradma_inspect *in,
   tool_look_take (pv, in, now);
 }
 
-/* One refresh of every channel (or the one asked for). Returns FALSE when
- * the one channel asked for is not there (or not readable). */
+/* One refresh of every channel (or the one asked for): text into `out`,
+ * or with `b` (--json) one document into b and only what went wrong into
+ * `out`. Returns FALSE when the one channel asked for is not there (or not
+ * readable). */
 static gboolean
-render (GString * out, const char *only, GHashTable * prevs)
+render (GString * out, const char *only, GHashTable * prevs, JsonBuilder * b)
 {
   GPtrArray *entries = NULL;
   GError *err = NULL;
   char clock[16];
   time_t t = time (NULL);
   guint i, shown = 0;
+  gboolean found = TRUE;
 
-  strftime (clock, sizeof clock, "%H:%M:%S", localtime (&t));
-  g_string_append_printf (out, "%sdoradma watch  %s  every %.1f s"
-      "  (q or Ctrl-C quits)  %s\n\n", home_clear, tool_shm_dir (),
-      opt_interval, clock);
+  if (b) {
+    tool_json_begin (b);
+    json_builder_set_member_name (b, "shm_dir");
+    json_builder_add_string_value (b, tool_shm_dir ());
+    json_builder_set_member_name (b, "channels");
+    json_builder_begin_array (b);
+  } else {
+    strftime (clock, sizeof clock, "%H:%M:%S", localtime (&t));
+    g_string_append_printf (out, "%sdoradma watch  %s  every %.1f s"
+        "  (q or Ctrl-C quits)  %s\n\n", home_clear, tool_shm_dir (),
+        opt_interval, clock);
+  }
   if (only == NULL && (entries = tool_scan (&err)) == NULL) {
     g_string_append_printf (out, "%s\n", err->message);
     g_error_free (err);
-    return TRUE;
   }
-  for (i = 0; only != NULL ? i < 1 : i < entries->len; i++) {
+  for (i = 0; only != NULL ? i < 1 : entries && i < entries->len; i++) {
     const char *ch = only;
     struct doradma_inspect in;
     struct tool_look *pv;
+    guint64 now;
     int ret;
 
     if (only == NULL) {
@@ -138,7 +150,8 @@ render (GString * out, const char *only, GHashTable * prevs)
     if (ret != 0 && only != NULL) {
       g_string_append_printf (out, "%s: %s\n", ch, in.object.diag.msg);
       doradma_inspect_clear (&in);
-      return FALSE;
+      found = FALSE;
+      break;
     }
     if (ret != 0)
       continue;
@@ -147,15 +160,25 @@ render (GString * out, const char *only, GHashTable * prevs)
       pv = g_new0 (struct tool_look, 1);
       g_hash_table_insert (prevs, g_strdup (ch), pv);
     }
-    render_channel (out, &in, pv, tool_now_mono ());
+    now = tool_now_mono ();
+    if (b) {
+      tool_json_channel (b, &in, pv, now);
+      tool_look_take (pv, &in, now);
+    } else {
+      render_channel (out, &in, pv, now);
+    }
     doradma_inspect_clear (&in);
     shown++;
   }
-  if (shown == 0 && only == NULL)
+  if (shown == 0 && only == NULL && entries && b == NULL)
     g_string_append (out, "no channels\n");
+  if (b) {
+    json_builder_end_array (b);
+    json_builder_end_object (b);
+  }
   if (entries)
     g_ptr_array_unref (entries);
-  return TRUE;
+  return found;
 }
 
 /* Waits up to ms for 'q' on stdin (other keys are ignored; at EOF it just
@@ -194,8 +217,11 @@ tool_watch (int argc, char **argv)
   GOptionEntry entries[] = {
     {"interval", 'i', 0, G_OPTION_ARG_DOUBLE, &opt_interval,
         "Seconds between refreshes (default 1)", "SECONDS"},
+    {"json", 'j', 0, G_OPTION_ARG_NONE, &opt_json,
+        "One JSON document per refresh, each on one line (schema in "
+          "docs/cli.md)", NULL},
     {"iterations", 'n', 0, G_OPTION_ARG_INT, &opt_iterations,
-        "Quit after N refreshes (default: until q or Ctrl-C)", "N"},
+        "Quit after N refreshes (default 0: until q or Ctrl-C)", "N"},
     {NULL}
   };
   struct termios saved, raw;
@@ -213,13 +239,12 @@ tool_watch (int argc, char **argv)
   if (argc > 2 || !tool_interval_ok (opt_interval, 0.05, 3600)
       || opt_iterations < 0) {
     fprintf (stderr, "doradma watch: %s\n", argc > 2 ? "at most one channel" :
-        "--interval must be 0.05..3600 s, --iterations >= 0");
+        opt_iterations < 0 ? "--iterations must be 0 (until q or Ctrl-C) or "
+        "more" : "--interval must be 0.05..3600 seconds");
     return TOOL_EXIT_USAGE;
   }
-  if (argc == 2 && doradma_name_validate (argv[1], NULL) < 0) {
-    fprintf (stderr, "doradma watch: \"%s\" is not a channel name\n", argv[1]);
+  if (argc == 2 && !tool_name_ok ("watch", argv[1]))
     return TOOL_EXIT_USAGE;
-  }
 
   memset (&sa, 0, sizeof sa);
   sa.sa_handler = on_signal;
@@ -239,7 +264,7 @@ tool_watch (int argc, char **argv)
     raw.c_cc[VTIME] = 0;
     tcsetattr (STDIN_FILENO, TCSANOW, &raw);
   }
-  if (isatty (STDOUT_FILENO)) {
+  if (isatty (STDOUT_FILENO) && !opt_json) {
     bold = "\033[1m";
     plain = "\033[0m";
     home_clear = "\033[H\033[2J";
@@ -247,10 +272,15 @@ tool_watch (int argc, char **argv)
   prevs = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, g_free);
   for (i = 0; opt_iterations == 0 || i < opt_iterations; i++) {
     GString *out = g_string_new (NULL);
+    JsonBuilder *b = opt_json ? json_builder_new () : NULL;
 
-    found = render (out, argc == 2 ? argv[1] : NULL, prevs);
-    fwrite (out->str, 1, out->len, found ? stdout : stderr);
+    found = render (out, argc == 2 ? argv[1] : NULL, prevs, b);
+    /* --json: stdout has only the documents, what went wrong is on stderr */
+    fwrite (out->str, 1, out->len, found && !b ? stdout : stderr);
+    if (b && found)
+      tool_json_print_line (b);
     fflush (stdout);
+    g_clear_object (&b);
     g_string_free (out, TRUE);
     if (!found || wait_for_quit ((int) (opt_interval * 1000), &stdin_open))
       break;
