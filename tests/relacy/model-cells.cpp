@@ -9,7 +9,7 @@
  * a load returns what the memory model allows. The futex system call is
  * wrapped too: FUTEX_WAIT compares the newest value and parks the thread in
  * Relacy until a FUTEX_WAKE on the same word, so a lost wake-up is a
- * deadlock Relacy reports. */
+ * deadlock Relacy reports; clock_gettime, so that time passes. */
 #include <cerrno>
 #include <cstdarg>
 #include <cstdint>
@@ -17,11 +17,14 @@
 #include <cstdlib>
 #include <cstring>
 #include <map>
+#include <set>
+#include <dlfcn.h>
 #include <tuple>
 #include <linux/futex.h>
 #include <sys/mman.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
+#include <time.h>
 #include <unistd.h>
 
 #include <relacy/relacy.hpp>
@@ -98,7 +101,11 @@ namespace
   typedef std::map < word_key, cell, std::less < word_key >,
       plain_allocator < std::pair < const word_key, cell > > >cell_table;
 
+  typedef std::set < uintptr_t, std::less < uintptr_t >,
+      plain_allocator < uintptr_t > >site_table;
+
   map_table maps;               /* by start address */
+  site_table sites;             /* return addresses of modelled calls */
   cell_table cells;
   bool modelled;                /* between model_begin and model_end */
 
@@ -145,6 +152,9 @@ namespace
     return cells.insert (std::make_pair (k, c)).first->second;
   }
 
+  /* the call site in lib of a modelled access (for tests/relacy/reached.py) */
+#define NOTE_SITE() sites.insert ((uintptr_t) __builtin_return_address (0))
+
   rl::memory_order mo_of (int mo)
   {
     return static_cast < rl::memory_order > (mo);
@@ -180,6 +190,7 @@ model_atomic_load (const void *p, unsigned size, int mo)
 {
   if (!modelled)
     return NATIVE (const_cast < void *>(p), size, __atomic_load_n, mo);
+  NOTE_SITE ();
   cell & c = cell_of (p, size);
   return c.a->load (mo_of (mo), $) ^ c.first;
 }
@@ -204,6 +215,7 @@ model_atomic_store (void *p, unsigned size, uint64_t v, int mo)
         return;
     }
   }
+  NOTE_SITE ();
   cell & c = cell_of (p, size);
   c.a->store (v ^ c.first, mo_of (mo), $);
   write_through (p, size, v);
@@ -252,6 +264,7 @@ model_atomic_fetch_or (void *p, unsigned size, uint64_t v, int mo)
 
   if (!modelled)
     return NATIVE (p, size, __atomic_fetch_or, v, mo);
+  NOTE_SITE ();
   return model_rmw (p, size, mo, f);
 }
 
@@ -262,6 +275,7 @@ model_atomic_fetch_and (void *p, unsigned size, uint64_t v, int mo)
 
   if (!modelled)
     return NATIVE (p, size, __atomic_fetch_and, v, mo);
+  NOTE_SITE ();
   return model_rmw (p, size, mo, f);
 }
 
@@ -286,6 +300,7 @@ model_atomic_cas (void *p, unsigned size, void *expected, uint64_t desired,
         abort ();
     }
   }
+  NOTE_SITE ();
   cell & c = cell_of (p, size);
   x = e ^ c.first;
   ok = c.a->compare_exchange_strong (x, (desired & mask_of (size)) ^ c.first,
@@ -299,10 +314,12 @@ model_atomic_cas (void *p, unsigned size, void *expected, uint64_t desired,
 extern "C" void
 model_atomic_fence (int mo)
 {
-  if (!modelled)
+  if (!modelled) {
     __atomic_thread_fence (mo);
-  else
-    rl::atomic_thread_fence (mo_of (mo), $);
+    return;
+  }
+  NOTE_SITE ();
+  rl::atomic_thread_fence (mo_of (mo), $);
 }
 
 void
@@ -329,6 +346,21 @@ model_end (void)
     delete it->second.a;
   }
   cells.clear ();
+}
+
+void
+model_sites_write (const char *path)
+{
+  FILE *f = fopen (path, "w");
+  Dl_info info;
+
+  if (f == NULL)
+    return;
+  for (site_table::iterator it = sites.begin (); it != sites.end (); ++it)
+    if (dladdr ((void *) *it, &info) && info.dli_fbase != NULL)
+      fprintf (f, "0x%lx\n",
+          (unsigned long) (*it - (uintptr_t) info.dli_fbase - 1));
+  fclose (f);
 }
 
 /* ---- the wrapped system calls ---- */
@@ -408,6 +440,28 @@ model_futex (uint32_t * uaddr, int op, uint32_t val, bool timed)
       errno = ENOSYS;
       return -1;
   }
+}
+
+/* The model's clock: in the threads, every reading is 10 ms after the
+ * last, so that lib's time slices (a reader's liveness check every 100 ms,
+ * a writer's sweep every 50 ms) end within a few of its loops, as they
+ * would on a real CPU that ran them for that long. */
+extern "C" int __real_clock_gettime (clockid_t id, struct timespec *ts);
+
+extern "C" int
+__wrap_clock_gettime (clockid_t id, struct timespec *ts)
+{
+  static uint64_t virtual_ns;
+  int ret = __real_clock_gettime (id, ts);
+  uint64_t now;
+
+  if (!modelled || id != CLOCK_MONOTONIC || ret != 0)
+    return ret;
+  now = (uint64_t) ts->tv_sec * 1000000000ull + (uint64_t) ts->tv_nsec;
+  virtual_ns = virtual_ns + 10000000ull > now ? virtual_ns + 10000000ull : now;
+  ts->tv_sec = (time_t) (virtual_ns / 1000000000ull);
+  ts->tv_nsec = (long) (virtual_ns % 1000000000ull);
+  return 0;
 }
 
 extern "C" long

@@ -11,4 +11,9 @@ void model_begin (void);
 void model_reset (void);
 void model_end (void);
 
+/* Writes the call sites in lib of every modelled access so far, one
+ * address (relative to the executable, the call's own byte) per line, for
+ * addr2line (tests/relacy/reached.py). */
+void model_sites_write (const char *path);
+
 #endif

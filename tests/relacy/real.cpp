@@ -9,9 +9,12 @@
  * delivery, so a missing release or acquire on the way is a data race
  * Relacy reports; a lost wake-up is a deadlock. protocol.cpp checks the
  * same rows on small copies of the sites; this file checks the sites in
- * place. x86 cannot show these bugs; aarch64 (Jetson) can.
+ * place (tests/relacy/reached.py lists which). x86 cannot show these bugs;
+ * aarch64 (Jetson) can.
  *
- *   relacy-real [SCENARIO]   (no argument: all; exit 0 pass, 1 fail) */
+ *   relacy-real [SCENARIO]   (no argument: all; exit 0 pass, 1 fail)
+ *   RELACY_SITES=FILE: the call sites in lib the model reached, for
+ *   tests/relacy/reached.py */
 #include <cerrno>
 #include <cstdio>
 #include <cstdlib>
@@ -22,6 +25,7 @@
 #define _Static_assert static_assert
 extern "C" {
 #include <doradma/doradma.h>
+#include <doradma/dora-pool.h>
 #include "helpers.h"
 }
 
@@ -44,17 +48,19 @@ static unsigned channel_serial;
  * i's bytes are payload[i] for the model. */
 struct ring
 {
-  struct doradma_writer *w;
+  struct doradma_writer *w, *w2;        /* w2: w's successor (replace) */
   struct doradma_reader *r;
+  char ch[64];
 
+  /* a writer, and a reader unless backpressure < 0 (it joins in a thread) */
   void open (int backpressure)
   {
-    char ch[64];
-
     model_reset ();
     snprintf (ch, sizeof ch, "model-%u", channel_serial++);
-    if (t_open_pair (shm_dir, ch, SLOTS, SLOT_BYTES, backpressure, &w,
-            &r) < 0)
+    w2 = NULL;
+    r = NULL;
+    if (t_open_pair (shm_dir, ch, SLOTS, SLOT_BYTES, backpressure,
+            &w, backpressure < 0 ? NULL : &r) < 0)
       abort ();
     model_begin ();
   }
@@ -62,7 +68,17 @@ struct ring
   {
     model_end ();
     doradma_reader_close (r);
+    doradma_writer_close (w2);
     doradma_writer_close (w);
+  }
+  /* the reader joins (in a thread): 0 or open's error */
+  int join (int backpressure)
+  {
+    struct doradma_reader_config rc;
+    struct doradma_diag d = { 0 };
+
+    t_reader_config (&rc, ch, shm_dir, backpressure);
+    return doradma_reader_open (&rc, &r, &d);
   }
   /* acquire (waiting up to timeout_ns), write the payload, publish: the
    * payload of a frame is its sequence number. Returns the slot, or -1. */
@@ -119,6 +135,37 @@ struct publish_next : rl::test_suite < publish_next, 2 >
       g.write (DORADMA_POLICY_LATEST, 0, payload, 1);
     else
       RL_ASSERT (g.read (payload, &seq) == 0 && seq == 1);
+  }
+  void after ()
+  {
+    g.close ();
+  }
+};
+
+/* publish_next with both sides spinning before they sleep (futex.c
+ * eventcount_spin; writer-slots.c and reader-frames.c spin paths). */
+struct publish_spin : rl::test_suite < publish_spin, 2 >
+{
+  ring g;
+  rl::var < uint64_t > payload[SLOTS];
+
+  void before ()
+  {
+    g.open (1);
+    doradma_reader_set_spin (g.r, 50000000);
+    doradma_writer_set_spin (g.w, 50000000);
+  }
+  void thread (unsigned t)
+  {
+    uint64_t seq;
+
+    if (t == 0) {
+      for (uint64_t n = 1; n <= 3; n++)
+        RL_ASSERT (g.write (DORADMA_POLICY_LOSSLESS, -1, payload, n) >= 0);
+    } else {
+      for (uint64_t n = 1; n <= 3; n++)
+        RL_ASSERT (g.read (payload, &seq) == 0 && seq == n);
+    }
   }
   void after ()
   {
@@ -253,6 +300,436 @@ struct copy_next : rl::test_suite < copy_next, 2 >
   }
 };
 
+/* An abandoned slot is never delivered: the writer gives up a slot it
+ * wrote garbage into, then publishes frame 1 (writer-slots.c abandon: the
+ * slot's seq cleared before the even gen). */
+struct abandon : rl::test_suite < abandon, 2 >
+{
+  ring g;
+  rl::var < uint64_t > payload[SLOTS];
+
+  void before ()
+  {
+    g.open (0);
+  }
+  void thread (unsigned t)
+  {
+    uint64_t seq;
+
+    if (t == 0) {
+      uint32_t slot;
+
+      RL_ASSERT (doradma_writer_acquire (g.w, DORADMA_POLICY_LATEST, 0,
+              &slot) == 0);
+      payload[slot] ($) = 99;
+      RL_ASSERT (doradma_writer_abandon (g.w, slot) == 0);
+      RL_ASSERT (g.write (DORADMA_POLICY_LATEST, 0, payload, 1) >= 0);
+    } else {
+      RL_ASSERT (g.read (payload, &seq) == 0 && seq == 1);
+    }
+  }
+  void after ()
+  {
+    g.close ();
+  }
+};
+
+/* A back-pressure reader joins while a lossless writer publishes: from
+ * the frame it starts at, it gets every frame in order, each intact
+ * (reader.c join: consumed_seq and state before the active bit;
+ * writer-readers.c min_consumed's scan of active). */
+struct join : rl::test_suite < join, 2 >
+{
+  ring g;
+  rl::var < uint64_t > payload[SLOTS];
+
+  void before ()
+  {
+    g.open (-1);
+  }
+  void thread (unsigned t)
+  {
+    uint64_t seq, last = 0;
+
+    if (t == 0) {
+      for (uint64_t n = 1; n <= 3; n++)
+        RL_ASSERT (g.write (DORADMA_POLICY_LOSSLESS, -1, payload, n) >= 0);
+    } else {
+      RL_ASSERT (g.join (1) == 0);
+      while (last < 3) {
+        RL_ASSERT (g.read (payload, &seq) == 0);
+        RL_ASSERT (last == 0 || seq == last + 1);
+        last = seq;
+      }
+    }
+  }
+  void after ()
+  {
+    g.close ();
+  }
+};
+
+/* A back-pressure reader stops while it still holds frame 1: the lossless
+ * writer no longer waits for it, yet never rewrites the leased slot
+ * (reader.c stop: flags, active, STOPPED; writer-readers.c scans). */
+struct stop : rl::test_suite < stop, 2 >
+{
+  ring g;
+  rl::var < uint64_t > payload[SLOTS];
+
+  void before ()
+  {
+    g.open (1);
+  }
+  void thread (unsigned t)
+  {
+    if (t == 0) {
+      for (uint64_t n = 1; n <= 4; n++)
+        RL_ASSERT (g.write (DORADMA_POLICY_LOSSLESS, -1, payload, n) >= 0);
+    } else {
+      struct doradma_frame f;
+      struct doradma_diag d = { 0 };
+
+      RL_ASSERT (doradma_reader_next (g.r, DORADMA_READ_NEXT, -1, &f,
+              &d) == 0);
+      doradma_reader_stop (g.r);
+      RL_ASSERT (payload[f.slot] ($) == f.info.seq);
+      doradma_reader_release (g.r, f.slot);
+    }
+  }
+  void after ()
+  {
+    g.close ();
+  }
+};
+
+/* Replace: the old segment's reader gets every frame up to final_seq,
+ * then -ESTALE (writer.c supersede_old: final_seq before SUPERSEDED;
+ * writer-replace.c; reader-frames.c). */
+struct replace : rl::test_suite < replace, 2 >
+{
+  ring g;
+  rl::var < uint64_t > payload[SLOTS];
+
+  void before ()
+  {
+    g.open (0);
+  }
+  void thread (unsigned t)
+  {
+    uint64_t seq = 0;
+    int rc;
+
+    if (t == 0) {
+      struct doradma_writer_config wc;
+      struct doradma_diag d = { 0 };
+
+      RL_ASSERT (g.write (DORADMA_POLICY_LATEST, 0, payload, 1) >= 0);
+      t_writer_config (&wc, g.ch, shm_dir, SLOTS, SLOT_BYTES);
+      RL_ASSERT (doradma_writer_replace (g.w, &wc, &g.w2, &d) == 0);
+    } else {
+      rc = g.read (payload, &seq);
+      if (rc == 0)
+        rc = g.read (payload, &seq);
+      RL_ASSERT (rc == -ESTALE && seq == 1);
+    }
+  }
+  void after ()
+  {
+    g.close ();
+  }
+};
+
+/* A caps change: the reader of a frame of the new epoch reads that
+ * epoch's caps, whole (writer-stream.c write_caps_entry and caps_epoch;
+ * reader-stream.c doradma_reader_caps under the entry's seqlock). */
+struct caps : rl::test_suite < caps, 2 >
+{
+  ring g;
+  rl::var < uint64_t > payload[SLOTS];
+
+  void before ()
+  {
+    g.open (0);
+  }
+  void thread (unsigned t)
+  {
+    static const char caps2[] = "video/x-raw, format=(string)GRAY8, "
+        "width=(int)4096, height=(int)1, framerate=(fraction)60/1";
+
+    if (t == 0) {
+      uint32_t epoch;
+
+      doradma_writer_set_latency (g.w, 5000000);
+      RL_ASSERT (doradma_writer_set_caps (g.w, caps2, &epoch) == 0);
+      RL_ASSERT (g.write (DORADMA_POLICY_LATEST, 0, payload, 1) >= 0);
+    } else {
+      struct doradma_frame f;
+      struct doradma_diag d = { 0 };
+      char buf[DORADMA_CAPS_MAX];
+
+      RL_ASSERT (doradma_reader_next (g.r, DORADMA_READ_NEXT, -1, &f,
+              &d) == 0);
+      RL_ASSERT (payload[f.slot] ($) == 1);
+      RL_ASSERT (doradma_reader_caps (g.r, f.info.caps_epoch, buf,
+              sizeof buf, &d) == 0);
+      RL_ASSERT (strcmp (buf, caps2) == 0);
+      doradma_reader_release (g.r, f.slot);
+    }
+  }
+  void after ()
+  {
+    g.close ();
+  }
+};
+
+/* The writer waits for a reader to join, then publishes: the join wakes
+ * it and the reader gets frame 1 (writer-readers.c wait_readers and
+ * active_readers against reader.c join). */
+struct wait_readers : rl::test_suite < wait_readers, 2 >
+{
+  ring g;
+  rl::var < uint64_t > payload[SLOTS];
+
+  void before ()
+  {
+    g.open (-1);
+  }
+  void thread (unsigned t)
+  {
+    uint64_t seq;
+
+    if (t == 0) {
+      RL_ASSERT (doradma_writer_wait_readers (g.w, 1, -1, NULL) == 0);
+      RL_ASSERT (g.write (DORADMA_POLICY_LOSSLESS, -1, payload, 1) >= 0);
+    } else {
+      RL_ASSERT (g.join (1) == 0);
+      RL_ASSERT (g.read (payload, &seq) == 0 && seq == 1);
+    }
+  }
+  void after ()
+  {
+    g.close ();
+  }
+};
+
+/* A back-pressure reader closes after frame 1 while the lossless writer
+ * publishes three more: the writer stops waiting for it (reader.c close:
+ * the active bit, the entry's state; writer-readers.c scans). */
+struct close_reader : rl::test_suite < close_reader, 2 >
+{
+  ring g;
+  rl::var < uint64_t > payload[SLOTS];
+
+  void before ()
+  {
+    g.open (1);
+  }
+  void thread (unsigned t)
+  {
+    uint64_t seq;
+
+    if (t == 0) {
+      for (uint64_t n = 1; n <= 4; n++)
+        RL_ASSERT (g.write (DORADMA_POLICY_LOSSLESS, -1, payload, n) >= 0);
+    } else {
+      RL_ASSERT (g.read (payload, &seq) == 0 && seq == 1);
+      doradma_reader_close (g.r);
+      g.r = NULL;
+    }
+  }
+  void after ()
+  {
+    g.close ();
+  }
+};
+
+/* The writer evicts a stalled back-pressure reader (the ring is full of
+ * frames it has not consumed) and goes on; the reader notices and resumes
+ * with later frames, each intact (writer-readers.c evict_stalled /
+ * evict_locked; reader-consume.c check_evicted). */
+struct evict : rl::test_suite < evict, 2 >
+{
+  ring g;
+  rl::var < uint64_t > payload[SLOTS];
+
+  void before ()
+  {
+    g.open (1);
+    g.write (DORADMA_POLICY_LOSSLESS, 0, payload, 1);
+    g.write (DORADMA_POLICY_LOSSLESS, 0, payload, 2);
+  }
+  void thread (unsigned t)
+  {
+    uint64_t seq, last = 0;
+
+    if (t == 0) {
+      struct doradma_diag d = { 0 };
+
+      RL_ASSERT (doradma_writer_evict_stalled (g.w, &d) == 1);
+      RL_ASSERT (g.write (DORADMA_POLICY_LOSSLESS, -1, payload, 3) >= 0);
+    } else {
+      while (last < 3) {
+        RL_ASSERT (g.read (payload, &seq) == 0 && seq > last);
+        last = seq;
+      }
+    }
+  }
+  void after ()
+  {
+    g.close ();
+  }
+};
+
+/* The writer stops cleanly after frame 1: the reader gets frame 1, then
+ * -EOWNERDEAD with the stop told (writer.c close: `stopped`;
+ * reader-stream.c writer_stopped). */
+struct writer_stops : rl::test_suite < writer_stops, 2 >
+{
+  ring g;
+  rl::var < uint64_t > payload[SLOTS];
+
+  void before ()
+  {
+    g.open (0);
+  }
+  void thread (unsigned t)
+  {
+    uint64_t seq = 0;
+    int rc;
+
+    if (t == 0) {
+      RL_ASSERT (g.write (DORADMA_POLICY_LATEST, 0, payload, 1) >= 0);
+      doradma_writer_close (g.w);
+      g.w = NULL;
+    } else {
+      rc = g.read (payload, &seq);
+      if (rc == 0)
+        rc = g.read (payload, &seq);
+      RL_ASSERT (rc == -EOWNERDEAD && seq == 1);
+      RL_ASSERT (doradma_reader_writer_stopped (g.r) == 1);
+    }
+  }
+  void after ()
+  {
+    g.close ();
+  }
+};
+
+/* A lossless replace carries the back-pressure reader over: it drains the
+ * old segment, reopens the name with its token, adopts its RESERVED entry
+ * and gets frame 2 of the successor, which waited for it (writer-replace.c
+ * carry, wait_carried, unadopted; reader.c reserved_for, set_last_seq). */
+struct replace_lossless : rl::test_suite < replace_lossless, 2 >
+{
+  ring g;
+  rl::var < uint64_t > payload[SLOTS], payload2[SLOTS];      /* old, new */
+  struct doradma_reader *old_r;
+
+  void before ()
+  {
+    g.open (1);
+    old_r = NULL;
+  }
+  void thread (unsigned t)
+  {
+    uint64_t seq = 0;
+
+    if (t == 0) {
+      struct doradma_writer_config wc;
+      struct doradma_diag d = { 0 };
+
+      RL_ASSERT (g.write (DORADMA_POLICY_LOSSLESS, -1, payload, 1) >= 0);
+      t_writer_config (&wc, g.ch, shm_dir, SLOTS, SLOT_BYTES);
+      RL_ASSERT (doradma_writer_replace (g.w, &wc, &g.w2, &d) == 0);
+      /* the next replace would wait for the carried reader to adopt */
+      RL_ASSERT (doradma_writer_wait_carried (g.w2, -1, NULL) == 0);
+      struct doradma_frame_info info;
+      uint32_t slot;
+      RL_ASSERT (doradma_writer_acquire (g.w2, DORADMA_POLICY_LOSSLESS, -1,
+              &slot) == 0);
+      payload2[slot] ($) = 2;
+      t_frame_info (&info, SLOT_BYTES);
+      RL_ASSERT (doradma_writer_publish (g.w2, slot, &info) == 0);
+      RL_ASSERT (info.seq == 2);
+    } else {
+      struct doradma_reader_config rc;
+      struct doradma_diag d = { 0 };
+      int ret;
+
+      RL_ASSERT (g.read (payload, &seq) == 0 && seq == 1);
+      RL_ASSERT (g.read (payload, &seq) == -ESTALE);
+      old_r = g.r;
+      t_reader_config (&rc, g.ch, shm_dir, 1);
+      rc.token = doradma_reader_token (old_r);
+      while ((ret = doradma_reader_open (&rc, &g.r, &d)) == -ESTALE)
+        rl::yield (1, $);
+      RL_ASSERT (ret == 0);
+      RL_ASSERT (doradma_reader_set_last_seq (g.r, 1) == 1);
+      RL_ASSERT (g.read (payload2, &seq) == 0 && seq == 2);
+    }
+  }
+  void after ()
+  {
+    doradma_reader_close (old_r);
+    g.close ();
+  }
+};
+
+/* A dora pool: a reader that opens a read on the even generation the
+ * writer ends with sees that write's payload (dora-pool.c writer_begin /
+ * writer_end, read_begin / read_ok). */
+struct pool : rl::test_suite < pool, 2 >
+{
+  struct doradma_pool_writer *w;
+  struct doradma_pool_reader *r;
+  rl::var < int >payload;
+
+  void before ()
+  {
+    uint64_t shape[] = { 4096 };
+    char name[64];
+    struct doradma_pool_writer_config cfg;
+    struct doradma_diag d = { 0 };
+
+    model_reset ();
+    memset (&cfg, 0, sizeof cfg);
+    snprintf (name, sizeof name, "dora_pool_model_%u", channel_serial++);
+    cfg.shm_dir = shm_dir;
+    cfg.name = name;
+    cfg.dtype = "uint8";
+    cfg.shape = shape;
+    cfg.n_dims = 1;
+    cfg.transport = DORADMA_POOL_SHMEM;
+    if (doradma_pool_writer_create (&cfg, &w, &d) < 0 ||
+        doradma_pool_reader_open (shm_dir, name, -1, &r, &d) < 0)
+      abort ();
+    model_begin ();
+  }
+  void thread (unsigned t)
+  {
+    if (t == 0) {
+      uint64_t base = doradma_pool_writer_begin (w);
+
+      payload ($) = 7;
+      doradma_pool_writer_end (w, base, true);
+    } else {
+      uint64_t gen;
+
+      if (doradma_pool_read_begin (r, &gen) == 0) {
+        RL_ASSERT (payload ($) == 7);
+        RL_ASSERT (doradma_pool_read_ok (r, gen));
+      }
+    }
+  }
+  void after ()
+  {
+    model_end ();
+    doradma_pool_reader_close (r);
+    doradma_pool_writer_close (w);
+  }
+};
+
 template < class T > static int
 check (const char *name, const char *only)
 {
@@ -283,10 +760,24 @@ main (int argc, char **argv)
   if (shm_dir == NULL)
     return 1;
   failed += check < publish_next > ("publish_next", only);
+  failed += check < publish_spin > ("publish_spin", only);
   failed += check < release_reuse > ("release_reuse", only);
   failed += check < lossless > ("lossless", only);
   failed += check < eos > ("eos", only);
   failed += check < copy_next > ("copy_next", only);
+  failed += check < abandon > ("abandon", only);
+  failed += check < join > ("join", only);
+  failed += check < stop > ("stop", only);
+  failed += check < replace > ("replace", only);
+  failed += check < caps > ("caps", only);
+  failed += check < wait_readers > ("wait_readers", only);
+  failed += check < close_reader > ("close_reader", only);
+  failed += check < evict > ("evict", only);
+  failed += check < writer_stops > ("writer_stops", only);
+  failed += check < replace_lossless > ("replace_lossless", only);
+  failed += check < pool > ("pool", only);
+  if (getenv ("RELACY_SITES") != NULL)
+    model_sites_write (getenv ("RELACY_SITES"));
   t_shm_dir_remove (shm_dir);
   return failed ? 1 : 0;
 }
