@@ -38,7 +38,8 @@ extern "C" {
 #define SLOTS 2
 #define SLOT_BYTES 4096
 /* random schedules per scenario (a full search of lib's real calls is
- * too large): each costs about a millisecond, mostly the set-up */
+ * too large): each costs about a millisecond, mostly the set-up;
+ * RELACY_ITERATIONS overrides (the arm64 leg, under qemu-user) */
 #define ITERATIONS 3000
 
 static char *shm_dir;
@@ -738,7 +739,8 @@ check (const char *name, const char *only)
   if (only != NULL && strcmp (only, name) != 0)
     return 0;
   p.search_type = rl::sched_random;
-  p.iteration_count = ITERATIONS;
+  p.iteration_count = getenv ("RELACY_ITERATIONS") != NULL ?
+      strtoul (getenv ("RELACY_ITERATIONS"), NULL, 10) : ITERATIONS;
   p.execution_depth_limit = 20000;
   p.output_history = getenv ("RELACY_HISTORY") != NULL;
   if (rl::simulate < T > (p)) {
