@@ -61,6 +61,16 @@ find_frame (struct doradma_reader *r, enum doradma_read_mode mode,
     *seq = nseq;
     return 0;
   }
+  /* A reader that keeps up wants the newest frame, the only one past
+   * last_seq: no scan of every slot's cache lines (the writer is rewriting
+   * them). lease_slot checks the record's seq; a lost slot is excluded and
+   * the retry scans. */
+  if (nseq == r->last_seq + 1 && nslot < r->desc.slot_count &&
+      !(excluded & (1ull << nslot))) {
+    *slot = nslot;
+    *seq = nseq;
+    return 0;
+  }
   for (s = 0; s < r->desc.slot_count; s++) {
     uint64_t q = dr_load_acquire (&r->rcb->slot_seq[s]);
     /* A slot being rewritten (odd gen) no longer holds frame q: waiting
