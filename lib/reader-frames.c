@@ -61,6 +61,18 @@ find_frame (struct doradma_reader *r, enum doradma_read_mode mode,
     *seq = nseq;
     return 0;
   }
+  /* A reader that keeps up wants the newest frame, the only one past
+   * last_seq: the scan below would pick its slot by the same tests, so
+   * look at that slot alone, not at every slot's cache lines (the writer
+   * is rewriting them). Otherwise (rewritten, lost) the scan decides. */
+  if (nseq == r->last_seq + 1 && nslot < r->desc.slot_count &&
+      !(excluded & (1ull << nslot)) &&
+      dr_load_relaxed (&r->rcb->slot_seq[nslot]) == nseq &&
+      !(dr_load_relaxed (&r->rcb->slots[nslot].gen) & 1)) {
+    *slot = nslot;
+    *seq = nseq;
+    return 0;
+  }
   for (s = 0; s < r->desc.slot_count; s++) {
     uint64_t q = dr_load_acquire (&r->rcb->slot_seq[s]);
     /* A slot being rewritten (odd gen) no longer holds frame q: waiting

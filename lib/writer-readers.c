@@ -166,14 +166,13 @@ min_consumed_locked (struct doradma_writer *w)
 {
   uint64_t active = dr_load_acquire (&w->ctl->active);
   uint64_t min = w->last_seq;
-  int r;
 
-  for (r = 0; r < (int) DORADMA_MAX_READERS; r++) {
-    struct doradma_shm_reader *e = &w->ctl->readers[r];
+  /* Only the active entries: once per lossless acquire, not 64 tests. */
+  for (; active != 0; active &= active - 1) {
+    struct doradma_shm_reader *e = &w->ctl->readers[__builtin_ctzll (active)];
     uint32_t st;
     uint64_t c;
-    if (!(active & (1ull << r)))
-      continue;
+
     st = dr_load_relaxed (&e->state);
     if ((st != DORADMA_READER_ACTIVE && st != DORADMA_READER_RESERVED) ||
         !(dr_load_relaxed (&e->flags) & DORADMA_READER_BACKPRESSURE))

@@ -348,8 +348,9 @@ static GstFlowReturn
 producer_segment (GstDoradmaProducer * p, gsize size, const gint * cancel,
     GstDoradmaSegment ** out)
 {
-  struct doradma_writer_config cfg = { 0 };
-  struct doradma_diag diag = { 0 };
+  /* zeroed only where a segment is made: this runs once per frame */
+  struct doradma_writer_config cfg;
+  struct doradma_diag diag;
   struct doradma_writer *w = NULL;
   guint8 ipc_handle[DORADMA_IPC_HANDLE_LEN];
   GstDoradmaCudaSlots *area = NULL;
@@ -389,6 +390,8 @@ again:
     goto again;
   }
 
+  memset (&cfg, 0, sizeof cfg);
+  memset (&diag, 0, sizeof diag);
   channel = g_strdup (p->s.channel);
   cfg.channel = channel;
   cfg.slots = p->s.slots;

@@ -13,7 +13,9 @@
  * the writer proceeds, the evicted reader's live lease is still honoured,
  * and the reader learns it was evicted and resumes with a gap, the frames
  * it jumped over counted as skipped with the frame after it (review round
- * 4, D1: they were not).
+ * 4, D1: they were not). (5) The writer waits for a back-pressure reader
+ * wherever its entry is: alone in entry 1 (entry 0 closed), it holds the
+ * writer until it consumes.
  */
 #include <errno.h>
 #include <pthread.h>
@@ -358,6 +360,51 @@ err:
   return -1;
 }
 
+/* ---- (5) ---- */
+
+static int
+test_reader_in_later_entry (void)
+{
+  struct doradma_writer_config wc;
+  struct doradma_reader_config rc;
+  struct doradma_writer *w = NULL;
+  struct doradma_reader *r0 = NULL, *r1 = NULL;
+  struct doradma_diag diag;
+  struct doradma_frame f;
+  char ch[64];
+  uint32_t slot;
+  int n_ok = 0;
+
+  t_channel (ch, sizeof ch, "entry1");
+  t_writer_config (&wc, ch, dir, 4, BYTES);
+  memset (&diag, 0, sizeof diag);
+  T_RC (doradma_writer_create (&wc, &w, &diag), 0, diag.msg);
+  t_reader_config (&rc, ch, dir, 1);
+  T_RC (doradma_reader_open (&rc, &r0, &diag), 0, diag.msg);
+  T_RC (doradma_reader_open (&rc, &r1, &diag), 0, diag.msg);
+  doradma_reader_close (r0);
+  r0 = NULL;
+  while (n_ok < 10 && t_publish (w, DORADMA_POLICY_LOSSLESS, 0, BYTES, NULL,
+          NULL) == 0)
+    n_ok++;
+  T_CHECK (n_ok >= 1 && n_ok <= 4, "published %d frames into 4 slots while "
+      "the reader in entry 1 consumed nothing", n_ok);
+  T_RC (doradma_writer_acquire (w, DORADMA_POLICY_LOSSLESS, 0, &slot), -EAGAIN,
+      "acquire with nothing consumed by the reader in entry 1");
+  T_RC (doradma_reader_next (r1, DORADMA_READ_NEXT, SEC, &f, NULL), 0, "next");
+  doradma_reader_release (r1, f.slot);
+  T_RC (t_publish (w, DORADMA_POLICY_LOSSLESS, 0, BYTES, NULL, NULL), 0,
+      "publish after the reader in entry 1 consumed a frame");
+  doradma_reader_close (r1);
+  doradma_writer_close (w);
+  return 0;
+err:
+  doradma_reader_close (r0);
+  doradma_reader_close (r1);
+  doradma_writer_close (w);
+  return -1;
+}
+
 int
 main (void)
 {
@@ -374,6 +421,8 @@ main (void)
   if (test_latest_never_waits () < 0)
     failed++;
   if (test_evict () < 0)
+    failed++;
+  if (test_reader_in_later_entry () < 0)
     failed++;
   if (t_shm_dir_remove (dir) != 0)
     failed++;

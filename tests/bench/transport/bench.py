@@ -323,8 +323,16 @@ def main():
                     "last two CPUs we may run on; none: no pinning)")
     ap.add_argument("--no-pings", action="store_true",
                     help="skip spin-ping and iox-ping (A/B runs of plugins)")
+    ap.add_argument("--period-us", type=int, default=0,
+                    help="one paced period for every size (default: per size; "
+                    "separates what grows with the period from what grows "
+                    "with the frame size)")
     ap.add_argument("-v", "--verbose", action="store_true")
     a = ap.parse_args()
+    if a.period_us > 0:
+        for k in PERIOD_US:
+            PERIOD_US[k] = a.period_us
+            PACED_FRAMES[k] = max(100, min(300, 600000 // a.period_us))
 
     transports = a.transports.split(",")
     sizes = SIZES if a.sizes == "all" else [

@@ -20,6 +20,11 @@
 # spin-time=0) ! fakesink under callgrind, fed by a paced producer outside
 # it; "read->push Ir/frame" is create() minus the read (the benchmark's
 # "deliver" stage: caps, timing, lease memory, metas).
+#
+# SIDE=lossless counts the producer of a lossless ring instead
+# (doradmasink mode=lossless with a doradmasrc outside callgrind, paced):
+# "acquire Ir/frame" is the slot pool's acquire (the ring's lossless
+# acquire: which readers consumed what), besides push->publish.
 set -euo pipefail
 here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 top=$(cd "$here/../../.." && pwd)
@@ -47,8 +52,22 @@ count_src() {
   callgrind_annotate --inclusive=yes --threshold=100 "$work/cg.$1" \
     >"$work/an.$1"
 }
+count_lossless() {
+  "$TOOLS/bench-run" --timeout 600 doradmasrc name=rx \
+    channel="frame-cost-$$-$1" read-mode=next spin-time=0 ! fakesink \
+    >/dev/null 2>&1 &
+  valgrind --tool=callgrind --callgrind-out-file="$work/cg.$1" \
+    "$TOOLS/bench-run" --timeout 600 benchstampsrc name=src width="$W" \
+    height="$H" warmup=0 period-us=3000 num-frames="$1" ! doradmasink \
+    name=tx channel="frame-cost-$$-$1" mode=lossless wait-for-readers=1 \
+    sync=false >/dev/null 2>"$work/vg.$1"
+  wait
+  callgrind_annotate --inclusive=yes --threshold=100 "$work/cg.$1" \
+    >"$work/an.$1"
+}
 count() {
   if [ "${SIDE:-sink}" = src ]; then count_src "$1"; return; fi
+  if [ "${SIDE:-sink}" = lossless ]; then count_lossless "$1"; return; fi
   valgrind --tool=callgrind --callgrind-out-file="$work/cg.$1" \
     "$TOOLS/bench-run" --timeout 600 benchstampsrc name=src width="$W" \
     height="$H" warmup=0 num-frames="$1" ! doradmasink name=tx \
@@ -80,6 +99,8 @@ if "gst_doradma_src_create" in per:
         per["gst_doradma_src_create"], per.get("gst_doradma_consumer_next", nan)))
 else:
     print("push->publish Ir/frame %.0f" % per.get("gst_pad_push", nan))
+    if "gst_doradma_pool_acquire_buffer" in per:
+        print("acquire Ir/frame %.0f" % per["gst_buffer_pool_acquire_buffer"])
 for k, v in sorted(per.items(), key=lambda kv: -kv[1])[:topn]:
     print("%10.0f  %s" % (v, k))
 EOF

@@ -9,7 +9,11 @@
  * frames), writes a CLOCK_MONOTONIC stamp, bumps the word and FUTEX_WAKEs.
  * The child reads the clock as soon as it runs again: latency = now - stamp.
  *
- *   futex-floor [iterations] [period_us]   -> one JSON line
+ *   futex-floor [iterations] [period_us] [timeout_ns]   -> one JSON line
+ *
+ * timeout_ns (default 0: none): the sleeper's FUTEX_WAIT carries this
+ * timeout, as a doradma reader's wait does (its 100 ms liveness slice), so
+ * that the kernel arms and cancels a timer around every sleep.
  *
  * SPDX-License-Identifier: LGPL-2.1-or-later
  */
@@ -44,9 +48,9 @@ mono_ns (void)
 }
 
 static long
-futex (uint32_t * uaddr, int op, uint32_t val)
+futex (uint32_t * uaddr, int op, uint32_t val, const struct timespec *ts)
 {
-  return syscall (SYS_futex, uaddr, op, val, NULL, NULL, 0);
+  return syscall (SYS_futex, uaddr, op, val, ts, NULL, 0);
 }
 
 static int
@@ -61,6 +65,8 @@ main (int argc, char **argv)
 {
   int n = argc > 1 ? atoi (argv[1]) : 1000;
   long period_us = argc > 2 ? atol (argv[2]) : 2000;
+  long long timeout_ns = argc > 3 ? atoll (argv[3]) : 0;
+  struct timespec tmo = { timeout_ns / 1000000000, timeout_ns % 1000000000 };
   size_t sz = sizeof (struct shared) + (size_t) n * sizeof (uint64_t);
   struct shared *sh = mmap (NULL, sz, PROT_READ | PROT_WRITE,
       MAP_SHARED | MAP_ANONYMOUS, -1, 0);
@@ -78,7 +84,7 @@ main (int argc, char **argv)
       uint32_t v = (uint32_t) i;
       __atomic_store_n (&sh->armed, (uint32_t) i + 1, __ATOMIC_SEQ_CST);
       while (__atomic_load_n (&sh->word, __ATOMIC_ACQUIRE) == v)
-        futex (&sh->word, FUTEX_WAIT, v);
+        futex (&sh->word, FUTEX_WAIT, v, timeout_ns > 0 ? &tmo : NULL);
       uint64_t now = mono_ns ();
       sh->lat[i] = now - __atomic_load_n (&sh->stamp, __ATOMIC_ACQUIRE);
     }
@@ -91,7 +97,7 @@ main (int argc, char **argv)
     nanosleep (&ts, NULL);
     __atomic_store_n (&sh->stamp, mono_ns (), __ATOMIC_RELEASE);
     __atomic_store_n (&sh->word, (uint32_t) i + 1, __ATOMIC_RELEASE);
-    futex (&sh->word, FUTEX_WAKE, 1);
+    futex (&sh->word, FUTEX_WAKE, 1, NULL);
   }
   waitpid (pid, NULL, 0);
   {
@@ -114,8 +120,9 @@ main (int argc, char **argv)
     uint64_t *v = sh->lat + skip;
     qsort (v, m, sizeof *v, cmp);
 #define P(p) v[(int) ((p) * (m - 1) + 0.5)]
-    printf ("\"n\": %d, \"period_us\": %ld, \"min\": %lu, \"p50\": %lu, "
-        "\"p95\": %lu, \"p99\": %lu, \"max\": %lu}\n", m, period_us,
+    printf ("\"n\": %d, \"period_us\": %ld, \"timeout_ns\": %lld, "
+        "\"min\": %lu, \"p50\": %lu, \"p95\": %lu, \"p99\": %lu, "
+        "\"max\": %lu}\n", m, period_us, timeout_ns,
         (unsigned long) v[0], (unsigned long) P (0.5), (unsigned long) P (0.95),
         (unsigned long) P (0.99), (unsigned long) v[m - 1]);
   }

@@ -515,10 +515,13 @@ def where_we_stand(data, futex, last, sizes, pings, crowded=None):
             rx = m_of(t, s, "paced", "rx_lat50")
             if rx is None or not fx:
                 continue
+            # the period, not the size, sets how cold the woken consumer
+            # runs (period-vs-size.sh): say which one each row had
             L.append("| sleeping consumer: doradmasrc publish → delivery p50 ≤ "
-                     "1.2× futex floor | %s | %s: %s µs vs %s µs = %s× | %s |" % (
+                     "1.2× futex floor | %s | %s: %s µs vs %s µs = %s× "
+                     "(%g ms period) | %s |" % (
                          SNAME[s], t, fmt(rx), fmt(fx), fmt(rx / fx, 2),
-                         yes(rx <= 1.2 * fx)))
+                         period_for(last, s) / 1000, yes(rx <= 1.2 * fx)))
     k4 = (3840, 2160)
     shm = m_of("shm", k4, "thr", "fps")
     for t in ("dm-lossless", "dm-latest", "dm-spin"):
