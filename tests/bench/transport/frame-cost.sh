@@ -100,7 +100,9 @@ if "gst_doradma_src_create" in per:
 else:
     print("push->publish Ir/frame %.0f" % per.get("gst_pad_push", nan))
     if "gst_doradma_pool_acquire_buffer" in per:
-        print("acquire Ir/frame %.0f" % per["gst_buffer_pool_acquire_buffer"])
+        # inclusive: GstBufferPool's wrapper around the slot pool's acquire
+        print("acquire Ir/frame %.0f (gst_buffer_pool_acquire_buffer, slot pool %.0f)" % (
+            per["gst_buffer_pool_acquire_buffer"], per["gst_doradma_pool_acquire_buffer"]))
 for k, v in sorted(per.items(), key=lambda kv: -kv[1])[:topn]:
     print("%10.0f  %s" % (v, k))
 EOF
