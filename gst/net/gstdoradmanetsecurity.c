@@ -54,8 +54,13 @@ gst_doradma_net_security_start (GstElement * element, gboolean sender,
     return FALSE;
   }
   *allow = gst_doradma_net_allow_parse (allowed_peers, "allowed-peers", &err);
-  if (err == NULL && has_key_file)
+  if (err == NULL && has_key_file) {
     *key = gst_doradma_net_auth_load_key (key_file, &err);
+    /* a key-file set but no key is never "unauthenticated" */
+    if (*key == NULL && err == NULL)
+      g_set_error (&err, G_FILE_ERROR, G_FILE_ERROR_FAILED,
+          "key-file %s: no key loaded", key_file);
+  }
   if (err) {
     GST_ELEMENT_ERROR (element, RESOURCE, SETTINGS, ("%s", err->message),
         (NULL));

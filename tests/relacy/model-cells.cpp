@@ -8,8 +8,11 @@
  * bytes, so plain reads and the futex compare see the newest value, while
  * a load returns what the memory model allows. The futex system call is
  * wrapped too: FUTEX_WAIT compares the newest value and parks the thread in
- * Relacy until a FUTEX_WAKE on the same word, so a lost wake-up is a
- * deadlock Relacy reports; clock_gettime, so that time passes. */
+ * Relacy until a FUTEX_WAKE on the same word (or, for a timed wait, until
+ * Relacy ends it: a thread with a timeout is never deadlocked, so a
+ * scenario whose waits must all end by an event makes them untimed,
+ * model_untimed_waits, and a lost wake-up is then a deadlock Relacy
+ * reports); clock_gettime, so that time passes. */
 #include <cerrno>
 #include <cstdarg>
 #include <cstdint>
@@ -108,6 +111,7 @@ namespace
   site_table sites;             /* return addresses of modelled calls */
   cell_table cells;
   bool modelled;                /* between model_begin and model_end */
+  bool untimed;                 /* model_untimed_waits */
 
   word_key key_of (const void *p)
   {
@@ -192,6 +196,7 @@ model_atomic_load (const void *p, unsigned size, int mo)
     return NATIVE (const_cast < void *>(p), size, __atomic_load_n, mo);
   NOTE_SITE ();
   cell & c = cell_of (p, size);
+
   return c.a->load (mo_of (mo), $) ^ c.first;
 }
 
@@ -329,12 +334,19 @@ model_reset (void)
    * with its context */
   cells.clear ();
   modelled = false;
+  untimed = false;
 }
 
 void
 model_begin (void)
 {
   modelled = true;
+}
+
+void
+model_untimed_waits (bool on)
+{
+  untimed = on;
 }
 
 void
@@ -455,10 +467,14 @@ __wrap_clock_gettime (clockid_t id, struct timespec *ts)
   int ret = __real_clock_gettime (id, ts);
   uint64_t now;
 
-  if (!modelled || id != CLOCK_MONOTONIC || ret != 0)
+  if (id != CLOCK_MONOTONIC || ret != 0)
     return ret;
   now = (uint64_t) ts->tv_sec * 1000000000ull + (uint64_t) ts->tv_nsec;
-  virtual_ns = virtual_ns + 10000000ull > now ? virtual_ns + 10000000ull : now;
+  /* never backwards, also in set-up and tear-down */
+  if (modelled)
+    virtual_ns += 10000000ull;
+  if (virtual_ns < now)
+    virtual_ns = now;
   ts->tv_sec = (time_t) (virtual_ns / 1000000000ull);
   ts->tv_nsec = (long) (virtual_ns % 1000000000ull);
   return 0;
@@ -476,6 +492,6 @@ __wrap_syscall (long nr, ...)
   va_end (ap);
   if (nr == SYS_futex && modelled)
     return model_futex ((uint32_t *) a[0], (int) a[1], (uint32_t) a[2],
-        a[3] != 0);
+        a[3] != 0 && !untimed);
   return __real_syscall (nr, a[0], a[1], a[2], a[3], a[4], a[5]);
 }

@@ -2,10 +2,16 @@
 #ifndef DORADMA_MODEL_CELLS_H
 #define DORADMA_MODEL_CELLS_H
 
+#include <stdbool.h>
+
 /* The threads of an iteration run modelled: model_begin () at the end of
  * before (), once the objects exist; model_end () at the start of after ()
  * drops every word's atomic, and the tear-down runs on plain atomics. */
 void model_begin (void);
+/* Makes lib's timed futex waits untimed until model_end: for scenarios
+ * whose every wait must end by an event (a publish, a release, a join),
+ * so that a lost wake-up is a deadlock rather than a slice that ends. */
+void model_untimed_waits (bool on);
 /* At the start of before (): forgets what a failed iteration left (Relacy
  * re-runs the failing one to print its history). */
 void model_reset (void);
