@@ -293,6 +293,16 @@ next_common (struct doradma_reader *r, enum doradma_read_mode mode,
       return -ESTALE;
     if (g_atomic_int_get (&r->interrupted))
       return -EINTR;
+    /* A writer that stopped cleanly woke us (its close bumps notify): say
+     * so now, not at the next liveness check a slice later. `stopped` is
+     * read (ACQUIRE) before one more search, so a frame published before
+     * the stop is still delivered. */
+    if (!r->writer_lost && doradma_reader_writer_stopped (r)) {
+      ret = try_next (r, mode, dst, cap, frame, now, diag);
+      if (ret != -EAGAIN)
+        return ret;
+      r->writer_lost = 1;
+    }
     if (r->writer_lost && doradma_reader_writer_stopped (r))
       return diag_set (diag, -EOWNERDEAD, "writer.stopped",
           "%s: the writer (pid %u) stopped", r->paths.label,

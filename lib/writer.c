@@ -457,7 +457,8 @@ doradma_writer_close (struct doradma_writer *w)
     if (segment_path_is (w->paths.data, &w->data_st))
       unlink (w->paths.data);
   }
-  /* Readers asleep notice the writer is gone within their slice. */
+  /* Readers asleep wake and read `stopped` (a forked child's close wakes
+   * nobody: its parent is the writer). */
   if (getpid () == w->pid)
     eventcount_bump (&w->ctl->notify);
   writer_free (w);

@@ -7,8 +7,8 @@
  * protects is asserted on the frames the reader gets: the payload a frame
  * carries is an rl::var written before the publish and read after the
  * delivery, so a missing release or acquire on the way is a data race
- * Relacy reports; lib's timed waits are made untimed (but in
- * writer_stops), so a lost wake-up is a deadlock. protocol.cpp checks the
+ * Relacy reports; lib's timed waits are made untimed, so a lost wake-up
+ * is a deadlock. protocol.cpp checks the
  * same rows on small copies of the sites; this file checks the sites in
  * place (tests/relacy/reached.py lists which). x86 cannot show these bugs;
  * aarch64 (Jetson) can.
@@ -56,8 +56,8 @@ struct ring
 
   /* a writer, and a reader unless backpressure < 0 (it joins in a
    * thread); every wait of the scenario must end by an event (a lost
-   * wake-up is a deadlock) unless `timed` */
-  void open (int backpressure, bool timed = false)
+   * wake-up is a deadlock) */
+  void open (int backpressure)
   {
     model_reset ();
     snprintf (ch, sizeof ch, "model-%u", channel_serial++);
@@ -67,7 +67,7 @@ struct ring
             &w, backpressure < 0 ? NULL : &r) < 0)
       abort ();
     model_begin ();
-    model_untimed_waits (!timed);
+    model_untimed_waits (true);
   }
   void close ()
   {
@@ -589,9 +589,9 @@ struct evict : rl::test_suite < evict, 2 >
 };
 
 /* The writer stops cleanly after frame 1: the reader gets frame 1, then
- * -EOWNERDEAD with the stop told (writer.c close: `stopped`;
- * reader-stream.c writer_stopped). Timed waits: a reader notices a gone
- * writer at its liveness check, once per wait slice, not by a wake-up. */
+ * -EOWNERDEAD with the stop told (writer.c close: `stopped` and the wake;
+ * reader-stream.c writer_stopped; reader-frames.c next_common), woken by
+ * the close, not by its liveness check a wait slice later. */
 struct writer_stops : rl::test_suite < writer_stops, 2 >
 {
   ring g;
@@ -599,7 +599,7 @@ struct writer_stops : rl::test_suite < writer_stops, 2 >
 
   void before ()
   {
-    g.open (0, true);
+    g.open (0);
   }
   void thread (unsigned t)
   {
