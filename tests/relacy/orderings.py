@@ -64,6 +64,7 @@ KEYED = [
      '&e->consumed_seq', 1),
     ('UNADOPTED_ACTIVE', 'writer-replace.c', 'unadopted_locked',
      '&w->ctl->active', 1),
+    ('OLD_ENTRY_STATE', 'writer-readers.c', 'old_entry_state', '&o->state', 1),
     ('ACTIVE_READERS', 'writer-readers.c', 'active_readers',
      '&w->ctl->active', 1),
     ('ABANDON_SLOT_SEQ', 'writer-slots.c', 'doradma_writer_abandon',

@@ -605,6 +605,36 @@ struct evicted : rl::test_suite < evicted, 2 >
   }
 };
 
+/* writer-readers.c old_entry_state against reader.c join: the writer
+ * checks a carried reader's old entry (its lock held) by state, then
+ * token. A later reader that took the entry (the carried one left) stores
+ * its token, then ACTIVE (RELEASE); the writer that sees that ACTIVE must
+ * see the new token (ACQUIRE), or it takes the newcomer for the carried
+ * reader and keeps the carried entry RESERVED. */
+struct old_entry : rl::test_suite < old_entry, 2 >
+{
+  rl::atomic < uint64_t > token;
+  rl::atomic < uint32_t > state;
+
+  void before ()
+  {
+    token ($).store (1, rl::mo_relaxed);        /* the carried reader's */
+    state ($).store (DORADMA_READER_FREE, rl::mo_relaxed);      /* it left */
+  }
+  void thread (unsigned t)
+  {
+    if (t == 0) {
+      dr_store_relaxed (U64 (token), 2);
+      SITE_JOIN_STATE (U32 (state), DORADMA_READER_ACTIVE);
+    } else {
+      uint32_t st = SITE_OLD_ENTRY_STATE (U32 (state));
+      uint64_t tok = dr_load_relaxed (U64 (token));
+
+      RL_ASSERT (!(st == DORADMA_READER_ACTIVE && tok == 1));
+    }
+  }
+};
+
 /* reader.c clear_our_bit_everywhere (close, fork child): payload reads
  * under a lease happen before the writer's rewrite once the bit is gone. */
 struct clear_leases : rl::test_suite < clear_leases, 2 >
@@ -760,6 +790,7 @@ main (int argc, char **argv)
       only);
   failed += check < join_t < SCAN_REPLACE > >("join_replace", only);
   failed += check < evicted > ("evicted", only);
+  failed += check < old_entry > ("old_entry", only);
   failed += check < clear_leases > ("clear_leases", only);
   failed += check < set_last_seq > ("set_last_seq", only);
   failed += check < close_active > ("close_active", only);

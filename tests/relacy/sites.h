@@ -47,6 +47,8 @@ extern const int site_mo_EVICT_CONSUMED;
 #define SITE_EVICT_CONSUMED(p) dr_atomic_load ((p), site_mo_EVICT_CONSUMED)
 extern const int site_mo_UNADOPTED_ACTIVE;
 #define SITE_UNADOPTED_ACTIVE(p) dr_atomic_load ((p), site_mo_UNADOPTED_ACTIVE)
+extern const int site_mo_OLD_ENTRY_STATE;
+#define SITE_OLD_ENTRY_STATE(p) dr_atomic_load ((p), site_mo_OLD_ENTRY_STATE)
 extern const int site_mo_ACTIVE_READERS;
 #define SITE_ACTIVE_READERS(p) dr_atomic_load ((p), site_mo_ACTIVE_READERS)
 extern const int site_mo_ABANDON_SLOT_SEQ;
