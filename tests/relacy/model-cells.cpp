@@ -436,7 +436,10 @@ model_futex (uint32_t * uaddr, int op, uint32_t val, bool timed)
         errno = EAGAIN;
         return -1;
       }
-      switch (c.a->wait (rl::ctx (), timed, true, $)) {
+      /* No spurious wake-up of an untimed wait: a reader that loops would
+       * reach its liveness check, which sees the writer's lock gone (a
+       * system call the model does not order) before its `stopped`. */
+      switch (c.a->wait (rl::ctx (), timed, timed, $)) {
         case rl::unpark_reason_normal:
           return 0;
         case rl::unpark_reason_timeout:
