@@ -112,6 +112,7 @@ namespace
   cell_table cells;
   bool modelled;                /* between model_begin and model_end */
   bool untimed;                 /* model_untimed_waits */
+  bool no_spurious;             /* model_no_spurious_wakeups */
 
   word_key key_of (const void *p)
   {
@@ -244,44 +245,28 @@ model_rmw (void *p, unsigned size, int mo, F f)
   return old;
 }
 
-struct or_with
-{
-  uint64_t v;
-  uint64_t operator () (uint64_t x) const
-  {
-    return x | v;
-  }
-};
-
-struct and_with
-{
-  uint64_t v;
-  uint64_t operator () (uint64_t x) const
-  {
-    return x & v;
-  }
-};
-
 extern "C" uint64_t
 model_atomic_fetch_or (void *p, unsigned size, uint64_t v, int mo)
 {
-  or_with f = { v };
-
   if (!modelled)
     return NATIVE (p, size, __atomic_fetch_or, v, mo);
   NOTE_SITE ();
-  return model_rmw (p, size, mo, f);
+  return model_rmw (p, size, mo,[v](uint64_t x) {
+        return x | v;
+      }
+  );
 }
 
 extern "C" uint64_t
 model_atomic_fetch_and (void *p, unsigned size, uint64_t v, int mo)
 {
-  and_with f = { v };
-
   if (!modelled)
     return NATIVE (p, size, __atomic_fetch_and, v, mo);
   NOTE_SITE ();
-  return model_rmw (p, size, mo, f);
+  return model_rmw (p, size, mo,[v](uint64_t x) {
+        return x & v;
+      }
+  );
 }
 
 /* The failure order is relaxed, as in lib's plain build. */
@@ -335,6 +320,7 @@ model_reset (void)
   cells.clear ();
   modelled = false;
   untimed = false;
+  no_spurious = false;
 }
 
 void
@@ -347,6 +333,12 @@ void
 model_untimed_waits (bool on)
 {
   untimed = on;
+}
+
+void
+model_no_spurious_wakeups (bool on)
+{
+  no_spurious = on;
 }
 
 void
@@ -436,10 +428,7 @@ model_futex (uint32_t * uaddr, int op, uint32_t val, bool timed)
         errno = EAGAIN;
         return -1;
       }
-      /* No spurious wake-up of an untimed wait: a reader that loops would
-       * reach its liveness check, which sees the writer's lock gone (a
-       * system call the model does not order) before its `stopped`. */
-      switch (c.a->wait (rl::ctx (), timed, timed, $)) {
+      switch (c.a->wait (rl::ctx (), timed, !no_spurious, $)) {
         case rl::unpark_reason_normal:
           return 0;
         case rl::unpark_reason_timeout:

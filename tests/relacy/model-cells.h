@@ -12,6 +12,11 @@ void model_begin (void);
  * whose every wait must end by an event (a publish, a release, a join),
  * so that a lost wake-up is a deadlock rather than a slice that ends. */
 void model_untimed_waits (bool on);
+/* A wait then ends only by a wake (not spuriously): for a scenario that
+ * checks what the wake itself tells. Spurious wake-ups stay on elsewhere:
+ * a waiter that wakes without the waker's synchronisation is what lets a
+ * weakened publish show. */
+void model_no_spurious_wakeups (bool on);
 /* At the start of before (): forgets what a failed iteration left (Relacy
  * re-runs the failing one to print its history). */
 void model_reset (void);

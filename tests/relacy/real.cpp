@@ -119,19 +119,30 @@ struct ring
   }
 };
 
-/* Publish, then a `next` reader leases the frame and reads its payload:
- * the publish's release of the slot and the reader's acquire of it
- * (writer-slots.c publish, reader-frames.c find_frame and lease_slot,
- * seqlock.h), and the wake on the notify eventcount (futex.c). */
-struct publish_next : rl::test_suite < publish_next, 2 >
+/* A scenario on one ring: its payloads, the ring opened with a reader of
+ * that back-pressure (< 0: none, it joins in a thread), closed after. */
+template < class T, int BACKPRESSURE > struct ring_scenario:rl::test_suite < T,
+    2 >
 {
   ring g;
   rl::var < uint64_t > payload[SLOTS];
 
   void before ()
   {
-    g.open (0);
+    g.open (BACKPRESSURE);
   }
+  void after ()
+  {
+    g.close ();
+  }
+};
+
+/* Publish, then a `next` reader leases the frame and reads its payload:
+ * the publish's release of the slot and the reader's acquire of it
+ * (writer-slots.c publish, reader-frames.c find_frame and lease_slot,
+ * seqlock.h), and the wake on the notify eventcount (futex.c). */
+struct publish_next : ring_scenario < publish_next, 0 >
+{
   void thread (unsigned t)
   {
     uint64_t seq;
@@ -141,19 +152,12 @@ struct publish_next : rl::test_suite < publish_next, 2 >
     else
       RL_ASSERT (g.read (payload, &seq) == 0 && seq == 1);
   }
-  void after ()
-  {
-    g.close ();
-  }
 };
 
 /* publish_next with both sides spinning before they sleep (futex.c
  * eventcount_spin; writer-slots.c and reader-frames.c spin paths). */
-struct publish_spin : rl::test_suite < publish_spin, 2 >
+struct publish_spin : ring_scenario < publish_spin, 1 >
 {
-  ring g;
-  rl::var < uint64_t > payload[SLOTS];
-
   void before ()
   {
     g.open (1);
@@ -172,21 +176,14 @@ struct publish_spin : rl::test_suite < publish_spin, 2 >
         RL_ASSERT (g.read (payload, &seq) == 0 && seq == n);
     }
   }
-  void after ()
-  {
-    g.close ();
-  }
 };
 
 /* A reader holds frame 1 while the writer publishes two more into a
  * two-slot ring: the writer may take frame 1's slot only after the
  * reader's release (seqlock.h mark against lease, lease_release), and a
  * frame the reader gets is never one the writer is rewriting. */
-struct release_reuse : rl::test_suite < release_reuse, 2 >
+struct release_reuse : ring_scenario < release_reuse, 0 >
 {
-  ring g;
-  rl::var < uint64_t > payload[SLOTS];
-
   void before ()
   {
     g.open (0);
@@ -206,24 +203,13 @@ struct release_reuse : rl::test_suite < release_reuse, 2 >
       }
     }
   }
-  void after ()
-  {
-    g.close ();
-  }
 };
 
 /* Lossless: a back-pressure reader gets frames 1, 2, 3 of a two-slot
  * ring in order; the writer reuses a slot only after the reader consumed
  * its frame (reader-consume.c consume, writer-slots.c min_consumed). */
-struct lossless : rl::test_suite < lossless, 2 >
+struct lossless : ring_scenario < lossless, 1 >
 {
-  ring g;
-  rl::var < uint64_t > payload[SLOTS];
-
-  void before ()
-  {
-    g.open (1);
-  }
   void thread (unsigned t)
   {
     uint64_t seq, want;
@@ -236,23 +222,12 @@ struct lossless : rl::test_suite < lossless, 2 >
         RL_ASSERT (g.read (payload, &seq) == 0 && seq == want);
     }
   }
-  void after ()
-  {
-    g.close ();
-  }
 };
 
 /* EOS: a reader that sees the end has seen every frame before it
  * (writer-stream.c eos: final_seq before the state; reader-frames.c). */
-struct eos : rl::test_suite < eos, 2 >
+struct eos : ring_scenario < eos, 0 >
 {
-  ring g;
-  rl::var < uint64_t > payload[SLOTS];
-
-  void before ()
-  {
-    g.open (0);
-  }
   void thread (unsigned t)
   {
     uint64_t seq = 0;
@@ -268,23 +243,12 @@ struct eos : rl::test_suite < eos, 2 >
       RL_ASSERT (rc == -EPIPE && seq == 1);
     }
   }
-  void after ()
-  {
-    g.close ();
-  }
 };
 
 /* A copy reader (no lease) gets the frame's payload under the slot's
  * seqlock (reader-frames.c copy path, seqlock.h read_begin / read_ok). */
-struct copy_next : rl::test_suite < copy_next, 2 >
+struct copy_next : ring_scenario < copy_next, 0 >
 {
-  ring g;
-  rl::var < uint64_t > payload[SLOTS];
-
-  void before ()
-  {
-    g.open (0);
-  }
   void thread (unsigned t)
   {
     if (t == 0) {
@@ -299,24 +263,13 @@ struct copy_next : rl::test_suite < copy_next, 2 >
       RL_ASSERT (payload[f.slot] ($) == 1 && f.info.seq == 1);
     }
   }
-  void after ()
-  {
-    g.close ();
-  }
 };
 
 /* An abandoned slot is never delivered: the writer gives up a slot it
  * wrote garbage into, then publishes frame 1 (writer-slots.c abandon: the
  * slot's seq cleared before the even gen). */
-struct abandon : rl::test_suite < abandon, 2 >
+struct abandon : ring_scenario < abandon, 0 >
 {
-  ring g;
-  rl::var < uint64_t > payload[SLOTS];
-
-  void before ()
-  {
-    g.open (0);
-  }
   void thread (unsigned t)
   {
     uint64_t seq;
@@ -333,25 +286,14 @@ struct abandon : rl::test_suite < abandon, 2 >
       RL_ASSERT (g.read (payload, &seq) == 0 && seq == 1);
     }
   }
-  void after ()
-  {
-    g.close ();
-  }
 };
 
 /* A back-pressure reader joins while a lossless writer publishes: from
  * the frame it starts at, it gets every frame in order, each intact
  * (reader.c join: consumed_seq and state before the active bit;
  * writer-readers.c min_consumed's scan of active). */
-struct join : rl::test_suite < join, 2 >
+struct join : ring_scenario < join, -1 >
 {
-  ring g;
-  rl::var < uint64_t > payload[SLOTS];
-
-  void before ()
-  {
-    g.open (-1);
-  }
   void thread (unsigned t)
   {
     uint64_t seq, last = 0;
@@ -368,24 +310,13 @@ struct join : rl::test_suite < join, 2 >
       }
     }
   }
-  void after ()
-  {
-    g.close ();
-  }
 };
 
 /* A back-pressure reader stops while it still holds frame 1: the lossless
  * writer no longer waits for it, yet never rewrites the leased slot
  * (reader.c stop: flags, active, STOPPED; writer-readers.c scans). */
-struct stop : rl::test_suite < stop, 2 >
+struct stop : ring_scenario < stop, 1 >
 {
-  ring g;
-  rl::var < uint64_t > payload[SLOTS];
-
-  void before ()
-  {
-    g.open (1);
-  }
   void thread (unsigned t)
   {
     if (t == 0) {
@@ -402,24 +333,13 @@ struct stop : rl::test_suite < stop, 2 >
       doradma_reader_release (g.r, f.slot);
     }
   }
-  void after ()
-  {
-    g.close ();
-  }
 };
 
 /* Replace: the old segment's reader gets every frame up to final_seq,
  * then -ESTALE (writer.c supersede_old: final_seq before SUPERSEDED;
  * writer-replace.c; reader-frames.c). */
-struct replace : rl::test_suite < replace, 2 >
+struct replace : ring_scenario < replace, 0 >
 {
-  ring g;
-  rl::var < uint64_t > payload[SLOTS];
-
-  void before ()
-  {
-    g.open (0);
-  }
   void thread (unsigned t)
   {
     uint64_t seq = 0;
@@ -439,24 +359,13 @@ struct replace : rl::test_suite < replace, 2 >
       RL_ASSERT (rc == -ESTALE && seq == 1);
     }
   }
-  void after ()
-  {
-    g.close ();
-  }
 };
 
 /* A caps change: the reader of a frame of the new epoch reads that
  * epoch's caps, whole (writer-stream.c write_caps_entry and caps_epoch;
  * reader-stream.c doradma_reader_caps under the entry's seqlock). */
-struct caps : rl::test_suite < caps, 2 >
+struct caps : ring_scenario < caps, 0 >
 {
-  ring g;
-  rl::var < uint64_t > payload[SLOTS];
-
-  void before ()
-  {
-    g.open (0);
-  }
   void thread (unsigned t)
   {
     static const char caps2[] = "video/x-raw, format=(string)GRAY8, "
@@ -482,24 +391,13 @@ struct caps : rl::test_suite < caps, 2 >
       doradma_reader_release (g.r, f.slot);
     }
   }
-  void after ()
-  {
-    g.close ();
-  }
 };
 
 /* The writer waits for a reader to join, then publishes: the join wakes
  * it and the reader gets frame 1 (writer-readers.c wait_readers and
  * active_readers against reader.c join). */
-struct wait_readers : rl::test_suite < wait_readers, 2 >
+struct wait_readers : ring_scenario < wait_readers, -1 >
 {
-  ring g;
-  rl::var < uint64_t > payload[SLOTS];
-
-  void before ()
-  {
-    g.open (-1);
-  }
   void thread (unsigned t)
   {
     uint64_t seq;
@@ -512,24 +410,13 @@ struct wait_readers : rl::test_suite < wait_readers, 2 >
       RL_ASSERT (g.read (payload, &seq) == 0 && seq == 1);
     }
   }
-  void after ()
-  {
-    g.close ();
-  }
 };
 
 /* A back-pressure reader closes after frame 1 while the lossless writer
  * publishes three more: the writer stops waiting for it (reader.c close:
  * the active bit, the entry's state; writer-readers.c scans). */
-struct close_reader : rl::test_suite < close_reader, 2 >
+struct close_reader : ring_scenario < close_reader, 1 >
 {
-  ring g;
-  rl::var < uint64_t > payload[SLOTS];
-
-  void before ()
-  {
-    g.open (1);
-  }
   void thread (unsigned t)
   {
     uint64_t seq;
@@ -543,21 +430,14 @@ struct close_reader : rl::test_suite < close_reader, 2 >
       g.r = NULL;
     }
   }
-  void after ()
-  {
-    g.close ();
-  }
 };
 
 /* The writer evicts a stalled back-pressure reader (the ring is full of
  * frames it has not consumed) and goes on; the reader notices and resumes
  * with later frames, each intact (writer-readers.c evict_stalled /
  * evict_locked; reader-consume.c check_evicted). */
-struct evict : rl::test_suite < evict, 2 >
+struct evict : ring_scenario < evict, 1 >
 {
-  ring g;
-  rl::var < uint64_t > payload[SLOTS];
-
   void before ()
   {
     g.open (1);
@@ -582,24 +462,21 @@ struct evict : rl::test_suite < evict, 2 >
       }
     }
   }
-  void after ()
-  {
-    g.close ();
-  }
 };
 
 /* The writer stops cleanly after frame 1: the reader gets frame 1, then
  * -EOWNERDEAD with the stop told (writer.c close: `stopped` and the wake;
  * reader-stream.c writer_stopped; reader-frames.c next_common), woken by
  * the close, not by its liveness check a wait slice later. */
-struct writer_stops : rl::test_suite < writer_stops, 2 >
+struct writer_stops : ring_scenario < writer_stops, 0 >
 {
-  ring g;
-  rl::var < uint64_t > payload[SLOTS];
-
+  /* a reader that looped (a spurious wake-up) would reach its liveness
+   * check, which sees the writer's lock gone (a system call the model
+   * does not order) before `stopped`: the stop must be told by the wake */
   void before ()
   {
     g.open (0);
+    model_no_spurious_wakeups (true);
   }
   void thread (unsigned t)
   {
@@ -617,10 +494,6 @@ struct writer_stops : rl::test_suite < writer_stops, 2 >
       RL_ASSERT (rc == -EOWNERDEAD && seq == 1);
       RL_ASSERT (doradma_reader_writer_stopped (g.r) == 1);
     }
-  }
-  void after ()
-  {
-    g.close ();
   }
 };
 
