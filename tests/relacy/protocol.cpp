@@ -31,6 +31,7 @@
 
 #include "seqlock.h"
 #include "sites.h"
+#include "check.h"
 
 /* ---- futex.c with the system call replaced by a model of the kernel's
  * futex: FUTEX_WAIT compares the word atomically (an RMW reads the latest
@@ -747,17 +748,9 @@ check (const char *name, const char *only)
 {
   rl::test_params p;
 
-  if (only != NULL && strcmp (only, name) != 0)
-    return 0;
   p.search_type = rl::sched_full;
   p.output_history = false;
-  if (rl::simulate < T > (p)) {
-    printf ("ok   %s (%llu executions)\n", name,
-        (unsigned long long) p.stop_iteration);
-    return 0;
-  }
-  printf ("FAIL %s: %s\n", name, rl::test_result_str (p.test_result));
-  return 1;
+  return relacy_check < T > (name, only, p);
 }
 
 int

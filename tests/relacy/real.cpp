@@ -35,6 +35,7 @@ extern "C" {
 #define errno (*__errno_location ())
 
 #include "model-cells.h"
+#include "check.h"
 
 #define SLOTS 2
 #define SLOT_BYTES 4096
@@ -616,20 +617,12 @@ check (const char *name, const char *only)
 {
   rl::test_params p;
 
-  if (only != NULL && strcmp (only, name) != 0)
-    return 0;
   p.search_type = rl::sched_random;
   p.iteration_count = getenv ("RELACY_ITERATIONS") != NULL ?
       strtoul (getenv ("RELACY_ITERATIONS"), NULL, 10) : ITERATIONS;
   p.execution_depth_limit = 20000;
   p.output_history = getenv ("RELACY_HISTORY") != NULL;
-  if (rl::simulate < T > (p)) {
-    printf ("ok   %s (%llu executions)\n", name,
-        (unsigned long long) p.stop_iteration);
-    return 0;
-  }
-  printf ("FAIL %s: %s\n", name, rl::test_result_str (p.test_result));
-  return 1;
+  return relacy_check < T > (name, only, p);
 }
 
 int
