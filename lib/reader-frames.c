@@ -138,8 +138,8 @@ tool_counters_add (struct doradma_shm_reader *ent, uint64_t seq,
     uint64_t delivered, uint64_t skipped, uint64_t now)
 {
   if (delivered)
-    dr_store_relaxed (&ent->delivered,
-        dr_load_relaxed (&ent->delivered) + delivered);
+    dr_store_relaxed (&ent->delivered, dr_load_relaxed (&ent->delivered) +
+        delivered);
   if (skipped)
     dr_store_relaxed (&ent->skipped, dr_load_relaxed (&ent->skipped) + skipped);
   dr_store_relaxed (&ent->last_seq, seq);

@@ -113,6 +113,7 @@ namespace
   bool modelled;                /* between model_begin and model_end */
   bool untimed;                 /* model_untimed_waits */
   bool no_spurious;             /* model_no_spurious_wakeups */
+  void (*fetch_or_hook) (void); /* model_before_fetch_or */
 
   word_key key_of (const void *p)
   {
@@ -251,6 +252,12 @@ model_atomic_fetch_or (void *p, unsigned size, uint64_t v, int mo)
   if (!modelled)
     return NATIVE (p, size, __atomic_fetch_or, v, mo);
   NOTE_SITE ();
+  if (fetch_or_hook != NULL) {
+    void (*hook) (void) = fetch_or_hook;
+
+    fetch_or_hook = NULL;
+    hook ();
+  }
   return model_rmw (p, size, mo,[v](uint64_t x) {
         return x | v;
       }
@@ -313,8 +320,15 @@ model_atomic_fence (int mo)
 }
 
 void
+model_before_fetch_or (void (*hook) (void))
+{
+  fetch_or_hook = hook;
+}
+
+void
 model_reset (void)
 {
+  fetch_or_hook = NULL;
   /* an iteration that failed ended without model_end: its atomics went
    * with its context */
   cells.clear ();

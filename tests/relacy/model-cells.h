@@ -17,6 +17,11 @@ void model_untimed_waits (bool on);
  * a waiter that wakes without the waker's synchronisation is what lets a
  * weakened publish show. */
 void model_no_spurious_wakeups (bool on);
+/* Runs `hook` once, just before the next modelled fetch_or. Only a
+ * reader calls one (its lease, its join's active bit): a scenario holds
+ * a reader between the gen it sampled and its lease while the writer
+ * moves on, an interleaving random schedules almost never reach. */
+void model_before_fetch_or (void (*hook) (void));
 /* At the start of before (): forgets what a failed iteration left (Relacy
  * re-runs the failing one to print its history). */
 void model_reset (void);

@@ -27,7 +27,9 @@
 extern "C" {
 #include <doradma/doradma.h>
 #include <doradma/dora-pool.h>
+#include <doradma/inspect.h>
 #include "helpers.h"
+#include "liveness.h"
 }
 
 #include <relacy/relacy.hpp>
@@ -304,6 +306,10 @@ struct join : ring_scenario < join, -1 >
         RL_ASSERT (g.write (DORADMA_POLICY_LOSSLESS, -1, payload, n) >= 0);
     } else {
       RL_ASSERT (g.join (1) == 0);
+      /* continuity is taken only from the segment's start (first_seq 1):
+       * reader-consume.c set_last_seq */
+      last = doradma_reader_last_seq (g.r);
+      RL_ASSERT (doradma_reader_set_last_seq (g.r, last) == (last == 0));
       while (last < 3) {
         RL_ASSERT (g.read (payload, &seq) == 0);
         RL_ASSERT (last == 0 || seq == last + 1);
@@ -498,6 +504,229 @@ struct writer_stops : ring_scenario < writer_stops, 0 >
   }
 };
 
+/* The writer dies after frame 1 (its lock goes, its segment stays LIVE)
+ * and a new writer takes the channel over: the old segment's reader gets
+ * frame 1, then -ESTALE once it sees SUPERSEDED, never before the final
+ * frame (writer.c supersede_old: final_seq before SUPERSEDED, then the
+ * wake); or -EOWNERDEAD when its liveness check finds the lock gone first
+ * (reader-frames.c next_common: only once every published frame is out). */
+struct takeover : ring_scenario < takeover, 0 >
+{
+  void thread (unsigned t)
+  {
+    uint64_t seq = 0;
+    int rc;
+
+    if (t == 0) {
+      struct doradma_writer_config wc;
+      struct doradma_diag d = { 0 };
+
+      RL_ASSERT (g.write (DORADMA_POLICY_LATEST, 0, payload, 1) >= 0);
+      RL_ASSERT (ofd_unlock (doradma_writer_fd (g.w), 0) == 0);
+      t_writer_config (&wc, g.ch, shm_dir, SLOTS, SLOT_BYTES);
+      RL_ASSERT (doradma_writer_create (&wc, &g.w2, &d) == 0);
+    } else {
+      rc = g.read (payload, &seq);
+      if (rc == 0)
+        rc = g.read (payload, &seq);
+      RL_ASSERT (rc == -EOWNERDEAD || (rc == -ESTALE && seq == 1));
+    }
+  }
+};
+
+/* One live reader and every other entry RESERVED (a replace's carried
+ * readers, or forged): a joiner takes none of them and says so, counting
+ * the RESERVED apart from the live reader, whose pid it names, while the
+ * writer publishes (reader.c join: RESERVED checked before and under the
+ * entry lock, and the diagnostic's counts). */
+struct table_full : ring_scenario < table_full, 0 >
+{
+  struct doradma_reader *live;
+
+  void before ()
+  {
+    struct doradma_shm_ctl *ctl;
+    struct doradma_reader_stats st;
+
+    g.open (0);
+    live = g.r;
+    g.r = NULL;
+    doradma_reader_get_stats (live, &st);
+    /* plain stores before any thread runs: the model's first access to
+     * each word takes these bytes */
+    ctl = t_ctl_map (shm_dir, g.ch);
+    if (ctl == NULL)
+      abort ();
+    for (unsigned e = 0; e < DORADMA_MAX_READERS; e++)
+      if (e != st.entry)
+        ctl->readers[e].state = DORADMA_READER_RESERVED;
+    t_ctl_unmap (ctl);
+  }
+  void thread (unsigned t)
+  {
+    if (t == 0) {
+      RL_ASSERT (g.write (DORADMA_POLICY_LATEST, 0, payload, 1) >= 0);
+    } else {
+      struct doradma_reader_config rc;
+      struct doradma_diag d = { 0 };
+
+      t_reader_config (&rc, g.ch, shm_dir, 0);
+      char live_pid[48];
+
+      RL_ASSERT (doradma_reader_open (&rc, &g.r, &d) == -EUSERS);
+      RL_ASSERT (strcmp (d.field, "readers") == 0);
+      RL_ASSERT (strstr (d.msg, "63 RESERVED") != NULL);
+      snprintf (live_pid, sizeof live_pid, "1 by readers, pids: %u",
+          (unsigned) getpid ());
+      RL_ASSERT (strstr (d.msg, live_pid) != NULL);
+      g.r = NULL;
+    }
+  }
+  void after ()
+  {
+    g.close ();
+    doradma_reader_close (live);
+  }
+};
+
+/* Relacy cannot fork: `forked` makes the reader's calls see the fork
+ * generation a child forked without exec sees (lib/fork-guard.c). Only
+ * calls across lib's objects are wrapped: reader.c's own (open, close)
+ * see the real one, as in the parent. */
+static unsigned fork_bump;
+extern "C" unsigned __real_fork_generation (void);
+extern "C" unsigned
+__wrap_fork_generation (void)
+{
+  return __real_fork_generation () + fork_bump;
+}
+
+/* A reader used in a child forked after it was opened: next refuses it
+ * and names the pid that opened it (reader-frames.c next_common's fork
+ * check), whatever the writer publishes meanwhile. */
+struct forked : ring_scenario < forked, 0 >
+{
+  void before ()
+  {
+    g.open (0);
+    fork_bump = 1;
+  }
+  void thread (unsigned t)
+  {
+    if (t == 0) {
+      RL_ASSERT (g.write (DORADMA_POLICY_LATEST, 0, payload, 1) >= 0);
+    } else {
+      struct doradma_frame f;
+      struct doradma_diag d = { 0 };
+      char pid[32];
+
+      RL_ASSERT (doradma_reader_next (g.r, DORADMA_READ_NEXT, -1, &f,
+              &d) == -EPERM);
+      snprintf (pid, sizeof pid, "(by pid %u)", (unsigned) getpid ());
+      RL_ASSERT (strcmp (d.field, "fork") == 0 && strstr (d.msg, pid));
+    }
+  }
+  void after ()
+  {
+    fork_bump = 0;
+    g.close ();
+  }
+};
+
+/* A latency change, then a frame: the reader that got the frame reads the
+ * new latency (writer-stream.c set_latency's relaxed store before the
+ * publish's release; reader-stream.c doradma_reader_latency after the
+ * frame's acquire). */
+struct latency : ring_scenario < latency, 0 >
+{
+  void thread (unsigned t)
+  {
+    uint64_t seq;
+
+    if (t == 0) {
+      doradma_writer_set_latency (g.w, 2000000);
+      RL_ASSERT (g.write (DORADMA_POLICY_LATEST, 0, payload, 1) >= 0);
+    } else {
+      RL_ASSERT (g.read (payload, &seq) == 0 && seq == 1);
+      RL_ASSERT (doradma_reader_latency (g.r) == 2000000);
+    }
+  }
+};
+
+/* A latest writer laps its reader: six frames into two slots while the
+ * reader reads. Every frame it gets carries its own payload, in order; a
+ * slot rewritten between the reader's sample and its lease is given back
+ * (seqlock.h lease_try's undo); frames passed over are counted skipped
+ * (reader-frames.c tool_counters_add), and delivered + skipped is the
+ * last sequence it got. */
+struct overrun : ring_scenario < overrun, 0 >
+{
+  void thread (unsigned t)
+  {
+    uint64_t seq, last = 0;
+
+    if (t == 0) {
+      /* waiting: a slot the reader let go may still read leased here */
+      for (uint64_t n = 1; n <= 6; n++)
+        RL_ASSERT (g.write (DORADMA_POLICY_LATEST, -1, payload, n) >= 0);
+    } else {
+      struct doradma_reader_stats st;
+
+      while (last < 6) {
+        RL_ASSERT (g.read (payload, &seq) == 0 && seq > last);
+        last = seq;
+      }
+      doradma_reader_get_stats (g.r, &st);
+      RL_ASSERT (st.frames + st.skipped == 6);
+    }
+  }
+};
+
+/* The writer rewrites the slot a reader sampled before the reader's
+ * lease lands: the reader gives the lease back and takes the newer frame,
+ * whole (seqlock.h lease_try: bit, full fence, gen re-checked, the bit
+ * removed again with a release; reader-frames.c counts a lease retry).
+ * The reader is held between its sample of frame 1's slot and its lease
+ * until the writer has published frames 2 and 3, 3 into that slot; `next`
+ * then delivers frame 2, the oldest left, with frame 1 skipped. */
+struct lease_lost : ring_scenario < lease_lost, 0 >
+{
+  rl::atomic < int >published;
+  static lease_lost *self;
+
+  static void hold ()
+  {
+    while (self->published.load (rl::mo_acquire, $) == 0)
+      rl::yield (1, $);
+  }
+  void before ()
+  {
+    g.open (0);
+    g.write (DORADMA_POLICY_LATEST, 0, payload, 1);
+    published.store (0, rl::mo_relaxed, $);
+    self = this;
+  }
+  void thread (unsigned t)
+  {
+    uint64_t seq;
+
+    if (t == 0) {
+      RL_ASSERT (g.write (DORADMA_POLICY_LATEST, -1, payload, 2) >= 0);
+      RL_ASSERT (g.write (DORADMA_POLICY_LATEST, -1, payload, 3) >= 0);
+      published.store (1, rl::mo_release, $);
+    } else {
+      struct doradma_reader_stats st;
+
+      model_before_fetch_or (hold);
+      RL_ASSERT (g.read (payload, &seq) == 0 && seq == 2);
+      doradma_reader_get_stats (g.r, &st);
+      RL_ASSERT (st.lease_retries == 1 && st.skipped == 1);
+    }
+  }
+};
+
+lease_lost *lease_lost::self;
+
 /* A lossless replace carries the back-pressure reader over: it drains the
  * old segment, reopens the name with its token, adopts its RESERVED entry
  * and gets frame 2 of the successor, which waited for it (writer-replace.c
@@ -558,49 +787,71 @@ struct replace_lossless : rl::test_suite < replace_lossless, 2 >
   }
 };
 
-/* A dora pool: a reader that opens a read on the even generation the
- * writer ends with sees that write's payload (dora-pool.c writer_begin /
- * writer_end, read_begin / read_ok). */
+/* A dora pool made, then written twice: a reader that opens a read on an
+ * even generation sees that write's payload, never the zeros of a pool
+ * not yet written (dora-pool.c writer_create: odd before the name exists;
+ * writer_begin / writer_end, the second one bumping; read_begin /
+ * read_ok). The pool's name appears by link(2) after its header: the
+ * kernel orders that, the model does not, so `named` stands for it (a
+ * release by the creator, an acquire before the reader opens). */
 struct pool : rl::test_suite < pool, 2 >
 {
   struct doradma_pool_writer *w;
   struct doradma_pool_reader *r;
-  rl::var < int >payload;
+  char name[64];
+  /* relaxed atomic, as a seqlock's data must be in C++: a read that
+   * overlaps the second write is the seqlock's to refuse */
+  rl::atomic < int >payload;
+  rl::atomic < int >named;
 
   void before ()
   {
-    uint64_t shape[] = { 4096 };
-    char name[64];
-    struct doradma_pool_writer_config cfg;
-    struct doradma_diag d = { 0 };
-
     model_reset ();
-    memset (&cfg, 0, sizeof cfg);
     snprintf (name, sizeof name, "dora_pool_model_%u", channel_serial++);
-    cfg.shm_dir = shm_dir;
-    cfg.name = name;
-    cfg.dtype = "uint8";
-    cfg.shape = shape;
-    cfg.n_dims = 1;
-    cfg.transport = DORADMA_POOL_SHMEM;
-    if (doradma_pool_writer_create (&cfg, &w, &d) < 0 ||
-        doradma_pool_reader_open (shm_dir, name, -1, &r, &d) < 0)
-      abort ();
+    w = NULL;
+    r = NULL;
+    named.store (0, rl::mo_relaxed, $);
+    payload.store (0, rl::mo_relaxed, $);
     model_begin ();
   }
   void thread (unsigned t)
   {
     if (t == 0) {
-      uint64_t base = doradma_pool_writer_begin (w);
+      uint64_t shape[] = { 4096 };
+      struct doradma_pool_writer_config cfg;
+      struct doradma_diag d = { 0 };
 
-      payload ($) = 7;
-      doradma_pool_writer_end (w, base, true);
+      memset (&cfg, 0, sizeof cfg);
+      cfg.shm_dir = shm_dir;
+      cfg.name = name;
+      cfg.dtype = "uint8";
+      cfg.shape = shape;
+      cfg.n_dims = 1;
+      cfg.transport = DORADMA_POOL_SHMEM;
+      RL_ASSERT (doradma_pool_writer_create (&cfg, &w, &d) == 0);
+      named.store (1, rl::mo_release, $);
+      for (int v = 7; v <= 8; v++) {
+        uint64_t base = doradma_pool_writer_begin (w);
+
+        payload.store (v, rl::mo_relaxed, $);
+        doradma_pool_writer_end (w, base, true);
+      }
     } else {
+      struct doradma_diag d = { 0 };
       uint64_t gen;
 
+      while (named.load (rl::mo_acquire, $) == 0)
+        rl::yield (1, $);
+      RL_ASSERT (doradma_pool_reader_open (shm_dir, name, -1, &r, &d) == 0);
       if (doradma_pool_read_begin (r, &gen) == 0) {
-        RL_ASSERT (payload ($) == 7);
-        RL_ASSERT (doradma_pool_read_ok (r, gen));
+        int v = payload.load (rl::mo_relaxed, $);
+
+        /* generation 2 is the first write, 4 the second; a copy that
+         * overlapped the second write is refused, never taken */
+        if (doradma_pool_read_ok (r, gen))
+          RL_ASSERT (v == (gen == 2 ? 7 : gen == 4 ? 8 : -1));
+        else
+          RL_ASSERT (gen == 2);
       }
     }
   }
@@ -609,6 +860,32 @@ struct pool : rl::test_suite < pool, 2 >
     model_end ();
     doradma_pool_reader_close (r);
     doradma_pool_writer_close (w);
+  }
+};
+
+/* doradma inspect (the CLI's `show`) while the writer publishes: the
+ * RCB's gens are copied before and after its records, with full fences
+ * between (inspect.c inspect_records); a slot it reports as a frame
+ * carries a sequence the writer published, and the newest it reports is
+ * one. The copies are pread(2)s, the kernel's loads: the model orders
+ * only the fences around them. */
+struct inspect : ring_scenario < inspect, 0 >
+{
+  void thread (unsigned t)
+  {
+    if (t == 0) {
+      for (uint64_t n = 1; n <= 3; n++)
+        RL_ASSERT (g.write (DORADMA_POLICY_LATEST, -1, payload, n) >= 0);
+    } else {
+      static struct doradma_inspect in;
+
+      RL_ASSERT (doradma_inspect_channel (shm_dir, g.ch, &in) == 0);
+      RL_ASSERT (doradma_inspect_newest_seq (&in) <= 3);
+      for (uint32_t s = 0; s < in.slot_count; s++)
+        if (in.slots[s].state == DORADMA_INSPECT_SLOT_FRAME)
+          RL_ASSERT (in.slots[s].rec.seq >= 1 && in.slots[s].rec.seq <= 3);
+      doradma_inspect_clear (&in);
+    }
   }
 };
 
@@ -649,8 +926,15 @@ main (int argc, char **argv)
   failed += check < close_reader > ("close_reader", only);
   failed += check < evict > ("evict", only);
   failed += check < writer_stops > ("writer_stops", only);
+  failed += check < takeover > ("takeover", only);
+  failed += check < table_full > ("table_full", only);
+  failed += check < forked > ("forked", only);
+  failed += check < latency > ("latency", only);
+  failed += check < overrun > ("overrun", only);
+  failed += check < lease_lost > ("lease_lost", only);
   failed += check < replace_lossless > ("replace_lossless", only);
   failed += check < pool > ("pool", only);
+  failed += check < inspect > ("inspect", only);
   if (getenv ("RELACY_SITES") != NULL)
     model_sites_write (getenv ("RELACY_SITES"));
   t_shm_dir_remove (shm_dir);
