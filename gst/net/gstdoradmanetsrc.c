@@ -60,6 +60,7 @@ static const gchar *const counter_names[C_N] = {
   "connects", "peer-lost", "refused",
   "abandoned", "dropped-pending", "credit-violations", "pending-peak-bytes",
   "unknown-messages", "auth-failures", "unauthenticated", "decrypt-failures",
+  "stuck-connections-reset",
 };
 
 G_DEFINE_TYPE (GstDoradmaNetSrc, gst_doradma_net_src, GST_TYPE_PUSH_SRC);
@@ -133,6 +134,9 @@ gst_doradma_net_src_create (GstPushSrc * psrc, GstBuffer ** out)
   *out = NULL;
   for (;;) {
     gst_doradma_net_ucx_progress (&self->ucx);
+    /* connections UCX would keep forever (review N-5) */
+    COUNT (self, C_STUCK_RESET,
+        gst_doradma_net_ucx_reset_stuck (&self->ucx, self->listen_port));
     if (self->bad_peer && self->bad_peer_forged) {
       /* encrypt: altered, forged or replayed on the path, or a hostile
        * sender: nothing of it was published */
@@ -313,6 +317,7 @@ gst_doradma_net_src_start (GstBaseSrc * bsrc)
     goto ucx_failed;
   GST_INFO_OBJECT (self, "listening on %s:%u, UCX memory types %s", address,
       port, gst_doradma_net_ucx_memory_types (&self->ucx));
+  self->listen_port = port;
   self->ep = NULL;
   self->ep_failed = FALSE;
   self->last_sender_seq = 0;

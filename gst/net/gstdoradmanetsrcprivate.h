@@ -40,7 +40,7 @@ typedef enum
   C_FRAMES, C_BYTES, C_DROPPED_RING_FULL, C_SENDER_DROPS, C_MALFORMED,
   C_CONNECTS, C_PEER_LOST, C_REFUSED, C_ABANDONED, C_DROPPED_PENDING,
   C_CREDIT_VIOLATIONS, C_PENDING_PEAK_BYTES, C_UNKNOWN_MESSAGES,
-  C_AUTH_FAILURES, C_UNAUTHENTICATED, C_DECRYPT_FAILURES, C_N
+  C_AUTH_FAILURES, C_UNAUTHENTICATED, C_DECRYPT_FAILURES, C_STUCK_RESET, C_N
 } Counter;
 
 struct _GstDoradmaNetSrc
@@ -73,6 +73,7 @@ struct _GstDoradmaNetSrc
   GstDoradmaNetUcx ucx;
   gboolean ucx_open;
   ucp_listener_h listener;
+  guint listen_port;            /* the listener's: reset_stuck */
   ucp_ep_h ep;
   gboolean ep_failed;           /* error callback */
   gchar *bad_peer;              /* a malformed header's diagnostic */

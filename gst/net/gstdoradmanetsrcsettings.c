@@ -395,14 +395,17 @@ gst_doradma_net_src_settings_install (GObjectClass * gobject_class)
    * does not use: their sender is disconnected), auth-failures (senders
    * that failed the key handshake, or refused by allowed-peers),
    * unauthenticated (frames or EOS before
-   * it), memory-path ("host") and ucx-memory-types.
+   * it), stuck-connections-reset (connections to `port` whose peer closed
+   * while UCX's connection manager was stuck on a malformed request,
+   * reset so that UCX closes them: docs/network.md, "Not defended"),
+   * memory-path ("host") and ucx-memory-types.
    */
   properties[PROP_STATS] = g_param_spec_boxed ("stats", "Statistics",
       "Counters: frames, bytes, dropped-ring-full, sender-drops, malformed, "
       "connects, peer-lost, refused, abandoned, dropped-pending, "
       "credit-violations, pending-peak-bytes, unknown-messages, "
-      "auth-failures, unauthenticated, decrypt-failures, memory-path, "
-      "ucx-memory-types",
+      "auth-failures, unauthenticated, decrypt-failures, "
+      "stuck-connections-reset, memory-path, ucx-memory-types",
       GST_TYPE_STRUCTURE, G_PARAM_READABLE | G_PARAM_STATIC_STRINGS);
 
   g_object_class_install_properties (gobject_class, NUM_PROPERTIES, properties);

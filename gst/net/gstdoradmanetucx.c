@@ -8,17 +8,22 @@
 #include "config.h"
 #endif
 
+#include <dirent.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <ifaddrs.h>
 #include <net/if.h>
 #include <netinet/in.h>
+#include <netinet/tcp.h>
 #include <arpa/inet.h>
 #include <sys/socket.h>
+#include <sys/stat.h>
 #include <netdb.h>
 #include <poll.h>
 #include <stdio.h>
 #include <string.h>
 #include <sys/eventfd.h>
+#include <sys/ioctl.h>
 #include <unistd.h>
 
 #include "gstdoradmanetucx.h"
@@ -199,6 +204,7 @@ gst_doradma_net_ucx_close (GstDoradmaNetUcx * u)
     ucp_cleanup (u->context);
   if (u->cancel_fd >= 0)
     close (u->cancel_fd);
+  g_clear_pointer (&u->stuck_seen, g_hash_table_unref);
   g_free (u->memory_types);
   g_mutex_clear (&u->lock);
   g_cond_clear (&u->cond);
@@ -551,6 +557,88 @@ gst_doradma_net_ucx_listen (GstDoradmaNetUcx * u, const gchar * address,
     return NULL;
   }
   return l;
+}
+
+/* TRUE, with its inode, when `fd` is a TCP socket on local `port` that
+ * UCX, if it still watched it, would have read: its peer closed its side
+ * (CLOSE_WAIT), or bytes wait in it. Reads only. */
+static gboolean
+unread_on_port (int fd, guint port, ino_t * ino)
+{
+  struct stat st;
+  struct sockaddr_storage ss;
+  socklen_t len = sizeof (ss);
+  struct tcp_info ti;
+  socklen_t ti_len = sizeof (ti);
+  guint local;
+  int queued = 0;
+
+  if (fstat (fd, &st) != 0 || !S_ISSOCK (st.st_mode)
+      || getsockname (fd, (struct sockaddr *) &ss, &len) != 0)
+    return FALSE;
+  if (ss.ss_family == AF_INET)
+    local = ntohs (((struct sockaddr_in *) &ss)->sin_port);
+  else if (ss.ss_family == AF_INET6)
+    local = ntohs (((struct sockaddr_in6 *) &ss)->sin6_port);
+  else
+    return FALSE;
+  if (local != port
+      || getsockopt (fd, IPPROTO_TCP, TCP_INFO, &ti, &ti_len) != 0)
+    return FALSE;
+  if (ti.tcpi_state != TCP_CLOSE_WAIT && (ti.tcpi_state != TCP_ESTABLISHED
+          || ioctl (fd, FIONREAD, &queued) != 0 || queued <= 0))
+    return FALSE;
+  *ino = st.st_ino;
+  return TRUE;
+}
+
+#define SWEEP_INTERVAL_US (500 * G_TIME_SPAN_MILLISECOND)
+
+guint
+gst_doradma_net_ucx_reset_stuck (GstDoradmaNetUcx * u, guint port)
+{
+  struct sockaddr unspec = {.sa_family = AF_UNSPEC };
+  GHashTable *seen;
+  struct dirent *e;
+  DIR *dir;
+  guint n = 0;
+  gint64 now = g_get_monotonic_time ();
+
+  if (now < u->next_sweep)
+    return 0;
+  u->next_sweep = now + SWEEP_INTERVAL_US;
+  dir = opendir ("/proc/self/fd");
+  if (dir == NULL)
+    return 0;
+  seen = g_hash_table_new (NULL, NULL);
+  while ((e = readdir (dir)) != NULL) {
+    gchar *end;
+    gint64 fd = g_ascii_strtoll (e->d_name, &end, 10);
+    ino_t ino, again;
+    int dup_fd;
+
+    if (end == e->d_name || *end != '\0' || fd < 0 || fd > G_MAXINT
+        || fd == dirfd (dir) || !unread_on_port (fd, port, &ino))
+      continue;
+    g_hash_table_add (seen, GSIZE_TO_POINTER (ino));
+    if (u->stuck_seen == NULL
+        || !g_hash_table_contains (u->stuck_seen, GSIZE_TO_POINTER (ino)))
+      continue;
+    /* UCX may close `fd` and reuse its number meanwhile: act on a
+     * duplicate, checked to be the same socket, never on the number */
+    dup_fd = fcntl (fd, F_DUPFD_CLOEXEC, 0);
+    if (dup_fd < 0)
+      continue;
+    if (unread_on_port (dup_fd, port, &again) && again == ino
+        && connect (dup_fd, &unspec, sizeof (unspec)) == 0)
+      n++;
+    close (dup_fd);
+  }
+  closedir (dir);
+  if (u->stuck_seen != NULL)
+    g_hash_table_unref (u->stuck_seen);
+  u->stuck_seen = seen;
+  return n;
 }
 
 /* Progresses the worker until `req` completes (then frees it) or the

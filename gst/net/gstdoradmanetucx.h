@@ -28,6 +28,8 @@ G_BEGIN_DECLS typedef struct
   int worker_fd;                /* ucp_worker_get_efd */
   int cancel_fd;                /* eventfd: readable while interrupted */
   gchar *memory_types;          /* what UCX can send from, e.g. "host" */
+  GHashTable *stuck_seen;       /* reset_stuck: sockets seen at its last sweep */
+  gint64 next_sweep;            /* reset_stuck: monotonic us */
   guint64 memory_type_mask;     /* the same: UCS_BIT (ucs_memory_type_t) */
   /* threaded */
   GMutex lock;
@@ -119,6 +121,21 @@ ucp_listener_h gst_doradma_net_ucx_listen (GstDoradmaNetUcx * u,
  * grace ran out (what was in flight may be lost). */
 gboolean gst_doradma_net_ucx_close_ep (GstDoradmaNetUcx * u, ucp_ep_h ep,
     gboolean force, gint64 grace_us);
+
+/* UCX's TCP connection manager (1.13.1 to 1.22.0 at least) never closes
+ * a server socket whose peer sent a header announcing more private data
+ * than its buffer holds (any garbage of 2064 bytes or more): once the
+ * buffer is full it reads 0 bytes, which it takes for success, so it never
+ * sees the peer's close; the socket stays, and while anything is unread
+ * UCX's async thread polls it without end (review N-5; docs/network.md,
+ * "Not defended"). At most every 500 ms, this finds the sockets on `port`
+ * (the listener's) that UCX has not read: in CLOSE_WAIT, or with bytes
+ * waiting, now and at the previous sweep (a socket UCX watches is read at
+ * once). Each is reset through a duplicate descriptor (connect AF_UNSPEC:
+ * an RST, ECONNRESET pending), so that UCX's own error handler closes it,
+ * once. Returns how many were reset. The receiving thread, between
+ * progresses. */
+guint gst_doradma_net_ucx_reset_stuck (GstDoradmaNetUcx * u, guint port);
 
 /* Registers `cb` for active message `id` (data kept by returning
  * UCS_INPROGRESS). */

@@ -23,6 +23,10 @@
  * A fake receiver: listens on HOST:PORT, accepts one doradmanetsink,
  * sends it a hello, then active message ID (16-byte header), progresses 2 s (N-3 on
  * the sender's side). Exit 0 when sent, 1 when nobody connected in 20 s.
+ *   bad-peer HOST PORT rejchurn N
+ * N connections in a row to a receiver that serves another sender: each
+ * waits for its refusal (5 s at most), then is closed at once (review
+ * N-4). Exit 0 when all N were refused.
  * Against a receiver with a key-file (docs/network.md, "Authentication";
  * the HMAC computed here with GnuTLS, independently of the plugin):
  *   bad-peer HOST PORT auth KEYFILE       the handshake, then one frame:
@@ -463,6 +467,37 @@ connect_to (ucp_worker_h worker, const struct addrinfo *res)
   return ep;
 }
 
+static int
+rejchurn (ucp_worker_h worker, const struct addrinfo *res, long n)
+{
+  ucp_request_param_t rp = {.op_attr_mask = UCP_OP_ATTR_FIELD_FLAGS,
+    .flags = UCP_EP_CLOSE_FLAG_FORCE
+  };
+  struct timespec end;
+  long i, refused = 0;
+  ucp_ep_h ep;
+  void *req;
+
+  for (i = 0; i < n; i++) {
+    if ((ep = connect_to (worker, res)) == NULL)
+      return 1;
+    broken = hello = 0;
+    clock_gettime (CLOCK_MONOTONIC, &end);
+    end.tv_sec += 5;
+    while (!broken && !hello && before (&end))
+      ucp_worker_progress (worker);
+    refused += broken;
+    req = ucp_ep_close_nbx (ep, &rp);
+    if (UCS_PTR_IS_PTR (req)) {
+      while (ucp_request_check_status (req) == UCS_INPROGRESS)
+        ucp_worker_progress (worker);
+      ucp_request_free (req);
+    }
+  }
+  printf ("bad-peer: rejchurn: %ld connections, %ld refused\n", n, refused);
+  return refused == n ? 0 : 1;
+}
+
 static void
 send_wait (ucp_worker_h worker, ucp_ep_h ep, unsigned id, const void *h,
     size_t hlen, const void *data, size_t len)
@@ -700,7 +735,8 @@ main (int argc, char **argv)
   what = argv[3];
   if (strncmp (what, "flood", 5) == 0 || strcmp (what, "server-am") == 0
       || strncmp (what, "auth", 4) == 0 || strncmp (what, "crypt-", 6) == 0
-      || strcmp (what, "server-credit") == 0) {
+      || strcmp (what, "server-credit") == 0
+      || strcmp (what, "rejchurn") == 0) {
     if (argc != 5)
       return 2;
   } else if (strcmp (what, "eos") == 0 || strcmp (what, "frame") == 0
@@ -734,6 +770,8 @@ main (int argc, char **argv)
     return authenticate (worker, res, what, argv[4]);
   if (strncmp (what, "crypt-", 6) == 0)
     return encrypted (worker, res, what, argv[4]);
+  if (strcmp (what, "rejchurn") == 0)
+    return rejchurn (worker, res, atol (argv[4]));
   ep_params.field_mask = UCP_EP_PARAM_FIELD_FLAGS |
       UCP_EP_PARAM_FIELD_SOCK_ADDR | UCP_EP_PARAM_FIELD_ERR_HANDLER |
       UCP_EP_PARAM_FIELD_ERR_HANDLING_MODE;

@@ -30,8 +30,20 @@
 #              them (unknown-messages), the receiver serves a real sender
 #   garbage    GARBAGE_CONNS (default 300) TCP connections sending random
 #              bytes to the port, then closed (review N-5): the receiver's
-#              open descriptors come back to within 8 of what they were,
-#              and a real sender is served
+#              open descriptors come back to within 8 of what they were
+#              (UCX keeps those that sent 2064 bytes or more: the receiver
+#              resets them, counted in stuck-connections-reset), and a
+#              real sender is served
+#   badaddr    a well-formed UCX connection request whose worker address
+#              has version 15 (garbage.py badaddr), to an idle receiver:
+#              it must live and serve a real sender (UCX 1.13.1 to 1.22.0
+#              abort it: address.c's ucs_assertv_always on the version)
+#   rejchurn   review N-4: while a real sender streams, REJCHURN_ROUNDS
+#              (default 3) rounds of REJCHURN_PEERS (default 3) bad-peer
+#              rejchurn clients, each making REJCHURN_CONNS (default 5000)
+#              connections that the receiver refuses: the receiver must live (UCX 1.13.1 to 1.21 abort it
+#              on tcp_sockcm_ep.c:416: a stale missed write event of a
+#              refused connection handed to the next one on its number)
 #   auth       key-file (docs/network.md, "Authentication"): a receiver
 #              with a key refuses, without ending or publishing anything, an
 #              EOS and a frame sent without the handshake, a wrong key, a
@@ -468,7 +480,8 @@ case "$scenario" in
     fd0=$(fds)
     in_a timeout 120 python3 "$here/garbage.py" "$addr_b" "$port" "$n" ||
       fail "garbage.py did not finish"
-    # UCX closes what it gave up on in its own time: wait for it, bounded
+    # the receiver resets what UCX keeps within two of its 500 ms sweeps;
+    # UCX then closes it: wait for that, bounded
     end=$(( SECONDS + 20 ))
     while [ "$(fds)" -gt $(( fd0 + 8 )) ] && [ $SECONDS -lt $end ]; do
       sleep 0.5
@@ -481,7 +494,11 @@ case "$scenario" in
       doradmanetsink host="$addr_b" port="$port" mode=lossless \
       timeout=30000000000 > "$work/tx.log" 2>&1 || fail "real sender: $(tail -3 "$work/tx.log")"
     wait_for 60 "$work/rx.log" "Got EOS from element" || fail "the receiver did not serve a real sender"
-    echo "ok: $n garbage connections: no descriptor leaked, a real sender served"
+    # the reset, not chance, closed them: seeded, most sent >= 2064 bytes
+    reset=$(stat_of "$work/rx.log" doradmanetsrc-stats stuck-connections-reset)
+    [ "${reset:-0}" -ge $(( n / 2 )) ] ||
+      fail "stuck-connections-reset=$reset, want >= $(( n / 2 ))"
+    echo "ok: $n garbage connections: no descriptor leaked ($reset reset), a real sender served"
     ;;
   auth)
     : "${DORADMA_BAD_PEER:?path of bad-peer}"
@@ -676,6 +693,41 @@ case "$scenario" in
     grep -q 'allowed-peers: "10.0.0.300" is not' "$work/bad.log" ||
       fail "no error naming the entry: $(tail -3 "$work/bad.log")"
     echo "ok: a sender not on allowed-peers refused $told times, counted ($rxfails), named once; one on it served; a sender's own list kept it off ($fails attempts, counted, named once); a bad entry named"
+    ;;
+  badaddr)
+    receiver "$work/rx.log" channel=net-ba-$id ! fakesink
+    in_a timeout 60 python3 "$here/garbage.py" "$addr_b" "$port" 1 badaddr ||
+      fail "garbage.py did not finish"
+    sleep 1
+    kill -0 "$rx_pid" 2> /dev/null ||
+      fail "the receiver died: $(grep -m1 -o 'address.c:[0-9]* *Assertion[^:]*' "$work/rx.log" || tail -3 "$work/rx.log")"
+    in_a timeout 60 gst-launch-1.0 $SOURCE num-buffers=10 ! "$CAPS" ! \
+      doradmanetsink host="$addr_b" port="$port" mode=lossless \
+      timeout=30000000000 > "$work/tx.log" 2>&1 || fail "real sender: $(tail -3 "$work/tx.log")"
+    wait_for 60 "$work/rx.log" "Got EOS from element" || fail "the receiver did not serve a real sender"
+    echo "ok: a request with a bad worker address refused, a real sender served"
+    ;;
+  rejchurn)
+    : "${DORADMA_BAD_PEER:?path of bad-peer}"
+    receiver "$work/rx.log" channel=net-rc-$id ! fakesink
+    start_in "$nsa" "$work/tx1.log" gst-launch-1.0 -m $SOURCE is-live=true ! \
+      "$CAPS" ! doradmanetsink host="$addr_b" port="$port"
+    wait_for 20 "$work/tx1.log" "doradmanetsink-connected" || fail "the sender never connected"
+    # a race: rounds, so that a UCX with the defect aborts in (nearly) every run
+    rounds=${REJCHURN_ROUNDS:-3}
+    for r in $(seq "$rounds"); do
+      churners=()
+      for k in $(seq "${REJCHURN_PEERS:-3}"); do
+        start_in "$nsa" "$work/churn$r-$k.log" "$DORADMA_BAD_PEER" "$addr_b" \
+          "$port" rejchurn "${REJCHURN_CONNS:-5000}"
+        churners+=("$started_timeout")
+      done
+      for c in "${churners[@]}"; do wait "$c"; done
+      kill -0 "$rx_pid" 2> /dev/null ||
+        fail "the receiver died in round $r: $(grep -m1 -o 'tcp_sockcm_ep.c:[0-9]*  Assertion' "$work/rx.log" || tail -3 "$work/rx.log")"
+    done
+    grep -q "doradmanetsink-peer-lost" "$work/tx1.log" && fail "the sender lost its receiver"
+    echo "ok: $rounds rounds of ${REJCHURN_PEERS:-3} x ${REJCHURN_CONNS:-5000} refused connections, the receiver lives"
     ;;
   second-sender)
     receiver "$work/rx.log" channel=net-ss-$id ! fakesink
