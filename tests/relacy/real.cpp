@@ -120,6 +120,15 @@ struct ring
     }
     return rc;
   }
+  /* reads until next fails: its error, *seq the last frame delivered */
+  int read_to_end (rl::var < uint64_t > *payload, uint64_t * seq)
+  {
+    int rc;
+
+    while ((rc = read (payload, seq)) == 0)
+      continue;
+    return rc;
+  }
 };
 
 /* A scenario on one ring: its payloads, the ring opened with a reader of
@@ -240,9 +249,7 @@ struct eos : ring_scenario < eos, 0 >
       g.write (DORADMA_POLICY_LATEST, 0, payload, 1);
       RL_ASSERT (doradma_writer_eos (g.w) == 0);
     } else {
-      rc = g.read (payload, &seq);
-      if (rc == 0)
-        rc = g.read (payload, &seq);
+      rc = g.read_to_end (payload, &seq);
       RL_ASSERT (rc == -EPIPE && seq == 1);
     }
   }
@@ -360,9 +367,7 @@ struct replace : ring_scenario < replace, 0 >
       t_writer_config (&wc, g.ch, shm_dir, SLOTS, SLOT_BYTES);
       RL_ASSERT (doradma_writer_replace (g.w, &wc, &g.w2, &d) == 0);
     } else {
-      rc = g.read (payload, &seq);
-      if (rc == 0)
-        rc = g.read (payload, &seq);
+      rc = g.read_to_end (payload, &seq);
       RL_ASSERT (rc == -ESTALE && seq == 1);
     }
   }
@@ -495,9 +500,7 @@ struct writer_stops : ring_scenario < writer_stops, 0 >
       doradma_writer_close (g.w);
       g.w = NULL;
     } else {
-      rc = g.read (payload, &seq);
-      if (rc == 0)
-        rc = g.read (payload, &seq);
+      rc = g.read_to_end (payload, &seq);
       RL_ASSERT (rc == -EOWNERDEAD && seq == 1);
       RL_ASSERT (doradma_reader_writer_stopped (g.r) == 1);
     }
@@ -526,9 +529,7 @@ struct takeover : ring_scenario < takeover, 0 >
       t_writer_config (&wc, g.ch, shm_dir, SLOTS, SLOT_BYTES);
       RL_ASSERT (doradma_writer_create (&wc, &g.w2, &d) == 0);
     } else {
-      rc = g.read (payload, &seq);
-      if (rc == 0)
-        rc = g.read (payload, &seq);
+      rc = g.read_to_end (payload, &seq);
       RL_ASSERT (rc == -EOWNERDEAD || (rc == -ESTALE && seq == 1));
     }
   }
