@@ -15,7 +15,9 @@
  * out. It stops at EOS, after --idle seconds without a frame once frames
  * came, or at --deadline. --hold NAME starts the pipeline paused and
  * plays it only once element NAME (a tcpserversink) has a client, so that
- * no frame is made before the receiver can get it.
+ * no frame is made before the receiver can get it, and after EOS waits
+ * for that client to leave: the sink queues frames it has not written
+ * yet, and stopping at once would drop them.
  *   net-probe [--idle S] [--deadline S] [--window F:E] [--hold NAME]
  *     PIPELINE... */
 #include <stdio.h>
@@ -34,7 +36,7 @@ static guint64 first_arrival, last_arrival;
 static guint64 win_first = 0, win_end = G_MAXUINT64, next_seq;
 /* process CPU (ns) at the window's first and last frame */
 static guint64 cpu_win_start, cpu_win_last;
-static gint held;
+static gint clients;
 
 static guint64
 now_ns (void)
@@ -99,7 +101,13 @@ meter (GstPad * pad, GstPadProbeInfo * info, gpointer data)
 static void
 client_added (GstElement * sink, GObject * client, gpointer data)
 {
-  g_atomic_int_set (&held, 0);
+  g_atomic_int_inc (&clients);
+}
+
+static void
+client_removed (GstElement * sink, GObject * client, gint status, gpointer data)
+{
+  g_atomic_int_add (&clients, -1);
 }
 
 static int
@@ -135,7 +143,7 @@ main (int argc, char **argv)
   GstBus *bus;
   GString *desc = g_string_new (NULL);
   const char *hold = NULL;
-  gboolean metering;
+  gboolean metering, held = FALSE, ended = FALSE;
   guint64 start, cpu_end = 0, p50 = 0, p99 = 0;
   int i, rc = 0;
 
@@ -172,8 +180,9 @@ main (int argc, char **argv)
       fprintf (stderr, "net-probe: no element %s to hold for\n", hold);
       return 2;
     }
-    g_atomic_int_set (&held, 1);
+    held = TRUE;
     g_signal_connect (e, "client-added", G_CALLBACK (client_added), NULL);
+    g_signal_connect (e, "client-removed", G_CALLBACK (client_removed), NULL);
     gst_object_unref (e);
     /* a live source makes nothing while paused; the sink listens */
     gst_element_set_state (pipe, GST_STATE_PAUSED);
@@ -185,10 +194,17 @@ main (int argc, char **argv)
         GST_MESSAGE_EOS | GST_MESSAGE_ERROR);
     guint64 now = now_ns ();
 
-    if (hold && !g_atomic_int_get (&held)) {
+    if (held && g_atomic_int_get (&clients) > 0) {
       gst_element_set_state (pipe, GST_STATE_PLAYING);
-      hold = NULL;
+      held = FALSE;
     }
+    if (m && GST_MESSAGE_TYPE (m) == GST_MESSAGE_EOS && hold) {
+      gst_message_unref (m);
+      m = NULL;
+      ended = TRUE;
+    }
+    if (ended && g_atomic_int_get (&clients) == 0)
+      break;
     if (m) {
       if (GST_MESSAGE_TYPE (m) == GST_MESSAGE_ERROR) {
         gst_message_parse_error (m, &err, NULL);
