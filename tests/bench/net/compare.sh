@@ -3,6 +3,9 @@
 # instead, tuned, between the same two network namespaces (veth, MTU 9000):
 #   rtp   rtpvrawpay mtu=8972 ! udpsink  /  udpsrc ! rtpvrawdepay (RFC 4175)
 #   gdp   gdppay ! tcpserversink  /  tcpclientsrc blocksize=1048576 ! gdpdepay
+#   gdp-1m  the same sender  /  fdsrc blocksize=1048576 ! gdpdepay on a
+#         socket bash connects (tcpclientsrc reads at most 4 KiB whatever
+#         its blocksize: GStreamer 1.22's MAX_READ_SIZE)
 #   ucx   doradmanetsink  /  doradmanetsrc channel=... (into a ring)
 #   ucx-auth   the same with key-file (the handshake only)
 #   ucx-crypt  the same with key-file and encrypt=true (AES-256-GCM)
@@ -52,9 +55,11 @@ wanted () {     # wanted TRANSPORT LABEL: ONLY="ucx:4K60 gdp:4K60" runs those
   [ -z "${ONLY:-}" ] || [[ " $ONLY " == *" $1:$2 "* ]]
 }
 
-probe_in () {   # probe_in NS LOG NET-PROBE-ARGS...: $started_timeout is set
-  start_in "$1" "$2" "$probe" --deadline "$deadline_s" --window "$warm:$n" \
-    "${@:3}"
+via=()
+probe_in () {   # probe_in NS LOG NET-PROBE-ARGS...: $started_timeout is set;
+  # net-probe is started through the command in via, if any
+  start_in "$1" "$2" "${via[@]}" "$probe" --deadline "$deadline_s" \
+    --window "$warm:$n" "${@:3}"
 }
 
 result_of () {  # result_of LOG: its net-probe line, once it is written
@@ -100,16 +105,25 @@ run_case () {   # run_case TRANSPORT LABEL CAPS
       probe_in "$nsa" "$txl" $src ! rtpvrawpay mtu=8972 \
         ! udpsink host="$addr_b" port="$port" buffer-size=67108864 sync=false
       tx=$started_timeout ;;
-    gdp)
+    gdp|gdp-1m)
       # held until the client is there: tcpserversink drops what it gets
       # before (the untuned runs lost 9-130 frames so)
       probe_in "$nsa" "$txl" --hold server $src ! gdppay \
         ! tcpserversink name=server host="$addr_a" port="$port" sync=false
       tx=$started_timeout
       sleep 1
-      probe_in "$nsb" "$rxl" --idle 3 \
-        tcpclientsrc host="$addr_a" port="$port" blocksize=1048576 \
-        ! gdpdepay ! fakesink name=meter sync=false ;;
+      if [ "$t" = gdp ]; then
+        probe_in "$nsb" "$rxl" --idle 3 \
+          tcpclientsrc host="$addr_a" port="$port" blocksize=1048576 \
+          ! gdpdepay ! fakesink name=meter sync=false
+      else
+        # bash connects fd 3 (no process in between), net-probe inherits it
+        # shellcheck disable=SC2016
+        via=(bash -c 'exec 3<>"/dev/tcp/$0/$1" && exec "${@:2}"' "$addr_a" "$port")
+        probe_in "$nsb" "$rxl" --idle 3 fdsrc fd=3 blocksize=1048576 \
+          ! gdpdepay ! fakesink name=meter sync=false
+        via=()
+      fi ;;
   esac
   wait "$tx"
   local r s made frames
@@ -136,7 +150,7 @@ run_case () {   # run_case TRANSPORT LABEL CAPS
 }
 
 n=$(( secs * 60 ))
-transports=(ucx ucx-auth ucx-crypt rtp gdp)
+transports=(ucx ucx-auth ucx-crypt rtp gdp gdp-1m)
 cases=("1080p60 video/x-raw,format=I420,width=1920,height=1080,framerate=60/1 true"
   "4K60 video/x-raw,format=I420,width=3840,height=2160,framerate=60/1 true"
   "1080p-unthrottled video/x-raw,format=I420,width=1920,height=1080,framerate=60/1 false")

@@ -49,7 +49,7 @@ def summary(rows, path):
     cases = list(dict.fromkeys(r["case"] for r in rows))
     transports = list(dict.fromkeys(r["transport"] for r in rows))
     order = {t: i for i, t in enumerate(["ucx", "ucx-auth", "ucx-crypt",
-                                         "rtp", "gdp"])}
+                                         "rtp", "gdp", "gdp-1m"])}
     transports.sort(key=lambda t: order.get(t, len(order)))
     out = []
     for c in cases:

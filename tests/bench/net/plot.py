@@ -23,7 +23,8 @@ TRANSPORT_LABELS = {"ucx": "UCX pair (doradmanetsink/src)",
                     "ucx-auth": "UCX pair, key-file",
                     "ucx-crypt": "UCX pair, key-file + encrypt",
                     "rtp": "RTP raw, jumbo (rtpvrawpay/udpsink)",
-                    "gdp": "TCP + gdp (tcpserversink, 1 MiB reads)"}
+                    "gdp": "TCP + gdp (tcpclientsrc: 4 KiB reads)",
+                    "gdp-1m": "TCP + gdp (fdsrc: 1 MiB reads)"}
 
 
 def grouped(summary, column):
