@@ -3,7 +3,7 @@
 # inside the namespaces, no default route), port, work (a temporary
 # directory), DORADMA_SHM_DIR (private), UCX_TLS=tcp; removes all of it on
 # exit. Provides skip/fail (exit 77/1), in_a/in_b, start_in, wait_for,
-# stat_of. Needs $scenario (for messages). Skips (77) where namespaces
+# stat_of, set_mtu. Needs $scenario (for messages). Skips (77) where namespaces
 # cannot be made.
 skip () { echo "SKIP: $*"; exit 77; }
 fail () { echo "FAIL ($scenario): $*"; exit 1; }
@@ -56,6 +56,11 @@ ip -n "$nsb" addr add "$addr_b/30" dev "ddb$id"
 for ns in "$nsa" "$nsb"; do ip -n "$ns" link set lo up; done
 ip -n "$nsa" link set "dda$id" up
 ip -n "$nsb" link set "ddb$id" up
+
+set_mtu () {    # set_mtu BYTES: both ends of the veth pair
+  ip -n "$nsa" link set "dda$id" mtu "$1" &&
+    ip -n "$nsb" link set "ddb$id" mtu "$1"
+}
 
 in_a () { ip netns exec "$nsa" "$@"; }
 in_b () { ip netns exec "$nsb" "$@"; }

@@ -1,12 +1,25 @@
 /* Runs one gst-launch pipeline and measures it, for the network
  * comparison (compare.sh): an element named "stamp" gets each frame's
- * CLOCK_MONOTONIC send time written into its first 8 bytes; an element
- * named "meter" reads it back (both namespaces of a run share the clock)
- * and records the end-to-end latency. At the end it prints one line:
- *   frames=N fps=F p50_us=A p99_us=B cpu_s=C
- * (fps over the arrivals, cpu of this process). It stops at EOS, after
- * --idle seconds without a frame once frames came, or at --deadline.
- *   net-probe [--idle S] [--deadline S] PIPELINE... */
+ * CLOCK_MONOTONIC send time and its number (0, 1, ...) written into its
+ * first 16 bytes; an element named "meter" reads them back (both
+ * namespaces of a run share the clock). Only the frames numbered in
+ * --window FIRST:END (FIRST <= number < END; default all) count, so that
+ * every transport is measured over the same frames whatever it lost while
+ * connecting. At the end it prints one line:
+ *   frames=N stamped=M fps=F p50_us=A p99_us=B cpu_s=C cpu_win_s=W
+ * frames: window frames metered; stamped: window frames stamped; fps and
+ * latency over the metered ones; cpu_s: this process in all; cpu_win_s:
+ * this process while it handled the window (a meter: from the first
+ * window frame metered to the last; else from the first window frame
+ * stamped to the end of the stream), so start-up and idle time are left
+ * out. It stops at EOS, after --idle seconds without a frame once frames
+ * came, or at --deadline. --hold NAME starts the pipeline paused and
+ * plays it only once element NAME (a tcpserversink) has a client, so that
+ * no frame is made before the receiver can get it, and after EOS waits
+ * for that client to leave: the sink queues frames it has not written
+ * yet, and stopping at once would drop them.
+ *   net-probe [--idle S] [--deadline S] [--window F:E] [--hold NAME]
+ *     PIPELINE... */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -18,8 +31,12 @@
 #define MAX_SAMPLES (1u << 20)
 
 static guint64 *lat;
-static guint n_frames, n_lat;
+static guint n_frames, n_lat, n_stamped;
 static guint64 first_arrival, last_arrival;
+static guint64 win_first = 0, win_end = G_MAXUINT64, next_seq;
+/* process CPU (ns) at the window's first and last frame */
+static guint64 cpu_win_start, cpu_win_last;
+static gint clients;
 
 static guint64
 now_ns (void)
@@ -30,13 +47,31 @@ now_ns (void)
   return (guint64) ts.tv_sec * 1000000000u + ts.tv_nsec;
 }
 
+static guint64
+cpu_ns (void)
+{
+  struct rusage ru;
+
+  getrusage (RUSAGE_SELF, &ru);
+  return (guint64) (ru.ru_utime.tv_sec + ru.ru_stime.tv_sec) * 1000000000u +
+      (guint64) (ru.ru_utime.tv_usec + ru.ru_stime.tv_usec) * 1000u;
+}
+
+static gboolean
+in_window (guint64 seq)
+{
+  return seq >= win_first && seq < win_end;
+}
+
 static GstPadProbeReturn
 stamp (GstPad * pad, GstPadProbeInfo * info, gpointer data)
 {
   GstBuffer *buf = gst_buffer_make_writable (GST_PAD_PROBE_INFO_BUFFER (info));
-  guint64 t = now_ns ();
+  guint64 mark[2] = { now_ns (), next_seq++ };
 
-  gst_buffer_fill (buf, 0, &t, sizeof (t));
+  if (in_window (mark[1]) && n_stamped++ == 0)
+    cpu_win_start = cpu_ns ();
+  gst_buffer_fill (buf, 0, mark, sizeof (mark));
   GST_PAD_PROBE_INFO_DATA (info) = buf;
   return GST_PAD_PROBE_OK;
 }
@@ -45,15 +80,34 @@ static GstPadProbeReturn
 meter (GstPad * pad, GstPadProbeInfo * info, gpointer data)
 {
   GstBuffer *buf = GST_PAD_PROBE_INFO_BUFFER (info);
-  guint64 t = 0, now = now_ns ();
+  guint64 mark[2] = { 0, 0 }, now = now_ns ();
 
-  if (gst_buffer_extract (buf, 0, &t, sizeof (t)) == sizeof (t)
-      && t > 0 && t <= now && now - t < 10 * GST_SECOND && n_lat < MAX_SAMPLES)
-    lat[n_lat++] = now - t;
-  if (n_frames++ == 0)
+  /* a frame without a readable mark, or outside the window, is not counted */
+  if (gst_buffer_extract (buf, 0, mark, sizeof (mark)) != sizeof (mark)
+      || !in_window (mark[1]))
+    return GST_PAD_PROBE_OK;
+  if (mark[0] > 0 && mark[0] <= now && now - mark[0] < 10 * GST_SECOND
+      && n_lat < MAX_SAMPLES)
+    lat[n_lat++] = now - mark[0];
+  cpu_win_last = cpu_ns ();
+  if (n_frames++ == 0) {
     first_arrival = now;
+    cpu_win_start = cpu_win_last;
+  }
   last_arrival = now;
   return GST_PAD_PROBE_OK;
+}
+
+static void
+client_added (GstElement * sink, GObject * client, gpointer data)
+{
+  g_atomic_int_inc (&clients);
+}
+
+static void
+client_removed (GstElement * sink, GObject * client, gint status, gpointer data)
+{
+  g_atomic_int_add (&clients, -1);
 }
 
 static int
@@ -64,18 +118,20 @@ cmp_u64 (const void *a, const void *b)
   return x < y ? -1 : x > y;
 }
 
-static void
+/* TRUE when the pipeline has an element NAME (now probed) */
+static gboolean
 probe (GstElement * pipe, const char *name, GstPadProbeCallback cb)
 {
   GstElement *e = gst_bin_get_by_name (GST_BIN (pipe), name);
   GstPad *pad;
 
   if (e == NULL)
-    return;
+    return FALSE;
   pad = gst_element_get_static_pad (e, "sink");
   gst_pad_add_probe (pad, GST_PAD_PROBE_TYPE_BUFFER, cb, NULL, NULL);
   gst_object_unref (pad);
   gst_object_unref (e);
+  return TRUE;
 }
 
 int
@@ -86,8 +142,9 @@ main (int argc, char **argv)
   GstElement *pipe;
   GstBus *bus;
   GString *desc = g_string_new (NULL);
-  struct rusage ru;
-  guint64 start, p50 = 0, p99 = 0;
+  const char *hold = NULL;
+  gboolean metering, held = FALSE, ended = FALSE;
+  guint64 start, cpu_end = 0, p50 = 0, p99 = 0;
   int i, rc = 0;
 
   gst_init (&argc, &argv);
@@ -96,6 +153,14 @@ main (int argc, char **argv)
       idle = atof (argv[++i]);
     else if (strcmp (argv[i], "--deadline") == 0 && i + 1 < argc)
       deadline = atof (argv[++i]);
+    else if (strcmp (argv[i], "--window") == 0 && i + 1 < argc) {
+      char *end;
+
+      win_first = g_ascii_strtoull (argv[++i], &end, 10);
+      if (*end == ':')
+        win_end = g_ascii_strtoull (end + 1, NULL, 10);
+    } else if (strcmp (argv[i], "--hold") == 0 && i + 1 < argc)
+      hold = argv[++i];
     else
       g_string_append_printf (desc, "%s ", argv[i]);
   }
@@ -106,15 +171,40 @@ main (int argc, char **argv)
     return 2;
   }
   probe (pipe, "stamp", stamp);
-  probe (pipe, "meter", meter);
+  metering = probe (pipe, "meter", meter);
   bus = gst_element_get_bus (pipe);
-  gst_element_set_state (pipe, GST_STATE_PLAYING);
+  if (hold) {
+    GstElement *e = gst_bin_get_by_name (GST_BIN (pipe), hold);
+
+    if (e == NULL) {
+      fprintf (stderr, "net-probe: no element %s to hold for\n", hold);
+      return 2;
+    }
+    held = TRUE;
+    g_signal_connect (e, "client-added", G_CALLBACK (client_added), NULL);
+    g_signal_connect (e, "client-removed", G_CALLBACK (client_removed), NULL);
+    gst_object_unref (e);
+    /* a live source makes nothing while paused; the sink listens */
+    gst_element_set_state (pipe, GST_STATE_PAUSED);
+  } else
+    gst_element_set_state (pipe, GST_STATE_PLAYING);
   start = now_ns ();
   for (;;) {
     GstMessage *m = gst_bus_timed_pop_filtered (bus, 100 * GST_MSECOND,
         GST_MESSAGE_EOS | GST_MESSAGE_ERROR);
     guint64 now = now_ns ();
 
+    if (held && g_atomic_int_get (&clients) > 0) {
+      gst_element_set_state (pipe, GST_STATE_PLAYING);
+      held = FALSE;
+    }
+    if (m && GST_MESSAGE_TYPE (m) == GST_MESSAGE_EOS && hold) {
+      gst_message_unref (m);
+      m = NULL;
+      ended = TRUE;
+    }
+    if (ended && g_atomic_int_get (&clients) == 0)
+      break;
     if (m) {
       if (GST_MESSAGE_TYPE (m) == GST_MESSAGE_ERROR) {
         gst_message_parse_error (m, &err, NULL);
@@ -129,18 +219,22 @@ main (int argc, char **argv)
     if (now - start > deadline * 1e9)
       break;
   }
+  /* a sender's window ends with its stream, before the teardown */
+  if (!metering && n_stamped)
+    cpu_end = cpu_ns ();
   gst_element_set_state (pipe, GST_STATE_NULL);
-  getrusage (RUSAGE_SELF, &ru);
+  if (metering && n_frames)
+    cpu_end = cpu_win_last;
   if (n_lat) {
     qsort (lat, n_lat, sizeof (*lat), cmp_u64);
     p50 = lat[n_lat / 2];
     p99 = lat[(guint64) n_lat * 99 / 100];
   }
-  printf ("frames=%u fps=%.1f p50_us=%.0f p99_us=%.0f cpu_s=%.3f\n",
-      n_frames, n_frames > 1 ? (n_frames - 1) * 1e9 / (last_arrival -
-          first_arrival) : 0.0, p50 / 1e3, p99 / 1e3,
-      ru.ru_utime.tv_sec + ru.ru_stime.tv_sec + (ru.ru_utime.tv_usec +
-          ru.ru_stime.tv_usec) / 1e6);
+  printf ("frames=%u stamped=%u fps=%.1f p50_us=%.0f p99_us=%.0f cpu_s=%.3f "
+      "cpu_win_s=%.4f\n", n_frames, n_stamped,
+      n_frames > 1 ? (n_frames - 1) * 1e9 / (last_arrival -
+          first_arrival) : 0.0, p50 / 1e3, p99 / 1e3, cpu_ns () / 1e9,
+      cpu_end > cpu_win_start ? (cpu_end - cpu_win_start) / 1e9 : 0.0);
   gst_object_unref (bus);
   gst_object_unref (pipe);
   return rc;
