@@ -318,6 +318,11 @@ gst_doradma_net_src_start (GstBaseSrc * bsrc)
   GST_INFO_OBJECT (self, "listening on %s:%u, UCX memory types %s", address,
       port, gst_doradma_net_ucx_memory_types (&self->ucx));
   self->listen_port = port;
+  if (self->ucx.sweep_dir == NULL)
+    GST_ELEMENT_WARNING (self, RESOURCE, OPEN_READ,
+        ("No sweep of stuck connections: /proc/self/fd cannot be read"),
+        ("a peer's garbage connections keep their descriptors in UCX "
+            "(docs/network.md, \"Not defended\")"));
   self->ep = NULL;
   self->ep_failed = FALSE;
   self->last_sender_seq = 0;

@@ -75,7 +75,7 @@ gst_doradma_net_ucx_open (GstDoradmaNetUcx * u, const gchar * transports,
   gboolean ok;
 
   memset (u, 0, sizeof (*u));
-  u->worker_fd = u->cancel_fd = -1;
+  u->worker_fd = u->cancel_fd = u->spare_fd = -1;
 
   st = ucp_config_read (NULL, NULL, &config);
   if (st != UCS_OK) {
@@ -205,11 +205,14 @@ gst_doradma_net_ucx_close (GstDoradmaNetUcx * u)
   if (u->cancel_fd >= 0)
     close (u->cancel_fd);
   g_clear_pointer (&u->stuck_seen, g_hash_table_unref);
+  g_clear_pointer (&u->sweep_dir, closedir);
+  if (u->spare_fd >= 0)
+    close (u->spare_fd);
   g_free (u->memory_types);
   g_mutex_clear (&u->lock);
   g_cond_clear (&u->cond);
   memset (u, 0, sizeof (*u));
-  u->worker_fd = u->cancel_fd = -1;
+  u->worker_fd = u->cancel_fd = u->spare_fd = -1;
 }
 
 static gpointer
@@ -556,6 +559,10 @@ gst_doradma_net_ucx_listen (GstDoradmaNetUcx * u, const gchar * address,
         address : "*", port, ucs_status_string (st));
     return NULL;
   }
+  if (u->sweep_dir == NULL)
+    u->sweep_dir = opendir ("/proc/self/fd");
+  if (u->spare_fd < 0)
+    u->spare_fd = open ("/dev/null", O_RDONLY | O_CLOEXEC);
   return l;
 }
 
@@ -600,16 +607,14 @@ gst_doradma_net_ucx_reset_stuck (GstDoradmaNetUcx * u, guint port)
   struct sockaddr unspec = {.sa_family = AF_UNSPEC };
   GHashTable *seen;
   struct dirent *e;
-  DIR *dir;
+  DIR *dir = u->sweep_dir;
   guint n = 0;
   gint64 now = g_get_monotonic_time ();
 
-  if (now < u->next_sweep)
+  if (dir == NULL || now < u->next_sweep)
     return 0;
   u->next_sweep = now + SWEEP_INTERVAL_US;
-  dir = opendir ("/proc/self/fd");
-  if (dir == NULL)
-    return 0;
+  rewinddir (dir);
   seen = g_hash_table_new (NULL, NULL);
   while ((e = readdir (dir)) != NULL) {
     gchar *end;
@@ -627,14 +632,21 @@ gst_doradma_net_ucx_reset_stuck (GstDoradmaNetUcx * u, guint port)
     /* UCX may close `fd` and reuse its number meanwhile: act on a
      * duplicate, checked to be the same socket, never on the number */
     dup_fd = fcntl (fd, F_DUPFD_CLOEXEC, 0);
+    if (dup_fd < 0 && errno == EMFILE && u->spare_fd >= 0) {
+      /* every descriptor taken (the flood itself): use the spare's */
+      close (u->spare_fd);
+      u->spare_fd = -1;
+      dup_fd = fcntl (fd, F_DUPFD_CLOEXEC, 0);
+    }
     if (dup_fd < 0)
       continue;
     if (unread_on_port (dup_fd, port, &again) && again == ino
         && connect (dup_fd, &unspec, sizeof (unspec)) == 0)
       n++;
     close (dup_fd);
+    if (u->spare_fd < 0)
+      u->spare_fd = open ("/dev/null", O_RDONLY | O_CLOEXEC);
   }
-  closedir (dir);
   if (u->stuck_seen != NULL)
     g_hash_table_unref (u->stuck_seen);
   u->stuck_seen = seen;

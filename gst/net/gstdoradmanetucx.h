@@ -18,6 +18,7 @@
 #ifndef __GST_DORADMA_NET_UCX_H__
 #define __GST_DORADMA_NET_UCX_H__
 
+#include <dirent.h>
 #include <gst/gst.h>
 #include <ucp/api/ucp.h>
 
@@ -30,6 +31,10 @@ G_BEGIN_DECLS typedef struct
   gchar *memory_types;          /* what UCX can send from, e.g. "host" */
   GHashTable *stuck_seen;       /* reset_stuck: sockets seen at its last sweep */
   gint64 next_sweep;            /* reset_stuck: monotonic us */
+  /* reset_stuck's own descriptors, taken at listen: a flood of stuck
+   * connections may leave none free when it runs */
+  DIR *sweep_dir;               /* /proc/self/fd; NULL: no sweep */
+  int spare_fd;                 /* /dev/null, closed to make room for a dup */
   guint64 memory_type_mask;     /* the same: UCS_BIT (ucs_memory_type_t) */
   /* threaded */
   GMutex lock;
@@ -133,8 +138,10 @@ gboolean gst_doradma_net_ucx_close_ep (GstDoradmaNetUcx * u, ucp_ep_h ep,
  * waiting, now and at the previous sweep (a socket UCX watches is read at
  * once). Each is reset through a duplicate descriptor (connect AF_UNSPEC:
  * an RST, ECONNRESET pending), so that UCX's own error handler closes it,
- * once. Returns how many were reset. The receiving thread, between
- * progresses. */
+ * once. It reads /proc/self/fd through the directory, and dups into the
+ * spare descriptor, that listen took: it runs with every other descriptor
+ * taken. Returns how many were reset (0 without /proc). The receiving
+ * thread, between progresses. */
 guint gst_doradma_net_ucx_reset_stuck (GstDoradmaNetUcx * u, guint port);
 
 /* Registers `cb` for active message `id` (data kept by returning

@@ -15,7 +15,8 @@ import time
 host, port, n = sys.argv[1], int(sys.argv[2]), int(sys.argv[3])
 badaddr = len(sys.argv) > 4 and sys.argv[4] == "badaddr"
 rng = random.Random(31)
-# sa_data base (packed: ep_id, header = version 2 << 5), then the address
+# sa_data base (packed: ep_id, header = UCP_OBJECT_VERSION_V2 (1) << 5),
+# then the address
 PRIV = struct.pack("<QB", 0, 1 << 5) + bytes([0x0F]) + bytes(6)
 refused = 0
 for i in range(n):
