@@ -482,7 +482,7 @@ case "$scenario" in
     # GARBAGE_NOFILE: the flood takes every descriptor the receiver may
     # have; its sweep must still free them (with its spare descriptor)
     if [ -n "${GARBAGE_NOFILE:-}" ]; then
-      prlimit --pid "$rx_pid" --nofile="$GARBAGE_NOFILE" ||
+      LD_PRELOAD= prlimit --pid "$rx_pid" --nofile="$GARBAGE_NOFILE" ||
         fail "prlimit --nofile=$GARBAGE_NOFILE"
     fi
     in_a timeout 120 python3 "$here/garbage.py" "$addr_b" "$port" "$n" ||
