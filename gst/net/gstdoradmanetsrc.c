@@ -135,8 +135,7 @@ gst_doradma_net_src_create (GstPushSrc * psrc, GstBuffer ** out)
   for (;;) {
     gst_doradma_net_ucx_progress (&self->ucx);
     /* connections UCX would keep forever (review N-5) */
-    COUNT (self, C_STUCK_RESET,
-        gst_doradma_net_ucx_reset_stuck (&self->ucx, self->listen_port));
+    COUNT (self, C_STUCK_RESET, gst_doradma_net_ucx_reset_stuck (&self->ucx));
     if (self->bad_peer && self->bad_peer_forged) {
       /* encrypt: altered, forged or replayed on the path, or a hostile
        * sender: nothing of it was published */
@@ -317,7 +316,6 @@ gst_doradma_net_src_start (GstBaseSrc * bsrc)
     goto ucx_failed;
   GST_INFO_OBJECT (self, "listening on %s:%u, UCX memory types %s", address,
       port, gst_doradma_net_ucx_memory_types (&self->ucx));
-  self->listen_port = port;
   if (self->ucx.sweep_dir == NULL)
     GST_ELEMENT_WARNING (self, RESOURCE, OPEN_READ,
         ("No sweep of stuck connections: /proc/self/fd cannot be read"),

@@ -73,7 +73,6 @@ struct _GstDoradmaNetSrc
   GstDoradmaNetUcx ucx;
   gboolean ucx_open;
   ucp_listener_h listener;
-  guint listen_port;            /* the listener's: reset_stuck */
   ucp_ep_h ep;
   gboolean ep_failed;           /* error callback */
   gchar *bad_peer;              /* a malformed header's diagnostic */

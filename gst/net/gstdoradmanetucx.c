@@ -559,6 +559,7 @@ gst_doradma_net_ucx_listen (GstDoradmaNetUcx * u, const gchar * address,
         address : "*", port, ucs_status_string (st));
     return NULL;
   }
+  u->sweep_port = port;
   if (u->sweep_dir == NULL)
     u->sweep_dir = opendir ("/proc/self/fd");
   if (u->spare_fd < 0)
@@ -602,8 +603,9 @@ unread_on_port (int fd, guint port, ino_t * ino)
 #define SWEEP_INTERVAL_US (500 * G_TIME_SPAN_MILLISECOND)
 
 guint
-gst_doradma_net_ucx_reset_stuck (GstDoradmaNetUcx * u, guint port)
+gst_doradma_net_ucx_reset_stuck (GstDoradmaNetUcx * u)
 {
+  guint port = u->sweep_port;
   struct sockaddr unspec = {.sa_family = AF_UNSPEC };
   GHashTable *seen;
   struct dirent *e;

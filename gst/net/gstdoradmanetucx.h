@@ -34,6 +34,7 @@ G_BEGIN_DECLS typedef struct
   /* reset_stuck's own descriptors, taken at listen: a flood of stuck
    * connections may leave none free when it runs */
   DIR *sweep_dir;               /* /proc/self/fd; NULL: no sweep */
+  guint sweep_port;             /* the listener's port */
   int spare_fd;                 /* /dev/null, closed to make room for a dup */
   guint64 memory_type_mask;     /* the same: UCS_BIT (ucs_memory_type_t) */
   /* threaded */
@@ -133,8 +134,8 @@ gboolean gst_doradma_net_ucx_close_ep (GstDoradmaNetUcx * u, ucp_ep_h ep,
  * buffer is full it reads 0 bytes, which it takes for success, so it never
  * sees the peer's close; the socket stays, and while anything is unread
  * UCX's async thread polls it without end (review N-5; docs/network.md,
- * "Not defended"). At most every 500 ms, this finds the sockets on `port`
- * (the listener's) that UCX has not read: in CLOSE_WAIT, or with bytes
+ * "Not defended"). At most every 500 ms, this finds the sockets on the
+ * port of the listener that listen made that UCX has not read: in CLOSE_WAIT, or with bytes
  * waiting, now and at the previous sweep (a socket UCX watches is read at
  * once). Each is reset through a duplicate descriptor (connect AF_UNSPEC:
  * an RST, ECONNRESET pending), so that UCX's own error handler closes it,
@@ -142,7 +143,7 @@ gboolean gst_doradma_net_ucx_close_ep (GstDoradmaNetUcx * u, ucp_ep_h ep,
  * spare descriptor, that listen took: it runs with every other descriptor
  * taken. Returns how many were reset (0 without /proc). The receiving
  * thread, between progresses. */
-guint gst_doradma_net_ucx_reset_stuck (GstDoradmaNetUcx * u, guint port);
+guint gst_doradma_net_ucx_reset_stuck (GstDoradmaNetUcx * u);
 
 /* Registers `cb` for active message `id` (data kept by returning
  * UCS_INPROGRESS). */
