@@ -148,6 +148,19 @@ receiver () {   # receiver LOG ARGS... (background, in namespace b)
   wait_for 20 "$log" "PLAYING" || fail "receiver did not start: $(tail -5 "$log")"
 }
 
+# real_sender WAIT LABEL [PROPS...]: a lossless sender of 10 frames from
+# namespace a (more doradmanetsink properties: PROPS), which the receiver
+# logging to $work/rx.log must serve to EOS within WAIT s
+real_sender () {
+  local wait=$1 label=$2; shift 2
+  in_a timeout 60 gst-launch-1.0 $SOURCE num-buffers=10 ! "$CAPS" ! \
+    doradmanetsink host="$addr_b" port="$port" mode=lossless "$@" \
+    timeout=30000000000 > "$work/tx.log" 2>&1 ||
+    fail "$label: $(tail -3 "$work/tx.log")"
+  wait_for "$wait" "$work/rx.log" "Got EOS from element" ||
+    fail "the receiver did not serve the $label"
+}
+
 run_lossless () {   # run_lossless N [netem]; $RX_EXTRA, $TX_EXTRA: more properties
   local n=$1
   reference "$n"
@@ -354,10 +367,7 @@ case "$scenario" in
         grep -q "field $field" "$work/rx.log" ||
         fail "no warning naming $field: $(grep -i malformed "$work/rx.log" | head -3)"
     done
-    in_a timeout 60 gst-launch-1.0 $SOURCE num-buffers=10 ! "$CAPS" ! \
-      doradmanetsink host="$addr_b" port="$port" mode=lossless \
-      timeout=30000000000 > "$work/tx.log" 2>&1 || fail "real sender: $(tail -3 "$work/tx.log")"
-    wait_for 30 "$work/rx.log" "Got EOS from element" || fail "the receiver did not serve a real sender"
+    real_sender 30 "real sender"
     [ "$(stat_of "$work/rx.log" doradmanetsrc-stats malformed)" = 4 ] ||
       fail "malformed count: $(grep -o 'doradmanetsrc-stats.*' "$work/rx.log")"
     echo "ok: 4 malformed senders refused with the field named; receiver served the next"
@@ -384,10 +394,7 @@ case "$scenario" in
       grep -q "field $field" "$work/rx.log" ||
         fail "no warning naming $field: $(grep -i malformed "$work/rx.log" | head -3)"
     done
-    in_a timeout 60 gst-launch-1.0 $SOURCE num-buffers=10 ! "$CAPS" ! \
-      doradmanetsink host="$addr_b" port="$port" mode=lossless \
-      timeout=30000000000 > "$work/tx.log" 2>&1 || fail "real sender: $(tail -3 "$work/tx.log")"
-    wait_for 120 "$work/rx.log" "Got EOS from element" || fail "the receiver did not serve a real sender"
+    real_sender 120 "real sender"
     [ "$(stat_of "$work/rx.log" doradmanetsrc-stats malformed)" = 7 ] ||
       fail "malformed count: $(grep -o 'doradmanetsrc-stats.*' "$work/rx.log")"
     [ "$(stat_of "$work/rx.log" doradmanetsrc-stats frames)" = 10 ] ||
@@ -425,10 +432,7 @@ case "$scenario" in
     timeout 90 ip netns exec "$nsa" "$DORADMA_BAD_PEER" "$addr_b" "$port" \
       flood-lossless "$n" || fail "flood-lossless: the receiver kept the connection"
     kill -0 "$rx_pid" 2> /dev/null || fail "the receiver died: $(tail -5 "$work/rx.log")"
-    in_a timeout 60 gst-launch-1.0 $SOURCE num-buffers=10 ! "$CAPS" ! \
-      doradmanetsink host="$addr_b" port="$port" mode=lossless \
-      timeout=30000000000 > "$work/tx.log" 2>&1 || fail "real sender: $(tail -3 "$work/tx.log")"
-    wait_for 60 "$work/rx.log" "Got EOS from element" || fail "the receiver did not serve a real sender"
+    real_sender 60 "real sender"
     dropped=$(stat_of "$work/rx.log" doradmanetsrc-stats dropped-pending)
     viol=$(stat_of "$work/rx.log" doradmanetsrc-stats credit-violations)
     peak=$(stat_of "$work/rx.log" doradmanetsrc-stats pending-peak-bytes)
@@ -466,10 +470,7 @@ case "$scenario" in
       fail "the sender did not end: $(tail -3 "$work/tx2.log")"
     [ "$(stat_of "$work/tx2.log" doradmanetsink-stats unknown-messages)" = 1 ] ||
       fail "sender: $(grep -o 'doradmanetsink-stats.*' "$work/tx2.log")"
-    in_a timeout 60 gst-launch-1.0 $SOURCE num-buffers=10 ! "$CAPS" ! \
-      doradmanetsink host="$addr_b" port="$port" mode=lossless \
-      timeout=30000000000 > "$work/tx.log" 2>&1 || fail "real sender: $(tail -3 "$work/tx.log")"
-    wait_for 60 "$work/rx.log" "Got EOS from element" || fail "the receiver did not serve a real sender"
+    real_sender 60 "real sender"
     unk=$(stat_of "$work/rx.log" doradmanetsrc-stats unknown-messages)
     [ "${unk:-0}" -ge $n ] || fail "unknown-messages=$unk, want >= $n"
     echo "ok: $n unknown active messages to the receiver, one to the sender: no crash, counted"
@@ -497,10 +498,7 @@ case "$scenario" in
     echo "receiver descriptors: $fd0 before $n garbage connections, $fd1 after"
     [ "$fd1" -le $(( fd0 + 8 )) ] || fail "$(( fd1 - fd0 )) descriptors leaked"
     kill -0 "$rx_pid" 2> /dev/null || fail "the receiver died: $(tail -5 "$work/rx.log")"
-    in_a timeout 60 gst-launch-1.0 $SOURCE num-buffers=10 ! "$CAPS" ! \
-      doradmanetsink host="$addr_b" port="$port" mode=lossless \
-      timeout=30000000000 > "$work/tx.log" 2>&1 || fail "real sender: $(tail -3 "$work/tx.log")"
-    wait_for 60 "$work/rx.log" "Got EOS from element" || fail "the receiver did not serve a real sender"
+    real_sender 60 "real sender"
     # the reset, not chance, closed them: seeded, most sent >= 2064 bytes
     reset=$(stat_of "$work/rx.log" doradmanetsrc-stats stuck-connections-reset)
     [ "${reset:-0}" -ge $(( n / 2 )) ] ||
@@ -537,10 +535,7 @@ case "$scenario" in
       doradmanetsink host="$addr_b" port="$port" key-file="$wrong" > "$work/tx1.log" 2>&1
     grep -q "not the same key-file" "$work/tx1.log" ||
       fail "the sender with another key was not told: $(tail -3 "$work/tx1.log")"
-    in_a timeout 60 gst-launch-1.0 $SOURCE num-buffers=10 ! "$CAPS" ! \
-      doradmanetsink host="$addr_b" port="$port" mode=lossless key-file="$key" \
-      timeout=30000000000 > "$work/tx.log" 2>&1 || fail "keyed sender: $(tail -3 "$work/tx.log")"
-    wait_for 60 "$work/rx.log" "Got EOS from element" || fail "the receiver did not serve the keyed sender"
+    real_sender 60 "keyed sender" key-file="$key"
     frames=$(stat_of "$work/rx.log" doradmanetsrc-stats frames)
     fails=$(stat_of "$work/rx.log" doradmanetsrc-stats auth-failures)
     unauth=$(stat_of "$work/rx.log" doradmanetsrc-stats unauthenticated)
@@ -624,10 +619,7 @@ case "$scenario" in
     done
     kill -0 "$rx_pid" 2> /dev/null || fail "the receiver ended: $(tail -5 "$work/rx.log")"
     grep -q "Got EOS from element" "$work/rx.log" && fail "a forged EOS ended the receiver"
-    in_a timeout 60 gst-launch-1.0 $SOURCE num-buffers=10 ! "$CAPS" ! \
-      doradmanetsink host="$addr_b" port="$port" mode=lossless key-file="$key" \
-      encrypt=true timeout=30000000000 > "$work/tx.log" 2>&1 || fail "encrypted sender: $(tail -3 "$work/tx.log")"
-    wait_for 60 "$work/rx.log" "Got EOS from element" || fail "the receiver did not serve the encrypted sender"
+    real_sender 60 "encrypted sender" key-file="$key" encrypt=true
     frames=$(stat_of "$work/rx.log" doradmanetsrc-stats frames)
     dfail=$(stat_of "$work/rx.log" doradmanetsrc-stats decrypt-failures)
     malformed=$(stat_of "$work/rx.log" doradmanetsrc-stats malformed)
@@ -715,10 +707,7 @@ case "$scenario" in
       echo "FAIL (badaddr): the receiver aborted in UCX (above)"
       exit 1
     fi
-    in_a timeout 60 gst-launch-1.0 $SOURCE num-buffers=10 ! "$CAPS" ! \
-      doradmanetsink host="$addr_b" port="$port" mode=lossless \
-      timeout=30000000000 > "$work/tx.log" 2>&1 || fail "real sender: $(tail -3 "$work/tx.log")"
-    wait_for 60 "$work/rx.log" "Got EOS from element" || fail "the receiver did not serve a real sender"
+    real_sender 60 "real sender"
     echo "ok: a request with a bad worker address refused, a real sender served"
     ;;
   rejchurn)
