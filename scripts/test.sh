@@ -42,6 +42,7 @@ mkdir -p "$LOGDIR"
 passed=0
 failed=0
 skipped=0
+failures=""
 
 summary () {
   step_done
@@ -49,6 +50,11 @@ summary () {
     echo
     echo "wall time per step (total $(($(date +%s) - run_t0)) s):"
     printf '%s' "$timings"
+  fi
+  if [ -n "$failures" ]; then
+    echo
+    echo "failed tests (step: meson's line):"
+    printf '%s' "$failures"
   fi
   echo
   echo "$passed passed, $failed failed, $skipped skipped"
@@ -60,12 +66,16 @@ summary () {
 # as its tests) counts as one failure more; a file with no summary at all
 # counts as one failure.
 count () {
-  local out=$1 sums extra
+  local out=$1 sums extra lines
   sums=$(awk '/^Ok:/ { ok += $2; n++ } /^Expected Fail:/ { xf += $3 }
               /^Fail:/ { fail += $2 } /^Unexpected Pass:/ { up += $3 }
               /^Skipped:/ { skip += $2 } /^Timeout:/ { to += $2 }
               END { print n + 0, ok + xf, fail + up + to, skip + 0 }' "$out")
   set -- $sums
+  # Each failed test's own line, kept for the end: CI shows only the tail.
+  lines=$(grep -E '^ *[0-9]+/[0-9]+ .* (FAIL|TIMEOUT|UNEXPECTEDPASS) ' "$out")
+  [ -n "$lines" ] && failures="$failures$(printf '%s' "$lines" | sed "s|^ *|  $step_name: |")
+"
   extra=$(grep -c '^chroot-test\[[a-z0-9]*\]: .*failed' "$out")
   if [ "$1" -eq 0 ]; then
     echo "test.sh: no meson summary in $out: counted as 1 failure"
