@@ -8,21 +8,21 @@
 #
 # B122 / B126: build folders with gst/libgstdoradma.so (1.22 CUDA build;
 # Debian 13 build with gst_cuda_allocator_alloc_wrapped: true).
-# TOOLS: a folder with libgstgpustages.so (tests/bench/gpu/gpustages.c
+# TOOLS: a folder with libgstgpustamp.so (tests/bench/gpu/gpustamp.c
 # built against that GStreamer, see the doc) and, for the CPU-path
 # comparison, the transport bench's futex-floor, bench-run and
 # libgstdoradmabench.so (tests/bench/transport/run.sh BUILD_ONLY=1).
 # TOOLS126: the same plugin built against 1.26 (default: TOOLS/126).
 #
-# Per stack, NV12 1920x1080 in CUDA memory, gpustagesrc ! doradmasink
-# transport=ipc | doradmasrc ! memory:CUDAMemory ! gpustagesink:
+# Per stack, NV12 1920x1080 in CUDA memory, gpustampsrc ! doradmasink
+# transport=ipc | doradmasrc ! memory:CUDAMemory ! gpustampsink:
 #   paced     360 frames at 60 fps, doradmasrc spin-time=0 (the default:
 #             the consumer sleeps on the futex between frames)
 #   spin      the same with spin-time=20 ms (> the period: it never sleeps,
 #             so the wake stage is a poll; costs a core)
 #   unpaced   20000 frames as fast as the producer goes
-# Each prints gpustagesink's stage split (prod, wake, src, hand, total, d2h;
-# gpustages.c) and gpustagesrc's h2d, one line per case in OUTDIR/stages.log,
+# Each prints gpustampsink's stage split (prod, wake, src, hand, total, d2h;
+# gpustamp.c) and gpustampsrc's h2d, one line per case in OUTDIR/stages.log,
 # and doradmasrc's EOS stats (spins, sleeps, latency) in the .cons file.
 # Then, in the same run, the CPU path: futex-floor at the same period and
 # the transport bench's paced stages (floor, dm-lossless, dm-spin) at
@@ -54,10 +54,10 @@ one () {
   caps="video/x-raw(memory:CUDAMemory),format=NV12,width=$w,height=$h,framerate=60/1"
   L=$(launcher "$stack")
   $L -m doradmasrc channel=$ch timeout=20000000000 on-writer-lost=eos \
-    spin-time=$spin ! 'video/x-raw(memory:CUDAMemory)' ! gpustagesink \
+    spin-time=$spin ! 'video/x-raw(memory:CUDAMemory)' ! gpustampsink \
     > "$O/$tag.cons" 2>&1 & cp=$!
   sleep 1.5
-  $L -m gpustagesrc num-frames=$n period-us=$per ! "$caps" ! doradmasink \
+  $L -m gpustampsrc num-frames=$n period-us=$per ! "$caps" ! doradmasink \
     transport=ipc channel=$ch wait-for-readers=1 sync=false \
     > "$O/$tag.prod" 2>&1 & pp=$!
   for i in $(seq 80); do kill -0 $pp 2>/dev/null || break; sleep 0.5; done
@@ -65,8 +65,8 @@ one () {
   for i in $(seq 20); do kill -0 $cp 2>/dev/null || break; sleep 0.5; done
   kill -9 $cp 2>/dev/null; wait
   printf '%s | %s | %s | src: %s\n' "$tag" \
-    "$(grep -ho 'gpustagesink:.*' "$O/$tag.cons" | tail -1)" \
-    "$(grep -ho 'gpustagesrc:.*' "$O/$tag.prod" | tail -1)" \
+    "$(grep -ho 'gpustampsink:.*' "$O/$tag.cons" | tail -1)" \
+    "$(grep -ho 'gpustampsrc:.*' "$O/$tag.prod" | tail -1)" \
     "$(grep -oE '(spins|sleeps|device-copies|latency-p50|latency-p99)=\([a-z0-9]+\)[0-9]+' \
        "$O/$tag.cons" | tail -5 | sed 's/([a-z0-9]*)//' | tr '\n' ' ')" |
     tee -a "$O/stages.log"
