@@ -18,6 +18,26 @@
  * the sink adds frames/s and latency p50/p99. tests/bench/gpu/run.sh runs
  * them on the GPU machine.
  *
+ * Where the latency goes (docs/bench/gpu-paced-20261204.md, paced.sh):
+ * the source adds h2d_p50/p99 (its own host->device stamp copy, the first
+ * CUDA call of the frame after the clock_nanosleep); the sink splits every
+ * sample of a buffer carrying GstDoradmaFrameMeta (publish_time,
+ * receive_time, delivery_time, CLOCK_MONOTONIC like the stamp):
+ *     prod   stamp -> publish   producer: h2d copy, basesrc push,
+ *                               doradmasink render (its CUDA sync, 1.22's
+ *                               device copy into the slot), publish
+ *     wake   publish -> receive the ring's hand-off: futex wake-up and the
+ *                               consumer thread's scheduling (or the poll,
+ *                               with doradmasrc spin-time)
+ *     src    receive -> delivery doradmasrc's work on the frame: lease,
+ *                               1.26 wrap / 1.22 device copy + stream sync
+ *     hand   delivery -> render GStreamer's hand-off to the sink's render
+ *     total  stamp -> render    (= lat)
+ *     d2h    render -> after the sink's 24-byte device->host read (not in
+ *                               total)
+ * and prints with_meta (samples split) and STAGE_p50_us/STAGE_p99_us.
+ * Frames without the meta (cudaipcsrc) give total and d2h only.
+ *
  * SPDX-License-Identifier: LGPL-2.1-or-later
  */
 #include <gst/gst.h>
@@ -36,6 +56,9 @@
 #include <string.h>
 #include <time.h>
 #include <sys/resource.h>
+/* the frame meta's layout only: its API type is looked up by name, so
+ * this plugin does not link libgstdoradma */
+#include "gstdoradmaframemeta.h"
 
 #define STAMP_MAGIC 0x4750555354414d50ull       /* "GPUSTAMP" */
 #define CAPS_STR "video/x-raw(memory:CUDAMemory), format=(string)NV12, " \
@@ -47,6 +70,27 @@ typedef struct
   guint64 counter;
   guint64 stamp_ns;
 } GpuStamp;
+
+
+static int
+cmp_u64 (const void *a, const void *b)
+{
+  guint64 x = *(const guint64 *) a, y = *(const guint64 *) b;
+  return x < y ? -1 : x > y;
+}
+
+/* " NAME_p50_us=.. NAME_p99_us=.." of @a (sorted in place) into @out */
+static void
+add_pct (GString * out, const char *name, GArray * a)
+{
+  guint n = a->len;
+  guint64 *v = (guint64 *) a->data;
+  if (n == 0)
+    return;
+  qsort (v, n, sizeof *v, cmp_u64);
+  g_string_append_printf (out, " %s_p50_us=%.1f %s_p99_us=%.1f", name,
+      v[n / 2] / 1e3, name, v[(n * 99) / 100] / 1e3);
+}
 
 static guint64
 mono_ns (void)
@@ -107,6 +151,7 @@ typedef struct
   guint num_frames, period_us, warmup;
   GstCudaContext *ctx;
   guint64 counter, next_ns, cpu0, t0;
+  GArray *h2d;
 } GpuStampSrc;
 typedef GstBaseSrcClass GpuStampSrcClass;
 
@@ -172,6 +217,9 @@ src_start (GstBaseSrc * b)
   }
   self->counter = 0;
   self->next_ns = 0;
+  if (!self->h2d)
+    self->h2d = g_array_new (FALSE, FALSE, sizeof (guint64));
+  g_array_set_size (self->h2d, 0);
   return TRUE;
 }
 
@@ -179,11 +227,18 @@ static gboolean
 src_stop (GstBaseSrc * b)
 {
   GpuStampSrc *self = (GpuStampSrc *) b;
-  if (self->counter > self->warmup + 1)
+  if (self->counter > self->warmup + 1) {
+    GString *pct = g_string_new (NULL);
+    add_pct (pct, "h2d", self->h2d);
     g_print ("gpustampsrc: frames=%" G_GUINT64_FORMAT
-        " cpu_us_per_frame=%.1f\n", self->counter,
+        " cpu_us_per_frame=%.1f%s\n", self->counter,
         (cpu_ns () - self->cpu0) / 1e3 / (double) (self->counter -
-            self->warmup));
+            self->warmup), pct->str);
+    g_string_free (pct, TRUE);
+  }
+  if (self->h2d)
+    g_array_free (self->h2d, TRUE);
+  self->h2d = NULL;
   gst_clear_object (&self->ctx);
   return TRUE;
 }
@@ -259,6 +314,10 @@ src_fill (GstBaseSrc * b, guint64 off, guint len, GstBuffer * buf)
         (NULL));
     return GST_FLOW_ERROR;
   }
+  if (self->counter >= self->warmup) {
+    guint64 d = mono_ns () - st.stamp_ns;
+    g_array_append_val (self->h2d, d);
+  }
   GST_BUFFER_PTS (buf) =
       self->counter * (self->period_us ? self->period_us : 1000)
       * GST_USECOND;
@@ -312,9 +371,16 @@ typedef struct
 {
   GstBaseSink parent;
   guint warmup;
-  guint64 frames, gaps, bad, last, t0, cpu0;
+  guint64 frames, gaps, bad, last, t0, cpu0, with_meta;
   GArray *lat;
+  GArray *st[6];                /* stage_names[] */
+  GType meta_api;
 } GpuStampSink;
+
+static const char *stage_names[6] = { "prod", "wake", "src", "hand", "d2h",
+  "total"
+};
+
 typedef GstBaseSinkClass GpuStampSinkClass;
 
 GType gpu_stamp_sink_get_type (void);
@@ -345,15 +411,13 @@ sink_start (GstBaseSink * b)
   self->frames = self->gaps = self->bad = 0;
   self->last = G_MAXUINT64;
   self->lat = g_array_new (FALSE, FALSE, sizeof (guint64));
+  for (guint i = 0; i < 6; i++)
+    self->st[i] = g_array_new (FALSE, FALSE, sizeof (guint64));
+  self->with_meta = 0;
+  self->meta_api = g_type_from_name ("GstDoradmaFrameMetaAPI");
   return TRUE;
 }
 
-static int
-cmp_u64 (const void *a, const void *b)
-{
-  guint64 x = *(const guint64 *) a, y = *(const guint64 *) b;
-  return x < y ? -1 : x > y;
-}
 
 static gboolean
 sink_stop (GstBaseSink * b)
@@ -363,19 +427,27 @@ sink_stop (GstBaseSink * b)
   if (n > 1) {
     guint64 *v = (guint64 *) self->lat->data;
     double secs = (mono_ns () - self->t0) / 1e9;
+    GString *pct = g_string_new (NULL);
+    double cpu = (cpu_ns () - self->cpu0) / 1e3 / n;
+    for (guint i = 0; i < 6; i++)
+      add_pct (pct, stage_names[i], self->st[i]);
     qsort (v, n, sizeof *v, cmp_u64);
     g_print ("gpustampsink: frames=%" G_GUINT64_FORMAT " gaps=%"
         G_GUINT64_FORMAT " bad=%" G_GUINT64_FORMAT
         " fps=%.1f lat_p50_us=%.1f lat_p99_us=%.1f"
-        " lat_max_us=%.1f cpu_us_per_frame=%.1f\n", self->frames, self->gaps,
+        " lat_max_us=%.1f cpu_us_per_frame=%.1f with_meta=%" G_GUINT64_FORMAT
+        "%s\n", self->frames, self->gaps,
         self->bad, n / secs, v[n / 2] / 1e3, v[(n * 99) / 100] / 1e3,
-        v[n - 1] / 1e3, (cpu_ns () - self->cpu0) / 1e3 / n);
+        v[n - 1] / 1e3, cpu, self->with_meta, pct->str);
+    g_string_free (pct, TRUE);
   } else {
     g_print ("gpustampsink: frames=%" G_GUINT64_FORMAT
         " (too few to measure)\n", self->frames);
   }
   g_array_free (self->lat, TRUE);
   self->lat = NULL;
+  for (guint i = 0; i < 6; i++)
+    g_array_free (self->st[i], TRUE);
   return TRUE;
 }
 
@@ -404,8 +476,28 @@ sink_render (GstBaseSink * b, GstBuffer * buf)
     self->cpu0 = cpu_ns ();
   }
   if (self->frames >= self->warmup) {
+    const GstDoradmaFrameMeta *m = self->meta_api ?
+        (const GstDoradmaFrameMeta *)
+        gst_buffer_get_meta (buf, self->meta_api) : NULL;
+    guint64 after = mono_ns ();
     d = now - st.stamp_ns;
     g_array_append_val (self->lat, d);
+    g_array_append_val (self->st[5], d);
+    d = after - now;
+    g_array_append_val (self->st[4], d);
+    if (m && m->publish_time && m->receive_time && m->delivery_time
+        && m->publish_time >= st.stamp_ns && m->receive_time >= m->publish_time
+        && m->delivery_time >= m->receive_time && now >= m->delivery_time) {
+      self->with_meta++;
+      d = m->publish_time - st.stamp_ns;
+      g_array_append_val (self->st[0], d);
+      d = m->receive_time - m->publish_time;
+      g_array_append_val (self->st[1], d);
+      d = m->delivery_time - m->receive_time;
+      g_array_append_val (self->st[2], d);
+      d = now - m->delivery_time;
+      g_array_append_val (self->st[3], d);
+    }
   }
   self->frames++;
   return GST_FLOW_OK;
