@@ -414,7 +414,7 @@ sink_start (GstBaseSink * b)
   for (guint i = 0; i < 6; i++)
     self->st[i] = g_array_new (FALSE, FALSE, sizeof (guint64));
   self->with_meta = 0;
-  self->meta_api = g_type_from_name ("GstDoradmaFrameMetaAPI");
+  self->meta_api = 0;
   return TRUE;
 }
 
@@ -475,6 +475,9 @@ sink_render (GstBaseSink * b, GstBuffer * buf)
     self->t0 = now;
     self->cpu0 = cpu_ns ();
   }
+  /* registered by doradmasrc with its first meta, after start () */
+  if (!self->meta_api)
+    self->meta_api = g_type_from_name ("GstDoradmaFrameMetaAPI");
   if (self->frames >= self->warmup) {
     const GstDoradmaFrameMeta *m = self->meta_api ?
         (const GstDoradmaFrameMeta *)
