@@ -130,7 +130,7 @@ gboolean gst_doradma_net_ucx_close_ep (GstDoradmaNetUcx * u, ucp_ep_h ep,
 
 /* UCX's TCP connection manager (1.13.1 to 1.22.0 at least) never closes
  * a server socket whose peer sent a header announcing more private data
- * than its buffer holds (any garbage of 2064 bytes or more): once the
+ * than its buffer holds (any garbage of 2080 bytes or more): once the
  * buffer is full it reads 0 bytes, which it takes for success, so it never
  * sees the peer's close; the socket stays, and while anything is unread
  * UCX's async thread polls it without end (review N-5; docs/network.md,

@@ -31,7 +31,7 @@
 #   garbage    GARBAGE_CONNS (default 300) TCP connections sending random
 #              bytes to the port, then closed (review N-5): the receiver's
 #              open descriptors come back to within 8 of what they were
-#              (UCX keeps those that sent 2064 bytes or more: the receiver
+#              (UCX keeps those that sent 2080 bytes or more: the receiver
 #              resets them, counted in stuck-connections-reset), and a
 #              real sender is served; GARBAGE_NOFILE=N: the receiver
 #              allowed N descriptors (the flood takes them all)
@@ -499,7 +499,7 @@ case "$scenario" in
     [ "$fd1" -le $(( fd0 + 8 )) ] || fail "$(( fd1 - fd0 )) descriptors leaked"
     kill -0 "$rx_pid" 2> /dev/null || fail "the receiver died: $(tail -5 "$work/rx.log")"
     real_sender 60 "real sender"
-    # the reset, not chance, closed them: seeded, most sent >= 2064 bytes
+    # the reset, not chance, closed them: seeded, most sent >= 2080 bytes
     reset=$(stat_of "$work/rx.log" doradmanetsrc-stats stuck-connections-reset)
     [ "${reset:-0}" -ge $(( n / 2 )) ] ||
       fail "stuck-connections-reset=$reset, want >= $(( n / 2 ))"
