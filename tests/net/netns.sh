@@ -35,6 +35,14 @@
 #              resets them, counted in stuck-connections-reset), and a
 #              real sender is served; GARBAGE_NOFILE=N: the receiver
 #              allowed N descriptors (the flood takes them all)
+#   garbage-hold  GARBAGE_CONNS (default 50) TCP connections sending
+#              2081 B - 64 KiB of garbage each (a header announcing more
+#              than UCX's buffer) and held open: UCX reads 2080 bytes and
+#              leaves the rest; the receiver must reset every one while it
+#              is open (the client sees ECONNRESET; stuck-connections-reset
+#              = GARBAGE_CONNS), its descriptors come back to what they
+#              were, no connection is left on the port, a real sender is
+#              served
 #   badaddr    a well-formed UCX connection request whose worker address
 #              has version 15 (garbage.py badaddr), to an idle receiver:
 #              it must live and serve a real sender (UCX 1.13.1 to 1.22.0
@@ -159,6 +167,36 @@ real_sender () {
     fail "$label: $(tail -3 "$work/tx.log")"
   wait_for "$wait" "$work/rx.log" "Got EOS from element" ||
     fail "the receiver did not serve the $label"
+}
+
+# the receiver's ($rx_pid) open descriptors
+rx_fds () { ls "/proc/$rx_pid/fd" | wc -l; }
+# TCP connections on the receiving side of local port $port in namespace
+# b, in any state but LISTEN and TIME-WAIT: accepted, waiting in the
+# backlog, closing (ss without the sanitizer legs' preloaded runtime)
+port_conns () {
+  in_b env LD_PRELOAD= ss -Htn exclude listening exclude time-wait \
+    "( sport = :$port )" | wc -l
+}
+# settle FDS CONNS: waits, at most 30 s, until the receiver holds at most
+# FDS descriptors and namespace b at most CONNS connections on the port
+settle () {
+  local end=$(( SECONDS + 30 ))
+  while { [ "$(rx_fds)" -gt "$1" ] || [ "$(port_conns)" -gt "$2" ]; } &&
+      [ $SECONDS -lt $end ]; do
+    sleep 0.5
+  done
+}
+# held HOST PORT N: N garbage.py connections from namespace a to
+# HOST:PORT, held open with bytes left unread; every one must be reset by
+# the receiver while held open (ECONNRESET at the client) within 30 s
+held () {
+  local out
+  out=$(in_a timeout 120 python3 "$here/garbage.py" "$1" "$2" "$3" hold 30) ||
+    fail "garbage.py hold did not finish: $out"
+  echo "$out"
+  echo "$out" | grep -q "garbage hold: $3 connections, $3 reset by the receiver" ||
+    fail "the receiver at $1 port $2 did not reset every connection held open with bytes unread"
 }
 
 run_lossless () {   # run_lossless N [netem]; $RX_EXTRA, $TX_EXTRA: more properties
@@ -504,6 +542,27 @@ case "$scenario" in
     [ "${reset:-0}" -ge $(( n / 2 )) ] ||
       fail "stuck-connections-reset=$reset, want >= $(( n / 2 ))"
     echo "ok: $n garbage connections: no descriptor leaked ($reset reset), a real sender served"
+    ;;
+  garbage-hold)
+    # the sweep's other branch: connections that stay open with bytes UCX
+    # never reads (FIONREAD > 0, ESTABLISHED), not closed ones (CLOSE_WAIT)
+    n=${GARBAGE_CONNS:-50}
+    receiver "$work/rx.log" channel=net-gh-$id ! fakesink
+    fd0=$(rx_fds)
+    held "$addr_b" "$port" "$n"
+    settle "$fd0" 0
+    fd1=$(rx_fds); left=$(port_conns)
+    echo "receiver descriptors: $fd0 before $n connections held open, $fd1 after; $left connections left on the port"
+    [ "$fd1" -le "$fd0" ] || fail "$(( fd1 - fd0 )) descriptors kept"
+    [ "$left" = 0 ] || fail "$left connections left on port $port"
+    kill -0 "$rx_pid" 2> /dev/null || fail "the receiver died: $(tail -5 "$work/rx.log")"
+    real_sender 60 "real sender"
+    # each held connection reset once (a reset one is closed, never seen
+    # again), nothing else: the client saw the resets, the count says
+    # they were the sweep's and not UCX's own close
+    reset=$(stat_of "$work/rx.log" doradmanetsrc-stats stuck-connections-reset)
+    [ "$reset" = "$n" ] || fail "stuck-connections-reset=$reset, want $n"
+    echo "ok: $n connections held open with bytes unread: each reset ($reset), no descriptor kept, a real sender served"
     ;;
   auth)
     : "${DORADMA_BAD_PEER:?path of bad-peer}"
