@@ -1,6 +1,8 @@
 #!/usr/bin/env python3
 """N TCP connections to HOST:PORT, each sending 1 B - 64 KiB of random
 bytes (seeded: the same every run) and closed 10 ms later (review N-5).
+Prints how many of them UCX keeps: those of 2080 bytes or more whose
+header announces more than its buffer holds (seeded: 99 of the first 100).
 Usage: garbage.py HOST PORT N [badaddr | hold [WAIT]]
 badaddr: instead, each sends a well-formed UCX 1.13-1.22 TCP connection
 request (16-byte header, then private data: a v2 sa_data header and a
@@ -80,7 +82,7 @@ if mode == "hold":
           f"after {wait:g} s, {failed} failed")
     sys.exit(0)
 
-refused = 0
+refused = kept = 0
 for i in range(n):
     try:
         s = connect()
@@ -88,9 +90,12 @@ for i in range(n):
             s.sendall(struct.pack("<QB7x", len(PRIV), 0) + PRIV)
             time.sleep(1)
         else:
-            s.sendall(rng.randbytes(rng.randint(1, 65536)))
+            data = rng.randbytes(rng.randint(1, 65536))
+            s.sendall(data)
+            if len(data) >= BUF and struct.unpack_from("<Q", data)[0] > BUF - 16:
+                kept += 1
             time.sleep(0.01)
         s.close()
     except OSError:
         refused += 1
-print(f"garbage: {n} connections, {refused} failed")
+print(f"garbage: {n} connections, {refused} failed, {kept} kept by UCX")
