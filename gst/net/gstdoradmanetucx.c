@@ -625,29 +625,35 @@ gst_doradma_net_ucx_reset_stuck (GstDoradmaNetUcx * u)
     int dup_fd;
 
     if (end == e->d_name || *end != '\0' || fd < 0 || fd > G_MAXINT
-        || fd == dirfd (dir) || !unread_on_port (fd, port, &ino))
+        || fd == dirfd (dir) || fd == u->spare_fd
+        || !unread_on_port (fd, port, &ino))
       continue;
     g_hash_table_add (seen, GSIZE_TO_POINTER (ino));
     if (u->stuck_seen == NULL
         || !g_hash_table_contains (u->stuck_seen, GSIZE_TO_POINTER (ino)))
       continue;
     /* UCX may close `fd` and reuse its number meanwhile: act on a
-     * duplicate, checked to be the same socket, never on the number */
-    dup_fd = fcntl (fd, F_DUPFD_CLOEXEC, 0);
-    if (dup_fd < 0 && errno == EMFILE && u->spare_fd >= 0) {
-      /* every descriptor taken (the flood itself): use the spare's */
-      close (u->spare_fd);
-      u->spare_fd = -1;
+     * duplicate, checked to be the same socket, never on the number. The
+     * duplicate goes into the spare's slot, which it replaces atomically
+     * (dup3), and the spare goes back the same way: the slot is never
+     * free, so UCX, which accepts into every free one while the flood
+     * has taken them all, cannot take it (a close then an open lost it
+     * to UCX's accept under load, and with it every later sweep) */
+    if (u->spare_fd >= 0)
+      dup_fd = dup3 (fd, u->spare_fd, O_CLOEXEC);
+    else
       dup_fd = fcntl (fd, F_DUPFD_CLOEXEC, 0);
-    }
     if (dup_fd < 0)
       continue;
     if (unread_on_port (dup_fd, port, &again) && again == ino
         && connect (dup_fd, &unspec, sizeof (unspec)) == 0)
       n++;
-    close (dup_fd);
-    if (u->spare_fd < 0)
-      u->spare_fd = open ("/dev/null", O_RDONLY | O_CLOEXEC);
+    /* the spare now holds nothing but another reference to the
+     * directory: the socket's last reference is UCX's again */
+    if (dup_fd != u->spare_fd)
+      close (dup_fd);
+    else if (dup3 (dirfd (dir), u->spare_fd, O_CLOEXEC) < 0)
+      GST_WARNING ("dup3: %s", g_strerror (errno));
   }
   if (u->stuck_seen != NULL)
     g_hash_table_unref (u->stuck_seen);

@@ -35,7 +35,7 @@ G_BEGIN_DECLS typedef struct
    * connections may leave none free when it runs */
   DIR *sweep_dir;               /* /proc/self/fd; NULL: no sweep */
   guint sweep_port;             /* the listener's port */
-  int spare_fd;                 /* /dev/null, closed to make room for a dup */
+  int spare_fd;                 /* the slot a dup goes into (dup3), never freed */
   guint64 memory_type_mask;     /* the same: UCS_BIT (ucs_memory_type_t) */
   /* threaded */
   GMutex lock;
@@ -140,8 +140,9 @@ gboolean gst_doradma_net_ucx_close_ep (GstDoradmaNetUcx * u, ucp_ep_h ep,
  * once). Each is reset through a duplicate descriptor (connect AF_UNSPEC:
  * an RST, ECONNRESET pending), so that UCX's own error handler closes it,
  * once. It reads /proc/self/fd through the directory, and dups into the
- * spare descriptor, that listen took: it runs with every other descriptor
- * taken. Returns how many were reset (0 without /proc). The receiving
+ * slot of the spare descriptor (dup3, and back), that listen took: it runs
+ * with every other descriptor taken, and the slot is never free for UCX
+ * to take. Returns how many were reset (0 without /proc). The receiving
  * thread, between progresses. */
 guint gst_doradma_net_ucx_reset_stuck (GstDoradmaNetUcx * u);
 
