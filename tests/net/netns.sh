@@ -668,6 +668,8 @@ case "$scenario" in
     # addresses (loopback, either family) keep a connection in CLOSE_WAIT
     # (tcpserversrc keeps a client's socket until it stops), which a sweep
     # matching the port alone would reset
+    gst-inspect-1.0 tcpserversrc > /dev/null 2>&1 ||
+      skip "no tcpserversrc (gst-plugins-base's tcp plugin)"
     addr4=$addr_b; wild=0.0.0.0
     if [ "${SWEEP_FAMILY:-4}" = 6 ]; then
       # IPv6 on the veth pair (nodad: usable at once); ::1 on lo
