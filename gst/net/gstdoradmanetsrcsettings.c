@@ -395,9 +395,10 @@ gst_doradma_net_src_settings_install (GObjectClass * gobject_class)
    * does not use: their sender is disconnected), auth-failures (senders
    * that failed the key handshake, or refused by allowed-peers),
    * unauthenticated (frames or EOS before
-   * it), stuck-connections-reset (connections to `port` whose peer closed
-   * while UCX's connection manager was stuck on a malformed request,
-   * reset so that UCX closes them: docs/network.md, "Not defended"),
+   * it), stuck-connections-reset (connections to `address`:`port` that
+   * UCX's connection manager, stuck on a malformed request, no longer
+   * reads: closed by their peer, or held open with bytes unread; reset so
+   * that UCX closes them: docs/network.md, "Not defended"),
    * memory-path ("host") and ucx-memory-types.
    */
   properties[PROP_STATS] = g_param_spec_boxed ("stats", "Statistics",

@@ -19,6 +19,7 @@
 #define __GST_DORADMA_NET_UCX_H__
 
 #include <dirent.h>
+#include <sys/socket.h>
 #include <gst/gst.h>
 #include <ucp/api/ucp.h>
 
@@ -34,8 +35,8 @@ G_BEGIN_DECLS typedef struct
   /* reset_stuck's own descriptors, taken at listen: a flood of stuck
    * connections may leave none free when it runs */
   DIR *sweep_dir;               /* /proc/self/fd; NULL: no sweep */
-  guint sweep_port;             /* the listener's port */
-  int spare_fd;                 /* /dev/null, closed to make room for a dup */
+  struct sockaddr_storage sweep_addr;   /* the listener's bound address */
+  int spare_fd;                 /* the slot a dup goes into (dup3), never freed */
   guint64 memory_type_mask;     /* the same: UCS_BIT (ucs_memory_type_t) */
   /* threaded */
   GMutex lock;
@@ -130,18 +131,21 @@ gboolean gst_doradma_net_ucx_close_ep (GstDoradmaNetUcx * u, ucp_ep_h ep,
 
 /* UCX's TCP connection manager (1.13.1 to 1.22.0 at least) never closes
  * a server socket whose peer sent a header announcing more private data
- * than its buffer holds (any garbage of 2064 bytes or more): once the
+ * than its buffer holds (any garbage of 2080 bytes or more): once the
  * buffer is full it reads 0 bytes, which it takes for success, so it never
  * sees the peer's close; the socket stays, and while anything is unread
  * UCX's async thread polls it without end (review N-5; docs/network.md,
- * "Not defended"). At most every 500 ms, this finds the sockets on the
- * port of the listener that listen made that UCX has not read: in CLOSE_WAIT, or with bytes
- * waiting, now and at the previous sweep (a socket UCX watches is read at
- * once). Each is reset through a duplicate descriptor (connect AF_UNSPEC:
- * an RST, ECONNRESET pending), so that UCX's own error handler closes it,
- * once. It reads /proc/self/fd through the directory, and dups into the
- * spare descriptor, that listen took: it runs with every other descriptor
- * taken. Returns how many were reset (0 without /proc). The receiving
+ * "Not defended"). At most every 500 ms, this finds the sockets of the
+ * listener that listen made (on its bound address and port; on any
+ * address of its family when bound to the wildcard) that UCX has not
+ * read: in CLOSE_WAIT, or with bytes waiting, now and at the previous
+ * sweep (a socket UCX watches is read at once): a socket of ours on the
+ * same port at another address is not one of them. Each is reset through
+ * a duplicate descriptor (connect AF_UNSPEC: an RST, ECONNRESET pending),
+ * so that UCX's own error handler closes it, once. It reads /proc/self/fd through the directory, and dups into the
+ * slot of the spare descriptor (dup3, and back), that listen took: it runs
+ * with every other descriptor taken, and the slot is never free for UCX
+ * to take. Returns how many were reset (0 without /proc). The receiving
  * thread, between progresses. */
 guint gst_doradma_net_ucx_reset_stuck (GstDoradmaNetUcx * u);
 
