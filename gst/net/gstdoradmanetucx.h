@@ -149,6 +149,13 @@ gboolean gst_doradma_net_ucx_close_ep (GstDoradmaNetUcx * u, ucp_ep_h ep,
  * thread, between progresses. */
 guint gst_doradma_net_ucx_reset_stuck (GstDoradmaNetUcx * u);
 
+/* What reset_stuck needs, taken when listen made `l` (asked for at
+ * `asked`): the address the listener is bound to, the /proc/self/fd
+ * directory and the spare descriptor (gstdoradmanetsweep.c). */
+void gst_doradma_net_ucx_sweep_prepare (GstDoradmaNetUcx * u,
+    ucp_listener_h l, const struct sockaddr_storage *asked,
+    socklen_t asked_len);
+
 /* Registers `cb` for active message `id` (data kept by returning
  * UCS_INPROGRESS). */
 gboolean gst_doradma_net_ucx_set_am_handler (GstDoradmaNetUcx * u, guint id,
