@@ -614,8 +614,16 @@ case "$scenario" in
     tx=$started; tx_t=$started_timeout
     wait_for 30 "$work/rx.log" "doradmanetsrc-connected" ||
       fail "the sender never connected: $(tail -3 "$work/tx.log")"
-    sleep 1
-    # the sender's own connection on the port is in the baseline
+    # the baseline once frames flow: "connected" comes at the accept,
+    # before UCX has made every socket of the data lanes; the sender's own
+    # connection on the port is in it
+    end=$(( SECONDS + 30 ))
+    while [ "$(stat -c %s "$work/rx.raw" 2> /dev/null || echo 0)" -lt $(( 3 * FRAME )) ] &&
+        [ $SECONDS -lt $end ]; do
+      sleep 0.2
+    done
+    [ "$(stat -c %s "$work/rx.raw" 2> /dev/null || echo 0)" -ge $(( 3 * FRAME )) ] ||
+      fail "no frames reached the receiver: $(tail -3 "$work/rx.log")"
     fd0=$(rx_fds); c0=$(port_conns)
     ( held "$addr_b" "$port" "$h" > "$work/held.log" 2>&1 ) &
     hp=$!
