@@ -32,9 +32,11 @@
  * when the connection fails or the receiver goes away (posting
  * "doradmanetsink-peer-lost" and, once back, "doradmanetsink-connected"
  * element messages). `on-peer-lost=error` stops instead, `eos` ends the
- * stream. At EOS the sink waits until what it sent is delivered, tells the
- * receiver (which ends its stream and its ring's) and posts its stats as a
- * "doradmanetsink-stats" element message.
+ * stream. At EOS the sink finishes a connection under way (a short stream
+ * in `latest` mode can end before it is up), waits until what it sent is
+ * delivered, tells the receiver (which ends its stream and its ring's) and
+ * posts its stats as a "doradmanetsink-stats" element message; all within
+ * `peer-timeout`.
  *
  * ## Example launch line
  * |[

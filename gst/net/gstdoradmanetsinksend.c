@@ -215,6 +215,17 @@ gst_doradma_net_sink_send_eos (GstDoradmaNetSink * self)
   void *req;
 
   g_mutex_lock (&self->ucx.lock);
+  /* a stream that ended while its connection was still being made (latest
+   * drops frames until it is up, so a short stream ends first): the
+   * connection is finished, so that the receiver is told */
+  while (self->ep && !self->unlocked && g_get_monotonic_time () < deadline) {
+    GstFlowReturn flow;
+
+    if (gst_doradma_net_sink_ensure_connected (self, &flow)
+        || flow != GST_FLOW_OK)
+      break;
+    gst_doradma_net_ucx_wait_progress (&self->ucx, 50);
+  }
   while (self->in_flight > 0 && self->ep && !self->ep_failed
       && !self->unlocked && g_get_monotonic_time () < deadline)
     gst_doradma_net_ucx_wait_progress (&self->ucx, 50);

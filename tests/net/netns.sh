@@ -317,6 +317,19 @@ case "$scenario" in
     [ "$got" -gt 0 ] || fail "no frame arrived"
     echo "ok: latest: $n made, $sent sent ($busy busy, $disc disconnected), $got delivered in order"
     ;;
+  latest-short)
+    # a stream that ends before its connection is up (latest drops the
+    # frame it cannot send yet): the receiver must still be told of the EOS
+    receiver "$work/rx.log" channel=net-ls-$id ! fakesink
+    in_a timeout 120 gst-launch-1.0 -m $SOURCE num-buffers=1 ! "$CAPS" ! \
+      doradmanetsink host="$addr_b" port="$port" mode=latest > "$work/tx.log" 2>&1 ||
+      fail "sender: $(tail -5 "$work/tx.log")"
+    wait_for 30 "$work/rx.log" "Got EOS from element" ||
+      fail "the receiver got no EOS from a sender whose one frame came before the connection: $(grep -o 'doradmanetsink-stats.*' "$work/tx.log")"
+    [ "$(stat_of "$work/tx.log" doradmanetsink-stats connects)" = 1 ] ||
+      fail "the sender did not count its connection: $(grep -o 'doradmanetsink-stats.*' "$work/tx.log")"
+    echo "ok: a one-frame latest stream told the receiver its EOS"
+    ;;
   kill-rx)
     receiver "$work/rx1.log" channel=net-kr-$id ! fakesink
     start_in "$nsa" "$work/tx.log" gst-launch-1.0 -m $SOURCE is-live=true ! \
