@@ -212,6 +212,21 @@ settle () {
     sleep 0.5
   done
 }
+# flood_cleared FD0 WHAT: after a flood (WHAT) into a receiver that had FD0
+# descriptors, every stuck connection was reset and closed: not a
+# descriptor more, no connection left on the port (accepted or still in
+# the backlog, which a descriptor count cannot see); then the receiver
+# lives and serves a real sender
+flood_cleared () {
+  local fd1 left
+  settle "$1" 0
+  fd1=$(rx_fds); left=$(port_conns)
+  echo "receiver descriptors: $1 before $2, $fd1 after; $left connections left on the port"
+  [ "$fd1" -le "$1" ] || fail "$(( fd1 - $1 )) descriptors kept"
+  [ "$left" = 0 ] || fail "$left connections left on port $port"
+  kill -0 "$rx_pid" 2> /dev/null || fail "the receiver died: $(tail -5 "$work/rx.log")"
+  real_sender 60 "real sender"
+}
 # held HOST PORT N: N garbage.py connections from namespace a to
 # HOST:PORT, held open with bytes left unread; every one must be reset by
 # the receiver while held open (ECONNRESET at the client) within 30 s
@@ -574,13 +589,7 @@ case "$scenario" in
     # else closes them, so none may be left: not a descriptor more than
     # before the flood, and no connection on the port, accepted or still
     # waiting in the backlog to be (which a descriptor count cannot see)
-    settle "$fd0" 0
-    fd1=$(rx_fds); left=$(port_conns)
-    echo "receiver descriptors: $fd0 before $n garbage connections, $fd1 after; $left connections left on the port"
-    [ "$fd1" -le "$fd0" ] || fail "$(( fd1 - fd0 )) descriptors kept"
-    [ "$left" = 0 ] || fail "$left connections left on port $port"
-    kill -0 "$rx_pid" 2> /dev/null || fail "the receiver died: $(tail -5 "$work/rx.log")"
-    real_sender 60 "real sender"
+    flood_cleared "$fd0" "$n garbage connections"
     # the reset, not chance, closed them. At least every one UCX kept
     # ($kept: 2080 bytes or more, garbage.py's seed makes it 99 of 100),
     # since nothing else closes those and none was left. At most one per
@@ -600,13 +609,7 @@ case "$scenario" in
     receiver "$work/rx.log" channel=net-gh-$id ! fakesink
     fd0=$(rx_fds)
     held "$addr_b" "$port" "$n"
-    settle "$fd0" 0
-    fd1=$(rx_fds); left=$(port_conns)
-    echo "receiver descriptors: $fd0 before $n connections held open, $fd1 after; $left connections left on the port"
-    [ "$fd1" -le "$fd0" ] || fail "$(( fd1 - fd0 )) descriptors kept"
-    [ "$left" = 0 ] || fail "$left connections left on port $port"
-    kill -0 "$rx_pid" 2> /dev/null || fail "the receiver died: $(tail -5 "$work/rx.log")"
-    real_sender 60 "real sender"
+    flood_cleared "$fd0" "$n connections held open"
     # each held connection reset once (a reset one is closed, never seen
     # again), nothing else: the client saw the resets, the count says
     # they were the sweep's and not UCX's own close
