@@ -73,7 +73,9 @@ count () {
               END { print n + 0, ok + xf, fail + up + to, skip + 0 }' "$out")
   set -- $sums
   # Each failed test's own line, kept for the end: CI shows only the tail.
-  lines=$(grep -E '^ *[0-9]+/[0-9]+ .* (FAIL|TIMEOUT|UNEXPECTEDPASS) ' "$out")
+  # (meson prints each twice: as it ends and in its closing list)
+  lines=$(grep -E '^ *[0-9]+/[0-9]+ .* (FAIL|TIMEOUT|UNEXPECTEDPASS) ' "$out" |
+      awk '!seen[$0]++')
   [ -n "$lines" ] && failures="$failures$(printf '%s' "$lines" | sed "s|^ *|  $step_name: |")
 "
   extra=$(grep -c '^chroot-test\[[a-z0-9]*\]: .*failed' "$out")
