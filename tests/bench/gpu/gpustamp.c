@@ -32,11 +32,11 @@
  *     src    receive -> delivery doradmasrc's work on the frame: lease,
  *                               1.26 wrap / 1.22 device copy + stream sync
  *     hand   delivery -> render GStreamer's hand-off to the sink's render
- *     total  stamp -> render    (= lat)
+ *     (their sum, stamp -> render, is lat)
  *     d2h    render -> after the sink's 24-byte device->host read (not in
- *                               total)
+ *                               lat)
  * and prints with_meta (samples split) and STAGE_p50_us/STAGE_p99_us.
- * Frames without the meta (cudaipcsrc) give total and d2h only.
+ * Frames without the meta (cudaipcsrc) give lat and d2h only.
  *
  * SPDX-License-Identifier: LGPL-2.1-or-later
  */
@@ -367,18 +367,22 @@ gpu_stamp_src_init (GpuStampSrc * self)
 
 /* -------------------------------------------------------------- sink ---- */
 
+/* the stages of a sample (the whole of it is lat) */
+enum
+{ PROD, WAKE, SRC, HAND, D2H, N_STAGES };
+
 typedef struct
 {
   GstBaseSink parent;
   guint warmup;
   guint64 frames, gaps, bad, last, t0, cpu0, with_meta;
   GArray *lat;
-  GArray *st[6];                /* stage_names[] */
+  GArray *st[N_STAGES];         /* stage_names[] */
   GType meta_api;
 } GpuStampSink;
 
-static const char *stage_names[6] = { "prod", "wake", "src", "hand", "d2h",
-  "total"
+static const char *stage_names[N_STAGES] = { "prod", "wake", "src", "hand",
+  "d2h"
 };
 
 typedef GstBaseSinkClass GpuStampSinkClass;
@@ -411,7 +415,7 @@ sink_start (GstBaseSink * b)
   self->frames = self->gaps = self->bad = 0;
   self->last = G_MAXUINT64;
   self->lat = g_array_new (FALSE, FALSE, sizeof (guint64));
-  for (guint i = 0; i < 6; i++)
+  for (guint i = 0; i < N_STAGES; i++)
     self->st[i] = g_array_new (FALSE, FALSE, sizeof (guint64));
   self->with_meta = 0;
   self->meta_api = 0;
@@ -429,7 +433,7 @@ sink_stop (GstBaseSink * b)
     double secs = (mono_ns () - self->t0) / 1e9;
     GString *pct = g_string_new (NULL);
     double cpu = (cpu_ns () - self->cpu0) / 1e3 / n;
-    for (guint i = 0; i < 6; i++)
+    for (guint i = 0; i < N_STAGES; i++)
       add_pct (pct, stage_names[i], self->st[i]);
     qsort (v, n, sizeof *v, cmp_u64);
     g_print ("gpustampsink: frames=%" G_GUINT64_FORMAT " gaps=%"
@@ -446,7 +450,7 @@ sink_stop (GstBaseSink * b)
   }
   g_array_free (self->lat, TRUE);
   self->lat = NULL;
-  for (guint i = 0; i < 6; i++)
+  for (guint i = 0; i < N_STAGES; i++)
     g_array_free (self->st[i], TRUE);
   return TRUE;
 }
@@ -485,21 +489,20 @@ sink_render (GstBaseSink * b, GstBuffer * buf)
     guint64 after = mono_ns ();
     d = now - st.stamp_ns;
     g_array_append_val (self->lat, d);
-    g_array_append_val (self->st[5], d);
     d = after - now;
-    g_array_append_val (self->st[4], d);
+    g_array_append_val (self->st[D2H], d);
     if (m && m->publish_time && m->receive_time && m->delivery_time
         && m->publish_time >= st.stamp_ns && m->receive_time >= m->publish_time
         && m->delivery_time >= m->receive_time && now >= m->delivery_time) {
       self->with_meta++;
       d = m->publish_time - st.stamp_ns;
-      g_array_append_val (self->st[0], d);
+      g_array_append_val (self->st[PROD], d);
       d = m->receive_time - m->publish_time;
-      g_array_append_val (self->st[1], d);
+      g_array_append_val (self->st[WAKE], d);
       d = m->delivery_time - m->receive_time;
-      g_array_append_val (self->st[2], d);
+      g_array_append_val (self->st[SRC], d);
       d = now - m->delivery_time;
-      g_array_append_val (self->st[3], d);
+      g_array_append_val (self->st[HAND], d);
     }
   }
   self->frames++;

@@ -21,7 +21,7 @@
 #   spin      the same with spin-time=20 ms (> the period: it never sleeps,
 #             so the wake stage is a poll; costs a core)
 #   unpaced   20000 frames as fast as the producer goes
-# Each prints gpustampsink's stage split (prod, wake, src, hand, total, d2h;
+# Each prints gpustampsink's stage split (prod, wake, src, hand, d2h; lat is the total;
 # gpustamp.c) and gpustampsrc's h2d, one line per case in OUTDIR/stages.log,
 # and doradmasrc's EOS stats (spins, sleeps, latency) in the .cons file.
 # Then, in the same run, the CPU path: futex-floor at the same period and
