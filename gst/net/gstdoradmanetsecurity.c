@@ -30,9 +30,11 @@ gst_doradma_net_security_param_specs (GParamSpec ** properties,
       "must set it too)", FALSE, G_PARAM_READWRITE | G_PARAM_STATIC_STRINGS);
   properties[allowed_peers] = g_param_spec_string ("allowed-peers",
       "Allowed peers", sender ? "Comma-separated IP addresses and CIDR "
-      "prefixes of the receivers this sender may connect to (empty: any)" :
+      "prefixes of the receivers this sender may connect to; the kernel "
+      "drops other hosts' packets to UCX's sockets (empty: any)" :
       "Comma-separated IP addresses and CIDR prefixes of the senders "
-      "allowed to connect (empty: any)", NULL,
+      "allowed to connect; the kernel drops other hosts' packets to UCX's "
+      "sockets, unanswered (empty: any)", NULL,
       G_PARAM_READWRITE | G_PARAM_STATIC_STRINGS);
 }
 

@@ -207,7 +207,7 @@ gst_doradma_net_sink_start (GstBaseSink * bsink)
   GST_INFO_OBJECT (self, "UCX kept to interface %s (the route to %s)",
       device && device[0] ? device : "(every one)", host);
   self->ucx_open = gst_doradma_net_ucx_open (&self->ucx, transports, device,
-      data_ports, &err);
+      data_ports, self->allow, &err);
   g_free (transports);
   g_free (data_ports);
   g_free (device);

@@ -389,7 +389,7 @@ gst_doradma_net_sink_ensure_connected (GstDoradmaNetSink * self,
   if (self->connected) {
     if (!self->was_connected) {
       self->was_connected = TRUE;
-      self->told_refused = FALSE;
+      self->told_refused = self->told_no_answer = FALSE;
       COUNT (self, C_CONNECTS, 1);
       post_message (self, "doradmanetsink-connected", "hello received");
     }
@@ -411,6 +411,16 @@ gst_doradma_net_sink_ensure_connected (GstDoradmaNetSink * self,
   }
   if (now - self->attempt_start > HELLO_TIMEOUT_US) {
     GST_DEBUG_OBJECT (self, "no hello from the receiver; retrying");
+    /* a receiver whose allowed-peers leaves this host out answers
+     * nothing at all: the kernel drops our packets (gstdoradmanetgate.h) */
+    if (!self->told_no_answer) {
+      self->told_no_answer = TRUE;
+      GST_ELEMENT_WARNING (self, RESOURCE, OPEN_WRITE,
+          ("No answer from the receiver in %d s: it is not running, the "
+              "network drops the packets, or its allowed-peers does not "
+              "list this sender's address; retrying",
+              (int) (HELLO_TIMEOUT_US / G_USEC_PER_SEC)), (NULL));
+    }
     gst_doradma_net_sink_drop_connection (self, TRUE);
   }
   return FALSE;

@@ -93,6 +93,7 @@ struct _GstDoradmaNetSink
   gboolean was_connected;       /* for the peer-lost message */
   gboolean rejected;            /* this attempt was refused by the receiver */
   gboolean told_refused;        /* the refused message of this streak */
+  gboolean told_no_answer;      /* the no-answer warning of this streak */
   gint64 attempt_start, next_attempt;   /* monotonic us */
   guint credits;
   guint in_flight;

@@ -324,7 +324,10 @@ gst_doradma_net_sink_settings_install (GObjectClass * gobject_class)
    * comma-separated list of IP addresses and CIDR prefixes ("10.0.0.2,
    * 192.168.1.0/24, fd00::/8"). When host resolves to another address no
    * connection is made (counted in auth-failures, the address named once
-   * in a warning; tried again every retry-interval). Empty (default): any.
+   * in a warning; tried again every retry-interval). Packets from any other
+   * address to this sender's UCX data ports are dropped by the kernel
+   * before UCX reads them (a socket filter attached at start). Empty
+   * (default): any.
    */
   gst_doradma_net_security_param_specs (properties, PROP_KEY_FILE,
       PROP_ENCRYPT, PROP_ALLOWED_PEERS, TRUE);

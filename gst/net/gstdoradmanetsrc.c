@@ -309,7 +309,7 @@ gst_doradma_net_src_start (GstBaseSrc * bsrc)
     g_strfreev (ifs);
   }
   self->ucx_open = gst_doradma_net_ucx_open (&self->ucx, transports, device,
-      data_ports, &err);
+      data_ports, self->allow, &err);
   g_free (device);
   if (!self->ucx_open
       || !gst_doradma_net_src_listen (self, address, port, &err))

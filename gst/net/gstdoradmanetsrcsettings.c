@@ -373,11 +373,13 @@ gst_doradma_net_src_settings_install (GObjectClass * gobject_class)
    *
    * The senders' addresses allowed to connect: a comma-separated list of
    * IP addresses and CIDR prefixes ("10.0.0.2, 192.168.1.0/24, fd00::/8").
-   * A connection from any other address is refused when UCX announces it,
-   * before anything it sends is read and before the key handshake,
-   * counted (auth-failures) and named once in a warning. Empty (default):
-   * any address (with key-file, any that has the key). Not a defence
-   * against a host that can use an allowed address (docs/threat-model.md).
+   * Every packet from any other address, to the port or to UCX's data
+   * ports, is dropped by the kernel before UCX reads it (a socket filter
+   * attached at start; the sender gets no answer); a request that got
+   * through anyway is refused before the accept, counted (auth-failures)
+   * and named once in a warning. Empty (default): any address (with
+   * key-file, any that has the key). Not a defence against a host that
+   * can use an allowed address (docs/threat-model.md).
    */
   gst_doradma_net_security_param_specs (properties, PROP_KEY_FILE,
       PROP_ENCRYPT, PROP_ALLOWED_PEERS, FALSE);

@@ -21,6 +21,7 @@
 #include <sys/ioctl.h>
 #include <unistd.h>
 
+#include "gstdoradmanetgate.h"
 #include "gstdoradmanetucx.h"
 
 void
@@ -43,36 +44,6 @@ gst_doradma_net_ucx_sweep_prepare (GstDoradmaNetUcx * u, ucp_listener_h l,
     u->spare_fd = open ("/dev/null", O_RDONLY | O_CLOEXEC);
 }
 
-/* TRUE when `local`, a socket's own address, is one the listener bound to
- * `bound` accepts on: the same family (a socket takes its listener's:
- * an IPv4 peer of a listener on :: is AF_INET6, ::ffff:a.b.c.d) and port,
- * and the same address unless the listener's is the wildcard (0.0.0.0,
- * ::), which accepts on every address of its family. */
-static gboolean
-accepted_by (const struct sockaddr_storage *local,
-    const struct sockaddr_storage *bound)
-{
-  if (local->ss_family != bound->ss_family)
-    return FALSE;
-  if (bound->ss_family == AF_INET) {
-    const struct sockaddr_in *l = (const struct sockaddr_in *) local;
-    const struct sockaddr_in *b = (const struct sockaddr_in *) bound;
-
-    return l->sin_port == b->sin_port
-        && (b->sin_addr.s_addr == htonl (INADDR_ANY)
-        || l->sin_addr.s_addr == b->sin_addr.s_addr);
-  }
-  if (bound->ss_family == AF_INET6) {
-    const struct sockaddr_in6 *l = (const struct sockaddr_in6 *) local;
-    const struct sockaddr_in6 *b = (const struct sockaddr_in6 *) bound;
-
-    return l->sin6_port == b->sin6_port
-        && (IN6_IS_ADDR_UNSPECIFIED (&b->sin6_addr)
-        || IN6_ARE_ADDR_EQUAL (&l->sin6_addr, &b->sin6_addr));
-  }
-  return FALSE;
-}
-
 /* TRUE, with its inode, when `fd` is a TCP socket of the listener bound
  * to `bound` that UCX, if it still watched it, would have read: its peer
  * closed its side (CLOSE_WAIT), or bytes wait in it. Reads only. */
@@ -88,7 +59,7 @@ unread_on_listener (int fd, const struct sockaddr_storage *bound, ino_t * ino)
 
   if (fstat (fd, &st) != 0 || !S_ISSOCK (st.st_mode)
       || getsockname (fd, (struct sockaddr *) &ss, &len) != 0
-      || !accepted_by (&ss, bound)
+      || !gst_doradma_net_gate_accepted_by (&ss, bound)
       || getsockopt (fd, IPPROTO_TCP, TCP_INFO, &ti, &ti_len) != 0)
     return FALSE;
   if (ti.tcpi_state != TCP_CLOSE_WAIT && (ti.tcpi_state != TCP_ESTABLISHED

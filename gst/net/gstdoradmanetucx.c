@@ -24,6 +24,7 @@
 #include <sys/eventfd.h>
 #include <unistd.h>
 
+#include "gstdoradmanetgate.h"
 #include "gstdoradmanetucx.h"
 
 #define UCX_ERROR(error, status, ...) \
@@ -59,10 +60,27 @@ may_use_tcp (const gchar * tls)
       || strstr (tls, "all") != NULL;
 }
 
+/* allowed-peers (`u->gate`): the listening sockets UCX opened since
+ * `before` (gst_doradma_net_gate_snapshot) gated by the kernel, before the
+ * worker first reads from them. TRUE without a list. */
+static gboolean
+gate_new_listeners (GstDoradmaNetUcx * u, GHashTable * before, GError ** error)
+{
+  gint n;
+
+  if (u->gate == NULL)
+    return TRUE;
+  n = before ? gst_doradma_net_gate_apply (before, u->gate, error) : -1;
+  g_clear_pointer (&before, g_hash_table_unref);
+  return n >= 0;
+}
+
 gboolean
 gst_doradma_net_ucx_open (GstDoradmaNetUcx * u, const gchar * transports,
-    const gchar * device, const gchar * port_range, GError ** error)
+    const gchar * device, const gchar * port_range, GPtrArray * allow,
+    GError ** error)
 {
+  GHashTable *before = NULL;
   ucp_params_t params = { 0 };
   ucp_worker_params_t wparams = { 0 };
   ucp_context_attr_t attr = { 0 };
@@ -74,6 +92,7 @@ gst_doradma_net_ucx_open (GstDoradmaNetUcx * u, const gchar * transports,
 
   memset (u, 0, sizeof (*u));
   u->worker_fd = u->cancel_fd = u->spare_fd = -1;
+  u->gate = allow ? g_ptr_array_ref (allow) : NULL;
 
   st = ucp_config_read (NULL, NULL, &config);
   if (st != UCS_OK) {
@@ -161,12 +180,22 @@ gst_doradma_net_ucx_open (GstDoradmaNetUcx * u, const gchar * transports,
   wparams.field_mask = UCP_WORKER_PARAM_FIELD_THREAD_MODE;
   /* one thread at a time: the caller's, or the progress thread under lock */
   wparams.thread_mode = UCS_THREAD_MODE_SERIALIZED;
+  /* the worker's tcp transport listens from here on (its data ports) */
+  if (u->gate && (before = gst_doradma_net_gate_snapshot (error)) == NULL) {
+    gst_doradma_net_ucx_close (u);
+    return FALSE;
+  }
   st = ucp_worker_create (u->context, &wparams, &u->worker);
   if (st == UCS_OK)
     st = ucp_worker_get_efd (u->worker, &u->worker_fd);
   if (st != UCS_OK) {
     UCX_ERROR (error, st, "Could not create a UCX worker: %s",
         ucs_status_string (st));
+    g_clear_pointer (&before, g_hash_table_unref);
+    gst_doradma_net_ucx_close (u);
+    return FALSE;
+  }
+  if (!gate_new_listeners (u, before, error)) {
     gst_doradma_net_ucx_close (u);
     return FALSE;
   }
@@ -204,6 +233,7 @@ gst_doradma_net_ucx_close (GstDoradmaNetUcx * u)
     close (u->cancel_fd);
   g_clear_pointer (&u->stuck_seen, g_hash_table_unref);
   g_clear_pointer (&u->sweep_dir, closedir);
+  g_clear_pointer (&u->gate, g_ptr_array_unref);
   if (u->spare_fd >= 0)
     close (u->spare_fd);
   g_free (u->memory_types);
@@ -540,9 +570,12 @@ gst_doradma_net_ucx_listen (GstDoradmaNetUcx * u, const gchar * address,
   socklen_t len;
   ucp_listener_params_t p = { 0 };
   ucp_listener_h l = NULL;
+  GHashTable *before = NULL;
   ucs_status_t st;
 
   if (!gst_doradma_net_ucx_resolve (address, port, &ss, &len, error))
+    return NULL;
+  if (u->gate && (before = gst_doradma_net_gate_snapshot (error)) == NULL)
     return NULL;
   p.field_mask = UCP_LISTENER_PARAM_FIELD_SOCK_ADDR |
       UCP_LISTENER_PARAM_FIELD_CONN_HANDLER;
@@ -555,6 +588,12 @@ gst_doradma_net_ucx_listen (GstDoradmaNetUcx * u, const gchar * address,
     g_set_error (error, GST_RESOURCE_ERROR, GST_RESOURCE_ERROR_OPEN_READ,
         "Could not listen on %s port %u: %s", address && address[0] ?
         address : "*", port, ucs_status_string (st));
+    g_clear_pointer (&before, g_hash_table_unref);
+    return NULL;
+  }
+  /* the connection manager reads in UCX's async thread: gated at once */
+  if (!gate_new_listeners (u, before, error)) {
+    ucp_listener_destroy (l);
     return NULL;
   }
   gst_doradma_net_ucx_sweep_prepare (u, l, &ss, len);

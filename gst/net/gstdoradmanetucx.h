@@ -38,6 +38,7 @@ G_BEGIN_DECLS typedef struct
   struct sockaddr_storage sweep_addr;   /* the listener's bound address */
   int spare_fd;                 /* the slot a dup goes into (dup3), never freed */
   guint64 memory_type_mask;     /* the same: UCS_BIT (ucs_memory_type_t) */
+  GPtrArray *gate;              /* allowed-peers' masks: listeners gated */
   /* threaded */
   GMutex lock;
   GCond cond;
@@ -52,10 +53,13 @@ G_BEGIN_DECLS typedef struct
  * `port_range` "FIRST-LAST": the tcp transport's data listener on those
  * ports (UCX's TCP_PORT_RANGE; NULL or "": UCX_TCP_PORT_RANGE or
  * ephemeral). All set in UCX's configuration object, never in the
- * environment. FALSE with *error. */
+ * environment. `allow` (allowed-peers' masks; NULL: anyone): every
+ * listening socket UCX opens, here and in listen, is gated by the kernel
+ * to those addresses before the worker reads from it
+ * (gstdoradmanetgate.h). FALSE with *error. */
 gboolean gst_doradma_net_ucx_open (GstDoradmaNetUcx * u,
     const gchar * transports, const gchar * device,
-    const gchar * port_range, GError ** error);
+    const gchar * port_range, GPtrArray * allow, GError ** error);
 void gst_doradma_net_ucx_close (GstDoradmaNetUcx * u);
 
 /* Threaded use: starts the progress thread (after open), stops and joins

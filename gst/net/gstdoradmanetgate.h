@@ -1,0 +1,52 @@
+/* doradma network plugin — the kernel's gate in front of UCX's listening
+ * sockets (docs/ucx-front-door.md, design B; docs/network.md,
+ * "Authentication").
+ *
+ * UCX parses what any host sends to its listening sockets (the tcp
+ * transport's data ports, the connection manager's port) before any code
+ * of ours can refuse it, and one connection can abort the process or make
+ * it write at an address the sender chose. UCX has no hook before it
+ * reads; the kernel has one: a classic BPF socket filter on a listening
+ * socket drops a packet before the connection is queued, and the sockets
+ * it accepts inherit it. With `allowed-peers` set, every listening socket
+ * UCX opens for the element gets a filter that passes only packets from
+ * the list's addresses.
+ *
+ * Copyright (C) 2025 the doradma authors
+ * SPDX-License-Identifier: LGPL-2.1-or-later
+ */
+#ifndef __GST_DORADMA_NET_GATE_H__
+#define __GST_DORADMA_NET_GATE_H__
+
+#include <sys/socket.h>
+
+#include <gst/gst.h>
+
+G_BEGIN_DECLS
+/* The inodes of this process's listening TCP sockets now, taken before
+ * UCX opens its own to tell them apart after; NULL with *error when
+ * /proc/self/fd cannot be read. */
+GHashTable * gst_doradma_net_gate_snapshot (GError ** error);
+
+/* Gates every listening TCP socket of this process that is not in
+ * `before` (those UCX opened since): attaches a filter that drops every
+ * packet whose source address matches none of `allow`'s masks
+ * (gst_doradma_net_allow_parse; IPv4 packets against IPv4 masks, IPv6
+ * against IPv6), then resets (RST) the connections those sockets took
+ * from other addresses before the filter was on, which UCX reads when its
+ * worker progresses next. Returns how many sockets it gated, or -1 with
+ * *error (the kernel refused the filter: the element must not run
+ * open). */
+gint gst_doradma_net_gate_apply (GHashTable * before, GPtrArray * allow,
+    GError ** error);
+
+/* TRUE when `local`, a socket's own address, is one a listener bound to
+ * `bound` accepts on: the same family (a socket takes its listener's:
+ * an IPv4 peer of a listener on :: is AF_INET6, ::ffff:a.b.c.d) and port,
+ * and the same address unless the listener's is the wildcard (0.0.0.0,
+ * ::), which accepts on every address of its family. */
+gboolean gst_doradma_net_gate_accepted_by (const struct sockaddr_storage *
+    local, const struct sockaddr_storage *bound);
+
+G_END_DECLS
+#endif /* __GST_DORADMA_NET_GATE_H__ */
