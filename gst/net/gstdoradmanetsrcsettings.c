@@ -200,12 +200,14 @@ gst_doradma_net_src_settings_install (GObjectClass * gobject_class)
   /**
    * GstDoradmaNetSrc:address:
    *
-   * Local address to listen on (0.0.0.0: every IPv4 address). UCX then
-   * uses the interface that holds it and no other (docs/network.md,
-   * "Transports").
+   * Local address to listen on, IPv4 or IPv6 (0.0.0.0 or ::: every
+   * address of that family). UCX then uses the interface that holds it
+   * and no other (docs/network.md, "Transports"; UCX 1.13.1 connects no
+   * sender over IPv6: "IPv6" there).
    */
   properties[PROP_ADDRESS] = g_param_spec_string ("address", "Address",
-      "Local address to listen on; UCX uses only its interface",
+      "Local IPv4 or IPv6 address to listen on (0.0.0.0 or :: for every "
+      "interface); UCX uses only its interface",
       DEFAULT_ADDRESS, G_PARAM_READWRITE | G_PARAM_STATIC_STRINGS);
   /**
    * GstDoradmaNetSrc:port:

@@ -119,10 +119,16 @@ gst_doradma_net_ucx_reset_stuck (GstDoradmaNetUcx * u)
       n++;
     /* the spare now holds nothing but another reference to the
      * directory: the socket's last reference is UCX's again */
-    if (dup_fd != u->spare_fd)
+    if (dup_fd != u->spare_fd) {
       close (dup_fd);
-    else if (dup3 (dirfd (dir), u->spare_fd, O_CLOEXEC) < 0)
-      GST_WARNING ("dup3: %s", g_strerror (errno));
+    } else if (dup3 (dirfd (dir), u->spare_fd, O_CLOEXEC) < 0) {
+      /* the spare must not keep the socket open: given up, later sweeps
+       * dup anywhere */
+      GST_WARNING ("dup3: %s; the sweep's spare descriptor closed",
+          g_strerror (errno));
+      close (u->spare_fd);
+      u->spare_fd = -1;
+    }
   }
   if (u->stuck_seen != NULL)
     g_hash_table_unref (u->stuck_seen);

@@ -212,10 +212,14 @@ port_conns () {
   in_b env LD_PRELOAD= ss -Htn exclude listening exclude time-wait \
     "( sport = :$port )" | wc -l
 }
-# settle FDS CONNS: waits, at most 30 s, until the receiver holds at most
-# FDS descriptors and namespace b at most CONNS connections on the port
+# the sweep's waits: 30 s, longer where the sanitizer legs slow
+# everything down (DORADMA_TEST_TIME_SCALE)
+sweep_wait=$(( 30 * ${DORADMA_TEST_TIME_SCALE:-1} ))
+# settle FDS CONNS: waits, at most $sweep_wait s, until the receiver holds
+# at most FDS descriptors and namespace b at most CONNS connections on the
+# port
 settle () {
-  local end=$(( SECONDS + 30 ))
+  local end=$(( SECONDS + sweep_wait ))
   while { [ "$(rx_fds)" -gt "$1" ] || [ "$(port_conns)" -gt "$2" ]; } &&
       [ $SECONDS -lt $end ]; do
     sleep 0.5
@@ -238,10 +242,12 @@ flood_cleared () {
 }
 # held HOST PORT N: N garbage.py connections from namespace a to
 # HOST:PORT, held open with bytes left unread; every one must be reset by
-# the receiver while held open (ECONNRESET at the client) within 30 s
+# the receiver while held open (ECONNRESET at the client) within
+# $sweep_wait s
 held () {
   local out
-  out=$(in_a timeout 120 python3 "$here/garbage.py" "$1" "$2" "$3" hold 30) ||
+  out=$(in_a timeout $(( sweep_wait + 90 )) python3 "$here/garbage.py" \
+    "$1" "$2" "$3" hold "$sweep_wait") ||
     fail "garbage.py hold did not finish: $out"
   echo "$out"
   echo "$out" | grep -q "garbage hold: $3 connections, $3 reset by the receiver" ||
