@@ -92,7 +92,6 @@ gst_doradma_net_ucx_open (GstDoradmaNetUcx * u, const gchar * transports,
 
   memset (u, 0, sizeof (*u));
   u->worker_fd = u->cancel_fd = u->spare_fd = -1;
-  u->gate = allow ? g_ptr_array_ref (allow) : NULL;
 
   st = ucp_config_read (NULL, NULL, &config);
   if (st != UCS_OK) {
@@ -180,7 +179,9 @@ gst_doradma_net_ucx_open (GstDoradmaNetUcx * u, const gchar * transports,
   wparams.field_mask = UCP_WORKER_PARAM_FIELD_THREAD_MODE;
   /* one thread at a time: the caller's, or the progress thread under lock */
   wparams.thread_mode = UCS_THREAD_MODE_SERIALIZED;
-  /* the worker's tcp transport listens from here on (its data ports) */
+  /* the worker's tcp transport listens from here on (its data ports);
+   * every failure from here on goes through close, which drops `gate` */
+  u->gate = allow ? g_ptr_array_ref (allow) : NULL;
   if (u->gate && (before = gst_doradma_net_gate_snapshot (error)) == NULL) {
     gst_doradma_net_ucx_close (u);
     return FALSE;
