@@ -126,9 +126,10 @@ build_filter (GPtrArray * allow, GError ** error)
 
 /* ---- UCX's sockets, found in /proc/self/fd ---- */
 
-/* A duplicate of `fd` if it is a TCP socket (IPv4 or IPv6) (its inode in *ino, whether
- * it listens in *listening), else -1. Acting on a duplicate, never on the
- * number: UCX's threads may close `fd` and reuse it meanwhile. */
+/* A duplicate of `fd` if it is an IPv4 or IPv6 TCP socket (its inode in
+ * *ino, whether it listens in *listening), else -1. Acting on a
+ * duplicate, never on the number: UCX's threads may close `fd` and reuse
+ * it meanwhile. */
 static int
 tcp_socket_dup (int fd, ino_t * ino, gboolean * listening)
 {

@@ -61,8 +61,9 @@ may_use_tcp (const gchar * tls)
 }
 
 /* allowed-peers (`u->gate`): the listening sockets UCX opened since
- * `before` (gst_doradma_net_gate_snapshot) gated by the kernel, before the
- * worker first reads from them. TRUE without a list. */
+ * `before` (gst_doradma_net_gate_snapshot, taken whenever there is a
+ * list; freed here) gated by the kernel, before the worker first reads
+ * from them. TRUE without a list. */
 static gboolean
 gate_new_listeners (GstDoradmaNetUcx * u, GHashTable * before, GError ** error)
 {
@@ -70,8 +71,8 @@ gate_new_listeners (GstDoradmaNetUcx * u, GHashTable * before, GError ** error)
 
   if (u->gate == NULL)
     return TRUE;
-  n = before ? gst_doradma_net_gate_apply (before, u->gate, error) : -1;
-  g_clear_pointer (&before, g_hash_table_unref);
+  n = gst_doradma_net_gate_apply (before, u->gate, error);
+  g_hash_table_unref (before);
   return n >= 0;
 }
 

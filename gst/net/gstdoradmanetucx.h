@@ -149,8 +149,9 @@ gboolean gst_doradma_net_ucx_close_ep (GstDoradmaNetUcx * u, ucp_ep_h ep,
  * so that UCX's own error handler closes it, once. It reads /proc/self/fd
  * through the directory, and dups into the slot of the spare descriptor
  * (dup3, and back), that listen took: it runs with every other descriptor
- * taken, and the slot is never free for UCX to take. Returns how many were reset (0 without /proc). The receiving
- * thread, between progresses. */
+ * taken, and the slot is never free for UCX to take. Returns how many
+ * were reset (0 without /proc). The receiving thread, between
+ * progresses. */
 guint gst_doradma_net_ucx_reset_stuck (GstDoradmaNetUcx * u);
 
 /* What reset_stuck needs, taken when listen made `l` (asked for at

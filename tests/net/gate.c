@@ -30,33 +30,44 @@ typedef struct
 
 static gboolean have_ipv6;
 
+/* `text` (a numeric IPv4 or IPv6 address) and `port` (network order) in
+ * *ss; its length */
+static socklen_t
+socket_address (const gchar * text, guint16 port, struct sockaddr_storage *ss)
+{
+  memset (ss, 0, sizeof (*ss));
+  if (strchr (text, ':') == NULL) {
+    struct sockaddr_in *s = (struct sockaddr_in *) ss;
+
+    s->sin_family = AF_INET;
+    s->sin_port = port;
+    g_assert_cmpint (inet_pton (AF_INET, text, &s->sin_addr), ==, 1);
+    return sizeof (*s);
+  } else {
+    struct sockaddr_in6 *s = (struct sockaddr_in6 *) ss;
+
+    s->sin6_family = AF_INET6;
+    s->sin6_port = port;
+    g_assert_cmpint (inet_pton (AF_INET6, text, &s->sin6_addr), ==, 1);
+    return sizeof (*s);
+  }
+}
+
 static Listener
 listen_on (const gchar * host, gboolean v6only)
 {
   Listener l = { -1 };
-  int family = strchr (host, ':') ? AF_INET6 : AF_INET, on = 1;
+  int on = 1;
 
-  memset (&l.addr, 0, sizeof (l.addr));
-  if (family == AF_INET) {
-    struct sockaddr_in *s = (struct sockaddr_in *) &l.addr;
-
-    s->sin_family = AF_INET;
-    g_assert_cmpint (inet_pton (AF_INET, host, &s->sin_addr), ==, 1);
-  } else {
-    struct sockaddr_in6 *s = (struct sockaddr_in6 *) &l.addr;
-
-    s->sin6_family = AF_INET6;
-    g_assert_cmpint (inet_pton (AF_INET6, host, &s->sin6_addr), ==, 1);
-  }
-  l.fd = socket (family, SOCK_STREAM | SOCK_CLOEXEC | SOCK_NONBLOCK, 0);
+  l.len = socket_address (host, 0, &l.addr);
+  l.fd = socket (l.addr.ss_family, SOCK_STREAM | SOCK_CLOEXEC |
+      SOCK_NONBLOCK, 0);
   g_assert_cmpint (l.fd, >=, 0);
-  if (family == AF_INET6)
+  if (l.addr.ss_family == AF_INET6)
     g_assert_cmpint (setsockopt (l.fd, IPPROTO_IPV6, IPV6_V6ONLY, &v6only,
             sizeof (int)), ==, 0);
   g_assert_cmpint (setsockopt (l.fd, SOL_SOCKET, SO_REUSEADDR, &on,
           sizeof (on)), ==, 0);
-  l.len = family == AF_INET ? sizeof (struct sockaddr_in) :
-      sizeof (struct sockaddr_in6);
   g_assert_cmpint (bind (l.fd, (struct sockaddr *) &l.addr, l.len), ==, 0);
   g_assert_cmpint (listen (l.fd, 8), ==, 0);
   g_assert_cmpint (getsockname (l.fd, (struct sockaddr *) &l.addr, &l.len),
@@ -69,29 +80,13 @@ static int
 connect_from (const gchar * from, const Listener * l)
 {
   struct sockaddr_storage to;
-  int family = strchr (from, ':') ? AF_INET6 : AF_INET, fd;
-  socklen_t len;
   guint16 port = l->addr.ss_family == AF_INET ?
       ((struct sockaddr_in *) &l->addr)->sin_port :
       ((struct sockaddr_in6 *) &l->addr)->sin6_port;
+  socklen_t len = socket_address (from, port, &to);
+  int fd = socket (to.ss_family, SOCK_STREAM | SOCK_CLOEXEC | SOCK_NONBLOCK,
+      0);
 
-  memset (&to, 0, sizeof (to));
-  if (family == AF_INET) {
-    struct sockaddr_in *s = (struct sockaddr_in *) &to;
-
-    s->sin_family = AF_INET;
-    s->sin_port = port;
-    inet_pton (AF_INET, from, &s->sin_addr);
-    len = sizeof (*s);
-  } else {
-    struct sockaddr_in6 *s = (struct sockaddr_in6 *) &to;
-
-    s->sin6_family = AF_INET6;
-    s->sin6_port = port;
-    inet_pton (AF_INET6, from, &s->sin6_addr);
-    len = sizeof (*s);
-  }
-  fd = socket (family, SOCK_STREAM | SOCK_CLOEXEC | SOCK_NONBLOCK, 0);
   g_assert_cmpint (fd, >=, 0);
   if (connect (fd, (struct sockaddr *) &to, len) != 0)
     g_assert_cmpint (errno, ==, EINPROGRESS);
