@@ -60,14 +60,19 @@ gst_doradma_net_auth_nonce (guint8 * nonce)
 }
 
 void
-gst_doradma_net_auth_mac (GBytes * key, gboolean sender,
+gst_doradma_net_auth_mac (GBytes * key, GstDoradmaNetAuthRole role,
     const guint8 * first, const guint8 * second, guint32 first_flags,
     guint32 second_flags, guint8 * mac)
 {
-  static const char s_label[] = "doradma-net-v1 sender";
-  static const char r_label[] = "doradma-net-v1 receiver";
-  const char *label = sender ? s_label : r_label;
-  guint8 msg[sizeof (r_label) + 2 * DORADMA_NET_AUTH_BYTES + 8];
+  static const char *const labels[] = {
+    [GST_DORADMA_NET_AUTH_SENDER] = "doradma-net-v1 sender",
+    [GST_DORADMA_NET_AUTH_RECEIVER] = "doradma-net-v1 receiver",
+    [GST_DORADMA_NET_AUTH_DOOR_SENDER] = "doradma-net-v1 door sender",
+    [GST_DORADMA_NET_AUTH_DOOR_RECEIVER] = "doradma-net-v1 door receiver",
+  };
+  const char *label = labels[role];
+  guint8 msg[sizeof ("doradma-net-v1 door receiver")
+      + 2 * DORADMA_NET_AUTH_BYTES + 8];
   gsize n = strlen (label) + 1, key_len;
   const void *k = g_bytes_get_data (key, &key_len);
   guint32 f1 = GUINT32_TO_LE (first_flags), f2 = GUINT32_TO_LE (second_flags);
@@ -86,7 +91,7 @@ gst_doradma_net_auth_mac (GBytes * key, gboolean sender,
 }
 
 gboolean
-gst_doradma_net_auth_check (GBytes * key, gboolean sender,
+gst_doradma_net_auth_check (GBytes * key, GstDoradmaNetAuthRole role,
     const guint8 * first, const guint8 * second, guint32 first_flags,
     guint32 second_flags, const guint8 * mac)
 {
@@ -94,7 +99,7 @@ gst_doradma_net_auth_check (GBytes * key, gboolean sender,
   guint8 diff = 0;
   guint i;
 
-  gst_doradma_net_auth_mac (key, sender, first, second, first_flags,
+  gst_doradma_net_auth_mac (key, role, first, second, first_flags,
       second_flags, want);
   for (i = 0; i < DORADMA_NET_AUTH_BYTES; i++)
     diff |= want[i] ^ mac[i];

@@ -23,16 +23,27 @@ G_BEGIN_DECLS
 /* DORADMA_NET_AUTH_BYTES fresh random bytes. FALSE if GnuTLS has none. */
 gboolean gst_doradma_net_auth_nonce (guint8 * nonce);
 
-/* HMAC-SHA-256 (key, label "doradma-net-v1 sender" or "... receiver"
- * with its NUL, `first`, `second`, first_flags and second_flags as 32-bit
- * little-endian) into `mac` (DORADMA_NET_AUTH_BYTES). The flags are the
- * auth messages' (encrypt): the nonce's owner's first. */
-void gst_doradma_net_auth_mac (GBytes * key, gboolean sender,
+/* Whose MAC: the label it starts with ("doradma-net-v1 sender",
+ * "... receiver", "... door sender", "... door receiver"), so that no MAC
+ * of one message verifies as another's. */
+typedef enum
+{
+  GST_DORADMA_NET_AUTH_SENDER,
+  GST_DORADMA_NET_AUTH_RECEIVER,
+  GST_DORADMA_NET_AUTH_DOOR_SENDER,
+  GST_DORADMA_NET_AUTH_DOOR_RECEIVER,
+} GstDoradmaNetAuthRole;
+
+/* HMAC-SHA-256 (key, `role`'s label with its NUL, `first`, `second`,
+ * first_flags and second_flags as 32-bit little-endian) into `mac`
+ * (DORADMA_NET_AUTH_BYTES). The flags are the auth messages' (encrypt; a
+ * door proof's port): the nonce's owner's first. */
+void gst_doradma_net_auth_mac (GBytes * key, GstDoradmaNetAuthRole role,
     const guint8 * first, const guint8 * second, guint32 first_flags,
     guint32 second_flags, guint8 * mac);
 
 /* `mac` is the one the key gives (constant time). */
-gboolean gst_doradma_net_auth_check (GBytes * key, gboolean sender,
+gboolean gst_doradma_net_auth_check (GBytes * key, GstDoradmaNetAuthRole role,
     const guint8 * first, const guint8 * second, guint32 first_flags,
     guint32 second_flags, const guint8 * mac);
 

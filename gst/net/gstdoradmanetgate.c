@@ -165,8 +165,8 @@ for_each_tcp_socket (void (*each) (int fd, ino_t ino, gboolean listening,
 
   if (dir == NULL) {
     g_set_error (error, GST_RESOURCE_ERROR, GST_RESOURCE_ERROR_OPEN_READ,
-        "allowed-peers: cannot read /proc/self/fd to find UCX's listening "
-        "sockets: %s", g_strerror (errno));
+        "allowed-peers, key-file: cannot read /proc/self/fd to find UCX's "
+        "listening sockets: %s", g_strerror (errno));
     return FALSE;
   }
   while ((e = readdir (dir)) != NULL) {
@@ -214,6 +214,7 @@ typedef struct
   GPtrArray *allow;
   struct sock_fprog fprog;
   GArray *gated;                /* struct sockaddr_storage: their addresses */
+  GArray *keep;                 /* int: a duplicate of each (NULL: none) */
   GError *error;
   guint reset;
 } Gate;
@@ -231,14 +232,24 @@ gate_listener (int fd, ino_t ino, gboolean listening, gpointer data)
   if (setsockopt (fd, SOL_SOCKET, SO_ATTACH_FILTER, &g->fprog,
           sizeof (g->fprog)) != 0) {
     g_set_error (&g->error, GST_RESOURCE_ERROR, GST_RESOURCE_ERROR_SETTINGS,
-        "allowed-peers: the kernel refused the socket filter that keeps "
-        "other hosts off UCX's listening sockets (SO_ATTACH_FILTER: %s)",
-        g_strerror (errno));
+        "allowed-peers, key-file: the kernel refused the socket filter that "
+        "keeps other hosts off UCX's listening sockets (SO_ATTACH_FILTER: "
+        "%s)", g_strerror (errno));
     return;
   }
   memset (&ss, 0, sizeof (ss));
   if (getsockname (fd, (struct sockaddr *) &ss, &len) == 0)
     g_array_append_val (g->gated, ss);
+  if (g->keep != NULL) {
+    int keep = fcntl (fd, F_DUPFD_CLOEXEC, 0);
+
+    if (keep < 0)
+      g_set_error (&g->error, GST_RESOURCE_ERROR, GST_RESOURCE_ERROR_OPEN_READ,
+          "the gate in front of UCX: no descriptor left to keep a listening "
+          "socket by (%s)", g_strerror (errno));
+    else
+      g_array_append_val (g->keep, keep);
+  }
 }
 
 /* A connection one of the gated listeners took from an address not
@@ -271,11 +282,13 @@ reset_unallowed (int fd, ino_t ino, gboolean listening, gpointer data)
 
 gint
 gst_doradma_net_gate_apply (GHashTable * before, GPtrArray * allow,
-    GError ** error)
+    GArray * keep, GError ** error)
 {
   Gate g = { before, allow };
   GArray *prog = build_filter (allow, error);
   gint n;
+
+  g.keep = keep;
 
   if (prog == NULL)
     return -1;
@@ -296,6 +309,33 @@ gst_doradma_net_gate_apply (GHashTable * before, GPtrArray * allow,
   g_array_unref (g.gated);
   g_array_unref (prog);
   return n;
+}
+
+gboolean
+gst_doradma_net_gate_refilter (GArray * keep, GPtrArray * allow,
+    GError ** error)
+{
+  GArray *prog = build_filter (allow, error);
+  struct sock_fprog fprog;
+  guint i;
+
+  if (prog == NULL)
+    return FALSE;
+  fprog.len = prog->len;
+  fprog.filter = (struct sock_filter *) prog->data;
+  for (i = 0; i < keep->len; i++) {
+    if (setsockopt (g_array_index (keep, int, i), SOL_SOCKET,
+            SO_ATTACH_FILTER, &fprog, sizeof (fprog)) != 0)
+    {
+      g_set_error (error, GST_RESOURCE_ERROR, GST_RESOURCE_ERROR_SETTINGS,
+          "the gate in front of UCX: the kernel refused a new socket "
+          "filter (SO_ATTACH_FILTER: %s)", g_strerror (errno));
+      g_array_unref (prog);
+      return FALSE;
+    }
+  }
+  g_array_unref (prog);
+  return TRUE;
 }
 
 gboolean

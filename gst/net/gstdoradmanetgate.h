@@ -26,7 +26,7 @@ G_BEGIN_DECLS
 /* The inodes of this process's listening TCP sockets now, taken before
  * UCX opens its own to tell them apart after; NULL with *error when
  * /proc/self/fd cannot be read. */
-GHashTable * gst_doradma_net_gate_snapshot (GError ** error);
+    GHashTable * gst_doradma_net_gate_snapshot (GError ** error);
 
 /* Gates every listening TCP socket of this process that is not in
  * `before` (those UCX opened since): attaches a filter that drops every
@@ -36,8 +36,15 @@ GHashTable * gst_doradma_net_gate_snapshot (GError ** error);
  * from other addresses before the filter was on, which UCX reads when its
  * worker progresses next. Returns how many sockets it gated, or -1 with
  * *error (the kernel refused the filter: the element must not run
- * open). */
+ * open). With `keep` (int, or NULL), a duplicate of each gated socket is
+ * appended to it, for gate_refilter; the caller closes them. */
 gint gst_doradma_net_gate_apply (GHashTable * before, GPtrArray * allow,
+    GArray * keep, GError ** error);
+
+/* Replaces the filter of every socket in `keep` (the duplicates that
+ * gate_apply kept, int) with one for `allow`. Connections the sockets took
+ * keep the filter they were accepted under. FALSE with *error. */
+gboolean gst_doradma_net_gate_refilter (GArray * keep, GPtrArray * allow,
     GError ** error);
 
 /* TRUE when `local`, a socket's own address, is one a listener bound to
@@ -45,8 +52,8 @@ gint gst_doradma_net_gate_apply (GHashTable * before, GPtrArray * allow,
  * an IPv4 peer of a listener on :: is AF_INET6, ::ffff:a.b.c.d) and port,
  * and the same address unless the listener's is the wildcard (0.0.0.0,
  * ::), which accepts on every address of its family. */
-gboolean gst_doradma_net_gate_accepted_by (const struct sockaddr_storage *
-    local, const struct sockaddr_storage *bound);
+gboolean gst_doradma_net_gate_accepted_by (const struct sockaddr_storage *local,
+    const struct sockaddr_storage *bound);
 
 G_END_DECLS
 #endif /* __GST_DORADMA_NET_GATE_H__ */

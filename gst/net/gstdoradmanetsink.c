@@ -172,6 +172,7 @@ gst_doradma_net_sink_start (GstBaseSink * bsink)
   GstDoradmaNetSink *self = GST_DORADMA_NET_SINK (bsink);
   GError *err = NULL;
   gchar *transports, *key_file, *host, *device, *data_ports, *allowed;
+  GPtrArray *gate;
   gboolean secure;
   guint c, port;
 
@@ -206,8 +207,13 @@ gst_doradma_net_sink_start (GstBaseSink * bsink)
   device = gst_doradma_net_ucx_route_interface (host, port);
   GST_INFO_OBJECT (self, "UCX kept to interface %s (the route to %s)",
       device && device[0] ? device : "(every one)", host);
+  /* key-file: this sender's UCX listeners closed to every host until the
+   * receiver proves the key at its door (gstdoradmanetdoor.h) */
+  gate = self->key ? g_ptr_array_new () : (self->allow ?
+      g_ptr_array_ref (self->allow) : NULL);
   self->ucx_open = gst_doradma_net_ucx_open (&self->ucx, transports, device,
-      data_ports, self->allow, &err);
+      data_ports, gate, &err);
+  g_clear_pointer (&gate, g_ptr_array_unref);
   g_free (transports);
   g_free (data_ports);
   g_free (device);
@@ -235,6 +241,8 @@ gst_doradma_net_sink_start (GstBaseSink * bsink)
   g_atomic_int_set (&self->gpu_path, GST_DORADMA_NET_GPU_PATH_NONE);
   self->ep = NULL;
   self->ep_failed = self->connected = self->was_connected = FALSE;
+  self->told_door = NULL;
+  self->told_closed = FALSE;
   self->next_attempt = 0;
   self->in_flight = self->credits = 0;
   self->sender_seq = self->last_sent_seq = self->confirmed_seq = 0;
@@ -250,6 +258,7 @@ gst_doradma_net_sink_stop (GstBaseSink * bsink)
   GstDoradmaNetSink *self = GST_DORADMA_NET_SINK (bsink);
   gint64 deadline;
 
+  gst_doradma_net_door_talk_clear (&self->door);
   if (self->ucx_open) {
     gst_doradma_net_ucx_stop_thread (&self->ucx);
     /* a live peer gets what was sent (flush); a dead one is not waited for */
@@ -389,6 +398,7 @@ gst_doradma_net_sink_init (GstDoradmaNetSink * self)
 {
   gst_doradma_net_sink_settings_init (self);
   self->ucx.worker_fd = self->ucx.cancel_fd = -1;
+  self->door.fd = -1;
   gst_base_sink_set_last_sample_enabled (GST_BASE_SINK (self), FALSE);
   gst_base_sink_set_sync (GST_BASE_SINK (self), FALSE);
 }

@@ -8,6 +8,7 @@
 #include "config.h"
 #endif
 
+#include <netinet/in.h>
 #include <string.h>
 
 #include "gstdoradmanetsinkconn.h"
@@ -185,17 +186,18 @@ on_auth (void *arg, const void *header, size_t header_length, void *data,
     self->answered = TRUE;
     self->peer_flags = a.flags;
     /* answered even when encrypt differs: the receiver then names it too */
-    gst_doradma_net_auth_mac (self->key, TRUE, self->nonce_r, self->nonce_s,
-        a.flags, mine, mac);
-    doradma_net_auth_encode (&a, DORADMA_NET_AUTH_RESPONSE, mine,
-        self->nonce_s, mac);
+    gst_doradma_net_auth_mac (self->key, GST_DORADMA_NET_AUTH_SENDER,
+        self->nonce_r, self->nonce_s, a.flags, mine, mac);
+    doradma_net_auth_encode (&a, DORADMA_NET_AUTH_RESPONSE, mine, self->nonce_s,
+        mac);
     gst_doradma_net_ucx_send_copy (self->ep, DORADMA_NET_AM_AUTH, &a,
         sizeof (a));
     if ((self->peer_flags ^ mine) & DORADMA_NET_AUTH_FLAG_ENCRYPT)
       encrypt_mismatch (self);
   } else if (a.kind == DORADMA_NET_AUTH_PROOF && self->answered
       && !self->proven) {
-    if (!gst_doradma_net_auth_check (self->key, FALSE, self->nonce_s,
+    if (!gst_doradma_net_auth_check (self->key,
+            GST_DORADMA_NET_AUTH_RECEIVER, self->nonce_s,
             self->nonce_r, mine, self->peer_flags, a.mac))
       auth_failed (self, "the receiver does not have the key (wrong "
           "key-file or a replayed proof)");
@@ -276,25 +278,22 @@ gst_doradma_net_sink_drop_connection (GstDoradmaNetSink * self, gboolean force)
   self->credits = 0;
 }
 
-/* A connection to host:port, resolved now, if allowed-peers allows its
- * address (else counted, named once, no connection); NULL and the reason
- * in the debug log otherwise. */
-static ucp_ep_h
-connect_allowed (GstDoradmaNetSink * self, const gchar * host, guint port)
+/* host:port resolved now into *ss, if allowed-peers allows its address
+ * (else counted, named once); FALSE and the reason in the debug log
+ * otherwise. */
+static gboolean
+resolve_allowed (GstDoradmaNetSink * self, const gchar * host, guint port,
+    struct sockaddr_storage *ss, socklen_t * len)
 {
-  struct sockaddr_storage ss;
-  socklen_t len;
   GError *err = NULL;
   gchar *text = NULL;
-  ucp_ep_h ep = NULL;
 
-  if (!gst_doradma_net_ucx_resolve (host, port, &ss, &len, &err)) {
+  if (!gst_doradma_net_ucx_resolve (host, port, ss, len, &err)) {
     GST_DEBUG_OBJECT (self, "%s", err->message);
     g_clear_error (&err);
-    return NULL;
+    return FALSE;
   }
-  if (!gst_doradma_net_allow_check (self->allow, (struct sockaddr *) &ss,
-          &text)) {
+  if (!gst_doradma_net_allow_check (self->allow, (struct sockaddr *) ss, &text)) {
     COUNT (self, C_AUTH_FAILURES, 1);
     if (g_strcmp0 (text, self->told_not_allowed) != 0) {
       GST_ELEMENT_WARNING (self, RESOURCE, OPEN_WRITE,
@@ -308,16 +307,96 @@ connect_allowed (GstDoradmaNetSink * self, const gchar * host, guint port)
           text);
       g_free (text);
     }
-    return NULL;
+    return FALSE;
   }
   g_free (text);
-  ep = gst_doradma_net_ucx_connect (&self->ucx, host, port, &ss, len,
+  return TRUE;
+}
+
+/* A UCX connection to `ss`, port `port` (host names it in errors); NULL
+ * and the reason in the debug log when UCX refuses at once. */
+static ucp_ep_h
+connect_ucx (GstDoradmaNetSink * self, const gchar * host, guint port,
+    struct sockaddr_storage *ss, socklen_t len)
+{
+  GError *err = NULL;
+  ucp_ep_h ep;
+
+  if (ss->ss_family == AF_INET)
+    ((struct sockaddr_in *) ss)->sin_port = htons (port);
+  else
+    ((struct sockaddr_in6 *) ss)->sin6_port = htons (port);
+  ep = gst_doradma_net_ucx_connect (&self->ucx, host, port, ss, len,
       on_ep_error, self, &err);
   if (ep == NULL) {
     GST_DEBUG_OBJECT (self, "%s", err->message);
     g_clear_error (&err);
   }
   return ep;
+}
+
+/* key-file: starts the conversation at the door of `ss` */
+static void
+door_start (GstDoradmaNetSink * self, const struct sockaddr_storage *ss,
+    socklen_t len)
+{
+  GError *err = NULL;
+  int fd = gst_doradma_net_door_dial (ss, len, &err);
+
+  if (fd < 0) {
+    GST_DEBUG_OBJECT (self, "%s", err->message);
+    g_clear_error (&err);
+    return;
+  }
+  if (!gst_doradma_net_door_talk_init (&self->door, fd, TRUE, self->key, 0)) {
+    gst_doradma_net_door_talk_clear (&self->door);
+    return;
+  }
+  self->door_addr = *ss;
+  self->door_addr_len = len;
+}
+
+/* key-file: moves the conversation at the door on; when the receiver has
+ * proved the key, opens this sender's UCX listeners to it and connects UCX
+ * to the port it told (self->ep). */
+static void
+door_step (GstDoradmaNetSink * self, const gchar * host)
+{
+  const gchar *why = NULL;
+  GstDoradmaNetDoorResult r = gst_doradma_net_door_talk_step (&self->door,
+      &why);
+  GPtrArray *allow;
+  GError *err = NULL;
+  guint port = self->door.port;
+
+  if (r == GST_DORADMA_NET_DOOR_WAITING)
+    return;
+  gst_doradma_net_door_talk_clear (&self->door);
+  if (r == GST_DORADMA_NET_DOOR_FAILED) {
+    COUNT (self, C_AUTH_FAILURES, 1);
+    /* said once per reason and streak: the sender keeps trying every
+     * retry-interval */
+    if (self->told_door != why) {
+      self->told_door = why;
+      GST_ELEMENT_WARNING (self, RESOURCE, OPEN_WRITE,
+          ("At the receiver's door (%s port %u): %s; retrying", host,
+              self->port, why), (NULL));
+    } else {
+      GST_DEBUG_OBJECT (self, "at the door: %s", why);
+    }
+    return;
+  }
+  allow = g_ptr_array_new_with_free_func (g_object_unref);
+  g_ptr_array_add (allow, gst_doradma_net_door_peer_mask (&self->door_addr));
+  if (!gst_doradma_net_ucx_regate (&self->ucx, allow, &err)) {
+    GST_DEBUG_OBJECT (self, "%s", err->message);
+    g_clear_error (&err);
+  } else {
+    self->ep = connect_ucx (self, host, port, &self->door_addr,
+        self->door_addr_len);
+    self->attempt_start = g_get_monotonic_time ();
+  }
+  g_ptr_array_unref (allow);
 }
 
 /* TRUE when connected; else starts or follows a connection attempt.
@@ -347,6 +426,17 @@ gst_doradma_net_sink_ensure_connected (GstDoradmaNetSink * self,
                 "sender (one at a time), or this sender's address is not "
                 "in its allowed-peers; retrying"), (NULL));
       }
+    }
+    /* without a key, failed before the hello: nothing listens, or a
+     * keyed receiver's door closed on our UCX (said once per streak) */
+    if (!self->key && !self->rejected && !self->was_connected
+        && !self->told_closed) {
+      self->told_closed = TRUE;
+      /* UCX says "not connected" for both */
+      GST_ELEMENT_WARNING (self, RESOURCE, OPEN_WRITE,
+          ("No connection to the receiver: nothing listens at its port, or "
+              "it may require a key-file (a keyed receiver's port is its "
+              "door, which takes no UCX connection); retrying"), (NULL));
     }
     /* the receiver closed after our answer: it refused our key */
     if (self->key && self->answered && !self->proven && !self->told_mismatch)
@@ -389,23 +479,39 @@ gst_doradma_net_sink_ensure_connected (GstDoradmaNetSink * self,
   if (self->connected) {
     if (!self->was_connected) {
       self->was_connected = TRUE;
-      self->told_refused = self->told_no_answer = FALSE;
+      self->told_refused = self->told_no_answer = self->told_closed = FALSE;
+      self->told_door = NULL;
       COUNT (self, C_CONNECTS, 1);
       post_message (self, "doradmanetsink-connected", "hello received");
     }
     return TRUE;
   }
   if (self->ep == NULL) {
-    if (now < self->next_attempt)
+    struct sockaddr_storage ss;
+    socklen_t len;
+
+    if (self->door.fd < 0 && now < self->next_attempt)
       return FALSE;
     GST_OBJECT_LOCK (self);
     host = g_strdup (self->host);
     port = self->port;
     GST_OBJECT_UNLOCK (self);
-    self->ep = connect_allowed (self, host, port);
+    if (self->door.fd >= 0) {
+      door_step (self, host);
+    } else if (resolve_allowed (self, host, port, &ss, &len)) {
+      if (self->key) {
+        door_start (self, &ss, len);
+        if (self->door.fd >= 0)
+          door_step (self, host);
+      } else {
+        self->ep = connect_ucx (self, host, port, &ss, len);
+      }
+      self->attempt_start = now;
+      self->next_attempt = now + self->retry_interval / 1000;
+    } else {
+      self->next_attempt = now + self->retry_interval / 1000;
+    }
     g_free (host);
-    self->attempt_start = now;
-    self->next_attempt = now + self->retry_interval / 1000;
     self->sent_since_heard = FALSE;
     return FALSE;
   }

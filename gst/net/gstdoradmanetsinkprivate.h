@@ -22,6 +22,7 @@
 #include "gstdoradmawire.h"
 #include "gstdoradmanetwire.h"
 #include "gstdoradmanetucx.h"
+#include "gstdoradmanetdoor.h"
 #include "gstdoradmanetgpu.h"
 #include "gstdoradmanetcrypt.h"
 
@@ -95,6 +96,13 @@ struct _GstDoradmaNetSink
   gboolean told_refused;        /* the refused message of this streak */
   gboolean told_no_answer;      /* the no-answer warning of this streak */
   gint64 attempt_start, next_attempt;   /* monotonic us */
+  /* key-file: the conversation at the receiver's door (fd -1: none),
+   * before UCX connects to the port it tells (gstdoradmanetdoor.h) */
+  GstDoradmaNetDoorTalk door;
+  struct sockaddr_storage door_addr;    /* the receiver's, resolved */
+  socklen_t door_addr_len;
+  const gchar *told_door;       /* the door's failure last said (static) */
+  gboolean told_closed;         /* a close before the hello, said */
   guint credits;
   guint in_flight;
   gint64 last_heard;            /* monotonic us of the last message */

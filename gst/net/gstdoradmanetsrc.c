@@ -60,7 +60,7 @@ static const gchar *const counter_names[C_N] = {
   "connects", "peer-lost", "refused",
   "abandoned", "dropped-pending", "credit-violations", "pending-peak-bytes",
   "unknown-messages", "auth-failures", "unauthenticated", "decrypt-failures",
-  "stuck-connections-reset",
+  "stuck-connections-reset", "door-refused",
 };
 
 G_DEFINE_TYPE (GstDoradmaNetSrc, gst_doradma_net_src, GST_TYPE_PUSH_SRC);
@@ -231,6 +231,7 @@ gst_doradma_net_src_start (GstBaseSrc * bsrc)
   GError *err = NULL;
   gchar *transports, *address, *channel, *key_file, *device, *data_ports;
   gchar *allowed;
+  GPtrArray *gate;
   gboolean secure;
   guint port, c;
 
@@ -308,14 +309,22 @@ gst_doradma_net_src_start (GstBaseSrc * bsrc)
     }
     g_strfreev (ifs);
   }
+  /* key-file: UCX's listeners closed to every host until one proves the
+   * key at the door (gstdoradmanetdoor.h) */
+  gate = self->key ? g_ptr_array_new () : self->allow;
   self->ucx_open = gst_doradma_net_ucx_open (&self->ucx, transports, device,
-      data_ports, self->allow, &err);
+      data_ports, gate, &err);
   g_free (device);
+  if (self->key)
+    g_ptr_array_unref (gate);   /* ucx holds its own reference */
   if (!self->ucx_open
-      || !gst_doradma_net_src_listen (self, address, port, &err))
+      || !gst_doradma_net_src_listen (self, address, self->key ? 0 : port, &err)
+      || (self->key && !gst_doradma_net_src_open_door (self, address, port,
+              &err)))
     goto ucx_failed;
-  GST_INFO_OBJECT (self, "listening on %s:%u, UCX memory types %s", address,
-      port, gst_doradma_net_ucx_memory_types (&self->ucx));
+  GST_INFO_OBJECT (self, "listening on %s:%u%s, UCX memory types %s", address,
+      port, self->key ? " (the door; UCX on the port it tells)" : "",
+      gst_doradma_net_ucx_memory_types (&self->ucx));
   if (self->ucx.sweep_dir == NULL)
     GST_ELEMENT_WARNING (self, RESOURCE, OPEN_READ,
         ("No sweep of stuck connections: /proc/self/fd cannot be read"),
@@ -351,6 +360,9 @@ gst_doradma_net_src_stop (GstBaseSrc * bsrc)
 {
   GstDoradmaNetSrc *self = GST_DORADMA_NET_SRC (bsrc);
 
+  /* no sender let in while the listeners go */
+  g_clear_pointer (&self->door, gst_doradma_net_door_close);
+  self->told_door = 0;
   if (self->ucx_open) {
     gst_doradma_net_src_drop_sender (self);
     if (self->listener)

@@ -243,7 +243,8 @@ on_auth (void *arg, const void *header, size_t header_length, void *data,
     why = "an authentication message, but this receiver has no key-file";
   else if (self->authed || a.kind != DORADMA_NET_AUTH_RESPONSE)
     why = "an authentication message out of turn";
-  else if (!gst_doradma_net_auth_check (self->key, TRUE, self->nonce,
+  else if (!gst_doradma_net_auth_check (self->key,
+          GST_DORADMA_NET_AUTH_SENDER, self->nonce,
           a.nonce, mine, a.flags, a.mac))
     why = "the sender does not have the key (wrong key-file or replayed "
         "answer)";
@@ -265,8 +266,8 @@ on_auth (void *arg, const void *header, size_t header_length, void *data,
   }
   self->authed = TRUE;
   /* the receiver's proof, over the sender's nonce first */
-  gst_doradma_net_auth_mac (self->key, FALSE, a.nonce, self->nonce, a.flags,
-      mine, mac);
+  gst_doradma_net_auth_mac (self->key, GST_DORADMA_NET_AUTH_RECEIVER, a.nonce,
+      self->nonce, a.flags, mine, mac);
   doradma_net_auth_encode (&a, DORADMA_NET_AUTH_PROOF, 0, NULL, mac);
   gst_doradma_net_ucx_send_copy (self->ep, DORADMA_NET_AM_AUTH, &a, sizeof (a));
   sender_admitted (self);
@@ -314,4 +315,69 @@ gst_doradma_net_src_listen (GstDoradmaNetSrc * self, const gchar * address,
   self->listener = gst_doradma_net_ucx_listen (&self->ucx, address, port,
       on_connection, self, err);
   return self->listener != NULL;
+}
+
+/* ---------------------------------------------------------------------- */
+/* The door (its own thread) */
+
+static gboolean
+door_regate (GPtrArray * allow, gpointer arg)
+{
+  GstDoradmaNetSrc *self = arg;
+  GError *err = NULL;
+
+  if (gst_doradma_net_ucx_regate (&self->ucx, allow, &err))
+    return TRUE;
+  GST_ELEMENT_WARNING (self, RESOURCE, SETTINGS, ("%s", err->message),
+      ("senders who proved the key cannot connect"));
+  g_clear_error (&err);
+  return FALSE;
+}
+
+static void
+door_refused (const struct sockaddr_storage *peer, const gchar * why,
+    gpointer arg)
+{
+  GstDoradmaNetSrc *self = arg;
+  GSocketAddress *sa = g_socket_address_new_from_native ((gpointer) peer,
+      sizeof (*peer));
+  gchar *text = sa && G_IS_INET_SOCKET_ADDRESS (sa) ?
+      g_inet_address_to_string (g_inet_socket_address_get_address
+      (G_INET_SOCKET_ADDRESS (sa))) : g_strdup ("(unknown address)");
+
+  COUNT (self, C_DOOR_REFUSED, 1);
+  /* named once: a host that knocks without end must not flood the bus */
+  if (g_atomic_int_compare_and_exchange (&self->told_door, 0, 1))
+    GST_ELEMENT_WARNING (self, RESOURCE, OPEN_READ,
+        ("A connection at the door from %s was closed: %s", text, why),
+        ("UCX heard nothing from it; later ones are counted "
+            "(stats: door-refused) and logged at DEBUG"));
+  else
+    GST_DEBUG_OBJECT (self, "door: closed a connection from %s: %s", text, why);
+  g_free (text);
+  g_clear_object (&sa);
+}
+
+gboolean
+gst_doradma_net_src_open_door (GstDoradmaNetSrc * self, const gchar * address,
+    guint port, GError ** err)
+{
+  guint ucx_port = gst_doradma_net_ucx_listener_port (&self->ucx);
+  struct sockaddr_storage ss;
+  socklen_t len;
+  gchar *text;
+
+  if (ucx_port == 0) {
+    g_set_error (err, GST_RESOURCE_ERROR, GST_RESOURCE_ERROR_OPEN_READ,
+        "UCX did not say which port its listener took");
+    return FALSE;
+  }
+  if (!gst_doradma_net_ucx_resolve (address, port, &ss, &len, err))
+    return FALSE;
+  text = g_strdup_printf ("%s port %u", address && address[0] ? address :
+      "*", port);
+  self->door = gst_doradma_net_door_open (text, &ss, len, self->key,
+      self->allow, ucx_port, door_regate, door_refused, self, err);
+  g_free (text);
+  return self->door != NULL;
 }

@@ -22,6 +22,12 @@ G_BEGIN_DECLS
     gboolean gst_doradma_net_src_listen (GstDoradmaNetSrc * self,
     const gchar * address, guint port, GError ** err);
 
+/* key-file: the door on `address`:`port` (self->door), which tells the
+ * senders that prove the key the port of self->listener and opens the
+ * gate of self->ucx to them; FALSE with `err` set. */
+gboolean gst_doradma_net_src_open_door (GstDoradmaNetSrc * self,
+    const gchar * address, guint port, GError ** err);
+
 /* A credit message: the hello (`credits` granted to a new connection) or
  * `credits` more, counted in credit_balance. Nothing without a live
  * endpoint. */

@@ -25,6 +25,7 @@
 #include "gstdoradmawire.h"
 #include "gstdoradmanetwire.h"
 #include "gstdoradmanetucx.h"
+#include "gstdoradmanetdoor.h"
 #include "gstdoradmanetcrypt.h"
 
 G_BEGIN_DECLS GST_DEBUG_CATEGORY_EXTERN (gst_doradma_net_src_debug);
@@ -40,7 +41,8 @@ typedef enum
   C_FRAMES, C_BYTES, C_DROPPED_RING_FULL, C_SENDER_DROPS, C_MALFORMED,
   C_CONNECTS, C_PEER_LOST, C_REFUSED, C_ABANDONED, C_DROPPED_PENDING,
   C_CREDIT_VIOLATIONS, C_PENDING_PEAK_BYTES, C_UNKNOWN_MESSAGES,
-  C_AUTH_FAILURES, C_UNAUTHENTICATED, C_DECRYPT_FAILURES, C_STUCK_RESET, C_N
+  C_AUTH_FAILURES, C_UNAUTHENTICATED, C_DECRYPT_FAILURES, C_STUCK_RESET,
+  C_DOOR_REFUSED, C_N
 } Counter;
 
 struct _GstDoradmaNetSrc
@@ -73,6 +75,8 @@ struct _GstDoradmaNetSrc
   GstDoradmaNetUcx ucx;
   gboolean ucx_open;
   ucp_listener_h listener;
+  GstDoradmaNetDoor *door;      /* key-file: where senders prove it */
+  gint told_door;               /* a door refusal was warned of (atomic) */
   ucp_ep_h ep;
   gboolean ep_failed;           /* error callback */
   gchar *bad_peer;              /* a malformed header's diagnostic */

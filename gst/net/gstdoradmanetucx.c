@@ -71,7 +71,7 @@ gate_new_listeners (GstDoradmaNetUcx * u, GHashTable * before, GError ** error)
 
   if (u->gate == NULL)
     return TRUE;
-  n = gst_doradma_net_gate_apply (before, u->gate, error);
+  n = gst_doradma_net_gate_apply (before, u->gate, u->gated, error);
   g_hash_table_unref (before);
   return n >= 0;
 }
@@ -183,6 +183,8 @@ gst_doradma_net_ucx_open (GstDoradmaNetUcx * u, const gchar * transports,
   /* the worker's tcp transport listens from here on (its data ports);
    * every failure from here on goes through close, which drops `gate` */
   u->gate = allow ? g_ptr_array_ref (allow) : NULL;
+  if (u->gate)
+    u->gated = g_array_new (FALSE, FALSE, sizeof (int));
   if (u->gate && (before = gst_doradma_net_gate_snapshot (error)) == NULL) {
     gst_doradma_net_ucx_close (u);
     return FALSE;
@@ -236,6 +238,13 @@ gst_doradma_net_ucx_close (GstDoradmaNetUcx * u)
   g_clear_pointer (&u->stuck_seen, g_hash_table_unref);
   g_clear_pointer (&u->sweep_dir, closedir);
   g_clear_pointer (&u->gate, g_ptr_array_unref);
+  if (u->gated) {
+    guint i;
+
+    for (i = 0; i < u->gated->len; i++)
+      close (g_array_index (u->gated, int, i));
+    g_array_unref (u->gated);
+  }
   if (u->spare_fd >= 0)
     close (u->spare_fd);
   g_free (u->memory_types);
@@ -614,6 +623,24 @@ wait_request (GstDoradmaNetUcx * u, void *req, gint64 deadline)
   }
   ucp_request_free (req);
   return TRUE;
+}
+
+gboolean
+gst_doradma_net_ucx_regate (GstDoradmaNetUcx * u, GPtrArray * allow,
+    GError ** error)
+{
+  g_return_val_if_fail (u->gated != NULL, FALSE);
+  return gst_doradma_net_gate_refilter (u->gated, allow, error);
+}
+
+guint
+gst_doradma_net_ucx_listener_port (GstDoradmaNetUcx * u)
+{
+  if (u->sweep_addr.ss_family == AF_INET)
+    return ntohs (((struct sockaddr_in *) &u->sweep_addr)->sin_port);
+  if (u->sweep_addr.ss_family == AF_INET6)
+    return ntohs (((struct sockaddr_in6 *) &u->sweep_addr)->sin6_port);
+  return 0;
 }
 
 gboolean

@@ -39,6 +39,7 @@ G_BEGIN_DECLS typedef struct
   int spare_fd;                 /* the slot a dup goes into (dup3), never freed */
   guint64 memory_type_mask;     /* the same: UCS_BIT (ucs_memory_type_t) */
   GPtrArray *gate;              /* allowed-peers' masks: listeners gated */
+  GArray *gated;                /* int: a duplicate of each gated listener */
   /* threaded */
   GMutex lock;
   GCond cond;
@@ -125,6 +126,16 @@ ucp_ep_h gst_doradma_net_ucx_accept (GstDoradmaNetUcx * u,
 ucp_listener_h gst_doradma_net_ucx_listen (GstDoradmaNetUcx * u,
     const gchar * address, guint port, ucp_listener_conn_callback_t on_conn,
     gpointer arg, GError ** error);
+/* Gated (open's `allow` not NULL): every listening socket it gated, in
+ * open and listen, now passes only packets from `allow`'s addresses
+ * (the door's grants); connections they took already are left as they
+ * are. Any thread. FALSE with *error. */
+gboolean gst_doradma_net_ucx_regate (GstDoradmaNetUcx * u, GPtrArray * allow,
+    GError ** error);
+/* The port the listener that listen made is bound to (the one the kernel
+ * chose for port 0); 0 before listen. */
+guint gst_doradma_net_ucx_listener_port (GstDoradmaNetUcx * u);
+
 /* Closes an endpoint: flushed when `force` is FALSE, else at once
  * (pending sends complete with an error). A flush that does not complete
  * within `grace_us` (> 0; a peer that stopped reading) turns into a forced

@@ -29,7 +29,7 @@ _Static_assert (__BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__,
 
 static const uint8_t frame_magic[8] = "DRNETFR";
 static const uint8_t credit_magic[8] = "DRNETCR";
-static const uint8_t auth_magic[8] = "DRNETAU";
+static const uint8_t auth_magic[8] = DORADMA_NET_AUTH_MAGIC;
 
 #define MAX_CREDITS 64u
 
@@ -211,10 +211,19 @@ doradma_net_auth_decode (const void *buf, size_t len,
   if (a.version != DORADMA_NET_VERSION)
     return wire_error (diag, -EPROTONOSUPPORT, "net.version",
         "net.version: %u, this side knows %u", a.version, DORADMA_NET_VERSION);
-  if (a.kind < DORADMA_NET_AUTH_CHALLENGE || a.kind > DORADMA_NET_AUTH_PROOF)
+  if (a.kind < DORADMA_NET_AUTH_CHALLENGE
+      || a.kind > DORADMA_NET_AUTH_DOOR_PROOF)
     return wire_error (diag, -EBADMSG, "net.auth.kind",
-        "net.auth.kind: %u, expected 1..3", a.kind);
-  if (a.flags & ~DORADMA_NET_AUTH_FLAGS_KNOWN)
+        "net.auth.kind: %u, expected 1..6", a.kind);
+  if (a.kind == DORADMA_NET_AUTH_DOOR_PROOF) {
+    if (a.flags == 0 || a.flags > 65535)
+      return wire_error (diag, -EBADMSG, "net.auth.flags",
+          "net.auth.flags: port %u of a door proof, expected 1..65535",
+          a.flags);
+  } else if (a.kind >= DORADMA_NET_AUTH_DOOR_CHALLENGE && a.flags != 0) {
+    return wire_error (diag, -EBADMSG, "net.auth.flags",
+        "net.auth.flags: 0x%x in a door message, expected 0", a.flags);
+  } else if (a.flags & ~DORADMA_NET_AUTH_FLAGS_KNOWN)
     return wire_error (diag, -EBADMSG, "net.auth.flags",
         "net.auth.flags: unknown bits 0x%x",
         a.flags & ~DORADMA_NET_AUTH_FLAGS_KNOWN);

@@ -90,18 +90,27 @@ extern "C"
 #define DORADMA_NET_AUTH_CHALLENGE 1u
 #define DORADMA_NET_AUTH_RESPONSE 2u
 #define DORADMA_NET_AUTH_PROOF 3u
+/* The door (a keyed receiver's `port`, plain TCP, before any UCX:
+ * gstdoradmanetdoor.h): DOOR_CHALLENGE each way (the sender's first), then
+ * DOOR_RESPONSE and DOOR_PROOF, MACs with the labels "doradma-net-v1 door
+ * sender" / "... door receiver". Their flags are 0, but DOOR_PROOF's: the
+ * port of the receiver's UCX listener (1..65535), which its MAC covers. */
+#define DORADMA_NET_AUTH_DOOR_CHALLENGE 4u
+#define DORADMA_NET_AUTH_DOOR_RESPONSE 5u
+#define DORADMA_NET_AUTH_DOOR_PROOF 6u
 #define DORADMA_NET_AUTH_BYTES 32u
 /* flags of CHALLENGE and RESPONSE: what this side's settings are; both
  * sides' flags are in both MACs, so that no one on the path changes them */
 #define DORADMA_NET_AUTH_FLAG_ENCRYPT (1u << 0)
 #define DORADMA_NET_AUTH_FLAGS_KNOWN DORADMA_NET_AUTH_FLAG_ENCRYPT
 
+#define DORADMA_NET_AUTH_MAGIC "DRNETAU"        /* with its NUL: 8 bytes */
   struct doradma_net_auth
   {
-    uint8_t magic[8];           /* 0x00 "DRNETAU\0" */
+    uint8_t magic[8];           /* 0x00 DORADMA_NET_AUTH_MAGIC */
     uint16_t version;           /* 0x08 DORADMA_NET_VERSION */
     uint16_t kind;              /* 0x0a DORADMA_NET_AUTH_* */
-    uint32_t flags;             /* 0x0c DORADMA_NET_AUTH_FLAG_*, in the MACs */
+    uint32_t flags;             /* 0x0c DORADMA_NET_AUTH_FLAG_* (DOOR_PROOF: a port), in the MACs */
     uint8_t nonce[DORADMA_NET_AUTH_BYTES];      /* 0x10 the sender's own (CHALLENGE, RESPONSE) */
     uint8_t mac[DORADMA_NET_AUTH_BYTES];        /* 0x30 RESPONSE, PROOF */
   };                            /* 0x50 bytes */

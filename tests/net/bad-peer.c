@@ -28,7 +28,12 @@
  * waits for its refusal (5 s at most), then is closed at once (review
  * N-4). Exit 0 when all N were refused.
  * Against a receiver with a key-file (docs/network.md, "Authentication";
- * the HMAC computed here with GnuTLS, independently of the plugin):
+ * the HMAC computed here with GnuTLS, independently of the plugin), each
+ * through the receiver's door first (HOST PORT is the door), with the
+ * mode's KEYFILE (eos|frame|credit: with DORADMA_BAD_PEER_DOOR set, with
+ * the key in DORADMA_BAD_PEER_DOOR_KEY, none when unset: refused there);
+ * refused at the door, auth exits 1, eos|frame|credit 0 (refused),
+ * the others 2:
  *   bad-peer HOST PORT auth KEYFILE       the handshake, then one frame:
  *        exit 0 when accepted (still connected 1 s after)
  *   bad-peer HOST PORT auth-replay KEYFILE  the answer to one connection's
@@ -49,6 +54,9 @@
  *        and tag), replay (frame 1 twice), reorder (frame 2, then 1),
  *        eos (an EOS with a forged seal), clear (an unencrypted frame) */
 #include <netdb.h>
+#include <netinet/in.h>
+#include <sys/socket.h>
+#include <unistd.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -128,6 +136,57 @@ sender_mac (const char *key_file, const uint8_t * nonce_r,
   memcpy (msg + sizeof (label) + 64, &flags_r, 4);
   memcpy (msg + sizeof (label) + 68, &flags_s, 4);
   gnutls_hmac_fast (GNUTLS_MAC_SHA256, psk, psk_len, msg, sizeof (msg), mac);
+}
+
+/* The door of a keyed receiver (docs/network.md, "The door"), with the
+ * key in `key_file` (NULL: a peer without one, whose answer is zeros):
+ * our challenge, the receiver's, our answer (HMAC-SHA-256 (key,
+ * "doradma-net-v1 door sender\0" nonce_r nonce_s 0 0)), its proof; the
+ * port it tells replaces the one in `res`. 0 when through, 1 when the
+ * door closed on us, 2 when nothing listens. */
+static int
+door (const struct addrinfo *res, const char *key_file)
+{
+  static const char label[] = "doradma-net-v1 door sender";
+  uint8_t msg[sizeof (label) + 64 + 8] = { 0 };
+  uint8_t nonce_s[32] = { 7, 7, 7 }, mac[32] = { 0 };
+  struct doradma_net_auth a, r;
+  struct timeval tv = { 10, 0 };
+  int fd = socket (res->ai_family, SOCK_STREAM, 0), ok;
+
+  setsockopt (fd, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof (tv));
+  if (connect (fd, res->ai_addr, res->ai_addrlen) != 0) {
+    fprintf (stderr, "bad-peer: no door\n");
+    close (fd);
+    return 2;
+  }
+  doradma_net_auth_encode (&a, DORADMA_NET_AUTH_DOOR_CHALLENGE, 0, nonce_s,
+      NULL);
+  ok = send (fd, &a, sizeof (a), MSG_NOSIGNAL) == sizeof (a)
+      && recv (fd, &r, sizeof (r), MSG_WAITALL) == sizeof (r)
+      && r.kind == DORADMA_NET_AUTH_DOOR_CHALLENGE;
+  if (ok && key_file) {
+    read_key (key_file);
+    memcpy (msg, label, sizeof (label));
+    memcpy (msg + sizeof (label), r.nonce, 32);
+    memcpy (msg + sizeof (label) + 32, nonce_s, 32);
+    gnutls_hmac_fast (GNUTLS_MAC_SHA256, psk, psk_len, msg, sizeof (msg), mac);
+  }
+  doradma_net_auth_encode (&a, DORADMA_NET_AUTH_DOOR_RESPONSE, 0, NULL, mac);
+  ok = ok && send (fd, &a, sizeof (a), MSG_NOSIGNAL) == sizeof (a)
+      && recv (fd, &r, sizeof (r), MSG_WAITALL) == sizeof (r)
+      && r.kind == DORADMA_NET_AUTH_DOOR_PROOF;
+  close (fd);
+  if (!ok) {
+    printf ("bad-peer: the door closed on us (%s)\n", key_file ? key_file :
+        "no key");
+    return 1;
+  }
+  if (res->ai_family == AF_INET6)
+    ((struct sockaddr_in6 *) res->ai_addr)->sin6_port = htons (r.flags);
+  else
+    ((struct sockaddr_in *) res->ai_addr)->sin_port = htons (r.flags);
+  return 0;
 }
 
 /* encrypt: the sender-to-receiver key, HKDF-SHA-256 (salt nonce_r
@@ -762,6 +821,21 @@ main (int argc, char **argv)
   ap.cb = on_frame_count;
   if (ucp_worker_set_am_recv_handler (worker, &ap) != UCS_OK)
     return 2;
+  /* a keyed receiver: through its door first, with the mode's key, or
+   * for eos|frame|credit DORADMA_BAD_PEER_DOOR_KEY's (none: refused there,
+   * which those modes count as refused) */
+  if (strncmp (what, "auth", 4) == 0 || strncmp (what, "crypt-", 6) == 0
+      || ((strcmp (what, "eos") == 0 || strcmp (what, "frame") == 0
+              || strcmp (what, "credit") == 0)
+          && getenv ("DORADMA_BAD_PEER_DOOR"))) {
+    const char *door_key = argc == 5 && strcmp (argv[4],
+        "-") != 0 ? argv[4] : getenv ("DORADMA_BAD_PEER_DOOR_KEY");
+    int d = door (res, door_key);
+
+    if (d != 0)
+      return strcmp (what, "auth") == 0 ? 1 : strncmp (what, "auth", 4) == 0
+          || strncmp (what, "crypt-", 6) == 0 || d == 2 ? 2 : 0;
+  }
   if (strcmp (what, "server-am") == 0)
     return server_am (worker, res, atoi (argv[4]));
   if (strcmp (what, "server-credit") == 0)

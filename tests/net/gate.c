@@ -135,7 +135,7 @@ gate (GHashTable * before, const gchar * list)
   gint n;
 
   g_assert_no_error (err);
-  n = gst_doradma_net_gate_apply (before, allow, &err);
+  n = gst_doradma_net_gate_apply (before, allow, NULL, &err);
   /* a kernel that keeps socket filters from unprivileged users */
   if (n < 0 && g_error_matches (err, GST_RESOURCE_ERROR,
           GST_RESOURCE_ERROR_SETTINGS) && geteuid () != 0) {

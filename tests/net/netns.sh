@@ -82,9 +82,12 @@
 #              with a key refuses, without ending or publishing anything, an
 #              EOS and a frame sent without the handshake, a wrong key, a
 #              replayed answer, a sender without a key and one with another
-#              key, and serves a sender with the key; a keyed sender given
-#              forged credits by a fake receiver sends it nothing; a key
-#              file readable by others is refused at start
+#              key, and serves a sender with the key; the hosts without the
+#              key are refused at the door (counted, named once), before
+#              UCX; one through the door that skips the handshake in UCX is
+#              refused there too; a keyed sender given a forged proof by a
+#              fake door names it, sends nothing and connects nowhere; a
+#              key file readable by others is refused at start
 #   crypt      encrypt=true (docs/network.md, "Encryption"): N frames
 #              byte-exact across and from the ring's zero-copy reader
 #              (decrypted in place in the slots); encrypt without key-file
@@ -141,6 +144,15 @@
 #              for a streaming sender's own sockets, knocked on from its
 #              host while it streams: every frame it sent received, on one
 #              connection
+#   door       the door of a keyed stream (docs/network.md, "The door";
+#              docs/ucx-front-door.md, design A + filter), no
+#              allowed-peers: every UCX socket of a keyed receiver (all
+#              but the door, ss) drops a connection from either host
+#              (knock.py), the receiver lives; a keyed sender connects
+#              through the door; its own sockets drop its host while it
+#              streams; the receiver's, opened to the sender's address at
+#              the door, drop it again once the grant is over; every
+#              frame sent received, on one connection
 #   soak       $DURATION s (default 60) of 1080p60 NV12 from namespace a
 #              to a ring in b read by three doradmasrc (two zero-copy, one
 #              copying under the seqlock): every frame accounted for
@@ -802,11 +814,17 @@ PY
     grep -q "accessible by group or others" "$work/open.log" ||
       fail "no error naming the open key-file: $(tail -3 "$work/open.log")"
     receiver "$work/rx.log" channel=net-au-$id key-file="$key" ! fakesink
-    bp () { timeout 40 ip netns exec "$nsa" "$DORADMA_BAD_PEER" "$addr_b" "$port" "$@"; }
-    bp eos || fail "an EOS without the key was not refused"
-    bp frame || fail "a frame without the key was not refused"
-    bp credit || fail "a credit message without the key was not refused"
+    bp () { timeout 40 ip netns exec "$nsa" env DORADMA_BAD_PEER_DOOR=1 "$DORADMA_BAD_PEER" "$addr_b" "$port" "$@"; }
+    # without the key: refused at the door, before UCX
+    for m in eos frame credit; do
+      bp $m | grep -q "the door closed on us" || fail "$m without the key got past the door"
+    done
     bp auth "$wrong" && fail "a wrong key was accepted"
+    # through the door with the key, then without the handshake in UCX:
+    # refused there too (the in-band handshake stays)
+    for m in eos frame credit; do
+      DORADMA_BAD_PEER_DOOR_KEY=$key bp $m || fail "$m without the in-band handshake was not refused"
+    done
     bp auth-replay "$key" || fail "a replayed answer was accepted"
     kill -0 "$rx_pid" 2> /dev/null || fail "the receiver ended: $(tail -5 "$work/rx.log")"
     grep -q "Got EOS from element" "$work/rx.log" &&
@@ -814,7 +832,7 @@ PY
     # real senders: none, another, the right key
     in_a timeout 60 gst-launch-1.0 $SOURCE is-live=true num-buffers=20 ! "$CAPS" ! \
       doradmanetsink host="$addr_b" port="$port" > "$work/tx0.log" 2>&1
-    grep -q "requires a key" "$work/tx0.log" ||
+    grep -q "may require a key-file" "$work/tx0.log" ||
       fail "the sender without a key was not told: $(tail -3 "$work/tx0.log")"
     in_a timeout 60 gst-launch-1.0 $SOURCE is-live=true num-buffers=60 ! "$CAPS" ! \
       doradmanetsink host="$addr_b" port="$port" key-file="$wrong" > "$work/tx1.log" 2>&1
@@ -824,19 +842,34 @@ PY
     frames=$(stat_of "$work/rx.log" doradmanetsrc-stats frames)
     fails=$(stat_of "$work/rx.log" doradmanetsrc-stats auth-failures)
     unauth=$(stat_of "$work/rx.log" doradmanetsrc-stats unauthenticated)
-    echo "receiver: frames=$frames auth-failures=$fails unauthenticated=$unauth"
+    door=$(stat_of "$work/rx.log" doradmanetsrc-stats door-refused)
+    echo "receiver: frames=$frames auth-failures=$fails unauthenticated=$unauth door-refused=$door"
     [ "$frames" = 10 ] || fail "frames=$frames, want the keyed sender's 10"
-    # wrong key (bad-peer), replay, the sender with another key
-    [ "${fails:-0}" -ge 3 ] || fail "auth-failures=$fails, want >= 3"
+    # at the door: eos, frame, credit without the key, the wrong key
+    # (bad-peer), the keyless sender and the one with another key
+    [ "${door:-0}" -ge 6 ] || fail "door-refused=$door, want >= 6"
+    # in UCX, after the door: the replay
+    [ "${fails:-0}" -ge 1 ] || fail "auth-failures=$fails, want >= 1"
     # the EOS and the frame
     [ "${unauth:-0}" -ge 2 ] || fail "unauthenticated=$unauth, want >= 2"
-    # the sender's side: forged credits from a fake receiver
+    grep -q "A connection at the door from .* was closed" "$work/rx.log" ||
+      fail "the receiver did not name a refusal at its door"
+    # the sender's side: a fake receiver without the key (fake-door.py: a
+    # forged proof) gets no UCX connection and no frame
     port2=$(( port + 1 ))
-    start_in "$nsa" "$work/tx2.log" gst-launch-1.0 -m $SOURCE is-live=true \
-      num-buffers=150 ! "$CAPS" ! doradmanetsink host="$addr_b" port="$port2" \
-      key-file="$key"
-    timeout 40 ip netns exec "$nsb" "$DORADMA_BAD_PEER" "$addr_b" "$port2" \
-      server-credit - || fail "forged credits: the keyed sender sent frames or stayed"
+    start_in "$nsb" "$work/fake.log" python3 "$here/fake-door.py" "$addr_b" "$port2"
+    fake=$started_timeout
+    wait_for 20 "$work/fake.log" "listening" || fail "fake-door.py did not start"
+    in_a timeout 60 gst-launch-1.0 -m $SOURCE is-live=true num-buffers=60 ! \
+      "$CAPS" ! doradmanetsink host="$addr_b" port="$port2" key-file="$key" \
+      > "$work/tx2.log" 2>&1
+    wait "$fake" || fail "fake-door.py: $(tail -3 "$work/fake.log")"
+    grep -q "receiver does not have the key" "$work/tx2.log" ||
+      fail "the keyed sender did not name the forged proof: $(tail -3 "$work/tx2.log")"
+    [ "$(stat_of "$work/tx2.log" doradmanetsink-stats frames)" = 0 ] ||
+      fail "the keyed sender sent frames to a fake receiver"
+    grep -q "connections after the proof: 0" "$work/fake.log" ||
+      fail "the keyed sender connected to the fake receiver: $(tail -3 "$work/fake.log")"
     # this test's own HMAC (GnuTLS in bad-peer) is the plugin's: with the
     # key, bad-peer is admitted (else the refusals above prove nothing)
     port3=$(( port + 2 ))
@@ -1014,6 +1047,47 @@ PY
     [ "$(stat_of "$work/tx2.log" doradmanetsink-stats connects)" = 1 ] ||
       fail "the sender connected more than once"
     echo "ok: every socket of the receiver and of a streaming sender dropped a host not in allowed-peers; both lived, $got frames of $sent through on one connection"
+    ;;
+  door)
+    key=$work/key; head -c 32 /dev/urandom > "$key"; chmod 600 "$key"
+    # a keyed receiver, no allowed-peers: its UCX sockets closed to every
+    # host, the door ($port) its only open one
+    receiver "$work/rx.log" channel=net-door-$id key-file="$key" ! fakesink
+    socks=$(listening "$nsb" "$rx_pid" "$addr_b")
+    echo "$socks" | grep -q ":$port\$" || fail "the door is not on port $port: $socks"
+    ucx_socks=$(echo "$socks" | grep -v ":$port\$")
+    [ -n "$ucx_socks" ] || fail "ss shows no UCX socket of the receiver"
+    knocked "$nsa" "$work/rx.log" $ucx_socks
+    knocked "$nsb" "$work/rx.log" $ucx_socks
+    kill -0 "$rx_pid" 2> /dev/null || fail "the receiver died: $(tail -5 "$work/rx.log")"
+    # a keyed sender, no allowed-peers, streaming until told to end; its
+    # own sockets knocked on from its host while it streams
+    start_in "$nsa" "$work/tx.log" gst-launch-1.0 -e -m $SOURCE is-live=true \
+      ! "$CAPS" ! doradmanetsink host="$addr_b" port="$port" key-file="$key" \
+      mode=lossless timeout=60000000000
+    tx_pid=$started tx_timeout=$started_timeout
+    wait_for 30 "$work/tx.log" "doradmanetsink-connected" ||
+      fail "the keyed sender did not connect: $(tail -3 "$work/tx.log")"
+    socks=$(listening "$nsa" "$tx_pid" "$addr_a")
+    [ -n "$socks" ] || fail "ss shows no socket the sender listens on"
+    knocked "$nsa" "$work/tx.log" $socks
+    # the receiver's gate, opened to the sender's address at the door,
+    # closes again after the grant (10 s): knocks from that address too
+    sleep 11
+    knocked "$nsa" "$work/rx.log" $ucx_socks
+    kill -0 "$tx_pid" 2> /dev/null || fail "the sender died: $(tail -5 "$work/tx.log")"
+    kill -0 "$rx_pid" 2> /dev/null || fail "the receiver died: $(tail -5 "$work/rx.log")"
+    kill -INT "$tx_pid"
+    wait "$tx_timeout" || fail "the sender: $(tail -3 "$work/tx.log")"
+    wait_for 60 "$work/rx.log" "Got EOS from element" ||
+      fail "the receiver got no EOS: $(tail -3 "$work/rx.log")"
+    got=$(stat_of "$work/rx.log" doradmanetsrc-stats frames)
+    sent=$(stat_of "$work/tx.log" doradmanetsink-stats frames)
+    [ "${got:-0}" -gt 0 ] && [ "$got" = "$sent" ] ||
+      fail "the receiver got $got frames of the $sent sent"
+    [ "$(stat_of "$work/tx.log" doradmanetsink-stats connects)" = 1 ] ||
+      fail "the sender connected more than once"
+    echo "ok: a keyed receiver's UCX sockets dropped every host (the sender's own after its grant), a keyed sender's dropped its host; both lived, $got frames of $sent through on one connection"
     ;;
   badaddr)
     # should_fail in meson: only UCX's abort is the expected failure (exit
