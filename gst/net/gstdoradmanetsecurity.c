@@ -19,9 +19,10 @@ gst_doradma_net_security_param_specs (GParamSpec ** properties,
     guint key_file, guint encrypt, guint allowed_peers, gboolean sender)
 {
   properties[key_file] = g_param_spec_string ("key-file", "Key file",
-      sender ? "File with the key shared with the receiver (none: "
-      "unauthenticated)" : "File with the key shared with the sender "
-      "(none: unauthenticated)", NULL,
+      sender ? "File with the key shared with the receiver, proved at its "
+      "door before UCX connects (none: unauthenticated)" : "File with the "
+      "key shared with the sender; port is then a door where the sender "
+      "proves it before UCX hears it (none: unauthenticated)", NULL,
       G_PARAM_READWRITE | G_PARAM_STATIC_STRINGS);
   properties[encrypt] = g_param_spec_boolean ("encrypt", "Encrypt",
       sender ? "Encrypt and authenticate every frame (AES-256-GCM; needs "

@@ -302,8 +302,11 @@ gst_doradma_net_sink_settings_install (GObjectClass * gobject_class)
    * not readable by group or others). With it, the receiver must prove it
    * has the key (HMAC-SHA-256 over fresh nonces of both sides) before its
    * credits are taken and any caps or frame is sent; one that does not is
-   * disconnected (auth-failures). Without it the stream is
-   * unauthenticated (warned at start).
+   * disconnected (auth-failures). Both sides prove it first at the
+   * receiver's door (`port`), before UCX connects to the port the door
+   * tells; this sender's own UCX listeners drop every host until then,
+   * and then all but the receiver (docs/network.md, "The door"). Without
+   * it the stream is unauthenticated (warned at start).
    */
   /**
    * GstDoradmaNetSink:encrypt:

@@ -212,10 +212,14 @@ gst_doradma_net_src_settings_install (GObjectClass * gobject_class)
   /**
    * GstDoradmaNetSrc:port:
    *
-   * TCP port to listen on for a doradmanetsink.
+   * TCP port to listen on for a doradmanetsink. With key-file it is the
+   * door (docs/network.md, "The door"): our own socket, where a sender
+   * proves the key before UCX hears it and is told the port of UCX's
+   * listener (ephemeral, on the same address).
    */
   properties[PROP_PORT] = g_param_spec_uint ("port", "Port",
-      "Port to listen on for a doradmanetsink", 1, 65535, DEFAULT_PORT,
+      "Port to listen on for a doradmanetsink (with key-file: the door, "
+      "where it proves the key)", 1, 65535, DEFAULT_PORT,
       G_PARAM_READWRITE | G_PARAM_STATIC_STRINGS);
   /**
    * GstDoradmaNetSrc:transports:
@@ -357,6 +361,10 @@ gst_doradma_net_src_settings_install (GObjectClass * gobject_class)
    * either way; one that does not is disconnected and counted
    * (auth-failures, unauthenticated). Without it the stream is
    * unauthenticated (warned at start). The key itself is never a property.
+   * With it, `port` is a door (docs/network.md, "The door"): UCX's
+   * listening sockets drop every host (a kernel socket filter) until one
+   * proves the key there; that address is then let through for 10 s
+   * (door-refused counts the conversations that failed).
    */
   /**
    * GstDoradmaNetSrc:encrypt:

@@ -287,6 +287,33 @@ knocked () {
   return 0
 }
 
+# sender_knocked TXLOG: the sender ($tx_pid, logging to TXLOG) connects;
+# every socket it listens on (ss) drops a knock from its own namespace
+sender_knocked () {
+  wait_for 30 "$1" "doradmanetsink-connected" ||
+    fail "the sender did not connect: $(tail -3 "$1")"
+  socks=$(listening "$nsa" "$tx_pid" "$addr_a")
+  [ -n "$socks" ] || fail "ss shows no socket the sender listens on"
+  knocked "$nsa" "$1" $socks
+}
+
+# all_through_once RXLOG TXLOG: the live sender ($tx_pid, $tx_timeout) is
+# alive, told to end (SIGINT: EOS); the receiver gets every frame it sent,
+# on one connection; $got and $sent set
+all_through_once () {
+  kill -0 "$tx_pid" 2> /dev/null || fail "the sender died: $(tail -5 "$2")"
+  kill -INT "$tx_pid"
+  wait "$tx_timeout" || fail "the sender: $(tail -3 "$2")"
+  wait_for 60 "$1" "Got EOS from element" ||
+    fail "the receiver got no EOS: $(tail -3 "$1")"
+  got=$(stat_of "$1" doradmanetsrc-stats frames)
+  sent=$(stat_of "$2" doradmanetsink-stats frames)
+  [ "${got:-0}" -gt 0 ] && [ "$got" = "$sent" ] ||
+    fail "the receiver got $got frames of the $sent sent"
+  [ "$(stat_of "$2" doradmanetsink-stats connects)" = 1 ] ||
+    fail "the sender connected more than once"
+}
+
 run_lossless () {   # run_lossless N [netem]; $RX_EXTRA, $TX_EXTRA: more properties
   local n=$1
   reference "$n"
@@ -1030,22 +1057,8 @@ PY
       ! "$CAPS" ! doradmanetsink host="$addr_b" port="$port" \
       allowed-peers="$addr_b" mode=lossless timeout=60000000000
     tx_pid=$started tx_timeout=$started_timeout
-    wait_for 30 "$work/tx2.log" "doradmanetsink-connected" ||
-      fail "the sender did not connect: $(tail -3 "$work/tx2.log")"
-    socks=$(listening "$nsa" "$tx_pid" "$addr_a")
-    [ -n "$socks" ] || fail "ss shows no socket the sender listens on"
-    knocked "$nsa" "$work/tx2.log" $socks
-    kill -0 "$tx_pid" 2> /dev/null || fail "the sender died: $(tail -5 "$work/tx2.log")"
-    kill -INT "$tx_pid"
-    wait "$tx_timeout" || fail "the sender: $(tail -3 "$work/tx2.log")"
-    wait_for 60 "$work/rx2.log" "Got EOS from element" ||
-      fail "the receiver got no EOS: $(tail -3 "$work/rx2.log")"
-    got=$(stat_of "$work/rx2.log" doradmanetsrc-stats frames)
-    sent=$(stat_of "$work/tx2.log" doradmanetsink-stats frames)
-    [ "${got:-0}" -gt 0 ] && [ "$got" = "$sent" ] ||
-      fail "the receiver got $got frames of the $sent sent"
-    [ "$(stat_of "$work/tx2.log" doradmanetsink-stats connects)" = 1 ] ||
-      fail "the sender connected more than once"
+    sender_knocked "$work/tx2.log"
+    all_through_once "$work/rx2.log" "$work/tx2.log"
     echo "ok: every socket of the receiver and of a streaming sender dropped a host not in allowed-peers; both lived, $got frames of $sent through on one connection"
     ;;
   door)
@@ -1066,27 +1079,13 @@ PY
       ! "$CAPS" ! doradmanetsink host="$addr_b" port="$port" key-file="$key" \
       mode=lossless timeout=60000000000
     tx_pid=$started tx_timeout=$started_timeout
-    wait_for 30 "$work/tx.log" "doradmanetsink-connected" ||
-      fail "the keyed sender did not connect: $(tail -3 "$work/tx.log")"
-    socks=$(listening "$nsa" "$tx_pid" "$addr_a")
-    [ -n "$socks" ] || fail "ss shows no socket the sender listens on"
-    knocked "$nsa" "$work/tx.log" $socks
+    sender_knocked "$work/tx.log"
     # the receiver's gate, opened to the sender's address at the door,
     # closes again after the grant (10 s): knocks from that address too
     sleep 11
     knocked "$nsa" "$work/rx.log" $ucx_socks
-    kill -0 "$tx_pid" 2> /dev/null || fail "the sender died: $(tail -5 "$work/tx.log")"
     kill -0 "$rx_pid" 2> /dev/null || fail "the receiver died: $(tail -5 "$work/rx.log")"
-    kill -INT "$tx_pid"
-    wait "$tx_timeout" || fail "the sender: $(tail -3 "$work/tx.log")"
-    wait_for 60 "$work/rx.log" "Got EOS from element" ||
-      fail "the receiver got no EOS: $(tail -3 "$work/rx.log")"
-    got=$(stat_of "$work/rx.log" doradmanetsrc-stats frames)
-    sent=$(stat_of "$work/tx.log" doradmanetsink-stats frames)
-    [ "${got:-0}" -gt 0 ] && [ "$got" = "$sent" ] ||
-      fail "the receiver got $got frames of the $sent sent"
-    [ "$(stat_of "$work/tx.log" doradmanetsink-stats connects)" = 1 ] ||
-      fail "the sender connected more than once"
+    all_through_once "$work/rx.log" "$work/tx.log"
     echo "ok: a keyed receiver's UCX sockets dropped every host (the sender's own after its grant), a keyed sender's dropped its host; both lived, $got frames of $sent through on one connection"
     ;;
   badaddr)
