@@ -4,8 +4,10 @@
  * altered proof, a replayed answer, garbage, an in-band message and a
  * silent peer all fail, each with its reason; the receiver's door opens
  * the gate only for a sender that proved the key, before its proof goes
- * out, closes it again after GST_DORADMA_NET_DOOR_GRANT_US, and holds at
- * most GST_DORADMA_NET_DOOR_MAX_TALKS conversations. net-door (netns.sh)
+ * out, closes it again after GST_DORADMA_NET_DOOR_GRANT_US, grants an
+ * IPv4 sender on a dual-stack door as IPv4 (the family the gate matches
+ * its packets against) and an IPv6 one as IPv6, and holds at most
+ * GST_DORADMA_NET_DOOR_MAX_TALKS conversations. net-door (netns.sh)
  * runs it in front of UCX between namespaces. */
 #include <errno.h>
 #include <poll.h>
@@ -448,27 +450,41 @@ wait_for (Seen * seen, GPtrArray ** which, guint n, gint seconds)
   return ok;
 }
 
+/* A door on `at` (port 0: the kernel's choice), its port set in *at */
 static GstDoradmaNetDoor *
-door_new (Seen * seen, struct sockaddr_storage *ss, socklen_t * len)
+door_open_at (Seen * seen, struct sockaddr_storage *at, socklen_t len)
 {
-  struct sockaddr_in *s = (struct sockaddr_in *) ss;
   GstDoradmaNetDoor *door;
   GError *err = NULL;
+  guint16 port;
 
   g_mutex_init (&seen->lock);
   g_cond_init (&seen->cond);
   seen->regates = g_ptr_array_new_with_free_func ((GDestroyNotify)
       g_ptr_array_unref);
   seen->refusals = g_ptr_array_new_with_free_func (g_free);
+  door = gst_doradma_net_door_open ("the test's door", at, len, key_a, NULL,
+      UCX_PORT, on_regate, on_refused, seen, &err);
+  g_assert_no_error (err);
+  port = htons (gst_doradma_net_door_port (door));
+  if (at->ss_family == AF_INET6)
+    ((struct sockaddr_in6 *) at)->sin6_port = port;
+  else
+    ((struct sockaddr_in *) at)->sin_port = port;
+  return door;
+}
+
+/* A door on 127.0.0.1 */
+static GstDoradmaNetDoor *
+door_new (Seen * seen, struct sockaddr_storage *ss, socklen_t * len)
+{
+  struct sockaddr_in *s = (struct sockaddr_in *) ss;
+
   memset (ss, 0, sizeof (*ss));
   s->sin_family = AF_INET;
   s->sin_addr.s_addr = htonl (INADDR_LOOPBACK);
   *len = sizeof (*s);
-  door = gst_doradma_net_door_open ("127.0.0.1 port 0", ss, *len, key_a, NULL,
-      UCX_PORT, on_regate, on_refused, seen, &err);
-  g_assert_no_error (err);
-  s->sin_port = htons (gst_doradma_net_door_port (door));
-  return door;
+  return door_open_at (seen, ss, *len);
 }
 
 static void
@@ -563,6 +579,81 @@ test_the_door_holds_a_bounded_number_of_conversations (void)
   seen_clear (&seen);
 }
 
+/* the newest grant in the list the door's last regate was given, as
+ * text (grants are added at the end) */
+static gchar *
+last_grant (Seen * seen)
+{
+  GPtrArray *allow;
+  gchar *text;
+
+  g_mutex_lock (&seen->lock);
+  g_assert_cmpuint (seen->regates->len, >, 0);
+  allow = g_ptr_array_index (seen->regates, seen->regates->len - 1);
+  g_assert_cmpuint (allow->len, >, 0);
+  text = g_inet_address_mask_to_string (g_ptr_array_index (allow,
+          allow->len - 1));
+  g_mutex_unlock (&seen->lock);
+  return text;
+}
+
+/* A door on "::" (dual stack) grants an IPv4 sender as IPv4, the family
+ * the gate's filter matches its packets against, and an IPv6 one as
+ * IPv6 */
+static void
+test_the_door_grants_each_family_as_its_packets_come (void)
+{
+  Seen seen;
+  struct sockaddr_storage any, to;
+  struct sockaddr_in6 *a6 = (struct sockaddr_in6 *) &any;
+  struct sockaddr_in *to4 = (struct sockaddr_in *) &to;
+  struct sockaddr_in6 *to6 = (struct sockaddr_in6 *) &to;
+  GstDoradmaNetDoor *door;
+  const gchar *why = NULL;
+  guint port = 0;
+  gchar *text;
+  int probe = socket (AF_INET6, SOCK_STREAM | SOCK_CLOEXEC, 0);
+  int v6only = 0;
+  socklen_t optlen = sizeof (v6only);
+
+  memset (&any, 0, sizeof (any));
+  a6->sin6_family = AF_INET6;
+  a6->sin6_addr = in6addr_any;
+  if (probe < 0 || bind (probe, (struct sockaddr *) &any, sizeof (*a6)) != 0
+      || getsockopt (probe, IPPROTO_IPV6, IPV6_V6ONLY, &v6only, &optlen) != 0
+      || v6only) {
+    if (probe >= 0)
+      close (probe);
+    g_test_skip ("no dual-stack IPv6 socket here");
+    return;
+  }
+  close (probe);
+  door = door_open_at (&seen, &any, sizeof (*a6));
+  /* IPv4, to the :: socket: ::ffff:127.0.0.1 to the kernel, 127.0.0.1 to
+   * the gate */
+  memset (&to, 0, sizeof (to));
+  to4->sin_family = AF_INET;
+  to4->sin_addr.s_addr = htonl (INADDR_LOOPBACK);
+  to4->sin_port = a6->sin6_port;
+  g_assert_cmpint (dial_door (&to, sizeof (*to4), key_a, &why, &port), ==,
+      GST_DORADMA_NET_DOOR_DONE);
+  text = last_grant (&seen);
+  g_assert_cmpstr (text, ==, "127.0.0.1");
+  g_free (text);
+  /* IPv6 */
+  memset (&to, 0, sizeof (to));
+  to6->sin6_family = AF_INET6;
+  to6->sin6_addr = in6addr_loopback;
+  to6->sin6_port = a6->sin6_port;
+  g_assert_cmpint (dial_door (&to, sizeof (*to6), key_a, &why, &port), ==,
+      GST_DORADMA_NET_DOOR_DONE);
+  text = last_grant (&seen);
+  g_assert_cmpstr (text, ==, "::1");
+  g_free (text);
+  gst_doradma_net_door_close (door);
+  seen_clear (&seen);
+}
+
 int
 main (int argc, char **argv)
 {
@@ -583,6 +674,8 @@ main (int argc, char **argv)
   g_test_add_func ("/door/silent-peer", test_a_silent_peer_runs_out_of_time);
   g_test_add_func ("/door/gate-opened-to-a-prover-only",
       test_the_door_opens_the_gate_to_a_prover_only);
+  g_test_add_func ("/door/families",
+      test_the_door_grants_each_family_as_its_packets_come);
   g_test_add_func ("/door/bounded",
       test_the_door_holds_a_bounded_number_of_conversations);
   ret = g_test_run ();
