@@ -288,6 +288,7 @@ struct _GstDoradmaNetDoor
   GstDoradmaNetDoorTalk talks[GST_DORADMA_NET_DOOR_MAX_TALKS];
   GArray *grants;               /* Grant */
   gint64 accept_paused_until;   /* out of descriptors: monotonic us */
+  gboolean regate_due;          /* expired grants the kernel still holds */
   GThread *thread;
 };
 
@@ -332,7 +333,11 @@ grant (GstDoradmaNetDoor * door, const struct sockaddr_storage *peer)
     }
   }
   g_array_append_val (door->grants, g);
-  return regate (door);
+  if (regate (door))
+    return TRUE;
+  /* the list stays what the kernel holds */
+  g_array_remove_index (door->grants, door->grants->len - 1);
+  return FALSE;
 }
 
 /* Drops the grants whose time is over; the soonest end left, or G_MAXINT64 */
@@ -354,8 +359,14 @@ expire_grants (GstDoradmaNetDoor * door, gint64 now)
       i++;
     }
   }
-  if (changed && !regate (door))
-    GST_WARNING ("the door could not close the gate behind a sender");
+  /* a gate that could not be closed is tried again, every 100 ms */
+  if (changed || door->regate_due) {
+    door->regate_due = !regate (door);
+    if (door->regate_due) {
+      GST_WARNING ("the door could not close the gate behind a sender");
+      next = MIN (next, now + 100000);
+    }
+  }
   return next;
 }
 
@@ -506,18 +517,20 @@ gst_doradma_net_door_open (const gchar * address,
 
   GST_DEBUG_CATEGORY_INIT (door_debug, "doradmanetdoor", 0,
       "doradma network door");
+  /* not made inside another element's window between its snapshot and
+   * its gate (gstdoradmanetgate.h) */
+  gst_doradma_net_gate_lock ();
   fd = socket (ss->ss_family, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
   if (fd < 0
       || setsockopt (fd, SOL_SOCKET, SO_REUSEADDR, &one, sizeof (one)) != 0
-      || bind (fd, (const struct sockaddr *) ss, len) != 0
-      || listen (fd, GST_DORADMA_NET_DOOR_MAX_TALKS) != 0) {
+      || bind (fd, (const struct sockaddr *) ss, len) != 0) {
     g_set_error (error, GST_RESOURCE_ERROR, GST_RESOURCE_ERROR_OPEN_READ,
         "Could not listen on %s (the door of a keyed stream): %s", address,
         g_strerror (errno));
-    if (fd >= 0)
-      close (fd);
-    return NULL;
+    goto failed;
   }
+  /* allowed-peers: gated before it listens, so that no other host is
+   * ever queued */
   if (allow != NULL) {
     GArray *one_fd = g_array_new (FALSE, FALSE, sizeof (int));
     gboolean ok;
@@ -525,11 +538,16 @@ gst_doradma_net_door_open (const gchar * address,
     g_array_append_val (one_fd, fd);
     ok = gst_doradma_net_gate_refilter (one_fd, allow, error);
     g_array_unref (one_fd);
-    if (!ok) {
-      close (fd);
-      return NULL;
-    }
+    if (!ok)
+      goto failed;
   }
+  if (listen (fd, GST_DORADMA_NET_DOOR_MAX_TALKS) != 0) {
+    g_set_error (error, GST_RESOURCE_ERROR, GST_RESOURCE_ERROR_OPEN_READ,
+        "Could not listen on %s (the door of a keyed stream): %s", address,
+        g_strerror (errno));
+    goto failed;
+  }
+  gst_doradma_net_gate_unlock ();
   door = g_new0 (GstDoradmaNetDoor, 1);
   door->listen_fd = fd;
   door->cancel_fd = eventfd (0, EFD_CLOEXEC | EFD_NONBLOCK);
@@ -550,6 +568,12 @@ gst_doradma_net_door_open (const gchar * address,
   }
   door->thread = g_thread_new ("doradmanetdoor", door_thread, door);
   return door;
+
+failed:
+  gst_doradma_net_gate_unlock ();
+  if (fd >= 0)
+    close (fd);
+  return NULL;
 }
 
 guint

@@ -23,6 +23,20 @@
 #include "gstdoradmanetallow.h"
 #include "gstdoradmanetgate.h"
 
+static GMutex window_lock;
+
+void
+gst_doradma_net_gate_lock (void)
+{
+  g_mutex_lock (&window_lock);
+}
+
+void
+gst_doradma_net_gate_unlock (void)
+{
+  g_mutex_unlock (&window_lock);
+}
+
 /* ---- the filter: classic BPF over the IP header ---- */
 
 #define ACCEPT 0xffffffffu      /* keep the whole packet */

@@ -23,10 +23,18 @@
 #include <gst/gst.h>
 
 G_BEGIN_DECLS
+/* Held from a snapshot to its gate_apply, and while any listening socket
+ * of the network elements is made (the door's; UCX's, gated or not):
+ * another element's new socket must not fall in that window, where it
+ * would be taken for UCX's and gated. Sockets the application makes
+ * itself can (docs/network.md, "Not defended"). */
+void gst_doradma_net_gate_lock (void);
+void gst_doradma_net_gate_unlock (void);
+
 /* The inodes of this process's listening TCP sockets now, taken before
  * UCX opens its own to tell them apart after; NULL with *error when
  * /proc/self/fd cannot be read. */
-    GHashTable * gst_doradma_net_gate_snapshot (GError ** error);
+GHashTable *gst_doradma_net_gate_snapshot (GError ** error);
 
 /* Gates every listening TCP socket of this process that is not in
  * `before` (those UCX opened since): attaches a filter that drops every

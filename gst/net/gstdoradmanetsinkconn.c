@@ -9,6 +9,7 @@
 #endif
 
 #include <netinet/in.h>
+#include <poll.h>
 #include <string.h>
 
 #include "gstdoradmanetsinkconn.h"
@@ -363,14 +364,28 @@ static void
 door_step (GstDoradmaNetSink * self, const gchar * host)
 {
   const gchar *why = NULL;
-  GstDoradmaNetDoorResult r = gst_doradma_net_door_talk_step (&self->door,
-      &why);
+  GstDoradmaNetDoorResult r;
   GPtrArray *allow;
   GError *err = NULL;
-  guint port = self->door.port;
+  guint port;
 
-  if (r == GST_DORADMA_NET_DOOR_WAITING)
-    return;
+  /* carried to its end here (a few records, 2 s at most), not a step a
+   * frame: at 1 frame/s or less it would never end in time. The lock is
+   * let go while the socket is awaited (nothing of UCX waits on it: there
+   * is no endpoint yet); an unlock leaves it for the next call. */
+  while ((r = gst_doradma_net_door_talk_step (&self->door, &why))
+      == GST_DORADMA_NET_DOOR_WAITING) {
+    struct pollfd p = { self->door.fd,
+      gst_doradma_net_door_talk_events (&self->door), 0
+    };
+
+    if (self->unlocked)
+      return;
+    g_mutex_unlock (&self->ucx.lock);
+    poll (&p, 1, 50);
+    g_mutex_lock (&self->ucx.lock);
+  }
+  port = self->door.port;
   gst_doradma_net_door_talk_clear (&self->door);
   if (r == GST_DORADMA_NET_DOOR_FAILED) {
     COUNT (self, C_AUTH_FAILURES, 1);
@@ -389,7 +404,16 @@ door_step (GstDoradmaNetSink * self, const gchar * host)
   allow = g_ptr_array_new_with_free_func (g_object_unref);
   g_ptr_array_add (allow, gst_doradma_net_door_peer_mask (&self->door_addr));
   if (!gst_doradma_net_ucx_regate (&self->ucx, allow, &err)) {
-    GST_DEBUG_OBJECT (self, "%s", err->message);
+    static const gchar gate_failed[] = "this sender's gate could not be "
+        "opened to the receiver";
+
+    COUNT (self, C_AUTH_FAILURES, 1);
+    if (self->told_door != gate_failed) {
+      self->told_door = gate_failed;
+      GST_ELEMENT_WARNING (self, RESOURCE, OPEN_WRITE,
+          ("After the receiver's door: %s; retrying", gate_failed),
+          ("%s", err->message));
+    }
     g_clear_error (&err);
   } else {
     self->ep = connect_ucx (self, host, port, &self->door_addr,

@@ -185,21 +185,25 @@ gst_doradma_net_ucx_open (GstDoradmaNetUcx * u, const gchar * transports,
   u->gate = allow ? g_ptr_array_ref (allow) : NULL;
   if (u->gate)
     u->gated = g_array_new (FALSE, FALSE, sizeof (int));
-  if (u->gate && (before = gst_doradma_net_gate_snapshot (error)) == NULL) {
-    gst_doradma_net_ucx_close (u);
-    return FALSE;
+  /* no other element's socket made between the snapshot and the gate */
+  gst_doradma_net_gate_lock ();
+  ok = u->gate == NULL
+      || (before = gst_doradma_net_gate_snapshot (error)) != NULL;
+  if (ok) {
+    st = ucp_worker_create (u->context, &wparams, &u->worker);
+    if (st == UCS_OK)
+      st = ucp_worker_get_efd (u->worker, &u->worker_fd);
+    if (st != UCS_OK) {
+      UCX_ERROR (error, st, "Could not create a UCX worker: %s",
+          ucs_status_string (st));
+      g_clear_pointer (&before, g_hash_table_unref);
+      ok = FALSE;
+    } else {
+      ok = gate_new_listeners (u, before, error);
+    }
   }
-  st = ucp_worker_create (u->context, &wparams, &u->worker);
-  if (st == UCS_OK)
-    st = ucp_worker_get_efd (u->worker, &u->worker_fd);
-  if (st != UCS_OK) {
-    UCX_ERROR (error, st, "Could not create a UCX worker: %s",
-        ucs_status_string (st));
-    g_clear_pointer (&before, g_hash_table_unref);
-    gst_doradma_net_ucx_close (u);
-    return FALSE;
-  }
-  if (!gate_new_listeners (u, before, error)) {
+  gst_doradma_net_gate_unlock ();
+  if (!ok) {
     gst_doradma_net_ucx_close (u);
     return FALSE;
   }
@@ -586,16 +590,20 @@ gst_doradma_net_ucx_listen (GstDoradmaNetUcx * u, const gchar * address,
 
   if (!gst_doradma_net_ucx_resolve (address, port, &ss, &len, error))
     return NULL;
-  if (u->gate && (before = gst_doradma_net_gate_snapshot (error)) == NULL)
-    return NULL;
   p.field_mask = UCP_LISTENER_PARAM_FIELD_SOCK_ADDR |
       UCP_LISTENER_PARAM_FIELD_CONN_HANDLER;
   p.sockaddr.addr = (const struct sockaddr *) &ss;
   p.sockaddr.addrlen = len;
   p.conn_handler.cb = on_conn;
   p.conn_handler.arg = arg;
+  gst_doradma_net_gate_lock ();
+  if (u->gate && (before = gst_doradma_net_gate_snapshot (error)) == NULL) {
+    gst_doradma_net_gate_unlock ();
+    return NULL;
+  }
   st = ucp_listener_create (u->worker, &p, &l);
   if (st != UCS_OK) {
+    gst_doradma_net_gate_unlock ();
     g_set_error (error, GST_RESOURCE_ERROR, GST_RESOURCE_ERROR_OPEN_READ,
         "Could not listen on %s port %u: %s", address && address[0] ?
         address : "*", port, ucs_status_string (st));
@@ -604,9 +612,11 @@ gst_doradma_net_ucx_listen (GstDoradmaNetUcx * u, const gchar * address,
   }
   /* the connection manager reads in UCX's async thread: gated at once */
   if (!gate_new_listeners (u, before, error)) {
+    gst_doradma_net_gate_unlock ();
     ucp_listener_destroy (l);
     return NULL;
   }
+  gst_doradma_net_gate_unlock ();
   gst_doradma_net_ucx_sweep_prepare (u, l, &ss, len);
   return l;
 }

@@ -152,7 +152,8 @@
 #              through the door; its own sockets drop its host while it
 #              streams; the receiver's, opened to the sender's address at
 #              the door, drop it again once the grant is over; every
-#              frame sent received, on one connection
+#              frame sent received, on one connection; a keyed sender at
+#              one frame every 2 s (latest) connects
 #   soak       $DURATION s (default 60) of 1080p60 NV12 from namespace a
 #              to a ring in b read by three doradmasrc (two zero-copy, one
 #              copying under the seqlock): every frame accounted for
@@ -1086,7 +1087,17 @@ PY
     knocked "$nsa" "$work/rx.log" $ucx_socks
     kill -0 "$rx_pid" 2> /dev/null || fail "the receiver died: $(tail -5 "$work/rx.log")"
     all_through_once "$work/rx.log" "$work/tx.log"
-    echo "ok: a keyed receiver's UCX sockets dropped every host (the sender's own after its grant), a keyed sender's dropped its host; both lived, $got frames of $sent through on one connection"
+    # a keyed sender at one frame every 2 s (latest): the conversation at
+    # the door is not a step a frame (it would never end in its 2 s)
+    port=$(( port + 1 ))
+    receiver "$work/rx2.log" channel=net-door2-$id key-file="$key" ! fakesink
+    in_a timeout 60 gst-launch-1.0 -m $SOURCE is-live=true num-buffers=4 ! \
+      "${CAPS%,framerate=*},framerate=1/2" ! doradmanetsink host="$addr_b" \
+      port="$port" key-file="$key" > "$work/slow.log" 2>&1 ||
+      fail "the slow sender: $(tail -3 "$work/slow.log")"
+    [ "$(stat_of "$work/slow.log" doradmanetsink-stats connects)" = 1 ] ||
+      fail "a keyed sender at 0.5 frame/s did not connect: $(grep -o 'door.*' "$work/slow.log" | tail -2)"
+    echo "ok: a keyed receiver's UCX sockets dropped every host (the sender's own after its grant), a keyed sender's dropped its host; both lived, $got frames of $sent through on one connection; a sender at 0.5 frame/s connected"
     ;;
   badaddr)
     # should_fail in meson: only UCX's abort is the expected failure (exit
