@@ -14,7 +14,7 @@
  * door connection came from, for GST_DORADMA_NET_DOOR_GRANT_US, and
  * answers DOOR_PROOF (MAC "door receiver" over nonce_s nonce_r and the
  * port of its UCX listener, which the sender connects to next). The
- * receiver computes no MAC for a peer that has not proved the key, and
+ * receiver sends no MAC to a peer that has not proved the key, and
  * sends nothing before the peer's first record. The sender opens its own
  * UCX listeners to the receiver's address only after that proof.
  * Fixed-size records
