@@ -233,7 +233,7 @@ gst_doradma_net_src_start (GstBaseSrc * bsrc)
   gchar *allowed;
   GPtrArray *gate;
   gboolean secure;
-  guint port, c;
+  guint port, ucx_port, c;
 
   for (c = 0; c < C_N; c++)
     self->counters[c] = 0;
@@ -243,6 +243,7 @@ gst_doradma_net_src_start (GstBaseSrc * bsrc)
   address = g_strdup (self->address);
   channel = g_strdup (self->channel);
   port = self->port;
+  ucx_port = self->ucx_port;
   ps.slots = self->slots;
   ps.mode = self->mode;
   ps.permissions = self->permissions;
@@ -266,6 +267,17 @@ gst_doradma_net_src_start (GstBaseSrc * bsrc)
         ("No key-file: this stream is unauthenticated"), ("any host that "
             "reaches port %u can send frames, caps and EOS into it "
             "(docs/network.md, \"Authentication\")", port));
+  if (self->key == NULL && ucx_port != 0)
+    GST_ELEMENT_WARNING (self, RESOURCE, SETTINGS,
+        ("ucx-port=%u is not used without key-file: UCX listens on port %u",
+            ucx_port, port), (NULL));
+  if (self->key != NULL && ucx_port == port) {
+    GST_ELEMENT_ERROR (self, RESOURCE, SETTINGS,
+        ("ucx-port and port are both %u: with key-file, port is the door "
+            "and UCX listens on a port of its own", port),
+        ("set ucx-port to another port, or 0 for an ephemeral one"));
+    goto failed;
+  }
   self->refused_peers = g_hash_table_new_full (g_str_hash, g_str_equal,
       g_free, NULL);
 
@@ -318,7 +330,8 @@ gst_doradma_net_src_start (GstBaseSrc * bsrc)
   if (self->key)
     g_ptr_array_unref (gate);   /* ucx holds its own reference */
   if (!self->ucx_open
-      || !gst_doradma_net_src_listen (self, address, self->key ? 0 : port, &err)
+      || !gst_doradma_net_src_listen (self, address,
+          self->key ? ucx_port : port, &err)
       || (self->key && !gst_doradma_net_src_open_door (self, address, port,
               &err)))
     goto ucx_failed;

@@ -52,6 +52,7 @@ struct _GstDoradmaNetSrc
   /* properties (object lock) */
   gchar *address;
   guint port;
+  guint ucx_port;               /* with key-file: UCX's listener; 0: ephemeral */
   gchar *transports;
   gchar *data_ports;            /* "FIRST-LAST" or NULL: ephemeral */
   gchar *channel;

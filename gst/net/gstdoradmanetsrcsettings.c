@@ -28,6 +28,7 @@ enum
   PROP_0,
   PROP_ADDRESS,
   PROP_PORT,
+  PROP_UCX_PORT,
   PROP_TRANSPORTS,
   PROP_DATA_PORTS,
   PROP_CHANNEL,
@@ -63,6 +64,9 @@ gst_doradma_net_src_set_property (GObject * object, guint prop_id,
       break;
     case PROP_PORT:
       self->port = g_value_get_uint (value);
+      break;
+    case PROP_UCX_PORT:
+      self->ucx_port = g_value_get_uint (value);
       break;
     case PROP_TRANSPORTS:
       g_free (self->transports);
@@ -138,6 +142,9 @@ gst_doradma_net_src_get_property (GObject * object, guint prop_id,
       break;
     case PROP_PORT:
       g_value_set_uint (value, self->port);
+      break;
+    case PROP_UCX_PORT:
+      g_value_set_uint (value, self->ucx_port);
       break;
     case PROP_TRANSPORTS:
       g_value_set_string (value, self->transports);
@@ -215,11 +222,25 @@ gst_doradma_net_src_settings_install (GObjectClass * gobject_class)
    * TCP port to listen on for a doradmanetsink. With key-file it is the
    * door (docs/network.md, "The door"): our own socket, where a sender
    * proves the key before UCX hears it and is told the port of UCX's
-   * listener (ephemeral, on the same address).
+   * listener (ucx-port, on the same address).
    */
   properties[PROP_PORT] = g_param_spec_uint ("port", "Port",
       "Port to listen on for a doradmanetsink (with key-file: the door, "
       "where it proves the key)", 1, 65535, DEFAULT_PORT,
+      G_PARAM_READWRITE | G_PARAM_STATIC_STRINGS);
+  /**
+   * GstDoradmaNetSrc:ucx-port:
+   *
+   * With key-file: the TCP port UCX's connection manager listens on
+   * behind the door, on the same address; the door tells it to each
+   * sender that proved the key. 0 (the default): an ephemeral port. Set
+   * it, and data-ports, where a firewall must name every port the
+   * senders reach. Without key-file UCX listens on port and this is
+   * not used (a warning says so).
+   */
+  properties[PROP_UCX_PORT] = g_param_spec_uint ("ucx-port", "UCX port",
+      "With key-file: the port UCX listens on behind the door (0: "
+      "ephemeral); unused without key-file", 0, 65535, 0,
       G_PARAM_READWRITE | G_PARAM_STATIC_STRINGS);
   /**
    * GstDoradmaNetSrc:transports:

@@ -1089,15 +1089,34 @@ PY
     all_through_once "$work/rx.log" "$work/tx.log"
     # a keyed sender at one frame every 2 s (latest): the conversation at
     # the door is not a step a frame (it would never end in its 2 s)
-    port=$(( port + 1 ))
-    receiver "$work/rx2.log" channel=net-door2-$id key-file="$key" ! fakesink
+    # (its UCX listener on a port of its choosing, ucx-port: what the door
+    # tells the sender, so the connection below goes there)
+    port=$(( port + 1 )); ucx_port=$(( port + 100 ))
+    receiver "$work/rx2.log" channel=net-door2-$id key-file="$key" \
+      ucx-port=$ucx_port ! fakesink
+    socks=$(listening "$nsb" "$rx_pid" "$addr_b")
+    echo "$socks" | grep -q ":$ucx_port\$" ||
+      fail "no UCX listener on ucx-port $ucx_port: $socks"
     in_a timeout 60 gst-launch-1.0 -m $SOURCE is-live=true num-buffers=4 ! \
       "${CAPS%,framerate=*},framerate=1/2" ! doradmanetsink host="$addr_b" \
       port="$port" key-file="$key" > "$work/slow.log" 2>&1 ||
       fail "the slow sender: $(tail -3 "$work/slow.log")"
     [ "$(stat_of "$work/slow.log" doradmanetsink-stats connects)" = 1 ] ||
       fail "a keyed sender at 0.5 frame/s did not connect: $(grep -o 'door.*' "$work/slow.log" | tail -2)"
-    echo "ok: a keyed receiver's UCX sockets dropped every host (the sender's own after its grant), a keyed sender's dropped its host; both lived, $got frames of $sent through on one connection; a sender at 0.5 frame/s connected"
+    # ucx-port = port with key-file: refused at start, naming both
+    if in_b timeout 30 gst-launch-1.0 doradmanetsrc address="$addr_b" \
+        port="$port" key-file="$key" ucx-port="$port" ! fakesink \
+        > "$work/same.log" 2>&1; then
+      fail "ucx-port = port with key-file started"
+    fi
+    grep -q "ucx-port and port are both $port" "$work/same.log" ||
+      fail "ucx-port = port: no error naming both: $(tail -3 "$work/same.log")"
+    # without key-file it is not used, and a warning says so
+    port=$(( port + 1 ))
+    receiver "$work/rx3.log" channel=net-door3-$id ucx-port=$ucx_port ! fakesink
+    grep -q "ucx-port=$ucx_port is not used without key-file" "$work/rx3.log" ||
+      fail "ucx-port without key-file: no warning"
+    echo "ok: a keyed receiver's UCX sockets dropped every host (the sender's own after its grant), a keyed sender's dropped its host; both lived, $got frames of $sent through on one connection; a sender at 0.5 frame/s connected, to UCX on ucx-port $ucx_port"
     ;;
   badaddr)
     # should_fail in meson: only UCX's abort is the expected failure (exit
