@@ -584,9 +584,7 @@ gst_doradma_net_door_port (GstDoradmaNetDoor * door)
 
   if (getsockname (door->listen_fd, (struct sockaddr *) &ss, &len) != 0)
     return 0;
-  return ntohs (ss.ss_family == AF_INET6 ?
-      ((struct sockaddr_in6 *) &ss)->sin6_port :
-      ((struct sockaddr_in *) &ss)->sin_port);
+  return gst_doradma_net_sockaddr_port (&ss);
 }
 
 void

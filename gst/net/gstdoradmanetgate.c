@@ -376,3 +376,22 @@ gst_doradma_net_gate_accepted_by (const struct sockaddr_storage *local,
   }
   return FALSE;
 }
+
+guint
+gst_doradma_net_sockaddr_port (const struct sockaddr_storage *ss)
+{
+  if (ss->ss_family == AF_INET)
+    return ntohs (((const struct sockaddr_in *) ss)->sin_port);
+  if (ss->ss_family == AF_INET6)
+    return ntohs (((const struct sockaddr_in6 *) ss)->sin6_port);
+  return 0;
+}
+
+void
+gst_doradma_net_sockaddr_set_port (struct sockaddr_storage *ss, guint port)
+{
+  if (ss->ss_family == AF_INET)
+    ((struct sockaddr_in *) ss)->sin_port = htons (port);
+  else if (ss->ss_family == AF_INET6)
+    ((struct sockaddr_in6 *) ss)->sin6_port = htons (port);
+}

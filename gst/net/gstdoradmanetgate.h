@@ -63,5 +63,11 @@ gboolean gst_doradma_net_gate_refilter (GArray * keep, GPtrArray * allow,
 gboolean gst_doradma_net_gate_accepted_by (const struct sockaddr_storage *local,
     const struct sockaddr_storage *bound);
 
+/* The port of an IPv4 or IPv6 address, in host order (0 for another
+ * family); and setting it. */
+guint gst_doradma_net_sockaddr_port (const struct sockaddr_storage *ss);
+void gst_doradma_net_sockaddr_set_port (struct sockaddr_storage *ss,
+    guint port);
+
 G_END_DECLS
 #endif /* __GST_DORADMA_NET_GATE_H__ */

@@ -15,6 +15,7 @@
 #include "gstdoradmanetsinkconn.h"
 #include "gstdoradmanetauth.h"
 #include "gstdoradmanetallow.h"
+#include "gstdoradmanetgate.h"
 
 /* A connection that brings no hello from the receiver in this time is
  * abandoned and tried again. */
@@ -323,10 +324,7 @@ connect_ucx (GstDoradmaNetSink * self, const gchar * host, guint port,
   GError *err = NULL;
   ucp_ep_h ep;
 
-  if (ss->ss_family == AF_INET)
-    ((struct sockaddr_in *) ss)->sin_port = htons (port);
-  else
-    ((struct sockaddr_in6 *) ss)->sin6_port = htons (port);
+  gst_doradma_net_sockaddr_set_port (ss, port);
   ep = gst_doradma_net_ucx_connect (&self->ucx, host, port, ss, len,
       on_ep_error, self, &err);
   if (ep == NULL) {

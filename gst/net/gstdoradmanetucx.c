@@ -646,11 +646,7 @@ gst_doradma_net_ucx_regate (GstDoradmaNetUcx * u, GPtrArray * allow,
 guint
 gst_doradma_net_ucx_listener_port (GstDoradmaNetUcx * u)
 {
-  if (u->sweep_addr.ss_family == AF_INET)
-    return ntohs (((struct sockaddr_in *) &u->sweep_addr)->sin_port);
-  if (u->sweep_addr.ss_family == AF_INET6)
-    return ntohs (((struct sockaddr_in6 *) &u->sweep_addr)->sin6_port);
-  return 0;
+  return gst_doradma_net_sockaddr_port (&u->sweep_addr);
 }
 
 gboolean
