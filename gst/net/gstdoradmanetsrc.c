@@ -42,6 +42,8 @@
  */
 #ifdef HAVE_CONFIG_H
 #include "config.h"
+
+#include <stdio.h>
 #endif
 
 #include "gstdoradmaelements.h"
@@ -223,6 +225,26 @@ gst_doradma_net_src_negotiate (GstBaseSrc * bsrc)
 
 static gboolean gst_doradma_net_src_stop (GstBaseSrc * bsrc);
 
+/* FALSE, with the element's error, when `port` lies in data-ports' range:
+ * UCX's data listeners bind there first and may take it (a malformed
+ * range is left to gst_doradma_net_ucx_open, which names it) */
+static gboolean
+ports_outside_data_ports (GstDoradmaNetSrc * self, const gchar * name,
+    guint port, const gchar * data_ports)
+{
+  guint first, last;
+  gchar end;
+
+  if (data_ports == NULL || sscanf (data_ports, "%u-%u%c", &first, &last,
+          &end) != 2 || port < first || port > last)
+    return TRUE;
+  GST_ELEMENT_ERROR (self, RESOURCE, SETTINGS,
+      ("%s=%u is inside data-ports=%s, where UCX's data listeners bind "
+          "first and may take it", name, port, data_ports),
+      ("choose a %s outside data-ports", name));
+  return FALSE;
+}
+
 static gboolean
 gst_doradma_net_src_start (GstBaseSrc * bsrc)
 {
@@ -271,6 +293,11 @@ gst_doradma_net_src_start (GstBaseSrc * bsrc)
     GST_ELEMENT_WARNING (self, RESOURCE, SETTINGS,
         ("ucx-port=%u is not used without key-file: UCX listens on port %u",
             ucx_port, port), (NULL));
+  if (!ports_outside_data_ports (self, "port", port, data_ports)
+      || (self->key != NULL && ucx_port != 0
+          && !ports_outside_data_ports (self, "ucx-port", ucx_port,
+              data_ports)))
+    goto failed;
   if (self->key != NULL && ucx_port == port) {
     GST_ELEMENT_ERROR (self, RESOURCE, SETTINGS,
         ("ucx-port and port are both %u: with key-file, port is the door "

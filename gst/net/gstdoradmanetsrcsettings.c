@@ -235,13 +235,14 @@ gst_doradma_net_src_settings_install (GObjectClass * gobject_class)
    * behind the door, on the same address; the door tells it to each
    * sender that proved the key. 0 (the default): an ephemeral port. Set
    * it, and data-ports, where a firewall must name every port the
-   * senders reach. Without key-file UCX listens on port and this is
-   * not used (a warning says so).
+   * senders reach. It must differ from port and lie outside data-ports
+   * (each refused at start, the error naming both). Without key-file UCX
+   * listens on port and this is not used (a warning says so).
    */
   properties[PROP_UCX_PORT] = g_param_spec_uint ("ucx-port", "UCX port",
       "With key-file: the port UCX listens on behind the door (0: "
-      "ephemeral); unused without key-file", 0, 65535, 0,
-      G_PARAM_READWRITE | G_PARAM_STATIC_STRINGS);
+      "ephemeral; not port, not in data-ports); unused without key-file",
+      0, 65535, 0, G_PARAM_READWRITE | G_PARAM_STATIC_STRINGS);
   /**
    * GstDoradmaNetSrc:transports:
    *

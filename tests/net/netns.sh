@@ -153,7 +153,10 @@
 #              streams; the receiver's, opened to the sender's address at
 #              the door, drop it again once the grant is over; every
 #              frame sent received, on one connection; a keyed sender at
-#              one frame every 2 s (latest) connects
+#              one frame every 2 s (latest) connects, to UCX on ucx-port
+#              (ss shows it there, knock.py is dropped there); ucx-port
+#              equal to port or inside data-ports refused at start naming
+#              both; without key-file ucx-port unused (UCX on port), warned
 #   soak       $DURATION s (default 60) of 1080p60 NV12 from namespace a
 #              to a ring in b read by three doradmasrc (two zero-copy, one
 #              copying under the seqlock): every frame accounted for
@@ -1091,12 +1094,15 @@ PY
     # the door is not a step a frame (it would never end in its 2 s)
     # (its UCX listener on a port of its choosing, ucx-port: what the door
     # tells the sender, so the connection below goes there)
-    port=$(( port + 1 )); ucx_port=$(( port + 100 ))
+    # (below the kernel's ephemeral range: no other socket takes it first)
+    port=$(( port + 1 )); ucx_port=$(( port - 10000 ))
     receiver "$work/rx2.log" channel=net-door2-$id key-file="$key" \
       ucx-port=$ucx_port ! fakesink
     socks=$(listening "$nsb" "$rx_pid" "$addr_b")
     echo "$socks" | grep -q ":$ucx_port\$" ||
       fail "no UCX listener on ucx-port $ucx_port: $socks"
+    # a port known in advance is gated all the same
+    knocked "$nsa" "$work/rx2.log" "$addr_b:$ucx_port"
     in_a timeout 60 gst-launch-1.0 -m $SOURCE is-live=true num-buffers=4 ! \
       "${CAPS%,framerate=*},framerate=1/2" ! doradmanetsink host="$addr_b" \
       port="$port" key-file="$key" > "$work/slow.log" 2>&1 ||
@@ -1111,11 +1117,23 @@ PY
     fi
     grep -q "ucx-port and port are both $port" "$work/same.log" ||
       fail "ucx-port = port: no error naming both: $(tail -3 "$work/same.log")"
+    # ucx-port inside data-ports, where UCX's data listeners bind first
+    if in_b timeout 30 gst-launch-1.0 doradmanetsrc address="$addr_b" \
+        port="$port" key-file="$key" ucx-port="$ucx_port" \
+        data-ports="$ucx_port-$(( ucx_port + 1 ))" ! fakesink \
+        > "$work/inrange.log" 2>&1; then
+      fail "ucx-port inside data-ports started"
+    fi
+    grep -q "ucx-port=$ucx_port is inside data-ports=" "$work/inrange.log" ||
+      fail "ucx-port in data-ports: no error naming both: $(tail -3 "$work/inrange.log")"
     # without key-file it is not used, and a warning says so
     port=$(( port + 1 ))
     receiver "$work/rx3.log" channel=net-door3-$id ucx-port=$ucx_port ! fakesink
     grep -q "ucx-port=$ucx_port is not used without key-file" "$work/rx3.log" ||
       fail "ucx-port without key-file: no warning"
+    socks=$(listening "$nsb" "$rx_pid" "$addr_b")
+    { echo "$socks" | grep -q ":$port\$" && ! echo "$socks" | grep -q ":$ucx_port\$"; } ||
+      fail "without key-file UCX must listen on port $port, not ucx-port: $socks"
     echo "ok: a keyed receiver's UCX sockets dropped every host (the sender's own after its grant), a keyed sender's dropped its host; both lived, $got frames of $sent through on one connection; a sender at 0.5 frame/s connected, to UCX on ucx-port $ucx_port"
     ;;
   badaddr)
