@@ -42,8 +42,6 @@
  */
 #ifdef HAVE_CONFIG_H
 #include "config.h"
-
-#include <stdio.h>
 #endif
 
 #include "gstdoradmaelements.h"
@@ -233,10 +231,9 @@ ports_outside_data_ports (GstDoradmaNetSrc * self, const gchar * name,
     guint port, const gchar * data_ports)
 {
   guint first, last;
-  gchar end;
 
-  if (data_ports == NULL || sscanf (data_ports, "%u-%u%c", &first, &last,
-          &end) != 2 || port < first || port > last)
+  if (!gst_doradma_net_ucx_port_range (data_ports, &first, &last)
+      || port < first || port > last)
     return TRUE;
   GST_ELEMENT_ERROR (self, RESOURCE, SETTINGS,
       ("%s=%u is inside data-ports=%s, where UCX's data listeners bind "

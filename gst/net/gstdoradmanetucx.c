@@ -77,6 +77,21 @@ gate_new_listeners (GstDoradmaNetUcx * u, GHashTable * before, GError ** error)
 }
 
 gboolean
+gst_doradma_net_ucx_port_range (const gchar * range, guint * first,
+    guint * last)
+{
+  guint f, l;
+  gchar end;
+
+  if (range == NULL || sscanf (range, "%u-%u%c", &f, &l, &end) != 2
+      || f == 0 || f > l || l > G_MAXUINT16)
+    return FALSE;
+  *first = f;
+  *last = l;
+  return TRUE;
+}
+
+gboolean
 gst_doradma_net_ucx_open (GstDoradmaNetUcx * u, const gchar * transports,
     const gchar * device, const gchar * port_range, GPtrArray * allow,
     GError ** error)
@@ -140,12 +155,10 @@ gst_doradma_net_ucx_open (GstDoradmaNetUcx * u, const gchar * transports,
   /* The tcp transport's data listener on these ports, not an ephemeral
    * one: a firewall can name them. The property is explicit: it wins. */
   if (ok && port_range && port_range[0]) {
-    guint first = 0, last = 0;
-    gchar end;
+    guint first, last;
 
     /* UCX checks it only when the transport opens, and then just warns */
-    if (sscanf (port_range, "%u-%u%c", &first, &last, &end) != 2
-        || first == 0 || first > last || last > G_MAXUINT16) {
+    if (!gst_doradma_net_ucx_port_range (port_range, &first, &last)) {
       g_set_error (error, GST_RESOURCE_ERROR, GST_RESOURCE_ERROR_SETTINGS,
           "data-ports=\"%s\" is not FIRST-LAST, 1 <= FIRST <= LAST <= "
           "65535", port_range);

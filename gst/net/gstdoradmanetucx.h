@@ -63,6 +63,11 @@ gboolean gst_doradma_net_ucx_open (GstDoradmaNetUcx * u,
     const gchar * port_range, GPtrArray * allow, GError ** error);
 void gst_doradma_net_ucx_close (GstDoradmaNetUcx * u);
 
+/* data-ports' "FIRST-LAST", 1 <= FIRST <= LAST <= 65535: TRUE with both
+ * set, FALSE (nothing set) for anything else. */
+gboolean gst_doradma_net_ucx_port_range (const gchar * range, guint * first,
+    guint * last);
+
 /* Threaded use: starts the progress thread (after open), stops and joins
  * it (before close). Call neither with `lock` held. */
 void gst_doradma_net_ucx_start_thread (GstDoradmaNetUcx * u);

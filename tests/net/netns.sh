@@ -278,6 +278,16 @@ listening () {
     awk '{print $4}' | sed -e "s/^0\.0\.0\.0:/$3:/" -e "s/^\*:/$3:/" \
       -e "s/^\[::\]:/$3:/"
 }
+# refused SECONDS LOG PATTERN PROPS...: a doradmanetsrc on $addr_b with
+# PROPS must fail to start within SECONDS, its output (LOG) matching
+# PATTERN: the error that names the setting at fault
+refused () {
+  local secs=$1 log=$2 pattern=$3; shift 3
+  in_b timeout "$secs" gst-launch-1.0 doradmanetsrc address="$addr_b" "$@" \
+    ! fakesink > "$log" 2>&1 && fail "doradmanetsrc $* started"
+  grep -q "$pattern" "$log" ||
+    fail "doradmanetsrc $*: no error matching '$pattern': $(tail -3 "$log")"
+}
 # knocked NS LOG ADDR:PORT...: knock.py from NS on each; every one must
 # drop the connection (the kernel's gate), none answer (LOG: the log of
 # the element knocked on, for the failure)
@@ -1033,11 +1043,8 @@ PY
     [ "${fails:-0}" -ge 2 ] && [ "$conns" = 0 ] ||
       fail "sender with a list: auth-failures=$fails connects=$conns"
     # a malformed entry: an error naming the property and the entry
-    in_b timeout 20 gst-launch-1.0 doradmanetsrc address="$addr_b" \
-      port=$(( port + 1 )) allowed-peers="$addr_a, 10.0.0.300" ! fakesink \
-      > "$work/bad.log" 2>&1 && fail "a malformed allowed-peers was accepted"
-    grep -q 'allowed-peers: "10.0.0.300" is not' "$work/bad.log" ||
-      fail "no error naming the entry: $(tail -3 "$work/bad.log")"
+    refused 20 "$work/bad.log" 'allowed-peers: "10.0.0.300" is not' \
+      port=$(( port + 1 )) allowed-peers="$addr_a, 10.0.0.300"
     echo "ok: a sender not on allowed-peers got no answer (warned once), nothing of it reached UCX; one on it served; a sender's own list kept it off ($fails attempts, counted, named once); a bad entry named"
     ;;
   gate)
@@ -1110,22 +1117,12 @@ PY
     [ "$(stat_of "$work/slow.log" doradmanetsink-stats connects)" = 1 ] ||
       fail "a keyed sender at 0.5 frame/s did not connect: $(grep -o 'door.*' "$work/slow.log" | tail -2)"
     # ucx-port = port with key-file: refused at start, naming both
-    if in_b timeout 30 gst-launch-1.0 doradmanetsrc address="$addr_b" \
-        port="$port" key-file="$key" ucx-port="$port" ! fakesink \
-        > "$work/same.log" 2>&1; then
-      fail "ucx-port = port with key-file started"
-    fi
-    grep -q "ucx-port and port are both $port" "$work/same.log" ||
-      fail "ucx-port = port: no error naming both: $(tail -3 "$work/same.log")"
+    refused 30 "$work/same.log" "ucx-port and port are both $port" \
+      port="$port" key-file="$key" ucx-port="$port"
     # ucx-port inside data-ports, where UCX's data listeners bind first
-    if in_b timeout 30 gst-launch-1.0 doradmanetsrc address="$addr_b" \
-        port="$port" key-file="$key" ucx-port="$ucx_port" \
-        data-ports="$ucx_port-$(( ucx_port + 1 ))" ! fakesink \
-        > "$work/inrange.log" 2>&1; then
-      fail "ucx-port inside data-ports started"
-    fi
-    grep -q "ucx-port=$ucx_port is inside data-ports=" "$work/inrange.log" ||
-      fail "ucx-port in data-ports: no error naming both: $(tail -3 "$work/inrange.log")"
+    refused 30 "$work/inrange.log" "ucx-port=$ucx_port is inside data-ports=" \
+      port="$port" key-file="$key" ucx-port="$ucx_port" \
+      data-ports="$ucx_port-$(( ucx_port + 1 ))"
     # without key-file it is not used, and a warning says so
     port=$(( port + 1 ))
     receiver "$work/rx3.log" channel=net-door3-$id ucx-port=$ucx_port ! fakesink
@@ -1241,10 +1238,8 @@ PY
       [ "$p" = "$port" ] || { [ "$p" -ge $dp ] && [ "$p" -le $(( dp + 9 )) ]; } ||
         fail "the receiver listens on port $p, outside port=$port and data-ports=$dp-$(( dp + 9 ))"
     done
-    in_b timeout 20 gst-launch-1.0 doradmanetsrc address="$addr_b" port="$port" \
-      data-ports=9-x ! fakesink > "$work/dp.log" 2>&1 && fail "data-ports=9-x was accepted"
-    grep -q 'data-ports="9-x" is not FIRST-LAST' "$work/dp.log" ||
-      fail "no error naming data-ports: $(tail -3 "$work/dp.log")"
+    refused 20 "$work/dp.log" 'data-ports="9-x" is not FIRST-LAST' \
+      port="$port" data-ports=9-x
     # the sender, until told to end (-e: SIGINT sends EOS)
     start_in "$nsa" "$work/tx.log" gst-launch-1.0 -e -m $SOURCE is-live=true \
       ! "$CAPS" ! doradmanetsink host="$addr_b" port="$port" \
