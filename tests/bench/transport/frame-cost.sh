@@ -25,6 +25,15 @@
 # (doradmasink mode=lossless with a doradmasrc outside callgrind, paced):
 # "acquire Ir/frame" is the slot pool's acquire (the ring's lossless
 # acquire: which readers consumed what), besides push->publish.
+#
+# SIDE=floor counts the benchmark's floor pipeline (benchstampsrc !
+# fakesink in one process, unthrottled): what GStreamer alone costs per
+# frame, against which the benchmark's transport CPU is taken.
+#
+# Every side also prints "process Ir/frame": every thread's own
+# instructions (user space; the kernel's are not counted), and the same
+# split by the object that executes them (the plugin with its static
+# lib, libgstreamer, libgstbase, GLib, libc, ...).
 set -euo pipefail
 here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 top=$(cd "$here/../../.." && pwd)
@@ -65,7 +74,16 @@ count_lossless() {
   callgrind_annotate --inclusive=yes --threshold=100 "$work/cg.$1" \
     >"$work/an.$1"
 }
+count_floor() {
+  valgrind --tool=callgrind --callgrind-out-file="$work/cg.$1" \
+    "$TOOLS/bench-run" --timeout 600 benchstampsrc name=src width="$W" \
+    height="$H" warmup=0 num-frames="$1" ! fakesink sync=false \
+    >/dev/null 2>"$work/vg.$1"
+  callgrind_annotate --inclusive=yes --threshold=100 "$work/cg.$1" \
+    >"$work/an.$1"
+}
 count() {
+  if [ "${SIDE:-sink}" = floor ]; then count_floor "$1"; return; fi
   if [ "${SIDE:-sink}" = src ]; then count_src "$1"; return; fi
   if [ "${SIDE:-sink}" = lossless ]; then count_lossless "$1"; return; fi
   valgrind --tool=callgrind --callgrind-out-file="$work/cg.$1" \
@@ -78,8 +96,30 @@ count() {
 }
 count "$N1"
 count "$N2"
-/usr/bin/python3 - "$work/an.$N1" "$work/an.$N2" "$((N2 - N1))" "$TOPN" <<'EOF'
-import re, sys
+/usr/bin/python3 - "$work/an.$N1" "$work/an.$N2" "$((N2 - N1))" "$TOPN" \
+  "$work/cg.$N1" "$work/cg.$N2" <<'EOF'
+import os, re, sys
+def by_object(p):
+    """Self Ir per object (ob=) from a callgrind file: every cost line but
+    the one after calls=, which is the call's inclusive cost."""
+    names, ob, d, after_call = {}, None, {}, False
+    for line in open(p):
+        if line.startswith(("ob=", "cob=")):
+            # an object is named where it first appears, as ob= or cob=
+            m = re.match(r"c?ob=\((\d+)\)(?: (.*))?", line.rstrip("\n"))
+            if m.group(2):
+                names[m.group(1)] = os.path.basename(m.group(2))
+            if line.startswith("ob="):
+                ob = names.get(m.group(1), "?")
+        elif line.startswith("calls="):
+            after_call = True
+        elif line[:1] in "0123456789+-*":
+            if not after_call:
+                parts = line.split()
+                if len(parts) >= 2:
+                    d[ob] = d.get(ob, 0) + int(parts[1])
+            after_call = False
+    return d
 def load(p):
     d = {}
     for line in open(p):
@@ -105,4 +145,11 @@ else:
             per["gst_buffer_pool_acquire_buffer"], per["gst_doradma_pool_acquire_buffer"]))
 for k, v in sorted(per.items(), key=lambda kv: -kv[1])[:topn]:
     print("%10.0f  %s" % (v, k))
+oa, ob = by_object(sys.argv[5]), by_object(sys.argv[6])
+objs = {k: (ob[k] - oa.get(k, 0)) / n for k in ob}
+print("process Ir/frame %.0f (every thread, user space), by object:" %
+      sum(objs.values()))
+for k, v in sorted(objs.items(), key=lambda kv: -kv[1]):
+    if abs(v) >= 1:
+        print("%10.0f  %s" % (v, k))
 EOF
