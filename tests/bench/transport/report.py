@@ -442,6 +442,17 @@ def crowding(runs):
     return "load %.1f on %d cores" % (worst[0], worst[1])
 
 
+def sleeping_consumer(m_of, futex, last, sizes):
+    """(size, transport, doradmasrc publish → delivery p50, futex floor p50
+    at that size's period) of each sleeping consumer measured."""
+    for s in sizes:
+        fx = med([f["p50"] / 1e3 for f in futex.get(period_for(last, s), [])])
+        for t in ("dm-lossless", "dm-latest"):
+            rx = m_of(t, s, "paced", "rx_lat50")
+            if rx is not None and fx:
+                yield s, t, rx, fx
+
+
 def targets_35(data, futex, last, sizes, pings, crowded=None):
     """Issue 35's targets, each met / not met from these runs alone, every
     size: the bound of each is made of figures of the same runs."""
@@ -455,17 +466,12 @@ def targets_35(data, futex, last, sizes, pings, crowded=None):
                    else "yes" if ok else "**no**")
         rows.append((target, size, measured, verdict))
 
-    for s in sizes:
-        fx = med([f["p50"] / 1e3 for f in futex.get(period_for(last, s), [])])
-        for t in ("dm-lossless", "dm-latest"):
-            rx = m_of(t, s, "paced", "rx_lat50")
-            if rx is None or not fx:
-                continue
-            row("1. sleeping consumer: doradmasrc publish → delivery p50 "
-                "≤ 1.2× futex floor", SNAME[s],
-                "%s: %s× (%s vs %s µs, %g ms period)" % (
-                    t, fmt(rx / fx, 2), fmt(rx), fmt(fx),
-                    period_for(last, s) / 1000), rx <= 1.2 * fx)
+    for s, t, rx, fx in sleeping_consumer(m_of, futex, last, sizes):
+        row("1. sleeping consumer: doradmasrc publish → delivery p50 "
+            "≤ 1.2× futex floor", SNAME[s],
+            "%s: %s× (%s vs %s µs, %g ms period)" % (
+                t, fmt(rx / fx, 2), fmt(rx), fmt(fx),
+                period_for(last, s) / 1000), rx <= 1.2 * fx)
     for s in sizes:
         sp = m_of("dm-spin", s, "paced", "lat_p50")
         fl = m_of("floor", s, "paced", "lat_p50")
@@ -577,19 +583,14 @@ def where_we_stand(data, futex, last, sizes, pings, crowded=None):
                          ("– (iceoryx not measured)" if ring is None or iox is None
                           else judge_spin(ring <= iox) if wait == "spin"
                           else yes(ring <= iox))))
-    for s in sizes:
-        fx = med([f["p50"] / 1e3 for f in futex.get(period_for(last, s), [])])
-        for t in ("dm-lossless", "dm-latest"):
-            rx = m_of(t, s, "paced", "rx_lat50")
-            if rx is None or not fx:
-                continue
-            # the period, not the size, sets how cold the woken consumer
-            # runs (period-vs-size.sh): say which one each row had
-            L.append("| sleeping consumer: doradmasrc publish → delivery p50 ≤ "
-                     "1.2× futex floor | %s | %s: %s µs vs %s µs = %s× "
-                     "(%g ms period) | %s |" % (
-                         SNAME[s], t, fmt(rx), fmt(fx), fmt(rx / fx, 2),
-                         period_for(last, s) / 1000, yes(rx <= 1.2 * fx)))
+    for s, t, rx, fx in sleeping_consumer(m_of, futex, last, sizes):
+        # the period, not the size, sets how cold the woken consumer
+        # runs (period-vs-size.sh): say which one each row had
+        L.append("| sleeping consumer: doradmasrc publish → delivery p50 ≤ "
+                 "1.2× futex floor | %s | %s: %s µs vs %s µs = %s× "
+                 "(%g ms period) | %s |" % (
+                     SNAME[s], t, fmt(rx), fmt(fx), fmt(rx / fx, 2),
+                     period_for(last, s) / 1000, yes(rx <= 1.2 * fx)))
     k4 = (3840, 2160)
     shm = m_of("shm", k4, "thr", "fps")
     for t in ("dm-lossless", "dm-latest", "dm-spin"):
