@@ -101,23 +101,29 @@ count "$N2"
 import os, re, sys
 def by_object(p):
     """Self Ir per object (ob=) from a callgrind file: every cost line but
-    the one after calls=, which is the call's inclusive cost."""
-    names, ob, d, after_call = {}, None, {}, False
+    the one after calls=, which is the call's inclusive cost. Cost lines
+    are POSITIONS then EVENTS, as the file's headers name them."""
+    names, ob, d, after_call = {}, "?", {}, False
+    npos, ir = 1, 0
     for line in open(p):
-        if line.startswith(("ob=", "cob=")):
-            # an object is named where it first appears, as ob= or cob=
-            m = re.match(r"c?ob=\((\d+)\)(?: (.*))?", line.rstrip("\n"))
+        if line.startswith("positions:"):
+            npos = len(line.split()) - 1
+        elif line.startswith("events:"):
+            ir = line.split()[1:].index("Ir")
+        elif line.startswith(("ob=", "cob=")):
+            # compressed: "(id) name" where it first appears, "(id)" after
+            m = re.match(r"c?ob=(?:\((\d+)\))? ?(.*)", line.rstrip("\n"))
+            key = m.group(1) or m.group(2)
             if m.group(2):
-                names[m.group(1)] = os.path.basename(m.group(2))
+                names[key] = os.path.basename(m.group(2))
             if line.startswith("ob="):
-                ob = names.get(m.group(1), "?")
+                ob = names.get(key, "?")
         elif line.startswith("calls="):
             after_call = True
         elif line[:1] in "0123456789+-*":
-            if not after_call:
-                parts = line.split()
-                if len(parts) >= 2:
-                    d[ob] = d.get(ob, 0) + int(parts[1])
+            parts = line.split()
+            if not after_call and len(parts) > npos + ir:
+                d[ob] = d.get(ob, 0) + int(parts[npos + ir])
             after_call = False
     return d
 def load(p):
@@ -146,7 +152,7 @@ else:
 for k, v in sorted(per.items(), key=lambda kv: -kv[1])[:topn]:
     print("%10.0f  %s" % (v, k))
 oa, ob = by_object(sys.argv[5]), by_object(sys.argv[6])
-objs = {k: (ob[k] - oa.get(k, 0)) / n for k in ob}
+objs = {k: (ob.get(k, 0) - oa.get(k, 0)) / n for k in set(oa) | set(ob)}
 print("process Ir/frame %.0f (every thread, user space), by object:" %
       sum(objs.values()))
 for k, v in sorted(objs.items(), key=lambda kv: -kv[1]):
