@@ -58,7 +58,20 @@ drain (int fd, GString * acc, int ms)
   }
 }
 
-/* Runs watch in a pty for a second, sends `key`, returns the exit code
+/* Reads what the child writes into `acc` until it holds `needle`, for at
+ * most `ms` milliseconds. */
+static void
+drain_until (int fd, GString * acc, const char *needle, int ms)
+{
+  guint64 end = t_now_ns () + (guint64) ms * 1000000;
+
+  while (!strstr (acc->str, needle) && t_now_ns () < end)
+    drain (fd, acc, 50);
+}
+
+/* Runs watch in a pty for a second and at least until its first screen
+ * (its SIGINT handler is in place before it: a Ctrl-C sent earlier, on a
+ * busy machine, killed it with 130), sends `key`, returns the exit code
  * (-1: still running 3 s later, then killed). */
 static int
 watch_and_quit (const char *channel, char key, GString * screen)
@@ -75,6 +88,7 @@ watch_and_quit (const char *channel, char key, GString * screen)
   if (pid < 0)
     return -2;
   drain (master, screen, 1000);
+  drain_until (master, screen, "\033[H", 20000);
   if (write (master, &key, 1) != 1)
     t_log ("write to the pty: %s", strerror (errno));
   for (i = 0; i < 300; i++) {

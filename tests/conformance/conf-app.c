@@ -8,9 +8,10 @@
  * appsink does not take GstVideoMeta, so that is the layout its buffers must
  * have, and row padding (uninitialised in any decoder or pool) is left out.
  *
- * Other lines: "frame n=N pts=NS discont=0|1 latency=NS size=BYTES" per
- * frame (latency: the sink's configured latency then), "element NAME:
- * STRUCTURE" per element message, "latency-message" when a LATENCY message
+ * Other lines: "frame n=N pts=NS discont=0|1 latency=NS size=BYTES at=US"
+ * per frame (latency: the sink's configured latency then; at: the
+ * CLOCK_MONOTONIC microseconds just after that latency was read),
+ * "element NAME: STRUCTURE" per element message, "latency-message" when a LATENCY message
  * arrived (the app recalculates, as gst-launch does), "paused
  * start-time=NS" (the running time it paused at) / "resumed",
  * "WARNING from=ELEMENT: MESSAGE" per warning, and "ERROR domain=D code=C
@@ -34,9 +35,11 @@
  * looping player); --stop-ms MS plays only [0, MS] (a seek in PAUSED,
  * before PLAYING; the replay too); --set ELEMENT:PROPERTY=VALUE with
  * --set-after-ms MS sets a property MS after PLAYING (prints "set ...").
- * "sink-latency NS buffer N" is printed
+ * "sink-latency NS buffer N old-until=US" is printed
  * when buffer N (from 1) reaches the element named "sink" and its
- * configured latency changed.
+ * configured latency changed; old-until: the CLOCK_MONOTONIC microseconds
+ * just before buffer N-1's read found the old value (0 for buffer 1), so
+ * the sink's latency was the old one until then.
  * SIGINT/SIGTERM stop the pipeline cleanly (exit 0).
  *
  * Copyright (C) 2025 the doradma authors
@@ -133,7 +136,8 @@ new_sample (GstAppSink * sink, gpointer data)
   GstBuffer *buf;
   GstVideoInfo info;
   GstMapInfo map;
-  GstClockTime pts;
+  GstClockTime pts, latency;
+  gint64 at;
   gchar *hex;
 
   if (sample == NULL)
@@ -151,13 +155,15 @@ new_sample (GstAppSink * sink, gpointer data)
   hex = visible_sha1 (&info, map.data, map.size);
   pts = GST_BUFFER_PTS (buf);
   n_frames++;
+  /* at is taken after the read: the latency was that value until then */
+  latency = gst_base_sink_get_latency (GST_BASE_SINK (sink));
+  at = g_get_monotonic_time ();
   /* one printf: the main thread's lines never fall between the two */
   printf ("frame n=%" G_GINT64_FORMAT " pts=%" G_GINT64_FORMAT " discont=%d "
-      "latency=%" G_GUINT64_FORMAT " size=%" G_GSIZE_FORMAT "\n"
-      "%" GST_TIME_FORMAT " %s\n", n_frames,
+      "latency=%" G_GUINT64_FORMAT " size=%" G_GSIZE_FORMAT " at=%"
+      G_GINT64_FORMAT "\n%" GST_TIME_FORMAT " %s\n", n_frames,
       GST_CLOCK_TIME_IS_VALID (pts) ? (gint64) pts : (gint64) - 1,
-      GST_BUFFER_IS_DISCONT (buf) ? 1 : 0,
-      (guint64) gst_base_sink_get_latency (GST_BASE_SINK (sink)), map.size,
+      GST_BUFFER_IS_DISCONT (buf) ? 1 : 0, (guint64) latency, map.size, at,
       GST_TIME_ARGS (pts), hex);
   g_free (hex);
   gst_buffer_unmap (buf, &map);
@@ -241,16 +247,19 @@ buffer_at_sink (GstPad * pad, GstPadProbeInfo * info, gpointer data)
 {
   static GstClockTime printed = GST_CLOCK_TIME_NONE;
   static guint64 n;
+  static gint64 before_last;
   GstElement *sink = gst_pad_get_parent_element (pad);
+  gint64 before = g_get_monotonic_time ();
   GstClockTime latency = gst_base_sink_get_latency (GST_BASE_SINK (sink));
 
   gst_object_unref (sink);
   n++;
   if (latency != printed) {
     printf ("sink-latency %" G_GUINT64_FORMAT " buffer %" G_GUINT64_FORMAT
-        "\n", (guint64) latency, n);
+        " old-until=%" G_GINT64_FORMAT "\n", (guint64) latency, n, before_last);
     printed = latency;
   }
+  before_last = before;
   return GST_PAD_PROBE_OK;
 }
 

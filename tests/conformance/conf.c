@@ -93,7 +93,7 @@ conf_frames (MpProc * p)
 
   g_array_set_clear_func (a, clear_frame);
   for (guint i = 0; lines[i]; i++) {
-    gint64 n, pts;
+    gint64 n, pts, at;
     gint disc;
     guint64 lat, size;
     gchar hex[64];
@@ -102,12 +102,13 @@ conf_frames (MpProc * p)
       resumes++;
     /* "frame ..." then, on the next line, "<time> <sha1>" */
     if (sscanf (lines[i], "frame n=%" G_GINT64_FORMAT " pts=%" G_GINT64_FORMAT
-            " discont=%d latency=%" G_GUINT64_FORMAT " size=%" G_GUINT64_FORMAT,
-            &n, &pts, &disc, &lat, &size) == 5) {
+            " discont=%d latency=%" G_GUINT64_FORMAT " size=%" G_GUINT64_FORMAT
+            " at=%" G_GINT64_FORMAT, &n, &pts, &disc, &lat, &size, &at) == 6) {
       f.pts = pts;
       f.discont = disc != 0;
       f.latency = lat;
       f.size = size;
+      f.at = at;
       have = TRUE;
     } else if (have && sscanf (lines[i], "%*s %63s", hex) == 1) {
       f.sha1 = g_strdup (hex);
@@ -149,33 +150,53 @@ conf_wait_line (MpProc * p, const gchar * prefix, gdouble timeout_s)
 
 /* The producer's configured latencies: its "sink-latency NS buffer N" lines
  * with NS > 0 (the pipeline configures it after the first buffers). */
+/* The nth (from 0) "sink-latency NS buffer N old-until=US" line with
+ * NS > 0, if printed yet. */
+static gboolean
+nth_sink_latency (MpProc * p, guint nth, guint64 * latency, guint64 * buffer,
+    gint64 * old_until)
+{
+  gchar *s = mp_output (p), **lines = g_strsplit (s, "\n", -1);
+  gboolean found = FALSE;
+  guint seen = 0;
+
+  for (guint i = 0; lines[i] && !found; i++)
+    found = sscanf (lines[i], "sink-latency %" G_GUINT64_FORMAT " buffer %"
+        G_GUINT64_FORMAT " old-until=%" G_GINT64_FORMAT, latency, buffer,
+        old_until) == 3 && *latency > 0 && seen++ == nth;
+  g_strfreev (lines);
+  g_free (s);
+  return found;
+}
+
 guint64
 conf_producer_latency (MpProc * p, guint nth, gdouble timeout_s,
     guint64 * buffer)
 {
   gint64 end = g_get_monotonic_time () + (gint64) (timeout_s * G_USEC_PER_SEC);
+  guint64 v, n;
+  gint64 until;
 
   while (g_get_monotonic_time () < end) {
-    gchar *s = mp_output (p), **lines = g_strsplit (s, "\n", -1);
-    guint64 v = 0, n = 0, found = 0;
-    guint seen = 0;
-
-    for (guint i = 0; lines[i] && found == 0; i++)
-      if (sscanf (lines[i], "sink-latency %" G_GUINT64_FORMAT " buffer %"
-              G_GUINT64_FORMAT, &v, &n) == 2 && v > 0 && seen++ == nth)
-        found = v;
-    g_strfreev (lines);
-    g_free (s);
-    if (found > 0) {
+    if (nth_sink_latency (p, nth, &v, &n, &until)) {
       if (buffer)
         *buffer = n;
-      return found;
+      return v;
     }
     if (!mp_alive (p))
       break;
     g_usleep (20000);
   }
   return G_MAXUINT64;
+}
+
+gint64
+conf_producer_old_until (MpProc * p, guint nth)
+{
+  guint64 v, n;
+  gint64 until;
+
+  return nth_sink_latency (p, nth, &v, &n, &until) ? until : -1;
 }
 
 gboolean

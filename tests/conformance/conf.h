@@ -16,6 +16,7 @@ typedef struct
   gint64 pts;                   /* -1: none */
   gboolean discont;
   guint64 latency;              /* the appsink's configured latency then */
+  gint64 at;                    /* CLOCK_MONOTONIC us after that read */
   gsize size;                   /* buffer size */
   gchar *sha1;
   guint resumes;                /* "resumed" lines printed before it */
@@ -48,6 +49,9 @@ gchar *conf_wait_line (MpProc * p, const gchar * prefix, gdouble timeout_s);
  * within timeout_s. */
 guint64 conf_producer_latency (MpProc * p, guint nth, gdouble timeout_s,
     guint64 * buffer);
+/* The same line's old-until: until then (CLOCK_MONOTONIC us) the
+ * producer's sink still had its previous latency; -1 when none. */
+gint64 conf_producer_old_until (MpProc * p, guint nth);
 /* Frames from..to (numbered from 1 among those of `size`; size 0: all; to
  * 0: to the end) had the configured latency `want`, and there are at least
  * 3 of them; else prints what differs. */
