@@ -216,13 +216,14 @@ run_rep () {   # build, dir, rep, kind, extra meson args...
   shift 4
   tests=$(select_tests "$dir" "$kind")
   [ -n "$tests" ] || return 0
-  # a run that wrote no log must not count the previous one's again
-  rm -f "$dir/meson-logs/flake-hunt-$kind.json"
+  # a run that wrote no log must not count the previous one's again; the
+  # name is this hunt's own: two hunts may share a build directory
+  rm -f "$dir/meson-logs/flake-hunt-$$-$kind.json"
   # shellcheck disable=SC2086
   meson test -C "$dir" --no-rebuild --num-processes "$JOBS" \
-      --logbase "flake-hunt-$kind" "$@" $tests \
+      --logbase "flake-hunt-$$-$kind" "$@" $tests \
       >"$LOGS/$b-$rep-$kind.txt" 2>&1 || status=1
-  cp "$dir/meson-logs/flake-hunt-$kind.json" "$LOGS/$b-$rep-$kind.json" || {
+  mv "$dir/meson-logs/flake-hunt-$$-$kind.json" "$LOGS/$b-$rep-$kind.json" || {
     echo "flake-hunt: meson wrote no JSON log ($LOGS/$b-$rep-$kind.txt)"
     status=1
   }
