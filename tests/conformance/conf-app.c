@@ -11,8 +11,8 @@
  * Other lines: "frame n=N pts=NS discont=0|1 latency=NS size=BYTES at=US"
  * per frame (latency: the sink's configured latency then; at: the
  * CLOCK_MONOTONIC microseconds just after that latency was read),
- * "element NAME: STRUCTURE" per element message, "latency-message" when a LATENCY message
- * arrived (the app recalculates, as gst-launch does), "paused
+ * "element NAME: STRUCTURE" per element message, "latency-message" when a
+ * LATENCY message arrived (the app recalculates, as gst-launch does), "paused
  * start-time=NS" (the running time it paused at) / "resumed",
  * "WARNING from=ELEMENT: MESSAGE" per warning, and "ERROR domain=D code=C
  * from=ELEMENT: MESSAGE | DEBUG" (exit 1).

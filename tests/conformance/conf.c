@@ -148,10 +148,9 @@ conf_wait_line (MpProc * p, const gchar * prefix, gdouble timeout_s)
   return line ? line : conf_line (p, prefix);
 }
 
-/* The producer's configured latencies: its "sink-latency NS buffer N" lines
- * with NS > 0 (the pipeline configures it after the first buffers). */
 /* The nth (from 0) "sink-latency NS buffer N old-until=US" line with
- * NS > 0, if printed yet. */
+ * NS > 0 (the pipeline configures it after the first buffers), if printed
+ * yet. */
 static gboolean
 nth_sink_latency (MpProc * p, guint nth, guint64 * latency, guint64 * buffer,
     gint64 * old_until)
