@@ -158,8 +158,10 @@ for b in ${BUILDS//,/ }; do
 done
 
 # ---- the run's shm directory (as scripts/test.sh) ----
-DORADMA_TEST_RUN_DIR=$(mktemp -d /dev/shm/doradma-test-XXXXXX) || exit 1
-chmod 0755 "$DORADMA_TEST_RUN_DIR"   # tests run consumers as another uid
+. "$SRC/tests/run-dir.sh"
+DORADMA_TEST_RUN_DIR=$(run_dir_name $$)
+run_dir_sweep "$DORADMA_TEST_RUN_DIR"
+mkdir -m 0755 "$DORADMA_TEST_RUN_DIR" || exit 1
 export DORADMA_TEST_RUN_DIR
 
 # ---- load ----

@@ -22,8 +22,9 @@
 # value skips them. The wall time of each step is printed before the summary.
 #
 # Every test runs in a private shm directory (tests/isolate.sh), inside one
-# made for this run (mktemp -d /dev/shm/doradma-test-XXXXXX, removed at the
-# end): two runs at once, or a run next to live pipelines, do not meet.
+# made for this run (/dev/shm/doradma-test-run-<pid>-<start>, removed at the
+# end, or by the next run if this one is killed: tests/run-dir.sh): two runs
+# at once, or a run next to live pipelines, do not meet.
 # DORADMA_STRESS=1 runs everything next to one CPU hog per core (not in CI).
 #
 # The last line printed is always the summary:
@@ -112,11 +113,14 @@ run_t0=$(date +%s)
 # Every test works in a private shm directory inside this run's own
 # (tests/isolate.sh): live pipelines, other users' channels and a second
 # test run in another clone are never seen, nor touched. Removed at the end.
-DORADMA_TEST_RUN_DIR=$(mktemp -d /dev/shm/doradma-test-XXXXXX) || {
-  echo "test.sh: cannot make the run's directory in /dev/shm"
+. "$SRC/tests/run-dir.sh"
+DORADMA_TEST_RUN_DIR=$(run_dir_name $$)
+run_dir_sweep "$DORADMA_TEST_RUN_DIR"   # those of runs that were killed
+# 0755: tests run consumers as another uid; mkdir fails on a name taken
+mkdir -m 0755 "$DORADMA_TEST_RUN_DIR" || {
+  echo "test.sh: cannot make the run's directory $DORADMA_TEST_RUN_DIR"
   exit 1
 }
-chmod 0755 "$DORADMA_TEST_RUN_DIR"   # tests run consumers as another uid
 export DORADMA_TEST_RUN_DIR
 
 # DORADMA_STRESS=1: every suite runs next to one CPU hog per core (a busy

@@ -5,13 +5,12 @@
 # objects, a live user's channels or another clone's tests in /dev/shm.
 #
 #   DORADMA_TEST_RUN_DIR   the run's directory (scripts/test.sh makes one
-#                          with mktemp and removes it at the end). Unset (a
-#                          `meson test` started by hand): one per meson
-#                          process, /dev/shm/doradma-test-run-<pid>-<start>,
-#                          removed by the last test that leaves it empty,
-#                          by the no-leftovers test at the end of the run,
-#                          or by the next run once that meson process is
-#                          gone.
+#                          and removes it at the end). Unset (a `meson
+#                          test` started by hand): one per meson process
+#                          (tests/run-dir.sh names it), removed by the
+#                          last test that leaves it empty, by the
+#                          no-leftovers test at the end of the run, or by
+#                          the next run once that meson process is gone.
 #   DORADMA_SHM_DIR        set here for the test: <run dir>/t-XXXXXX, mode
 #                          1777 as /dev/shm (tests run writers and readers
 #                          as other uids), removed when the test ends. A doradma* object still in it
@@ -25,19 +24,10 @@
 set -u
 
 if [ -z "${DORADMA_TEST_RUN_DIR:-}" ]; then
-  # start time (field 22 of /proc/<pid>/stat, after the command's ")"):
-  # a reused pid is another run
-  start=$(sed 's/.*) //' "/proc/$PPID/stat" 2>/dev/null | cut -d' ' -f20)
-  DORADMA_TEST_RUN_DIR=/dev/shm/doradma-test-run-$PPID-${start:-0}
+  . "$(dirname "$0")/run-dir.sh"
+  DORADMA_TEST_RUN_DIR=$(run_dir_name "$PPID")
   export DORADMA_TEST_RUN_DIR_AUTO=1
-  # the run directories of meson processes that are gone
-  for d in /dev/shm/doradma-test-run-*-*; do
-    [ -d "$d" ] && [ "$d" != "$DORADMA_TEST_RUN_DIR" ] || continue
-    b=${d#/dev/shm/doradma-test-run-}
-    p=${b%-*}
-    s=$(sed 's/.*) //' "/proc/$p/stat" 2>/dev/null | cut -d' ' -f20)
-    [ "$s" = "${b##*-}" ] || rm -rf "$d"
-  done
+  run_dir_sweep "$DORADMA_TEST_RUN_DIR"
 fi
 export DORADMA_TEST_RUN_DIR
 # a few tries: a test of the same hand-started run that ends now removes
