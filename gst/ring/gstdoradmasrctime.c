@@ -159,7 +159,6 @@ gst_doradma_src_time_place (GstDoradmaSrcTime * t,
       t->rebase += spaced - rt;
       rt = spaced;
     }
-    t->last_mono_pts = mono;
   }
   *pts = MAX (rt, 0);
   if (t->pushed && *pts <= t->last_pts)
@@ -181,6 +180,10 @@ gst_doradma_src_time_stamp (GstDoradmaSrcTime * t, GstBuffer * buf,
     GST_BUFFER_FLAG_UNSET (buf, GST_BUFFER_FLAG_DISCONT);
   t->discont = FALSE;
   t->pushed = TRUE;
-  if (GST_CLOCK_TIME_IS_VALID (pts))
+  /* the spacing is kept from the last frame that went out: one placed
+   * and then dropped (paused while we waited) must not move it */
+  if (GST_CLOCK_TIME_IS_VALID (pts)) {
     t->last_pts = pts;
+    t->last_mono_pts = fr->f.info.mono_pts;
+  }
 }

@@ -34,8 +34,9 @@ G_BEGIN_DECLS typedef struct
   gboolean pushed;              /* a buffer went out since start() */
   GstClockTime last_pts;
   GstClockTime rebase;          /* next mode: added to running times */
-  guint64 last_mono_pts;        /* the last frame's capture time (writer's
-                                 * CLOCK_MONOTONIC), or DORADMA_TIME_NONE */
+  guint64 last_mono_pts;        /* the capture time (writer's
+                                 * CLOCK_MONOTONIC) of the frame stamped
+                                 * last_pts, or DORADMA_TIME_NONE */
   GstDoradmaClockMap clock_map; /* mono_pts → running time */
 } GstDoradmaSrcTime;
 
