@@ -22,9 +22,10 @@
 # value skips them. The wall time of each step is printed before the summary.
 #
 # Every test runs in a private shm directory (tests/isolate.sh), inside one
-# made for this run (/dev/shm/doradma-test-run-<pid>-<start>, removed at the
-# end, or by the next run if this one is killed: tests/run-dir.sh): two runs
-# at once, or a run next to live pipelines, do not meet.
+# made for this run (/dev/shm/doradma-test-run-<pidns>-<pid>-<start>,
+# removed at the end, or by the next run if this one is killed:
+# tests/run-dir.sh): two runs at once, or a run next to live pipelines, do
+# not meet.
 # DORADMA_STRESS=1 runs everything next to one CPU hog per core (not in CI).
 #
 # The last line printed is always the summary:

@@ -18,6 +18,7 @@
 #include <unistd.h>
 
 #include "helpers.h"
+#include "writer-private.h"     /* WAIT_SLICE_NS */
 
 #define MS 1000000ll
 
@@ -36,7 +37,9 @@ wait_acquire (void *arg)
 {
   struct waiter *a = arg;
 
-  a->rc = doradma_writer_acquire (a->w, DORADMA_POLICY_LATEST, 2000 * MS,
+  /* far longer than the wait for it to sleep (below): a timeout that
+   * cut a slice short would end an unwoken sleep early */
+  a->rc = doradma_writer_acquire (a->w, DORADMA_POLICY_LATEST, 30000 * MS,
       &a->slot);
   a->done = t_now_ns ();
   return NULL;
@@ -48,7 +51,6 @@ wait_acquire (void *arg)
  * that proves the free woke it; load only delays a woken acquire (the busy
  * arm64 leg under qemu once took 15.4 ms, past the fixed 15 ms bound this
  * test had), so each case gets a few tries and one must prove it. */
-#define SLICE_NS (50 * MS)      /* lib/writer-private.h WAIT_SLICE_NS */
 #define TRIES 5
 
 /* 3 slots: frame 1 newest in one, the other two WRITING; a thread waits
@@ -98,7 +100,7 @@ acquire_wakes_once (int publish)
   t_log ("%s: the waiting acquire returned %.1f ms after the slot was freed, "
       "%.1f ms after it was last seen awake", publish ? "publish" : "abandon",
       (a.done - freed) / 1e6, (a.done - awake) / 1e6);
-  res = a.done - awake < SLICE_NS ? 0 : 1;
+  res = a.done - awake < (uint64_t) WAIT_SLICE_NS ? 0 : 1;
 err:
   if (started)
     pthread_join (th, NULL);
@@ -111,8 +113,11 @@ acquire_wakes (int publish)
 {
   int i, r = 1;
 
-  for (i = 0; i < TRIES && r == 1; i++)
+  for (i = 0; i < TRIES && r == 1; i++) {
+    if (i > 0)
+      usleep (100000);          /* not all tries in one stall of the host */
     r = acquire_wakes_once (publish);
+  }
   if (r == 1)
     t_log ("%s: in %d tries the waiting acquire never returned within a wait "
         "slice of going to sleep: the free does not wake it", publish ?
