@@ -159,9 +159,7 @@ done
 
 # ---- the run's shm directory (as scripts/test.sh) ----
 . "$SRC/tests/run-dir.sh"
-DORADMA_TEST_RUN_DIR=$(run_dir_name $$)
-run_dir_sweep "$DORADMA_TEST_RUN_DIR"
-mkdir -m 0755 "$DORADMA_TEST_RUN_DIR" || exit 1
+DORADMA_TEST_RUN_DIR=$(run_dir_new $$) || exit 1
 export DORADMA_TEST_RUN_DIR
 
 # ---- load ----

@@ -115,11 +115,9 @@ run_t0=$(date +%s)
 # (tests/isolate.sh): live pipelines, other users' channels and a second
 # test run in another clone are never seen, nor touched. Removed at the end.
 . "$SRC/tests/run-dir.sh"
-DORADMA_TEST_RUN_DIR=$(run_dir_name $$)
-run_dir_sweep "$DORADMA_TEST_RUN_DIR"   # those of runs that were killed
-# 0755: tests run consumers as another uid; mkdir fails on a name taken
-mkdir -m 0755 "$DORADMA_TEST_RUN_DIR" || {
-  echo "test.sh: cannot make the run's directory $DORADMA_TEST_RUN_DIR"
+# (and removes those of runs that were killed)
+DORADMA_TEST_RUN_DIR=$(run_dir_new $$) || {
+  echo "test.sh: cannot make the run's directory $(run_dir_name $$)"
   exit 1
 }
 export DORADMA_TEST_RUN_DIR

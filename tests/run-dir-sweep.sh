@@ -50,6 +50,15 @@ for d in "$live" "$own" "$foreign" "$other" "$odd" "$nostart" "$file" \
 done
 [ -d "$other" ] || fail "the symlink's target $other was removed"
 
+# run_dir_new: sweeps, makes the directory 0755, refuses a name taken
+mkdir "$dead" || fail "mkdir"
+rmdir "$live" || fail "rmdir"
+made=$(run_dir_new $$ "$base") || fail "run_dir_new failed"
+[ "$made" = "$live" ] || fail "run_dir_new made '$made', not '$live'"
+[ "$(stat -c %a "$made")" = 755 ] || fail "$made has mode $(stat -c %a "$made")"
+[ ! -e "$dead" ] || fail "run_dir_new did not sweep $dead"
+! run_dir_new $$ "$base" >/dev/null 2>&1 || fail "run_dir_new took a name taken"
+
 # /proc unreadable (no start time for anyone, ourselves included): every
 # run would look gone, so nothing may go
 mkdir "$dead" || fail "mkdir"

@@ -7,6 +7,8 @@
 #   run_dir_name PID [BASE]   prints the name of PID's run directory
 #   run_dir_sweep KEEP [BASE] removes the run directories of processes that
 #                             are gone, except KEEP
+#   run_dir_new PID [BASE]    sweeps, makes PID's run directory (a name
+#                             taken fails) and prints it
 #
 # BASE defaults to /dev/shm. <start> is the process's start time (field 22
 # of /proc/<pid>/stat): a pid reused by another process is another run.
@@ -50,4 +52,13 @@ run_dir_sweep () {   # keep [base]
     [ "$(run_dir_start "$pid")" = "$start" ] || rm -rf "$d" 2>/dev/null
   done
   return 0
+}
+
+run_dir_new () {   # pid [base]
+  local d
+  d=$(run_dir_name "$1" "${2:-}")
+  run_dir_sweep "$d" "${2:-}"
+  # 0755: tests run consumers as another uid
+  mkdir -m 0755 "$d" || return 1
+  echo "$d"
 }
