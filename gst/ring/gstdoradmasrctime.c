@@ -33,6 +33,7 @@ gst_doradma_src_time_start (GstDoradmaSrcTime * t, GstDoradmaReadMode read_mode)
   t->pushed = FALSE;
   t->last_pts = 0;
   t->rebase = 0;
+  t->placed_rebase = 0;
   t->last_mono_pts = DORADMA_TIME_NONE;
 }
 
@@ -116,6 +117,8 @@ gst_doradma_src_time_place (GstDoradmaSrcTime * t,
   gboolean resuming = published_before_resume (t, &fr->f.info);
   gint64 rt = 0;
   gboolean timed = capture_running_time (t, &fr->f.info, &rt);
+  /* the shift becomes ours only when the frame goes out (stamp()) */
+  GstClockTime rebase = t->rebase;
 
   if (resuming || (timed && rt < 0 && fr->backlog)) {
     /* stale: a newer frame, if there is one, replaces it */
@@ -141,11 +144,11 @@ gst_doradma_src_time_place (GstDoradmaSrcTime * t,
     return FALSE;
   }
   if (rt < 0 && !t->pushed)
-    t->rebase = -rt;
+    rebase = -rt;
   if (t->read_mode == GST_DORADMA_READ_MODE_NEXT) {
     guint64 mono = fr->f.info.mono_pts;
 
-    rt += t->rebase;
+    rt += rebase;
     /* capture times compared on the writer's clock: our running time
      * jumped at the resume */
     if (t->pushed && rt <= (gint64) t->last_pts && mono != DORADMA_TIME_NONE
@@ -156,10 +159,11 @@ gst_doradma_src_time_place (GstDoradmaSrcTime * t,
           "%" G_GINT64_FORMAT " ns before the previous frame's PTS: "
           "running times shifted to keep the capture spacing",
           fr->f.info.seq, (gint64) t->last_pts - rt);
-      t->rebase += spaced - rt;
+      rebase += spaced - rt;
       rt = spaced;
     }
   }
+  t->placed_rebase = rebase;
   *pts = MAX (rt, 0);
   if (t->pushed && *pts <= t->last_pts)
     *pts = t->last_pts + 1;
@@ -180,10 +184,12 @@ gst_doradma_src_time_stamp (GstDoradmaSrcTime * t, GstBuffer * buf,
     GST_BUFFER_FLAG_UNSET (buf, GST_BUFFER_FLAG_DISCONT);
   t->discont = FALSE;
   t->pushed = TRUE;
-  /* the spacing is kept from the last frame that went out: one placed
-   * and then dropped (paused while we waited) must not move it */
+  /* the spacing and the shift are kept from the last frame that went
+   * out: one placed and then dropped (paused while we waited) must not
+   * move them */
   if (GST_CLOCK_TIME_IS_VALID (pts)) {
     t->last_pts = pts;
     t->last_mono_pts = fr->f.info.mono_pts;
+    t->rebase = t->placed_rebase;
   }
 }

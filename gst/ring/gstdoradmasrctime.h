@@ -34,6 +34,8 @@ G_BEGIN_DECLS typedef struct
   gboolean pushed;              /* a buffer went out since start() */
   GstClockTime last_pts;
   GstClockTime rebase;          /* next mode: added to running times */
+  GstClockTime placed_rebase;   /* the rebase of the frame placed last:
+                                 * ours once it is stamped */
   guint64 last_mono_pts;        /* the capture time (writer's
                                  * CLOCK_MONOTONIC) of the frame stamped
                                  * last_pts, or DORADMA_TIME_NONE */

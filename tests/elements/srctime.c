@@ -45,15 +45,15 @@ timing_free (Timing * tm)
   gst_object_unref (tm->element);
 }
 
-/* Frame k of a 30 fps writer that started with our base time, published
- * `published` (CLOCK_MONOTONIC). */
+/* A frame of the writer, captured `mono` (CLOCK_MONOTONIC), published
+ * `published`. */
 static GstDoradmaConsumerFrame
-frame (const Timing * tm, guint k, GstClockTime published)
+frame (guint64 seq, GstClockTime mono, GstClockTime published)
 {
   GstDoradmaConsumerFrame fr = { 0 };
 
-  fr.f.info.seq = k + 1;
-  fr.f.info.mono_pts = tm->base + FIRST + k * PERIOD;
+  fr.f.info.seq = seq;
+  fr.f.info.mono_pts = mono;
   fr.f.info.pts = DORADMA_TIME_NONE;
   fr.f.info.dts = DORADMA_TIME_NONE;
   fr.f.info.duration = PERIOD;
@@ -61,20 +61,21 @@ frame (const Timing * tm, guint k, GstClockTime published)
   return fr;
 }
 
-/* Places frame k; pushes it when `push` (stamps a buffer, as create()
- * does), else leaves it as create() does when it was paused meanwhile.
- * Returns its PTS. */
+/* Places the frame captured `mono`; pushes it when `push` (stamps a
+ * buffer, as create() does), else leaves it as create() does when it was
+ * paused meanwhile. Returns its PTS. */
 static GstClockTime
-place (Timing * tm, guint k, gboolean push)
+place_captured (Timing * tm, guint64 seq, GstClockTime mono, gboolean push)
 {
-  GstDoradmaConsumerFrame fr = frame (tm, k,
+  GstDoradmaConsumerFrame fr = frame (seq, mono,
       gst_doradma_monotonic_now () + GST_SECOND);
   GstClockTime pts = GST_CLOCK_TIME_NONE;
   GstBuffer *buf;
 
   fail_unless (gst_doradma_src_time_place (&tm->t, NULL, &fr, &pts),
-      "frame %u was not placed", k);
-  fail_unless (GST_CLOCK_TIME_IS_VALID (pts), "frame %u: no PTS", k);
+      "seq %" G_GUINT64_FORMAT " was not placed", seq);
+  fail_unless (GST_CLOCK_TIME_IS_VALID (pts),
+      "seq %" G_GUINT64_FORMAT ": no PTS", seq);
   if (push) {
     buf = gst_buffer_new ();
     gst_doradma_src_time_stamp (&tm->t, buf, &fr, pts);
@@ -82,6 +83,24 @@ place (Timing * tm, guint k, gboolean push)
     gst_buffer_unref (buf);
   }
   return pts;
+}
+
+/* Frame k of a 30 fps writer that started with our base time. */
+static GstClockTime
+place (Timing * tm, guint k, gboolean push)
+{
+  return place_captured (tm, k + 1, tm->base + FIRST + k * PERIOD, push);
+}
+
+/* PAUSED for 1 s, then PLAYING again: the base time moves on by the
+ * pause (`paused` seconds of pause so far, this one included). */
+static void
+pause_one_second (Timing * tm, guint paused)
+{
+  gst_element_set_base_time (tm->element, tm->base + paused * GST_SECOND);
+  GST_OBJECT_LOCK (tm->element);
+  gst_doradma_src_time_playing (&tm->t);
+  GST_OBJECT_UNLOCK (tm->element);
 }
 
 /* The race lossless-pause-pts met on a busy machine: create() placed
@@ -101,17 +120,65 @@ GST_START_TEST (test_a_frame_placed_but_not_pushed_leaves_the_spacing_alone)
     fail_unless_equals_uint64 (pts14, FIRST + k * PERIOD);
   }
   place (&tm, 15, FALSE);
-
-  /* PAUSED for 1 s, PLAYING again: the base time moves on by the pause */
-  gst_element_set_base_time (tm.element, tm.base + GST_SECOND);
-  GST_OBJECT_LOCK (tm.element);
-  gst_doradma_src_time_playing (&tm.t);
-  GST_OBJECT_UNLOCK (tm.element);
+  pause_one_second (&tm, 1);
 
   pts23 = place (&tm, 23, TRUE);
   pts24 = place (&tm, 24, TRUE);
   fail_unless_equals_int64 ((gint64) (pts23 - pts14), 9 * PERIOD);
   fail_unless_equals_int64 ((gint64) (pts24 - pts23), PERIOD);
+  timing_free (&tm);
+}
+
+GST_END_TEST;
+
+/* A late joiner's first frame, captured 50 ms before our base time, is
+ * shifted to PTS 0, but create() saw the element paused and dropped it.
+ * The first frame that goes out after the resume was captured after the
+ * (new) base time: it keeps its own running time, without the dropped
+ * frame's 50 ms shift. */
+GST_START_TEST (test_a_first_frame_placed_but_not_pushed_leaves_no_shift)
+{
+  Timing tm = { 0 };
+  GstClockTime early = 50 * GST_MSECOND;
+
+  timing_start (&tm);
+  fail_unless_equals_uint64 (place_captured (&tm, 1, tm.base - early, FALSE),
+      0);
+  pause_one_second (&tm, 1);
+
+  fail_unless_equals_uint64 (place_captured (&tm, 2,
+          tm.base + GST_SECOND + FIRST, TRUE), FIRST);
+  fail_unless_equals_uint64 (place_captured (&tm, 3,
+          tm.base + GST_SECOND + FIRST + PERIOD, TRUE), FIRST + PERIOD);
+  timing_free (&tm);
+}
+
+GST_END_TEST;
+
+/* After a first pause, frame 23 (captured during it) is placed with a
+ * shift that keeps the capture spacing from frame 14, then dropped: paused
+ * again. After the second pause, frame 54 (captured during it, so mapped
+ * before frame 14's PTS without the dropped frame's shift) keeps the
+ * capture spacing from frame 14, the last one pushed: 40 periods. With
+ * the dropped frame's 1 s shift kept, it would map after frame 14's PTS
+ * and go out 10 periods after it. */
+GST_START_TEST (test_a_frame_placed_but_not_pushed_leaves_the_shift_alone)
+{
+  Timing tm = { 0 };
+  GstClockTime pts14 = 0, pts54;
+  guint k;
+
+  timing_start (&tm);
+  for (k = 0; k <= 14; k++)
+    pts14 = place (&tm, k, TRUE);
+  pause_one_second (&tm, 1);
+  fail_unless_equals_int64 ((gint64) (place (&tm, 23, FALSE) - pts14),
+      9 * PERIOD);
+  pause_one_second (&tm, 2);
+
+  pts54 = place (&tm, 54, TRUE);
+  fail_unless_equals_int64 ((gint64) (pts54 - pts14), 40 * PERIOD);
+  fail_unless_equals_int64 ((gint64) (place (&tm, 55, TRUE) - pts54), PERIOD);
   timing_free (&tm);
 }
 
@@ -126,6 +193,9 @@ srctime_suite (void)
   suite_add_tcase (s, tc);
   tcase_add_test (tc,
       test_a_frame_placed_but_not_pushed_leaves_the_spacing_alone);
+  tcase_add_test (tc, test_a_first_frame_placed_but_not_pushed_leaves_no_shift);
+  tcase_add_test (tc,
+      test_a_frame_placed_but_not_pushed_leaves_the_shift_alone);
   return s;
 }
 
