@@ -60,7 +60,9 @@ gboolean gst_doradma_src_time_place (GstDoradmaSrcTime * t,
     GstDoradmaConsumer * consumer, GstDoradmaConsumerFrame * fr,
     GstClockTime * pts);
 /* Stamps the buffer `fr` became (gst_doradma_src_output_frame, which
- * gave it its frame meta): PTS, the writer's fields, DISCONT. */
+ * gave it its frame meta): PTS, the writer's fields, DISCONT. `fr` is the
+ * frame place() accepted last: its shift and capture time become the
+ * reference of the next frames. */
 void gst_doradma_src_time_stamp (GstDoradmaSrcTime * t, GstBuffer * buf,
     const GstDoradmaConsumerFrame * fr, GstClockTime pts);
 

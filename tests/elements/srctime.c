@@ -155,13 +155,30 @@ GST_START_TEST (test_a_first_frame_placed_but_not_pushed_leaves_no_shift)
 
 GST_END_TEST;
 
+/* A late joiner's first frame, captured 50 ms before our base time, goes
+ * out at PTS 0; the shift stays: the next one, captured 100 ms later,
+ * goes out 100 ms later, not at its own running time (50 ms). */
+GST_START_TEST (test_a_late_joiners_shift_stays_after_its_first_frame)
+{
+  Timing tm = { 0 };
+  GstClockTime early = 50 * GST_MSECOND;
+
+  timing_start (&tm);
+  fail_unless_equals_uint64 (place_captured (&tm, 1, tm.base - early, TRUE), 0);
+  fail_unless_equals_uint64 (place_captured (&tm, 2,
+          tm.base - early + 100 * GST_MSECOND, TRUE), 100 * GST_MSECOND);
+  timing_free (&tm);
+}
+
+GST_END_TEST;
+
 /* After a first pause, frame 23 (captured during it) is placed with a
  * shift that keeps the capture spacing from frame 14, then dropped: paused
  * again. After the second pause, frame 54 (captured during it, so mapped
  * before frame 14's PTS without the dropped frame's shift) keeps the
  * capture spacing from frame 14, the last one pushed: 40 periods. With
  * the dropped frame's 1 s shift kept, it would map after frame 14's PTS
- * and go out 10 periods after it. */
+ * and go out about 10 periods after it. */
 GST_START_TEST (test_a_frame_placed_but_not_pushed_leaves_the_shift_alone)
 {
   Timing tm = { 0 };
@@ -193,6 +210,7 @@ srctime_suite (void)
   suite_add_tcase (s, tc);
   tcase_add_test (tc,
       test_a_frame_placed_but_not_pushed_leaves_the_spacing_alone);
+  tcase_add_test (tc, test_a_late_joiners_shift_stays_after_its_first_frame);
   tcase_add_test (tc, test_a_first_frame_placed_but_not_pushed_leaves_no_shift);
   tcase_add_test (tc,
       test_a_frame_placed_but_not_pushed_leaves_the_shift_alone);
