@@ -130,6 +130,13 @@ int doradma_cuda_device_get_handle (const struct doradma_cuda_device *dev);
 int doradma_cuda_device_synchronize (const struct doradma_cuda_device *dev,
     struct doradma_diag *diag);
 
+/* cuCtxSynchronize on any CUcontext (`context`: another library's, e.g.
+ * gst_cuda_context_get_handle), pushed for the call. The driver API must be
+ * loaded (a device opened). Returns 0, -EIO (or the errno of a sticky
+ * kernel error). */
+int doradma_cuda_context_synchronize (void *context,
+    struct doradma_diag *diag);
+
 /* ------------------------------------------------------------------------ */
 /* Streams, events and copies (stream.c)
  *

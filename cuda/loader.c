@@ -406,17 +406,22 @@ doradma_cuda_device_mem_info (const struct doradma_cuda_device *dev,
 }
 
 int
-doradma_cuda_device_synchronize (const struct doradma_cuda_device *dev,
-    struct doradma_diag *diag)
+doradma_cuda_context_synchronize (void *context, struct doradma_diag *diag)
 {
-  CUresult res;
-  int ret = __doradma_cuda_push (dev, diag);
+  CUresult res = api.CtxPushCurrent ((CUcontext) context);
 
-  if (ret < 0)
-    return ret;
+  if (res != CUDA_SUCCESS)
+    return __doradma_cuda_fail (diag, "cuCtxPushCurrent", res, NULL);
   res = api.CtxSynchronize ();
   __doradma_cuda_pop ();
   if (res != CUDA_SUCCESS)
     return __doradma_cuda_fail (diag, "cuCtxSynchronize", res, NULL);
   return 0;
+}
+
+int
+doradma_cuda_device_synchronize (const struct doradma_cuda_device *dev,
+    struct doradma_diag *diag)
+{
+  return doradma_cuda_context_synchronize (dev->ctx, diag);
 }

@@ -247,6 +247,12 @@ doradma_cuda_device_synchronize (const struct doradma_cuda_device *dev,
 }
 
 int
+doradma_cuda_context_synchronize (void *context, struct doradma_diag *diag)
+{
+  return NOCUDA (diag);
+}
+
+int
 doradma_cuda_stream_create (const struct doradma_cuda_device *dev,
     bool non_blocking, void **stream, struct doradma_diag *diag)
 {

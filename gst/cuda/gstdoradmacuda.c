@@ -135,23 +135,34 @@ gst_doradma_cuda_registrations (void)
   return (guint64) g_atomic_int_get (&n_registrations);
 }
 
+#ifdef HAVE_GST_CUDA
 gboolean
-gst_doradma_cuda_sync (gchar ** err)
+gst_doradma_cuda_memory_sync (GstMemory * mem, gchar ** err)
 {
-  struct doradma_cuda_device *dev = gst_doradma_cuda_device (err);
+  GstCudaMemory *cmem = GST_CUDA_MEMORY_CAST (mem);
+  struct doradma_cuda_device *dev;
   struct doradma_diag d = { 0 };
   int r;
 
+#ifdef HAVE_GST_CUDA_ALLOC_WRAPPED
+  if (gst_cuda_memory_get_stream (cmem)) {
+    gst_cuda_memory_sync (cmem);
+    return TRUE;
+  }
+#endif
+  dev = gst_doradma_cuda_device (err);  /* the driver API loaded */
   if (dev == NULL)
     return FALSE;
-  r = doradma_cuda_device_synchronize (dev, &d);
+  r = doradma_cuda_context_synchronize (gst_cuda_context_get_handle
+      (cmem->context), &d);
   doradma_cuda_device_unref (dev);
   if (r < 0) {
-    set_reason (err, g_strdup (d.msg));
+    set_reason (err, g_strdup_printf ("upstream's CUDA context: %s", d.msg));
     return FALSE;
   }
   return TRUE;
 }
+#endif
 
 guint64
 gst_doradma_cuda_mem_free (void)
@@ -625,11 +636,10 @@ gst_doradma_cuda_source_open (const GstVideoInfo * info, GstBuffer * buf,
     return TRUE;
 #ifdef HAVE_GST_CUDA
   if (gst_is_cuda_memory (mem)) {
-#ifdef HAVE_GST_CUDA_ALLOC_WRAPPED
-    /* >= 1.24: upstream may have queued its write on the memory's stream
-     * and returned; our copy runs on another stream */
-    gst_cuda_memory_sync (GST_CUDA_MEMORY_CAST (mem));
-#endif
+    /* upstream may have queued its write and returned; our copy runs on a
+     * stream of ours */
+    if (!gst_doradma_cuda_memory_sync (mem, err))
+      return FALSE;
     if (!gst_memory_map (mem, &src->map, GST_MAP_READ | GST_MAP_CUDA)) {
       set_reason (err, g_strdup ("could not map the upstream CUDA memory"));
       return FALSE;

@@ -190,15 +190,19 @@ gboolean gst_doradma_cuda_upload_frame (GstDoradmaCudaCopier * copier,
     const GstVideoInfo * info, GstBuffer * buf, guint64 dst_ptr,
     gboolean * from_device, gchar ** err);
 
-/* cuCtxSynchronize on device 0's primary context: every stream of it is
- * done (GPU work upstream queued without a stream of its own, before a
- * frame written in place is published). FALSE with *err. */
-gboolean gst_doradma_cuda_sync (gchar ** err);
-
 /* Bytes of device memory free now (cuMemGetInfo), 0 on failure. */
 guint64 gst_doradma_cuda_mem_free (void);
 
 #ifdef HAVE_GST_CUDA
+/* Upstream's GPU work on a GstCudaMemory is done, before a frame is read
+ * on one of our streams or published: the memory's stream synchronised
+ * when it carries one (>= 1.24), else every stream of the memory's own
+ * context (cuCtxSynchronize there, not in our primary context: a writer
+ * without a stream may have queued on any stream of its context, and a
+ * "synchronous" copy from pageable memory returns before its DMA lands).
+ * FALSE with *err. */
+gboolean gst_doradma_cuda_memory_sync (GstMemory * mem, gchar ** err);
+
 /* A GstCudaContext wrapping device 0's primary context (one per process,
  * a new reference), or NULL with *reason. */
 GstCudaContext *gst_doradma_cuda_context (gchar ** reason);

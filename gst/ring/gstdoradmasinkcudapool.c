@@ -314,13 +314,9 @@ gst_doradma_sink_cuda_pool_sync (GstBuffer * buf, gchar ** err)
     return FALSE;
   }
   gst_memory_unmap (mem, &map);
-  if (gst_cuda_memory_get_stream (GST_CUDA_MEMORY_CAST (mem))) {
-    /* the stream upstream queued its work on (it set it in the config) */
-    gst_cuda_memory_sync (GST_CUDA_MEMORY_CAST (mem));
-    return TRUE;
-  }
-  /* no stream of its own: upstream's work may be on any stream */
-  return gst_doradma_cuda_sync (err);
+  /* the stream upstream queued its work on (it set it in the config), or
+   * without one every stream of the memory's context */
+  return gst_doradma_cuda_memory_sync (mem, err);
 }
 
 #else /* no gst_cuda_allocator_alloc_wrapped: GStreamer < 1.24 */

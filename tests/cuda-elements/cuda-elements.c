@@ -32,6 +32,13 @@
  *            cudaupload's allocation query, by another CUDA pool with a
  *            stream: the sink copies each frame on the device, after
  *            syncing the memory's stream.
+ *   late-nostream, late-copy-nostream
+ *            late and late-copy with memory that carries no stream, the
+ *            late write queued on the legacy stream of the memory's
+ *            context (as a pageable "synchronous" copy whose DMA is still
+ *            in flight): the sink must synchronise the memory's context
+ *            before its slot is published or its copy (on a non-blocking
+ *            stream of ours) reads it.
  *   cudamem  CPU producer → doradmasrc (auto) ! cudadownload: the source
  *            outputs memory:CUDAMemory (device copy from the registered
  *            alias), frames equal.
@@ -749,7 +756,8 @@ spawn_late_producer (const gchar * prod, const gchar * log)
 }
 #endif
 
-/* `via`: pool (the slot pool's sync) or copy (the device copy's sync) */
+/* `via`: pool (the slot pool's sync) or copy (the device copy's sync), with
+ * "-nostream": memory without a stream (the context's sync) */
 static int
 test_late (const gchar * via)
 {
@@ -1046,6 +1054,10 @@ main (int argc, char **argv)
     r = test_late ("pool");
   else if (g_str_equal (which, "late-copy"))
     r = test_late ("copy");
+  else if (g_str_equal (which, "late-nostream"))
+    r = test_late ("pool-nostream");
+  else if (g_str_equal (which, "late-copy-nostream"))
+    r = test_late ("copy-nostream");
 #ifdef EXPECT_CUDA_SLOT_POOL
   else if (g_str_equal (which, "late-producer") && argc == 5)
     r = late_producer (argv[2], (guint) g_ascii_strtoull (argv[3], NULL, 10),
@@ -1058,8 +1070,8 @@ main (int argc, char **argv)
   else if (g_str_equal (which, "copyto"))
     r = test_copyto ();
   else {
-    fprintf (stderr, "usage: %s unified|ipc|cudapool|late|late-copy|cudamem|"
-        "kill|copyto\n", argv[0]);
+    fprintf (stderr, "usage: %s unified|ipc|cudapool|late|late-copy|"
+        "late-nostream|late-copy-nostream|cudamem|kill|copyto\n", argv[0]);
     r = FAIL;
   }
   printf ("%s: %s\n", which, r == PASS ? "PASS" : r == SKIP ? "SKIP" : "FAIL");

@@ -2,7 +2,10 @@
  * write still queued on its memory's stream when the buffer is pushed
  * (GStreamer >= 1.24's contract: the memory carries the stream and is
  * marked NEED_SYNC; whoever reads it syncs), made late enough that a sink
- * which does not wait publishes a clobbered frame.
+ * which does not wait publishes a clobbered frame. The `-nostream`
+ * variants: memory without a stream, the late write on the legacy stream
+ * of the memory's context (as a writer's pageable "synchronous" copy whose
+ * DMA is still in flight): the sink must synchronise that context.
  *
  * SPDX-License-Identifier: LGPL-2.1-or-later
  */
@@ -27,12 +30,14 @@ typedef struct
   CUdeviceptr scratch;          /* 2 x LATE_DELAY_BYTES */
   CUdeviceptr saved;            /* one frame */
   gsize saved_size;
-  guint late, no_stream, failed;
+  gboolean nostream;            /* the -nostream variants */
+  guint late, no_stream, with_stream, failed;
 } LateWrite;
 
-/* On the memory's stream, after upstream's own write: save the frame,
- * clobber it, wait, restore it; then return at once (the unmap of a CUDA
- * write map marks the memory NEED_SYNC, as upstream's own did). */
+/* On the memory's stream (-nostream: the legacy stream of its context),
+ * after upstream's own write: save the frame, clobber it, wait, restore
+ * it; then return at once (the unmap of a CUDA write map marks memory with
+ * a stream NEED_SYNC, as upstream's own did). */
 static GstPadProbeReturn
 make_write_late (GstPad * pad, GstPadProbeInfo * info, gpointer data)
 {
@@ -53,11 +58,15 @@ make_write_late (GstPad * pad, GstPadProbeInfo * info, gpointer data)
   }
   cmem = GST_CUDA_MEMORY_CAST (mem);
   stream = gst_cuda_memory_get_stream (cmem);
-  if (stream == NULL) {
+  if (stream == NULL && !lw->nostream) {
     lw->no_stream++;
     return GST_PAD_PROBE_OK;
   }
-  s = gst_cuda_stream_get_handle (stream);
+  if (stream != NULL && lw->nostream) {
+    lw->with_stream++;
+    return GST_PAD_PROBE_OK;
+  }
+  s = stream ? gst_cuda_stream_get_handle (stream) : NULL;
   if (!gst_memory_map (mem, &map, GST_MAP_READWRITE | GST_MAP_CUDA)) {
     lw->failed++;
     return GST_PAD_PROBE_OK;
@@ -93,12 +102,14 @@ make_write_late (GstPad * pad, GstPadProbeInfo * info, gpointer data)
  * its config, so cudaupload writes on it and pushes without a sync, the
  * memory marked NEED_SYNC; the probe's late write goes on that stream.
  * `data` "copy": the sink's pool is replaced by a CUDA pool of ours, of
- * the same context and with a stream, so the sink copies every frame. */
+ * the same context and with a stream, so the sink copies every frame.
+ * "-nostream" (pool-nostream, copy-nostream): no stream is added. */
 static GstPadProbeReturn
 give_the_pool_a_stream (GstPad * pad, GstPadProbeInfo * info, gpointer data)
 {
   GstQuery *q = GST_PAD_PROBE_INFO_QUERY (info);
-  gboolean copy = g_str_equal ((const gchar *) data, "copy");
+  gboolean copy = g_str_has_prefix ((const gchar *) data, "copy");
+  gboolean nostream = g_str_has_suffix ((const gchar *) data, "-nostream");
   GstBufferPool *pool = NULL;
   GstStructure *config;
   GstCudaStream *stream;
@@ -128,7 +139,7 @@ give_the_pool_a_stream (GstPad * pad, GstPadProbeInfo * info, gpointer data)
     config = gst_buffer_pool_get_config (pool);
   }
   stream = gst_buffer_pool_config_get_cuda_stream (config);
-  if (stream == NULL) {
+  if (stream == NULL && !nostream) {
     stream = gst_cuda_stream_new (GST_CUDA_BUFFER_POOL (pool)->context);
     gst_buffer_pool_config_set_cuda_stream (config, stream);
     printf ("late-producer: %s pool now has stream %p\n",
@@ -143,11 +154,12 @@ give_the_pool_a_stream (GstPad * pad, GstPadProbeInfo * info, gpointer data)
   return GST_PAD_PROBE_OK;
 }
 
-/* Mode late-producer CH N pool|copy: cudaupload ! doradmasink with the
- * late write probe, cudaupload writing into the sink's slot pool (pool), or
- * into another CUDA pool (copy: the sink copies each frame on the device);
- * prints what it did and the sink's stats. Exit 0 when every frame was
- * written late on its memory's stream. */
+/* Mode late-producer CH N pool|copy[-nostream]: cudaupload ! doradmasink
+ * with the late write probe, cudaupload writing into the sink's slot pool
+ * (pool), or into another CUDA pool (copy: the sink copies each frame on
+ * the device), the memory with a stream or without (-nostream); prints
+ * what it did and the sink's stats. Exit 0 when every frame was written
+ * late on the stream the variant names. */
 int
 late_producer (const gchar * ch, guint n, const gchar * via)
 {
@@ -156,7 +168,7 @@ late_producer (const gchar * ch, guint n, const gchar * via)
       "doradmasink name=sink channel=%s transport=ipc mode=lossless "
       "wait-for-readers=1 sync=false", n, ch);
   GstElement *pipe = gst_parse_launch (desc, NULL), *up = NULL, *sink = NULL;
-  LateWrite lw = { 0 };
+  LateWrite lw = {.nostream = g_str_has_suffix (via, "-nostream") };
   guint64 dcopies = G_MAXUINT64;
   GstStructure *stats = NULL;
   GstMessage *m = NULL;
@@ -181,15 +193,17 @@ late_producer (const gchar * ch, guint n, const gchar * via)
       "producer: %s", m ? "error" : "no EOS within 60 s");
   g_object_get (sink, "stats", &stats, NULL);
   str = gst_structure_to_string (stats);
-  printf ("late-producer: %u frames written late on their memory's stream, "
-      "%u on memory without a stream, %u failed; sink %s\n", lw.late,
-      lw.no_stream, lw.failed, str);
+  printf ("late-producer: %u frames written late on %s, %u skipped on "
+      "memory without a stream, %u on memory with one, %u failed; sink %s\n",
+      lw.late, lw.nostream ? "their context's legacy stream" :
+      "their memory's stream", lw.no_stream, lw.with_stream, lw.failed, str);
   g_free (str);
   CHECK (lw.late == n, "%u of %u frames were written late (%u without a "
-      "stream: upstream gave no stream to race)", lw.late, n, lw.no_stream);
+      "stream, %u with one: not the memory the variant races)", lw.late, n,
+      lw.no_stream, lw.with_stream);
   /* the path the scenario is about: published in place, or copied */
   gst_structure_get_uint64 (stats, "device-copies", &dcopies);
-  CHECK (dcopies == (g_str_equal (via, "copy") ? n : 0), "the sink made %"
+  CHECK (dcopies == (g_str_has_prefix (via, "copy") ? n : 0), "the sink made %"
       G_GUINT64_FORMAT " device copies of %u frames (%s)", dcopies, n, via);
   ret = PASS;
 err:
