@@ -786,8 +786,9 @@ test_late (const gchar * via)
   g_free (prod);
   return ret;
 #else
-  printf ("SKIP: GStreamer < 1.24: a CUDA memory carries no stream, its "
-      "writer syncs before it pushes (nothing to race)\n");
+  printf ("SKIP: GStreamer < 1.24: the late producer is written against "
+      "CUDA memory with streams (gst_cuda_memory_get_stream, a stream in "
+      "the pool's config)\n");
   return SKIP;
 #endif
 }

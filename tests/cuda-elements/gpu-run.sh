@@ -17,7 +17,7 @@ export DORADMA_SHM_DIR=/dev/shm
   gst-inspect-1.0 cudaupload 2>&1 | head -3
 } > "$O/env.log" 2>&1
 rc=0
-for t in ${@:-unified ipc cudapool late late-copy cudamem pitch copyto kill}; do
+for t in ${@:-unified ipc cudapool late late-copy late-nostream late-copy-nostream cudamem pitch copyto kill}; do
   if [ "$t" = pitch ]; then
     timeout 300 bash tests/cuda-elements/pitch.sh > "$O/$t.log" 2>&1
   else
