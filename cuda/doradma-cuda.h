@@ -131,9 +131,9 @@ int doradma_cuda_device_synchronize (const struct doradma_cuda_device *dev,
     struct doradma_diag *diag);
 
 /* cuCtxSynchronize on any CUcontext (`context`: another library's, e.g.
- * gst_cuda_context_get_handle), pushed for the call. The driver API must be
- * loaded (a device opened). Returns 0, -EIO (or the errno of a sticky
- * kernel error). */
+ * gst_cuda_context_get_handle), pushed for the call; loads the driver API
+ * when no call did yet. Returns 0, the load's error, -EIO (or the errno of
+ * a sticky kernel error). */
 int doradma_cuda_context_synchronize (void *context,
     struct doradma_diag *diag);
 

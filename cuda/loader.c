@@ -408,8 +408,12 @@ doradma_cuda_device_mem_info (const struct doradma_cuda_device *dev,
 int
 doradma_cuda_context_synchronize (void *context, struct doradma_diag *diag)
 {
-  CUresult res = api.CtxPushCurrent ((CUcontext) context);
+  CUresult res;
+  int ret = doradma_cuda_load (diag);
 
+  if (ret < 0)
+    return ret;
+  res = api.CtxPushCurrent ((CUcontext) context);
   if (res != CUDA_SUCCESS)
     return __doradma_cuda_fail (diag, "cuCtxPushCurrent", res, NULL);
   res = api.CtxSynchronize ();

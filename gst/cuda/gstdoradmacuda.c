@@ -140,9 +140,7 @@ gboolean
 gst_doradma_cuda_memory_sync (GstMemory * mem, gchar ** err)
 {
   GstCudaMemory *cmem = GST_CUDA_MEMORY_CAST (mem);
-  struct doradma_cuda_device *dev;
   struct doradma_diag d = { 0 };
-  int r;
 
 #ifdef HAVE_GST_CUDA_ALLOC_WRAPPED
   if (gst_cuda_memory_get_stream (cmem)) {
@@ -150,13 +148,8 @@ gst_doradma_cuda_memory_sync (GstMemory * mem, gchar ** err)
     return TRUE;
   }
 #endif
-  dev = gst_doradma_cuda_device (err);  /* the driver API loaded */
-  if (dev == NULL)
-    return FALSE;
-  r = doradma_cuda_context_synchronize (gst_cuda_context_get_handle
-      (cmem->context), &d);
-  doradma_cuda_device_unref (dev);
-  if (r < 0) {
+  if (doradma_cuda_context_synchronize (gst_cuda_context_get_handle
+          (cmem->context), &d) < 0) {
     set_reason (err, g_strdup_printf ("upstream's CUDA context: %s", d.msg));
     return FALSE;
   }
